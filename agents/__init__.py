@@ -1,0 +1,5 @@
+"""Bots for both games behind one protocol (:class:`agents.base.Bot`), and their registry."""
+from .base import Bot, RandomBot, legal_actions
+from .registry import GAMES, make, names, register
+
+__all__ = ["Bot", "RandomBot", "legal_actions", "GAMES", "make", "names", "register"]

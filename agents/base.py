@@ -1,0 +1,83 @@
+"""The one protocol every bot follows (heuristic bots, trained PPO policies, ONNX exports).
+
+A bot is given a seat's observation dict, exactly what the environment hands that seat:
+``{"observation": float32 (obs_size,), "action_mask": int8 (num_actions,)}``, and returns a legal
+action (an ``int`` whose mask entry is 1). Bots are seeded and hold no training code.
+
+Search bots may additionally receive a ``belief``: a callable ``belief(rng) -> state`` that samples a
+full game state consistent with what the seat knows (see each game's ``sample_consistent_state``).
+"""
+from __future__ import annotations
+
+from typing import Any, Callable, Mapping, Optional
+
+import numpy as np
+
+Observation = Mapping[str, np.ndarray]
+BeliefSampler = Callable[[np.random.Generator], Any]
+
+
+class Bot:
+    """Base class of every bot.
+
+    Subclasses implement :meth:`act`. ``game`` names the game the bot plays (``"tapeo"`` or
+    ``"robada"``); ``name`` is its registry name.
+
+    Args:
+        seed: seed of the bot's own random generator (``numpy.random.default_rng``).
+    """
+
+    game: str = ""
+    name: str = ""
+    #: True for bots that use the ``belief`` argument of :meth:`act`.
+    needs_belief: bool = False
+
+    def __init__(self, seed: Optional[int] = None, **options: Any) -> None:
+        self.seed = seed
+        self.rng = np.random.default_rng(seed)
+        self.options = options
+
+    def reset(self, seed: Optional[int] = None) -> None:
+        """Start a new game; reseeds the generator when ``seed`` is given."""
+        if seed is not None:
+            self.seed = seed
+            self.rng = np.random.default_rng(seed)
+
+    def act(self, observation: Observation, belief: Optional[BeliefSampler] = None) -> int:
+        """Return a legal action for the seat that received ``observation``.
+
+        Args:
+            observation: ``{"observation": float32 (obs_size,), "action_mask": int8 (num_actions,)}``.
+            belief: optional sampler of consistent full states (search bots only).
+
+        Returns:
+            int action with ``observation["action_mask"][action] == 1``.
+        """
+        raise NotImplementedError
+
+    def __call__(self, observation: Observation, belief: Optional[BeliefSampler] = None) -> int:
+        return self.act(observation, belief)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(game={self.game!r}, name={self.name!r}, seed={self.seed})"
+
+
+def legal_actions(observation: Observation) -> np.ndarray:
+    """Indices of the legal actions (int64, ascending) of an observation dict.
+
+    Raises:
+        ValueError: the mask allows no action.
+    """
+    legal = np.flatnonzero(observation["action_mask"])
+    if legal.size == 0:
+        raise ValueError("the action mask allows no action")
+    return legal
+
+
+class RandomBot(Bot):
+    """Uniform over the legal actions of the mask. Works for every game."""
+
+    name = "random"
+
+    def act(self, observation: Observation, belief: Optional[BeliefSampler] = None) -> int:
+        return int(self.rng.choice(legal_actions(observation)))

@@ -1,0 +1,42 @@
+"""Registry of bots by game and name: ``agents.make("tapeo", "expert", seed=0)``."""
+from __future__ import annotations
+
+from typing import Any, Callable, Dict, Optional, Tuple
+
+from hod_common.errors import ConfigError
+
+from .base import Bot, RandomBot
+
+GAMES = ("tapeo", "robada")
+_REGISTRY: Dict[Tuple[str, str], Callable[..., Bot]] = {}
+
+
+def register(game: str, name: str, factory: Callable[..., Bot]) -> None:
+    """Register ``factory(seed=..., **kwargs) -> Bot`` as bot ``name`` of ``game``."""
+    if game not in GAMES:
+        raise ConfigError(f"unknown game {game!r}; legal values: {list(GAMES)}")
+    _REGISTRY[(game, name)] = factory
+
+
+def names(game: str) -> list[str]:
+    """Registered bot names for ``game``, sorted."""
+    if game not in GAMES:
+        raise ConfigError(f"unknown game {game!r}; legal values: {list(GAMES)}")
+    return sorted(n for g, n in _REGISTRY if g == game)
+
+
+def make(game: str, name: str, seed: Optional[int] = None, **kwargs: Any) -> Bot:
+    """Build a registered bot.
+
+    Raises:
+        ConfigError: unknown game or bot name (the message lists the registered names).
+    """
+    if (game, name) not in _REGISTRY:
+        raise ConfigError(f"no bot {name!r} for {game!r}; registered: {names(game)}")
+    bot = _REGISTRY[(game, name)](seed=seed, **kwargs)
+    bot.game, bot.name = game, name
+    return bot
+
+
+for _g in GAMES:
+    register(_g, "random", RandomBot)

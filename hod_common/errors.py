@@ -1,0 +1,50 @@
+"""Exceptions raised by the engines, environments, agents and checkpoint loaders.
+
+All derive from ``ValueError`` so that callers catching bad input generically keep working.
+"""
+from __future__ import annotations
+
+from typing import Iterable
+
+
+class ConfigError(ValueError):
+    """A game or environment option has a value outside its legal set (e.g. a player count)."""
+
+
+class IllegalActionError(ValueError):
+    """An action outside the current action mask was played. The state is left unchanged.
+
+    The message names the acting agent, the offending action and the legal actions.
+    """
+
+    def __init__(self, agent: str, action: object, legal: Iterable[object], names=None):
+        legal = list(legal)
+        if names is not None:
+            shown = ", ".join(f"{a} ({names(a)})" for a in legal)
+        else:
+            shown = ", ".join(str(a) for a in legal)
+        super().__init__(f"illegal action {action!r} for {agent}; legal actions: [{shown}]")
+        self.agent = agent
+        self.action = action
+        self.legal = legal
+
+
+class RecordError(ValueError):
+    """A game record (JSON) is malformed, for another game, or does not replay to its scores."""
+
+
+def check_choice(name: str, value: object, legal: Iterable[object]) -> None:
+    """Raise :class:`ConfigError` unless ``value`` is one of ``legal``; the message lists them."""
+    legal = list(legal)
+    if value not in legal:
+        raise ConfigError(f"{name}={value!r} is not allowed; legal values: {legal}")
+
+
+def check_int_range(name: str, value: object, lo: int, hi: int) -> int:
+    """Return ``value`` as int if ``lo <= value <= hi`` (bools rejected), else raise ConfigError."""
+    if isinstance(value, bool) or not isinstance(value, (int,)) and not hasattr(value, "__index__"):
+        raise ConfigError(f"{name}={value!r} must be an integer in {lo}..{hi}")
+    v = int(value)
+    if not lo <= v <= hi:
+        raise ConfigError(f"{name}={value!r} is out of range; legal values: {list(range(lo, hi + 1))}")
+    return v
