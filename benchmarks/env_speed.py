@@ -1,0 +1,126 @@
+"""Throughput of a game's environments under random legal play, with PettingZoo references.
+
+``python -m benchmarks.env_speed --game tapeo --players 4 --steps 50000`` measures, in one run:
+
+* ``<game>_env.env()`` (AEC, wrapped) and ``<game>_env.parallel_env()``;
+* PettingZoo's ``leduc_holdem_v4.env()`` (AEC) and ``rps_v2.parallel_env()`` as references
+  (skipped with a note when their extra dependencies, ``pettingzoo[classic]``, are missing).
+
+Figures: agent-steps per second (one agent choosing one action: an AEC ``step`` of a live agent,
+or one entry of a Parallel ``step``'s action dict) and finished games per second. Every env plays
+uniformly random legal actions (from the action mask; RPS has no mask) with the same sampler, and
+each measured loop includes ``last()``/observations as a learner would use them.
+``--pettingzoo-benchmark`` also runs PettingZoo's own ``performance_benchmark`` on the AEC env.
+"""
+from __future__ import annotations
+
+import argparse
+import importlib
+import time
+from typing import Callable
+
+import numpy as np
+
+
+def _pick(rng: np.random.Generator, obs, space) -> int:
+    if isinstance(obs, dict) and "action_mask" in obs:
+        legal = np.flatnonzero(obs["action_mask"])
+        return int(legal[rng.integers(len(legal))])
+    return int(rng.integers(space.n))
+
+
+def bench_aec(make: Callable, steps: int, seed: int = 0) -> dict:
+    """Run ``make()`` (an AEC env) until ``steps`` agent-steps; return rates."""
+    env = make()
+    rng = np.random.default_rng(seed)
+    done_steps = games = 0
+    game_seed = seed
+    t0 = time.perf_counter()
+    while done_steps < steps:
+        env.reset(seed=game_seed)
+        game_seed += 1
+        for agent in env.agent_iter():
+            obs, _, term, trunc, _ = env.last()
+            if term or trunc:
+                env.step(None)
+                continue
+            env.step(_pick(rng, obs, env.action_space(agent)))
+            done_steps += 1
+        games += 1
+    dt = time.perf_counter() - t0
+    return {"agent_steps": done_steps, "games": games, "seconds": dt,
+            "steps_per_s": done_steps / dt, "games_per_s": games / dt}
+
+
+def bench_parallel(make: Callable, steps: int, seed: int = 0) -> dict:
+    """Run ``make()`` (a Parallel env) until ``steps`` agent-steps; return rates."""
+    env = make()
+    rng = np.random.default_rng(seed)
+    done_steps = games = 0
+    game_seed = seed
+    t0 = time.perf_counter()
+    while done_steps < steps:
+        obs, _ = env.reset(seed=game_seed)
+        game_seed += 1
+        while env.agents:
+            actions = {a: _pick(rng, obs[a], env.action_space(a)) for a in env.agents}
+            obs, _, _, _, _ = env.step(actions)
+            done_steps += len(actions)
+        games += 1
+    dt = time.perf_counter() - t0
+    return {"agent_steps": done_steps, "games": games, "seconds": dt,
+            "steps_per_s": done_steps / dt, "games_per_s": games / dt}
+
+
+def run(game: str, players: int, steps: int, seed: int = 0) -> list[tuple[str, dict | str]]:
+    """Measure the game's AEC and Parallel envs and the references. Returns (label, result or note)."""
+    mod = importlib.import_module(f"{game}_env")
+    rows: list[tuple[str, dict | str]] = [
+        (f"{game}_env.env(num_players={players}) [AEC]", bench_aec(lambda: mod.env(num_players=players), steps, seed)),
+        (f"{game}_env.parallel_env(num_players={players})",
+         bench_parallel(lambda: mod.parallel_env(num_players=players), steps, seed)),
+    ]
+    try:
+        from pettingzoo.classic import leduc_holdem_v4
+        rows.append(("pettingzoo leduc_holdem_v4.env() [AEC]", bench_aec(leduc_holdem_v4.env, steps, seed)))
+    except ImportError as e:  # rlcard/pygame missing
+        rows.append(("pettingzoo leduc_holdem_v4.env() [AEC]", f"skipped: {e} (pip install 'pettingzoo[classic]')"))
+    try:
+        from pettingzoo.classic import rps_v2
+        rows.append(("pettingzoo rps_v2.parallel_env()", bench_parallel(rps_v2.parallel_env, steps, seed)))
+    except ImportError as e:
+        rows.append(("pettingzoo rps_v2.parallel_env()", f"skipped: {e}"))
+    return rows
+
+
+def format_table(rows: list[tuple[str, dict | str]]) -> str:
+    """Markdown table of :func:`run`'s rows, with each rate relative to leduc's."""
+    ref = next((r for label, r in rows if "leduc" in label and isinstance(r, dict)), None)
+    lines = ["| environment | agent-steps/s | games/s | vs leduc AEC |", "|---|---:|---:|---:|"]
+    for label, r in rows:
+        if isinstance(r, str):
+            lines.append(f"| {label} | {r} | | |")
+            continue
+        rel = f"{r['steps_per_s'] / ref['steps_per_s']:.2f}x" if ref else "-"
+        lines.append(f"| {label} | {r['steps_per_s']:,.0f} | {r['games_per_s']:,.1f} | {rel} |")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--game", default="tapeo", choices=["tapeo", "robada"], help="game package <game>_env")
+    ap.add_argument("--players", type=int, default=4, help="player count (default 4)")
+    ap.add_argument("--steps", type=int, default=50_000, help="agent-steps per environment (default 50000)")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--pettingzoo-benchmark", action="store_true",
+                    help="also run pettingzoo.test.performance_benchmark on the AEC env (5 s)")
+    args = ap.parse_args(argv)
+    if args.pettingzoo_benchmark:
+        from pettingzoo.test import performance_benchmark
+        performance_benchmark(importlib.import_module(f"{args.game}_env").env(num_players=args.players))
+    print(f"random legal play, {args.steps} agent-steps per environment")
+    print(format_table(run(args.game, args.players, args.steps, args.seed)))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,119 @@
+"""Observation encoder: what one seat legitimately knows, as a flat float32 vector.
+
+The layout (:data:`LAYOUT`, version :data:`OBS_VERSION`) has the same size for every player
+count: seats are padded up to 6 and the player count is one-hot, so one policy can play every
+table size. Seats are seat-relative: the observer first, then its left neighbour (the seat it
+passes to and steals from), and so on; padding seats are all zeros.
+
+What is encoded (tapeo.txt 'The hand and the bar', 'Each pick'):
+
+* the observer's hand; every bar (this round); churros held (kept + on the bar this round);
+  scores of finished rounds; round and pick;
+* the hands going round that the observer has held this round: their current contents are
+  known exactly, since every tapa taken from them since was revealed face up
+  (:func:`tapeo_env.engine.known_hands`), with a flag per seat saying whether it is known;
+* the deduction that follows: per kind, the tapas of the deck the observer cannot place (in
+  unseen hands or undealt).
+
+Counts of a kind are divided by that kind's count in the deck (so every count lies in [0, 1]).
+Nothing hidden enters: not the unseen hands' contents, not the undealt tapas, not the deck
+order, and in the AEC form not the other seats' buffered picks of the current pick.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from hod_common.layout import ObsLayout, Piece
+
+from .cards import MAX_HAND_SIZE, MAX_PLAYERS, MIN_PLAYERS, NUM_KINDS
+from .engine import State
+
+OBS_VERSION = 1
+#: Divisor of the scores piece: a round is worth at most 66 points to a seat (20 tapas at <= 3
+#: points each + 6 for ham), so three rounds stay below 2.0 after division.
+SCORE_SCALE = 100.0
+SCORE_HIGH = 2.0
+_K, _S = NUM_KINDS, MAX_PLAYERS
+
+LAYOUT = ObsLayout("tapeo", OBS_VERSION, [
+    Piece("num_players", MAX_PLAYERS - MIN_PLAYERS + 1, "one-hot player count (2, 3, 4, 5, 6)"),
+    Piece("round", 3, "one-hot round (1, 2, 3)"),
+    Piece("pick", 1, "tapas already revealed from each hand this round", f"/ {MAX_HAND_SIZE - 1}"),
+    Piece("hand_size", 1, "tapas in each hand now", f"/ {MAX_HAND_SIZE}"),
+    Piece("hand", _K, "own hand: count of each kind (action order)", "/ deck count of the kind"),
+    Piece("bars", _S * _K, "bars this round, 6 seats x 10 kinds, own first then left neighbour ...",
+          "/ deck count of the kind"),
+    Piece("churros", _S, "churros held (kept + on bar this round), seat-relative", "/ 30"),
+    Piece("scores", _S, "points of finished rounds, seat-relative", f"/ {SCORE_SCALE:g} (< {SCORE_HIGH:g})"),
+    Piece("known_hands", (_S - 1) * _K,
+          "hand now held by seat +1 ... +5: its contents if the observer held it this round, else 0",
+          "/ deck count of the kind"),
+    Piece("known_flags", _S - 1, "1 if the hand held by seat +1 ... +5 is known"),
+    Piece("unseen", _K, "tapas of the deck the observer cannot place (unseen hands + undealt)",
+          "/ deck count of the kind"),
+])
+OBS_SIZE = LAYOUT.size
+
+_SL = LAYOUT.offsets
+_HIGH = np.ones(OBS_SIZE, np.float32)
+_HIGH[_SL["scores"]] = SCORE_HIGH
+#: Upper bounds of each entry (float32 (OBS_SIZE,)); every lower bound is 0.
+OBS_HIGH = _HIGH
+
+
+def encode(state: State, seat: int, out: np.ndarray | None = None) -> np.ndarray:
+    """Observation of ``seat`` (float32, shape ``(OBS_SIZE,)``), see :data:`LAYOUT`.
+
+    Args:
+        state: the engine state.
+        seat: the observer, 0..n-1.
+        out: optional float32 array to fill (it is zeroed first).
+    """
+    cfg = state.config
+    n = cfg.num_players
+    obs = np.zeros(OBS_SIZE, np.float32) if out is None else out
+    if out is not None:
+        obs[:] = 0.0
+    inv = _inv_deck(cfg.deck)
+    obs[_SL["num_players"].start + n - MIN_PLAYERS] = 1.0
+    rnd = min(state.round, cfg.num_rounds - 1)
+    obs[_SL["round"].start + min(rnd, 2)] = 1.0
+    order = [(seat + j) % n for j in range(n)]
+    obs[_SL["bars"].start:_SL["bars"].start + n * _K] = (state.bars[order] * inv).ravel()
+    c0 = _SL["churros"].start
+    obs[c0:c0 + n] = state.churros_held()[order] / 30.0
+    s0 = _SL["scores"].start
+    obs[s0:s0 + n] = state.round_scores.sum(axis=0)[order] / SCORE_SCALE
+    unseen = np.asarray(cfg.deck, np.int64) - state.bars.sum(axis=0)
+    if not state.is_over:
+        p = state.pick
+        obs[_SL["pick"].start] = p / (MAX_HAND_SIZE - 1)
+        obs[_SL["hand_size"].start] = (cfg.hand_size - p) / MAX_HAND_SIZE
+        hand = state.hands[(seat - p) % n]
+        obs[_SL["hand"]] = hand * inv
+        unseen -= hand
+        k0, f0 = _SL["known_hands"].start, _SL["known_flags"].start
+        for j in range(1, min(p, n - 1) + 1):  # hands held by seat+j, seen j picks ago
+            known = state.hands[(seat + j - p) % n]
+            obs[k0 + (j - 1) * _K:k0 + j * _K] = known * inv
+            obs[f0 + j - 1] = 1.0
+            unseen -= known
+    obs[_SL["unseen"]] = unseen * inv
+    return obs
+
+
+_INV_CACHE: dict[tuple, np.ndarray] = {}
+
+
+def _inv_deck(deck: tuple) -> np.ndarray:
+    inv = _INV_CACHE.get(deck)
+    if inv is None:
+        d = np.asarray(deck, np.float64)
+        inv = np.where(d > 0, 1.0 / np.maximum(d, 1), 0.0)
+        _INV_CACHE[deck] = inv
+    return inv
+
+
+def piece(obs: np.ndarray, name: str) -> np.ndarray:
+    """Named view of a piece of an observation (see :data:`LAYOUT`)."""
+    return LAYOUT.view(obs, name)
