@@ -27,6 +27,11 @@ class IllegalActionError(ValueError):
         self.agent = agent
         self.action = action
         self.legal = legal
+        self._names = names
+
+    def __reduce__(self):
+        # Picklable (e.g. raised in a worker process): rebuild from the constructor arguments.
+        return (type(self), (self.agent, self.action, self.legal, self._names))
 
 
 class RecordError(ValueError):

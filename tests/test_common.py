@@ -66,3 +66,14 @@ def test_atomic_write_json(tmp_path):
     atomic_write_json(p, {"a": 1})
     assert json.loads(p.read_text()) == {"a": 1}
     assert [f.name for f in p.parent.iterdir()] == ["r.json"]  # no temp file left behind
+
+
+def test_illegal_action_error_pickles():
+    import pickle
+
+    from hod_common.errors import IllegalActionError
+
+    e = IllegalActionError("player_1", 7, [0, 2])
+    e2 = pickle.loads(pickle.dumps(e))
+    assert str(e2) == "illegal action 7 for player_1; legal actions: [0, 2]"
+    assert (e2.agent, e2.action, e2.legal) == ("player_1", 7, [0, 2])

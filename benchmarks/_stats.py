@@ -1,0 +1,113 @@
+"""Statistics of a tournament: win rates with Wilson intervals, means with t intervals,
+OpenSkill (Plackett-Luce) ratings and head-to-head results.
+
+Inputs are per-game arrays indexed by lineup slot; see docs/tournament.md for the definitions.
+"""
+from __future__ import annotations
+
+import math
+from typing import Sequence
+
+import numpy as np
+from scipy import stats as _sps
+from statsmodels.stats.proportion import proportion_confint
+
+CONFIDENCE = 0.95
+
+
+def wilson_interval(count: float, nobs: int) -> tuple[float, float]:
+    """95% Wilson score interval of a proportion ``count / nobs`` (statsmodels).
+
+    ``count`` may be fractional (tied wins are shared). Returns ``(low, high)`` in [0, 1].
+    """
+    lo, hi = proportion_confint(count, nobs, alpha=1 - CONFIDENCE, method="wilson")
+    return float(lo), float(hi)
+
+
+def t_interval(values: Sequence[float]) -> tuple[float, float, float]:
+    """Mean and 95% Student-t interval of independent observations ``values``.
+
+    Returns ``(mean, low, high)``: ``mean +- t_{0.975, m-1} * sd / sqrt(m)`` with the sample sd
+    (ddof=1). With one observation the interval is undefined: ``(mean, nan, nan)``.
+    """
+    x = np.asarray(values, dtype=np.float64)
+    m = x.size
+    mean = float(x.mean())
+    if m < 2:
+        return mean, math.nan, math.nan
+    half = float(_sps.t.ppf(0.5 + CONFIDENCE / 2, m - 1)) * float(x.std(ddof=1)) / math.sqrt(m)
+    return mean, mean - half, mean + half
+
+
+def deal_means(values: np.ndarray, deals: np.ndarray) -> np.ndarray:
+    """Mean of ``values`` (shape (G,)) over the games of each deal (deals numbered 0..D-1).
+
+    The games replaying one deal are not independent, so intervals of means are taken over
+    these per-deal means (D independent observations).
+    """
+    d = int(deals.max()) + 1
+    sums = np.bincount(deals, weights=values, minlength=d)
+    counts = np.bincount(deals, minlength=d)
+    return sums / counts
+
+
+def margins(points: np.ndarray) -> np.ndarray:
+    """Margin of each slot in each game: its points minus the mean points of the others.
+
+    Args:
+        points: float array (G, n), n >= 2.
+    Returns:
+        float64 array (G, n).
+    """
+    p = np.asarray(points, dtype=np.float64)
+    n = p.shape[1]
+    return p - (p.sum(axis=1, keepdims=True) - p) / (n - 1)
+
+
+def finish_keys(points: np.ndarray, win_share: np.ndarray) -> np.ndarray:
+    """Order of finish key per slot and game: ``win_share * BIG + points`` (higher is better).
+
+    Winners (win share > 0, whatever tie-break the game applied, e.g. Tapeo T10 churros) come
+    first; the others are ordered by points. Equal keys are tied.
+    """
+    return np.asarray(win_share, np.float64) * 1e9 + np.asarray(points, np.float64)
+
+
+def ranks_from_keys(keys: Sequence[float]) -> list[int]:
+    """Competition ranks (1 = best, ties share the rank) from finish keys (higher is better)."""
+    return [1 + sum(1 for other in keys if other > k) for k in keys]
+
+
+def openskill_ratings(keys: np.ndarray) -> list[tuple[float, float]]:
+    """OpenSkill Plackett-Luce rating of each slot after all games, in game order.
+
+    Every slot starts at the model's default (mu 25, sigma 25/3) and each game is one update
+    ``model.rate([[slot_0], ..., [slot_n-1]], ranks=...)`` with ties sharing a rank.
+
+    Args:
+        keys: finish keys (G, n) from :func:`finish_keys`.
+    Returns:
+        ``[(mu, sigma)]`` per slot.
+    """
+    from openskill.models import PlackettLuce
+
+    model = PlackettLuce()
+    n = keys.shape[1]
+    ratings = [model.rating(name=f"slot{k}") for k in range(n)]
+    for row in keys:
+        teams = model.rate([[r] for r in ratings], ranks=ranks_from_keys(row.tolist()))
+        ratings = [t[0] for t in teams]
+    return [(float(r.mu), float(r.sigma)) for r in ratings]
+
+
+def head_to_head(keys: np.ndarray) -> np.ndarray:
+    """``H[i, j]``: share of games in which slot i finished ahead of slot j (a tie counts 1/2).
+
+    With 2 players ``H[0, 1]`` is slot 0's win rate against slot 1. Diagonal: nan.
+    """
+    k = np.asarray(keys, np.float64)
+    ahead = (k[:, :, None] > k[:, None, :]).mean(axis=0)
+    tied = (k[:, :, None] == k[:, None, :]).mean(axis=0)
+    h = ahead + 0.5 * tied
+    np.fill_diagonal(h, np.nan)
+    return h

@@ -1,0 +1,276 @@
+"""Ronda Robada PettingZoo adapters: PettingZoo's own test suite, rewards reaching every seat,
+final infos, the hand-made full game through both forms, bad input, render."""
+import types
+
+import numpy as np
+import pytest
+from gymnasium.spaces import Discrete
+from pettingzoo.test import (api_test, max_cycles_test, parallel_api_test, parallel_seed_test, render_test,
+                             seed_test)
+from pettingzoo.utils.conversions import parallel_to_aec
+
+import robada_env
+from hod_common.errors import ConfigError, IllegalActionError
+from hod_common.rewards import final_rewards
+from robada_env.actions import CONFIRM, NOOP, NUM_ACTIONS
+from robada_env.engine import Config, new_game, winners
+from test_robada_engine import FULL_ACTIONS, FULL_DECK
+
+
+# ---------------------------------------------------------------- PettingZoo's test suite
+
+@pytest.mark.parametrize("n", [2, 3, 4])
+def test_pettingzoo_api_test(n):
+    api_test(robada_env.env(num_players=n), num_cycles=300)
+
+
+def test_pettingzoo_api_test_raw_env():
+    # the raw env raises on illegal actions; api_test samples with the mask so it plays legally
+    api_test(robada_env.raw_env(num_players=3), num_cycles=300)
+
+
+@pytest.mark.parametrize("n", [2, 3, 4])
+def test_pettingzoo_parallel_api_test(n):
+    parallel_api_test(robada_env.parallel_env(num_players=n), num_cycles=1000)
+
+
+def test_pettingzoo_seed_tests():
+    seed_test(lambda **kw: robada_env.env(num_players=3, **kw), num_cycles=100)
+    parallel_seed_test(lambda **kw: robada_env.parallel_env(num_players=3, **kw))
+
+
+def test_pettingzoo_render_test():
+    render_test(lambda render_mode=None: robada_env.env(render_mode=render_mode))
+
+
+class _MaskedSample(Discrete):
+    """Test fixture: an action space whose ``sample()`` draws from the current legal actions.
+
+    PettingZoo's max_cycles_test samples unmasked actions; with the offender-loses convention a
+    random illegal action would end the game at once. Binding sample() to the mask lets the test
+    check truncation itself, which is what it is about."""
+
+    def __init__(self, env, agent):
+        super().__init__(NUM_ACTIONS, seed=0)
+        self._env, self._agent = env, agent
+
+    def sample(self, mask=None, probability=None):
+        return super().sample(mask=self._env.action_mask(self._agent))
+
+
+def test_pettingzoo_max_cycles_test():
+    # max_cycles counts decisions; one Parallel step is one decision. max_cycles_test's AEC half
+    # expects every agent to act once per cycle, which only the AEC view of the Parallel form
+    # does (in the natural AEC form one seat takes several decisions in a row), so that half
+    # runs on PettingZoo's parallel_to_aec of our Parallel env.
+    def par(max_cycles):
+        e = robada_env.parallel_env(max_cycles=max_cycles)
+        e.action_spaces = {a: _MaskedSample(e, a) for a in e.possible_agents}
+        return e
+
+    max_cycles_test(types.SimpleNamespace(env=lambda max_cycles: parallel_to_aec(par(max_cycles)),
+                                          parallel_env=par))
+
+
+def test_max_cycles_truncates_the_natural_aec_form_after_that_many_decisions():
+    env = robada_env.raw_env(max_cycles=7)
+    env.reset(seed=0)
+    decisions = 0
+    for agent in env.agent_iter():
+        obs, _, term, trunc, _ = env.last()
+        if term or trunc:
+            assert trunc and not term
+            env.step(None)
+            continue
+        env.step(int(np.flatnonzero(obs["action_mask"])[0]))
+        decisions += 1
+    assert decisions == 7
+
+
+# ---------------------------------------------------------------- rewards and infos
+
+def _play_aec(env, seed, rng):
+    env.reset(seed=seed)
+    totals = {a: 0.0 for a in env.possible_agents}
+    infos = {}
+    for agent in env.agent_iter():
+        obs, reward, term, trunc, info = env.last()
+        totals[agent] += reward
+        if term or trunc:
+            infos[agent] = info
+            env.step(None)
+        else:
+            mask = obs["action_mask"]
+            assert mask.dtype == np.int8 and mask.sum() >= 1 and mask[NOOP] == 0
+            env.step(int(rng.choice(np.flatnonzero(mask))))
+    return totals, infos
+
+
+@pytest.mark.parametrize("scheme", ["points", "win_loss", "margin"])
+@pytest.mark.parametrize("n", [2, 3, 4])
+def test_every_seat_gets_its_payoff_from_last(scheme, n):
+    rng = np.random.default_rng(n)
+    env = robada_env.env(num_players=n, reward_scheme=scheme)
+    for seed in range(3):
+        totals, infos = _play_aec(env, seed, rng)
+        s = env.unwrapped.game_state
+        w = winners(s)
+        payoff = final_rewards(s.points, w, scheme)
+        for i, a in enumerate(env.possible_agents):
+            assert totals[a] == pytest.approx(payoff[i])
+            assert infos[a]["final_score"] == s.points[i]
+            assert infos[a]["win_share"] == (1 / len(w) if i in w else 0.0)
+
+
+@pytest.mark.parametrize("n", [2, 4])
+def test_parallel_every_seat_gets_its_payoff(n):
+    env = robada_env.parallel_env(num_players=n, reward_scheme="win_loss")
+    rng = np.random.default_rng(1)
+    for seed in range(3):
+        obs, _ = env.reset(seed=seed)
+        total = dict.fromkeys(env.possible_agents, 0.0)
+        while env.agents:
+            acts = {}
+            for a in env.agents:
+                m = obs[a]["action_mask"]
+                acts[a] = int(rng.choice(np.flatnonzero(m)))
+                if a != env.possible_agents[env.game_state.current]:
+                    assert m.tolist() == [0] * NOOP + [1]     # seats not to act: only no-op
+            obs, rew, term, trunc, infos = env.step(acts)
+            for a, r in rew.items():
+                total[a] += r
+        s = env.game_state
+        exp = final_rewards(s.points, winners(s), "win_loss")
+        assert [total[a] for a in env.possible_agents] == pytest.approx(exp.tolist())
+        assert all(term.values()) and set(infos["player_0"]) == {"final_score", "win_share"}
+
+
+def _load_full_game(env):
+    """Put the hand-made deck of test_robada_engine into a freshly reset env."""
+    env.game_state = new_game(Config(num_players=2), deck=FULL_DECK)
+
+
+@pytest.mark.parametrize("scheme,expected", [
+    ("points", [166.0, 78.0]),          # the scores worked out in test_robada_engine
+    ("win_loss", [1.0, -1.0]),          # seat 0 wins alone
+    ("margin", [88.0, -88.0]),          # 166 - 78 = 88
+])
+def test_full_game_through_both_forms(scheme, expected):
+    aec = robada_env.env(reward_scheme=scheme)
+    aec.reset(seed=0)
+    _load_full_game(aec.unwrapped)
+    actions = iter(FULL_ACTIONS)
+    totals = {a: 0.0 for a in aec.possible_agents}
+    for agent in aec.agent_iter():
+        _, r, term, trunc, info = aec.last()
+        totals[agent] += r
+        aec.step(None if term or trunc else next(actions))
+        if term:
+            assert info == {"final_score": 166 if agent == "player_0" else 78,
+                            "win_share": 1.0 if agent == "player_0" else 0.0}
+    assert [totals[a] for a in aec.possible_agents] == expected
+
+    par = robada_env.parallel_env(reward_scheme=scheme)
+    par.reset(seed=0)
+    _load_full_game(par)
+    totals = {a: 0.0 for a in par.possible_agents}
+    for act in FULL_ACTIONS:
+        actor = par.possible_agents[par.game_state.current]
+        _, rew, term, _, infos = par.step({a: act if a == actor else NOOP for a in par.agents})
+        for a, r in rew.items():
+            totals[a] += r
+    assert par.agents == [] and [totals[a] for a in par.possible_agents] == expected
+    assert infos["player_1"] == {"final_score": 78, "win_share": 0.0}
+
+
+# ---------------------------------------------------------------- bad input
+
+def test_bad_options_name_the_legal_ones():
+    for n in (1, 5):
+        with pytest.raises(ConfigError, match=r"\[2, 3, 4\]"):
+            robada_env.env(num_players=n)
+        with pytest.raises(ConfigError, match=r"\[2, 3, 4\]"):
+            robada_env.parallel_env(num_players=n)
+    with pytest.raises(ConfigError, match="legal options: .*reward_scheme.*closing_ace"):
+        robada_env.raw_env(colour="red")
+    with pytest.raises(ConfigError, match="points"):
+        robada_env.parallel_env(reward_scheme="elo")
+    with pytest.raises(ConfigError, match="'raise', 'lose'"):
+        robada_env.raw_env(illegal_action="ignore")
+    with pytest.raises(ConfigError, match="ansi"):
+        robada_env.raw_env(render_mode="rgb_array")
+    with pytest.raises(ConfigError):
+        robada_env.raw_env(max_cycles=0)
+    with pytest.raises(ConfigError, match="True or False"):
+        robada_env.raw_env(closing_ace="yes")
+
+
+def test_raw_env_illegal_action_raises_and_changes_nothing():
+    env = robada_env.raw_env()
+    env.reset(seed=4)
+    agent = env.agent_selection
+    before = env.observe(agent)
+    legal = np.flatnonzero(before["action_mask"]).tolist()
+    with pytest.raises(IllegalActionError, match=r"player_0.*legal actions: \[.*drop"):
+        env.step(CONFIRM)                      # no run in progress: confirm is illegal
+    after = env.observe(agent)
+    assert env.agent_selection == agent and env.game_state.history == []
+    assert np.array_equal(before["observation"], after["observation"])
+    assert np.flatnonzero(after["action_mask"]).tolist() == legal
+
+
+def test_wrapped_env_offender_loses():
+    env = robada_env.env(num_players=3)
+    env.reset(seed=4)
+    env.step(CONFIRM)                          # illegal for player_0
+    assert all(env.terminations.values())
+    assert env._cumulative_rewards == {"player_0": -1.0, "player_1": 0.0, "player_2": 0.0}
+    assert env.infos["player_1"] == {"illegal_action": "player_0"}
+
+
+def test_parallel_illegal_actions():
+    env = robada_env.parallel_env(illegal_action="raise")
+    env.reset(seed=4)
+    with pytest.raises(IllegalActionError, match=r"player_1.*\[26 \(no-op\)\]"):
+        legal = int(np.flatnonzero(env.action_mask("player_0"))[0])
+        env.step({"player_0": legal, "player_1": 3})   # player_1 is not to act
+    assert env.game_state.history == []
+    env = robada_env.parallel_env()
+    env.reset(seed=4)
+    _, rew, term, _, infos = env.step({"player_0": CONFIRM, "player_1": NOOP})
+    assert rew == {"player_0": -1.0, "player_1": 0.0} and all(term.values()) and env.agents == []
+
+
+# ---------------------------------------------------------------- misc contract
+
+def test_same_seed_same_deal_and_game_state_exposed():
+    a, b = robada_env.env(num_players=4), robada_env.parallel_env(num_players=4)
+    a.reset(seed=9)
+    b.reset(seed=9)
+    assert a.unwrapped.game_state.deck_order == b.game_state.deck_order
+    a.reset(seed=10)
+    assert a.unwrapped.game_state.deck_order != b.game_state.deck_order
+
+
+def test_ansi_render_shows_the_table():
+    env = robada_env.raw_env(render_mode="ansi")
+    env.reset(seed=0)
+    env.game_state = new_game(Config(num_players=2), deck=FULL_DECK)
+    for a in FULL_ACTIONS[:3]:               # s0 started with the A c and tapped 2 o, 3 o
+        env.step(a)
+    text = env.render()
+    assert "-> player_0: hand [5 of oros, 6 of oros]" in text
+    assert "loose cards: [4 of oros]" in text
+    assert "run of player_0: started with A of copas, 4 cards gathered [A of oros, 2 of oros, 3 of oros]; needs 4" in text
+    assert "scores: player_0 0, player_1 0" in text
+    for a in FULL_ACTIONS[3:5]:
+        env.step(a)
+    assert "pile: visible A of copas, 5 cards, 11 pts" in env.render()
+    assert robada_env.raw_env(render_mode="human").render() is None
+
+
+def test_env_metadata_and_exports():
+    env = robada_env.env()
+    assert env.metadata["name"] == "robada_v0" == robada_env.ENV_NAME
+    assert robada_env.ACTION_NAMES[25] == "confirm" and robada_env.LAYOUT.size == robada_env.OBS_SIZE
+    assert "take pile +k" in robada_env.__doc__
