@@ -3,3 +3,5 @@ from .base import Bot, RandomBot, legal_actions
 from .registry import GAMES, make, names, register
 
 __all__ = ["Bot", "RandomBot", "legal_actions", "GAMES", "make", "names", "register"]
+
+from . import robada_bots  # noqa: E402,F401  (registers robada "greedy" and "expert")

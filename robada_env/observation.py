@@ -10,8 +10,11 @@ Seats are seat-relative: entry 0 is the observing seat, 1 the seat on its left
 ((seat + 1) % n), and so on; seats beyond the player count (up to 4) are zero padding, so the
 size does not depend on the player count and one policy can play every table size.
 The layout table is ``LAYOUT.markdown_table()`` (reproduced in docs/robada_env.md).
+:func:`decode` is the inverse of :func:`encode` (an :class:`ObsView` of counts and ranks, for bots).
 """
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -152,3 +155,131 @@ def encode(s: State, seat: int) -> np.ndarray:
     obs = np.zeros(OBS_SIZE, dtype=np.float32)
     obs[idx] = val
     return obs
+
+
+#: Divisor of each entry of the vector (1 for 0/1 entries): ``rint(obs * _SCALE)`` are the counts.
+_SCALE = np.ones(OBS_SIZE, np.float64)
+for _name, _div in (("hand", COPIES_PER_RANK), ("hand_sizes", CARDS_PER_DEAL), ("loose", COPIES_PER_RANK),
+                    ("pile_size", DECK_SIZE), ("pile_points", TOTAL_POINTS), ("pile_ranks", COPIES_PER_RANK),
+                    ("run_gathered", COPIES_PER_RANK), ("run_size", DECK_SIZE), ("run_points", TOTAL_POINTS),
+                    ("deck_left", _DECK_MAX), ("seen", COPIES_PER_RANK), ("unseen", COPIES_PER_RANK)):
+    _SCALE[LAYOUT.offsets[_name]] = _div
+del _name, _div
+
+
+def _onehot(counts: list, start: int, size: int) -> int:
+    """Index of the set entry of the one-hot piece at ``counts[start:start + size]``, -1 if none."""
+    for i in range(size):
+        if counts[start + i]:
+            return i
+    return -1
+
+
+@dataclass(frozen=True)
+class ObsView:
+    """The visible facts of one seat, decoded from its observation (:func:`decode`); the inverse
+    of :func:`encode`. Plain ints and tuples of ints (cheap to read in bots' inner loops).
+
+    Seats are seat-relative and cut to the player count ``n``: index 0 is the observer, 1 the seat
+    on its left (which plays next), ... ``n - 1`` the seat on its right. Ranks are 0..9 (A, 2..7,
+    Sota, Caballo, Rey). A rank of ``-1`` means none.
+
+    Attributes:
+        num_players: n, 2..4.
+        to_act: seat-relative seat to act, -1 once the game is over.
+        hand: (10,) my hand cards of each rank.
+        hand_sizes: (n,) cards in hand per seat.
+        loose: (10,) loose cards on the table of each rank.
+        pile_top: (n,) rank of each pile's visible card, -1 for an empty pile.
+        pile_size: (n,) cards in each pile.
+        pile_points: (n,) points in each pile (the scores so far, R8).
+        pile_ranks: (n,) tuples (10,): cards of each rank in each pile (public, R9).
+        run_active: a run is in progress.
+        run_start: rank the run started with (-1: no run).
+        run_rank: rank of the run's latest step (-1: no run).
+        run_next: rank the run needs next (-1: no run, or closed).
+        run_closed: the run was closed by the Ace after the Rey (R2).
+        run_gathered: (10,) cards of each rank gathered by the run (piles taken included).
+        run_size: cards gathered by the run.
+        run_points: points gathered by the run.
+        run_piles_taken: (n,) 1 for each seat whose pile the run has taken.
+        deck_left: cards left in the deck.
+        seen: (10,) cards of each rank seen by everyone (piles, loose, run).
+        unseen: (10,) cards of each rank the observer has not seen (other hands or deck).
+        last_runner: seat-relative seat that confirmed the last run, -1 for nobody (R7).
+    """
+
+    num_players: int
+    to_act: int
+    hand: tuple
+    hand_sizes: tuple
+    loose: tuple
+    pile_top: tuple
+    pile_size: tuple
+    pile_points: tuple
+    pile_ranks: tuple
+    run_active: bool
+    run_start: int
+    run_rank: int
+    run_next: int
+    run_closed: bool
+    run_gathered: tuple
+    run_size: int
+    run_points: int
+    run_piles_taken: tuple
+    deck_left: int
+    seen: tuple
+    unseen: tuple
+    last_runner: int
+
+
+def decode(obs: np.ndarray) -> ObsView:
+    """Inverse of :func:`encode`: the counts and ranks behind one observation vector.
+
+    Args:
+        obs: float32 (OBS_SIZE,), a vector of :func:`encode` (the ``"observation"`` entry of the
+            env's observation dict).
+
+    Returns:
+        an :class:`ObsView` (every count rounded to the nearest integer).
+
+    Raises:
+        ValueError: wrong shape, or no player count set (not an observation of :func:`encode`).
+    """
+    obs = np.asarray(obs)
+    if obs.shape != (OBS_SIZE,):
+        raise ValueError(f"a Ronda Robada observation has shape ({OBS_SIZE},), got {obs.shape}")
+    x = np.rint(obs.astype(np.float64) * _SCALE).astype(np.int64).tolist()
+    n = _onehot(x, _O["num_players"], 3) + MIN_PLAYERS
+    if n < MIN_PLAYERS:
+        raise ValueError("the observation has no player count set; not a Ronda Robada observation")
+
+    def cut(name: str, size: int = _R, start: int = 0) -> tuple:
+        o = _O[name] + start
+        return tuple(x[o:o + size])
+
+    run_active = bool(x[_O["run_active"]])
+    return ObsView(
+        num_players=n,
+        to_act=_onehot(x, _O["to_act"], n),
+        hand=cut("hand"),
+        hand_sizes=cut("hand_sizes", n),
+        loose=cut("loose"),
+        pile_top=tuple(_onehot(x, _O["pile_top"] + i * _R, _R) for i in range(n)),
+        pile_size=cut("pile_size", n),
+        pile_points=cut("pile_points", n),
+        pile_ranks=tuple(cut("pile_ranks", _R, i * _R) for i in range(n)),
+        run_active=run_active,
+        run_start=_onehot(x, _O["run_start"], _R),
+        run_rank=_onehot(x, _O["run_rank"], _R),
+        run_next=_onehot(x, _O["run_next"], _R),
+        run_closed=bool(x[_O["run_closed"]]),
+        run_gathered=cut("run_gathered"),
+        run_size=x[_O["run_size"]],
+        run_points=x[_O["run_points"]],
+        run_piles_taken=cut("run_piles_taken", n),
+        deck_left=x[_O["deck_left"]],
+        seen=cut("seen"),
+        unseen=cut("unseen"),
+        last_runner=_onehot(x, _O["last_runner"], n),
+    )
