@@ -1,0 +1,140 @@
+"""Shared pieces of the terminal play commands (agents/play_cli.py): opponent choice, option
+checks and the validating prompt."""
+from __future__ import annotations
+
+import io
+
+import pytest
+
+from agents.play_cli import (EXIT_INTERRUPTED, Choice, Quit, Terminal, bot_seed, build_parser, parse_opponents,
+                             parse_table, run, strongest)
+from hod_common.errors import ConfigError
+
+
+def test_strongest_follows_ppo_expert_greedy_random():
+    assert strongest(["random"]) == "random"
+    assert strongest(["greedy", "random"]) == "greedy"
+    assert strongest(["expert", "greedy", "random"]) == "expert"
+    assert strongest(["expert", "greedy", "ppo", "random"]) == "ppo"
+    # a shipped variant ranks with ppo, below plain ppo, above expert
+    assert strongest(["expert", "ppo_4p", "random"]) == "ppo_4p"
+    assert strongest(["ppo_4p", "ppo"]) == "ppo"
+    # unknown names rank last
+    assert strongest(["mcts_debug", "random"]) == "random"
+    with pytest.raises(ConfigError):
+        strongest([])
+
+
+def test_parse_opponents_one_name_or_one_per_seat():
+    assert parse_opponents("tapeo", ["random"], 3) == ["random"] * 3
+    assert parse_opponents("tapeo", ["random", "random"], 2) == ["random", "random"]
+    assert parse_opponents("tapeo", ["random,random,random"], 3) == ["random"] * 3
+    with pytest.raises(ConfigError, match="1 name or 3"):
+        parse_opponents("tapeo", ["random", "random"], 3)
+    with pytest.raises(ConfigError, match="registered bots"):
+        parse_opponents("robada", ["no_such_bot"], 1)
+
+
+def test_bad_options_exit_2_naming_legal_values(capsys):
+    ap = build_parser("tapeo", "play", "", 2, 6, 4)
+    with pytest.raises(SystemExit) as e:
+        parse_table(ap, "tapeo", ["--players", "4", "--seat", "4"])
+    assert e.value.code == 2
+    assert "legal values: [0, 1, 2, 3]" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as e:
+        parse_table(ap, "tapeo", ["--players", "7"])
+    assert e.value.code == 2
+    with pytest.raises(SystemExit) as e:
+        parse_table(ap, "tapeo", ["--opponents", "nobody"])
+    assert e.value.code == 2
+    assert "registered bots" in capsys.readouterr().err
+
+
+def test_table_seats_and_seeds():
+    ap = build_parser("tapeo", "play", "", 2, 6, 4)
+    t = parse_table(ap, "tapeo", ["--players", "3", "--seat", "1", "--seed", "5", "--no-record",
+                                  "--opponents", "random"])
+    # opponents sit at the seats after the person's, to the left: 2, then 0
+    assert t.opponents == {2: "random", 0: "random"}
+    assert t.record is None and t.seed == 5
+    assert bot_seed(5, 2) == bot_seed(5, 2) != bot_seed(5, 0)
+
+
+CHOICES = [Choice(3, "ham3", "ham (3 slices)", ("ham 3",)), Choice(9, "churro", "churro")]
+
+
+def _term(text: str) -> tuple[Terminal, io.StringIO]:
+    out = io.StringIO()
+    return Terminal(io.StringIO(text), out), out
+
+
+def test_choose_reprompts_until_legal():
+    term, out = _term("0\n3\nfoo\n\n?\n -1\nHAM 3\n")
+    c = term.choose("Pick", CHOICES)
+    assert c.action == 3
+    text = out.getvalue()
+    assert text.count("Pick [1-2") == 7  # six refused lines (one of them "?") and the accepted one
+    assert "0 is not a choice number; choose 1 to 2." in text
+    assert "'foo' is not a legal choice now." in text
+    assert "Legal choices: 1=ham3, 2=churro" in text
+
+
+def test_choose_by_number_and_name():
+    assert _term("2\n")[0].choose("Pick", CHOICES).action == 9
+    assert _term("Churro\n")[0].choose("Pick", CHOICES).action == 9
+
+
+def test_eof_and_quit_raise_quit():
+    with pytest.raises(Quit):
+        _term("")[0].choose("Pick", CHOICES)
+    with pytest.raises(Quit):
+        _term("7\nquit\n")[0].choose("Pick", CHOICES)
+
+
+class _Session:
+    def __init__(self, exc):
+        self.exc, self.why = exc, None
+
+    def play(self):
+        raise self.exc
+
+    def abandoned(self, why):
+        self.why = why
+
+
+def test_run_exit_codes():
+    term, _ = _term("")
+    s = _Session(Quit("end of input"))
+    assert run(s, term) == 0 and s.why.startswith("End of input")
+    s = _Session(KeyboardInterrupt())
+    assert run(s, term) == EXIT_INTERRUPTED == 130 and "Ctrl-C" in s.why
+
+
+def test_default_is_the_strongest_registered():
+    from agents.play_cli import load_bots
+    from agents.registry import names
+
+    load_bots()
+    for game in ("tapeo", "robada"):
+        assert parse_opponents(game, None, 2) == [strongest(names(game))] * 2
+
+
+def test_random_input_never_crashes():
+    """Lines drawn at random from numbers, names and garbage: every game still ends normally."""
+    import random
+
+    import robada_env.play as rp
+    import tapeo_env.play as tp
+
+    words = ["1", "2", "3", "5", "8", "0", "-3", "x", "", "?", "tortilla", "churro", "ham3", "freeloader",
+             "confirm", "tap", "start Sota", "drop 4", "take pile +1", "c", "99999999999999999999", "1.5", " 2 "]
+    for trial in range(4):
+        r = random.Random(trial)
+        text = "\n".join(r.choice(words) for _ in range(3000)) + "\n"
+        for mod, top in ((tp, 6), (rp, 4)):
+            n = r.randint(2, top)
+            out = io.StringIO()
+            argv = ["--players", str(n), "--seat", str(r.randrange(n)), "--seed", str(trial), "--opponents", "random",
+                    "--no-record"]
+            assert mod.main(argv, io.StringIO(text), out) == 0
+            assert "=== Game over ===" in out.getvalue()
