@@ -4,4 +4,4 @@ from .registry import GAMES, make, names, register
 
 __all__ = ["Bot", "RandomBot", "legal_actions", "GAMES", "make", "names", "register"]
 
-from . import robada_bots  # noqa: E402,F401  (registers robada "greedy" and "expert")
+from . import robada_bots, tapeo_bots  # noqa: E402,F401  (register "greedy" and "expert" of each game)

@@ -21,11 +21,13 @@ order, and in the AEC form not the other seats' buffered picks of the current pi
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 from hod_common.layout import ObsLayout, Piece
 
-from .cards import MAX_HAND_SIZE, MAX_PLAYERS, MIN_PLAYERS, NUM_KINDS
+from .cards import DECK_COMPOSITION, MAX_HAND_SIZE, MAX_PLAYERS, MIN_PLAYERS, NUM_KINDS
 from .engine import State
 
 OBS_VERSION = 1
@@ -117,3 +119,82 @@ def _inv_deck(deck: tuple) -> np.ndarray:
 def piece(obs: np.ndarray, name: str) -> np.ndarray:
     """Named view of a piece of an observation (see :data:`LAYOUT`)."""
     return LAYOUT.view(obs, name)
+
+
+@dataclass(frozen=True)
+class ObsView:
+    """The visible facts of one seat, decoded from its observation (:func:`decode`).
+
+    Seats are seat-relative as in :data:`LAYOUT`: index 0 is the observer, 1 its left neighbour
+    (the seat it passes to and steals from), ..., ``n - 1`` its right neighbour (the seat it
+    receives hands from). All counts are int64.
+
+    Attributes:
+        num_players: n, 2..6.
+        round: current round, 0-based (0, 1, 2).
+        pick: tapas already revealed from each hand this round.
+        cards_in_hand: tapas in every hand now.
+        hand: (K,) the observer's hand.
+        bars: (n, K) every bar this round.
+        churros: (n,) churros held (kept from finished rounds + on the bar this round).
+        scores: (n,) points of finished rounds.
+        known_hands: (n - 1, K) hand now held by seat +1 ... +(n-1) (zeros where not known).
+        known: (n - 1,) bool, True where that hand is known.
+        unseen: (K,) tapas of the deck the observer cannot place (unseen hands + undealt).
+    """
+
+    num_players: int
+    round: int
+    pick: int
+    cards_in_hand: int
+    hand: np.ndarray
+    bars: np.ndarray
+    churros: np.ndarray
+    scores: np.ndarray
+    known_hands: np.ndarray
+    known: np.ndarray
+    unseen: np.ndarray
+
+
+def decode(obs: np.ndarray, deck: tuple = DECK_COMPOSITION) -> ObsView:
+    """Inverse of :func:`encode`: the counts behind an observation vector.
+
+    Args:
+        obs: float32 (OBS_SIZE,), an observation of :func:`encode` (or the ``"observation"`` entry
+            of the env's observation dict).
+        deck: the deck composition the game was played with (divisors of the counts; default the
+            published deck, T1).
+
+    Returns:
+        an :class:`ObsView` (counts rounded to the nearest integer).
+
+    Raises:
+        ValueError: wrong shape, or no player count set (not an observation of :func:`encode`).
+    """
+    obs = np.asarray(obs)
+    if obs.shape != (OBS_SIZE,):
+        raise ValueError(f"a Tapeo observation has shape ({OBS_SIZE},), got {obs.shape}")
+    onehot = obs[_SL["num_players"]]
+    if not onehot.any():
+        raise ValueError("the observation has no player count set; not a Tapeo observation")
+    n = int(np.argmax(onehot)) + MIN_PLAYERS
+    d = np.asarray(deck, np.float64)
+
+    def counts(x: np.ndarray) -> np.ndarray:
+        return np.rint(np.asarray(x, np.float64) * d).astype(np.int64)
+
+    b0 = _SL["bars"].start
+    k0 = _SL["known_hands"].start
+    return ObsView(
+        num_players=n,
+        round=int(np.argmax(obs[_SL["round"]])),
+        pick=int(round(float(obs[_SL["pick"].start]) * (MAX_HAND_SIZE - 1))),
+        cards_in_hand=int(round(float(obs[_SL["hand_size"].start]) * MAX_HAND_SIZE)),
+        hand=counts(obs[_SL["hand"]]),
+        bars=counts(obs[b0:b0 + n * _K].reshape(n, _K)),
+        churros=np.rint(obs[_SL["churros"].start:_SL["churros"].start + n].astype(np.float64) * 30.0).astype(np.int64),
+        scores=np.rint(obs[_SL["scores"].start:_SL["scores"].start + n].astype(np.float64) * SCORE_SCALE).astype(np.int64),
+        known_hands=counts(obs[k0:k0 + (n - 1) * _K].reshape(n - 1, _K)),
+        known=obs[_SL["known_flags"].start:_SL["known_flags"].start + n - 1] > 0.5,
+        unseen=counts(obs[_SL["unseen"]]),
+    )

@@ -1,0 +1,392 @@
+"""Tapeo baseline bots: ``greedy`` (best immediate points) and ``expert`` (the strategy of the rule
+text, tapeo.txt 'Tips and strategy', as an expected-value scorer over the legal actions).
+
+Both decide from the seat's observation dict only (decoded with
+:func:`tapeo_env.observation.decode`), score every tapa with the scoring functions of
+:mod:`tapeo_env.scoring` (the one source of truth: nothing is re-implemented here), and break ties
+with their own seeded generator. Importing this module registers them:
+``agents.make("tapeo", "greedy", seed=0)`` and ``agents.make("tapeo", "expert", seed=0)``.
+"""
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass, replace
+from typing import Any, Optional
+
+import numpy as np
+
+from tapeo_env.cards import (BREAD, CHURRO, CROQUETA, FREELOADER, HAM_KINDS, HAM_SLICES, NUM_KINDS, PEPPER, PRAWNS,
+                             TORTILLA)
+from tapeo_env.observation import ObsView, decode
+from tapeo_env.scoring import (DEFAULT_RULINGS, Rulings, churro_points, croqueta_points, ham_points, pepper_points,
+                               prawn_points, tortilla_points)
+
+from .base import BeliefSampler, Bot, Observation, legal_actions
+from .registry import register
+
+__all__ = ["immediate_gains", "GreedyBot", "ExpertParams", "ExpertBot"]
+
+_EPS = 1e-9
+
+
+def immediate_gains(view: ObsView, seat: int = 0, rulings: Rulings = DEFAULT_RULINGS,
+                    kinds: Optional[np.ndarray] = None) -> np.ndarray:
+    """Immediate points of each kind for one seat: how much that seat's score would change if a
+    tapa of the kind joined its bar now and the round (for churros: the game) ended at once.
+
+    Args:
+        view: decoded observation (:func:`tapeo_env.observation.decode`); seats seat-relative.
+        seat: the seat-relative index of the seat valued (0 = the observer, 1 = its left
+            neighbour, ...).
+        rulings: scoring numbers (:class:`tapeo_env.scoring.Rulings`).
+        kinds: the kinds to value (default: all); the other entries are left at 0.
+
+    Returns:
+        float64 (NUM_KINDS,), one entry per kind (= action). Rules (tapeo.txt 'How each tapa
+        scores', 'End'; RULINGS T2-T5, T9), every one computed by calling :mod:`tapeo_env.scoring`
+        on the bars with and without the tapa:
+
+        * tortilla, croqueta, prawns, bread: change of :func:`tortilla_points`,
+          :func:`croqueta_points`, :func:`prawn_points` (a bread counts only if it dips a prawns);
+        * ham1/2/3: change of the seat's :func:`ham_points` majority prize against every bar now;
+        * pepper: change of the seat's :func:`pepper_points` against every bar now (a third pepper
+          costs 6 when it makes the seat the table's maximum, T5);
+        * churro: change of the seat's end-of-game :func:`churro_points` if the game ended with
+          the churros held now (kept + on the bars);
+        * freeloader: 0 (it is worth nothing by itself).
+    """
+    want = [True] * NUM_KINDS if kinds is None else [False] * NUM_KINDS
+    if kinds is not None:
+        for k in kinds:
+            want[k] = True
+    bars = view.bars
+    row = bars[seat]
+    out = np.zeros(NUM_KINDS, np.float64)
+    t, c, p, b = int(row[TORTILLA]), int(row[CROQUETA]), int(row[PRAWNS]), int(row[BREAD])
+    out[TORTILLA] = tortilla_points(t + 1, rulings) - tortilla_points(t, rulings)
+    out[CROQUETA] = croqueta_points(c + 1, rulings) - croqueta_points(c, rulings)
+    out[PRAWNS] = prawn_points(p + 1, b, rulings) - prawn_points(p, b, rulings)
+    out[BREAD] = prawn_points(p, b + 1, rulings) - prawn_points(p, b, rulings)
+    if want[HAM_KINDS[0]] or want[HAM_KINDS[1]] or want[HAM_KINDS[2]]:
+        out[list(HAM_KINDS)] = _ham_deltas(bars @ HAM_SLICES, seat, rulings)
+    if want[PEPPER]:
+        out[PEPPER] = _majority_delta(pepper_points, bars[:, PEPPER], seat, 1, rulings)
+    if want[CHURRO]:
+        out[CHURRO] = _majority_delta(churro_points, view.churros, seat, 1, rulings)
+    return out
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _cached(rule, counts: tuple, rulings: Rulings) -> tuple:
+    """``rule(counts, rulings)`` (a :mod:`tapeo_env.scoring` table rule) as a tuple, memoised:
+    the rules are pure and the bots ask the same small count vectors again and again."""
+    return tuple(int(x) for x in rule(np.array(counts, np.int64), rulings))
+
+
+def _majority_delta(rule, counts, seat: int, add: int, rulings: Rulings) -> float:
+    """Change of ``seat``'s points under ``rule`` (ham_points, pepper_points, churro_points) when
+    ``add`` joins its count."""
+    c = [int(x) for x in counts]
+    base = _cached(rule, tuple(c), rulings)[seat]
+    c[seat] += add
+    return float(_cached(rule, tuple(c), rulings)[seat] - base)
+
+
+def _ham_deltas(slices, seat: int, rulings: Rulings) -> list[float]:
+    """Change of ``seat``'s :func:`ham_points` when a ham1 / ham2 / ham3 plate joins its slices."""
+    return [_majority_delta(ham_points, slices, seat, int(HAM_SLICES[k]), rulings) for k in HAM_KINDS]
+
+
+def _churro_delta(churros, seat: int, rulings: Rulings) -> float:
+    """Change of ``seat``'s end-of-game :func:`churro_points` for one more churro."""
+    return _majority_delta(churro_points, churros, seat, 1, rulings)
+
+
+def _pick_best(values: np.ndarray, legal: np.ndarray, rng: np.random.Generator) -> int:
+    """The legal action of highest value; ties (within 1e-9) broken uniformly with ``rng``."""
+    v = values[legal]
+    best = legal[v >= v.max() - _EPS]
+    return int(best[0]) if best.size == 1 else int(rng.choice(best))
+
+
+class GreedyBot(Bot):
+    """``greedy``: the legal tapa with the best immediate points (:func:`immediate_gains` of the
+    observer); ties broken uniformly at random with the bot's seeded generator.
+
+    Decision rules (documented choices where the issue is silent):
+
+    * tortilla/croqueta/prawns/bread/ham/pepper: the increase of the seat's round score if that
+      tapa joined its bar now (ham and peppers against every bar as it is now: a third pepper that
+      would make the seat the hottest is -4, a ham plate that takes the lead is worth the prize
+      swing);
+    * churro: the increase of the seat's end-of-game churro points if the game ended now with the
+      churros held (kept + this round's);
+    * freeloader: 0 (worth nothing by itself; the greedy bot does not predict the steal).
+
+    Args:
+        seed: seed of the tie-break generator.
+        rulings: the scoring rulings of the game played (default: the published rules).
+    """
+
+    game = "tapeo"
+    name = "greedy"
+
+    def __init__(self, seed: Optional[int] = None, rulings: Rulings = DEFAULT_RULINGS, **options: Any) -> None:
+        super().__init__(seed=seed, **options)
+        self.rulings = rulings
+
+    def act(self, observation: Observation, belief: Optional[BeliefSampler] = None) -> int:
+        legal = legal_actions(observation)
+        if legal.size == 1:
+            return int(legal[0])
+        view = decode(observation["observation"])
+        return _pick_best(immediate_gains(view, 0, self.rulings), legal, self.rng)
+
+
+@dataclass(frozen=True)
+class ExpertParams:
+    """Weights of the expert's expected-value scorer (tuned by seeded tournaments, see the report
+    in the project note). Every weight is a plain number of points or a probability.
+
+    Attributes:
+        take_rate: chance the expert takes a wanted kind from a later hand that holds one (it
+            competes with its other needs); the automatic last tapa is always taken.
+        pair_cost: points a later pick is worth anyway; a started pair gains ``5 - pair_cost``
+            when finished (that pick could have scored something else).
+        commit: share of the croquetas expected to come that the expert counts on when it values
+            a croqueta (committing: 'One or two barely count').
+        bread_weight: share of the 3 points of a dip counted for a bread with no prawns to dip.
+        ham_now: weight of the ham prize change against the bars now; the rest goes to the bars
+            projected to the end of the round.
+        churro_base: points of a churro in rounds 1 and 2 (by round), before the end standing
+            takes over; churro_now: weight of the standing now in those rounds.
+        deny: weight of the left neighbour's loss, by player count (index n - 2): what they can
+            no longer take from the hand passed left, and what a Freeloader takes from them.
+        freeloader_unknown: value of a Freeloader at the first pick, when the left hand is unseen.
+    """
+
+    take_rate: float = 0.55
+    pair_cost: float = 3.5
+    commit: float = 0.8
+    bread_weight: float = 0.6
+    ham_now: float = 0.5
+    churro_base: tuple[float, float] = (1.2, 1.8)
+    churro_now: tuple[float, float] = (0.3, 0.5)
+    deny: tuple[float, ...] = (1.1, 0.45, 0.35, 0.3, 0.25)
+    freeloader_unknown: float = 2.5
+
+
+class ExpertBot(Bot):
+    """``expert``: a rule-based player following tapeo.txt 'Tips and strategy', built as an
+    expected-value scorer: each legal tapa gets points = what it scores now + what it is expected to
+    score by the end of the round (or game, for churros) + what it denies the left neighbour, and
+    the best is picked (seeded tie-break). The weights are :class:`ExpertParams`.
+
+    What it uses, all from the observation: its hand and bar, every bar, churros held, the hands it
+    has already held this round (known exactly), the unseen tapas, the picks left in the round.
+    From these it estimates, for each kind, the share of that kind among the tapas still going
+    round (known hands exactly, unseen hands by the unseen counts) and so the chance that a later
+    hand reaching it holds one.
+
+    Decision rules:
+
+    1. **Immediate points** are those of :func:`immediate_gains` (the greedy bot's values): a
+       second tortilla, prawns, a croqueta, a ham plate against the bars now, a safe pepper.
+    2. **Start pairs early, finish late** ('Start what you can finish'): a tortilla that starts a
+       pair is worth ``(5 - pair_cost) * P(another tortilla reaches it and it takes it)``; a bread
+       with no prawns to dip is worth ``3 * bread_weight * P(prawns come)``. At the **last decision
+       of a round** (two tapas in hand) only what scores already counts: the immediate points
+       against the bar plus the one tapa still to come, the one the right neighbour leaves of the
+       two-tapa hand it holds (known; the right neighbour is modelled as greedy). So a lone
+       tortilla is taken at the last pick only if that tapa is a tortilla.
+    3. **Commit to croquetas**: a croqueta is worth ``f(c + 1 + X) - f(c + X)`` where ``f`` is the
+       croqueta table (interpolated), ``c`` its croquetas and ``X = commit * (croquetas expected
+       to come)``; so the second, third... croqueta is worth more than the first.
+    4. **Peppers**: two are safe (2 each); a third or later only when another seat already holds
+       more than it would (then it cannot be the hottest), else it is worth ``2 - 6``, via
+       :func:`pepper_points` on the bars now.
+    5. **Majorities across all bars** (ham, churros): a ham plate is valued by the change of its
+       ham prize, half against the bars now and half against the bars projected to the end of the
+       round (each seat gains its share of the ham still going round); a churro by the change of
+       its end-of-game churro points: in the last round against the churros projected to the round's
+       end ('in the last round nobody wants to be left with none'), in earlier rounds a blend of a
+       fixed value ``churro_base`` and the standing now.
+    6. **Deny the left neighbour** ('what you do not pick ... the player on your left gets to eat'):
+       the left neighbour is modelled as greedy on the hand passed to it; taking the tapa it wants
+       most adds ``deny[n - 2] * (its best gain from the whole hand - its best gain from the hand
+       without this tapa)``.
+    7. **The Freeloader** ('think about the hand you pass to your left'): it steals what the left
+       neighbour reveals this pick, predicted as its greedy choice from the hand it holds now (known
+       after the first pick: the expert passed it). The Freeloader is worth the expert's own value of
+       that tapa plus ``deny[n - 2]`` times the neighbour's loss; 0 if the neighbour would reveal a
+       Freeloader (T6); ``freeloader_unknown`` at the first pick.
+
+    Args:
+        seed: seed of the tie-break generator.
+        params: the :class:`ExpertParams` (default: the tuned weights).
+        rulings: the scoring rulings of the game played (default: the published rules).
+    """
+
+    game = "tapeo"
+    name = "expert"
+
+    def __init__(self, seed: Optional[int] = None, params: Optional[ExpertParams] = None,
+                 rulings: Rulings = DEFAULT_RULINGS, **options: Any) -> None:
+        super().__init__(seed=seed, **options)
+        self.params = params if params is not None else ExpertParams()
+        self.rulings = rulings
+
+    def act(self, observation: Observation, belief: Optional[BeliefSampler] = None) -> int:
+        legal = legal_actions(observation)
+        if legal.size == 1:
+            return int(legal[0])
+        view = decode(observation["observation"])
+        return _pick_best(self.values(view, legal), legal, self.rng)
+
+    # -- the scorer ---------------------------------------------------------------------------
+
+    def values(self, view: ObsView, legal: np.ndarray) -> np.ndarray:
+        """Expected value (points) of each kind for the observer, float64 (NUM_KINDS,); only the
+        entries of ``legal`` are meaningful. See the class docstring for the rules."""
+        prm, rul = self.params, self.rulings
+        n = view.num_players
+        ch = view.cards_in_hand
+        last = ch <= 2
+        present = np.flatnonzero(view.hand)
+        steal = view.hand[FREELOADER] and view.known[0]  # rule 7 values the left hand's kinds too
+        gains = immediate_gains(view, 0, rul, np.flatnonzero(view.hand + view.known_hands[0]) if steal else present)
+        if last:
+            gains = self._last_pick_gains(view, gains, present)
+        val = gains.copy()
+        density = self._density(view)
+        more1, expected = self._prospects(density, ch)
+        me = view.bars[0]
+
+        if not last:
+            # Rule 2: start pairs; bread waiting for prawns.
+            if me[TORTILLA] % 2 == 0:
+                val[TORTILLA] = (rul.tortilla_pair - prm.pair_cost) * more1[TORTILLA]
+            if me[BREAD] >= me[PRAWNS]:
+                val[BREAD] = rul.bread_dip * prm.bread_weight * more1[PRAWNS]
+            # Rule 3: commit to croquetas.
+            c = int(me[CROQUETA])
+            x = prm.commit * expected[CROQUETA]
+            val[CROQUETA] = _croq_interp(c + 1 + x, rul) - _croq_interp(c + x, rul)
+        # Rule 5: ham majority, now and projected.
+        if any(view.hand[k] for k in HAM_KINDS):
+            slices = view.bars @ HAM_SLICES
+            ham_density = float(density @ HAM_SLICES)
+            future = ch - 1
+            proj = np.rint(slices + future * ham_density * prm.take_rate).astype(np.int64)
+            proj_d = _ham_deltas(proj, 0, rul)
+            for i, k in enumerate(HAM_KINDS):
+                val[k] = prm.ham_now * gains[k] + (1 - prm.ham_now) * proj_d[i]
+        # Rule 5: churros.
+        if view.hand[CHURRO]:
+            val[CHURRO] = self._churro_value(view, density, gains[CHURRO])
+        # Rules 6 and 7: the left neighbour.
+        deny = prm.deny[n - 2]
+        # the left neighbour modelled as greedy, on the kinds it may see now
+        lk = np.flatnonzero(view.hand + view.known_hands[0]) if view.known[0] else present
+        left = immediate_gains(view, 1, rul, lk)
+        if view.hand[FREELOADER]:
+            val[FREELOADER] = self._freeloader_value(view, val, left, deny)
+        hand = view.hand
+        lv = left[present]
+        best_all = lv.max()
+        for a in legal:
+            if hand[a] == 1:
+                rest = lv[present != a]
+                if rest.size:
+                    val[a] += deny * (best_all - rest.max())
+        return val
+
+    def _last_pick_gains(self, view: ObsView, gains: np.ndarray, present: np.ndarray) -> np.ndarray:
+        """Rule 2 at the last decision: the tapa revealed automatically after it is the one the
+        right neighbour leaves of the two-tapa hand it holds now (known: the observer held it).
+        The right neighbour is modelled as greedy; the immediate gains are taken against the bar
+        plus that tapa (averaged over the right neighbour's tied choices)."""
+        n = view.num_players
+        if not view.known[n - 2]:
+            return gains
+        rh = view.known_hands[n - 2]
+        kinds = np.flatnonzero(rh)
+        rv = immediate_gains(view, n - 1, self.rulings, kinds)[kinds]
+        taken = kinds[rv >= rv.max() - _EPS]
+        out = np.zeros(NUM_KINDS)
+        for k in taken:
+            rest = rh.copy()
+            rest[k] -= 1
+            auto = int(np.argmax(rest))
+            bars = view.bars.copy()
+            bars[0, auto] += 1
+            churros = view.churros.copy()
+            churros[0] += auto == CHURRO
+            out += immediate_gains(replace(view, bars=bars, churros=churros), 0, self.rulings, present)
+        return out / len(taken)
+
+    def _density(self, view: ObsView) -> np.ndarray:
+        """Expected share of each kind among the tapas going round (every hand, the observer's
+        included): known hands exactly, unseen hands by the unseen counts. float64 (K,)."""
+        n, ch = view.num_players, view.cards_in_hand
+        total = view.hand.astype(np.float64)
+        unknown = n - 1 - int(view.known.sum())
+        if view.known.any():
+            total = total + view.known_hands[view.known].sum(axis=0)
+        us = view.unseen.sum()
+        if unknown and us:
+            total = total + view.unseen * (unknown * ch / us)
+        s = total.sum()
+        return total / s if s else total
+
+    def _prospects(self, density: np.ndarray, ch: int) -> tuple[np.ndarray, np.ndarray]:
+        """(P(at least one more of each kind reaches the observer and it takes it), expected number
+        it takes) over the rest of the round: later picks from hands of ``ch - i`` tapas at
+        ``take_rate``, then the automatic last tapa (always taken)."""
+        rate = self.params.take_rate
+        miss = np.ones(NUM_KINDS)
+        exp = np.zeros(NUM_KINDS)
+        for i in range(1, ch):
+            size = ch - i
+            p_in = 1.0 - (1.0 - density) ** size
+            q = p_in * rate if size > 1 else density
+            miss *= 1.0 - q
+            exp += q
+        return 1.0 - miss, exp
+
+    def _churro_value(self, view: ObsView, density: np.ndarray, now: float) -> float:
+        """Rule 5 for churros: end-of-game churro standing (T9)."""
+        prm = self.params
+        if view.round >= 2:
+            future = view.cards_in_hand - 1
+            proj = np.rint(view.churros + future * density[CHURRO] * prm.take_rate).astype(np.int64)
+            return 0.5 * now + 0.5 * _churro_delta(proj, 0, self.rulings)
+        r = view.round
+        return prm.churro_now[r] * now + (1 - prm.churro_now[r]) * prm.churro_base[r]
+
+    def _freeloader_value(self, view: ObsView, val: np.ndarray, left: np.ndarray, deny: float) -> float:
+        """Rule 7: value of the tapa the left neighbour is predicted to reveal now."""
+        if not view.known[0]:
+            return self.params.freeloader_unknown
+        lh = view.known_hands[0]
+        kinds = np.flatnonzero(lh)
+        lv = left[kinds]
+        top = kinds[lv >= lv.max() - _EPS]
+        stolen = [k for k in top if k != FREELOADER]
+        if not stolen or len(stolen) < len(top) / 2:
+            return 0.0
+        mine = np.array([val[k] if k != FREELOADER else 0.0 for k in stolen])
+        theirs = np.array([left[k] for k in stolen])
+        return float(np.mean(mine + deny * theirs))
+
+
+def _croq_interp(x: float, rulings: Rulings) -> float:
+    """Croqueta points (:func:`croqueta_points`) linearly interpolated between whole counts."""
+    lo = int(np.floor(x))
+    a = croqueta_points(lo, rulings)
+    b = croqueta_points(lo + 1, rulings)
+    return a + (x - lo) * (b - a)
+
+
+register("tapeo", "greedy", GreedyBot)
+register("tapeo", "expert", ExpertBot)
