@@ -1,0 +1,371 @@
+"""Batched Ronda Robada engine and its vectorized envs (issue 6).
+
+The core is a differential test: thousands of seeded games played through both the single-game
+engine (:mod:`robada_env.engine`) and the batched one from the same deck orders, requiring
+identical states, masks, observations and rewards at every step. Exact hand-worked values check
+the deal, a run and its points, the reward schemes and the state size.
+"""
+import numpy as np
+import pytest
+
+from _robada_helpers import cs
+from hod_common.errors import ConfigError, IllegalActionError
+from hod_common.rewards import final_rewards, win_shares
+from robada_env.actions import CONFIRM, DROP, NOOP, START, TAKE, TAP
+from robada_env.batched import BatchedRobada, batched_final_rewards, random_legal_actions
+from robada_env.cards import NUM_RANKS
+from robada_env.engine import Config, apply_action, legal_mask, new_game, winners
+from robada_env.observation import LAYOUT, encode
+
+FIELDS = ("hand_cnt", "hand_size", "hand_total", "loose_cnt", "pile_cnt", "pile_top", "pile_size",
+          "pile_pts", "seen_cnt", "run_cnt", "run_card", "run_start", "run_rank", "run_next",
+          "run_active", "run_size", "run_pts", "run_taken", "current", "last_runner", "terminal",
+          "deck_left", "decisions")
+
+
+def _counts(cards):
+    out = [0] * NUM_RANKS
+    for c in cards:
+        out[c % NUM_RANKS] += 1
+    return out
+
+
+def single_fields(s):
+    """The batched engine's fields computed from a single-engine State (the reference)."""
+    n = s.n
+    pile_cnt = [_counts(p) for p in s.piles]
+    run_cnt = _counts(s.run)
+    loose = _counts(s.loose)
+    seen = [loose[r] + run_cnt[r] + sum(p[r] for p in pile_cnt) for r in range(NUM_RANKS)]
+    taken = [i in s.run_taken for i in range(n)]
+    return {
+        "hand_cnt": [_counts(h) for h in s.hands], "hand_size": [len(h) for h in s.hands],
+        "hand_total": sum(len(h) for h in s.hands), "loose_cnt": loose, "pile_cnt": pile_cnt,
+        "pile_top": [p[-1] if p else -1 for p in s.piles], "pile_size": [len(p) for p in s.piles],
+        "pile_pts": list(s.points), "seen_cnt": seen, "run_cnt": run_cnt,
+        "run_card": s.run[0] if s.run else -1, "run_start": s.run_start, "run_rank": s.run_rank,
+        "run_next": s.run_next, "run_active": bool(s.run), "run_size": len(s.run),
+        "run_pts": sum((1, 2, 3, 4, 5, 6, 7, 10, 11, 12)[c % NUM_RANKS] for c in s.run),
+        "run_taken": taken, "current": s.current, "last_runner": s.last_runner,
+        "terminal": s.terminal, "deck_left": len(s.deck), "decisions": len(s.history),
+    }
+
+
+def assert_same(eng, singles, step):
+    """Every field, the hands in order (which copy was played), the undealt deck, the masks and
+    the observations of the seats to act agree with the single engine, for every game."""
+    ref = [single_fields(s) for s in singles]
+    for f in FIELDS:
+        want = np.array([r[f] for r in ref])
+        got = getattr(eng, f)
+        if not np.array_equal(got, want):
+            b = int(np.flatnonzero((got != want).reshape(len(singles), -1).any(1))[0])
+            pytest.fail(f"step {step}, game {b}: field {f} is {got[b].tolist()}, single engine {want[b].tolist()}")
+    for b, s in enumerate(singles):
+        hand_slots = eng.hand_cards[b].tolist()
+        assert [[c for c in h if c >= 0] for h in hand_slots] == s.hands, (step, b)
+        assert eng.deck[b, 40 - len(s.deck):].tolist() == s.deck, (step, b)
+    masks = np.array([legal_mask(s, s.current) for s in singles])
+    np.testing.assert_array_equal(eng.legal_mask(), masks, err_msg=f"masks at step {step}")
+    obs = np.array([encode(s, s.current) for s in singles])
+    got = eng.observe()
+    assert got.dtype == np.float32
+    if not np.array_equal(got, obs):
+        b, i = np.argwhere(got != obs)[0]
+        pytest.fail(f"step {step}, game {b}: observation entry {i} is {got[b, i]!r}, single {obs[b, i]!r}")
+
+
+def play_both(n, games, seed, scheme="points", all_seats_every=7, **rules):
+    """Play ``games`` seeded games in both engines with the batched random legal actions.
+    Returns the number of decisions compared."""
+    cfg = Config(num_players=n, **rules)
+    eng = BatchedRobada(games, config=cfg, reward_scheme=scheme)
+    rng = np.random.default_rng(seed)
+    eng.reset(rng=rng)
+    singles = [new_game(cfg, deck=eng.deck[b].tolist()) for b in range(games)]
+    step = decisions = 0
+    while True:
+        assert_same(eng, singles, step)
+        if step % all_seats_every == 0:       # every seat's view, not only the seat to act
+            for seat in range(n):
+                seats = np.full(games, seat)
+                want = np.array([encode(s, seat) for s in singles])
+                np.testing.assert_array_equal(eng.observe(seats=seats), want)
+        if eng.terminal.all():
+            break
+        acts = random_legal_actions(eng.legal_mask(), rng)
+        live = ~eng.terminal
+        assert (acts[~live] == NOOP).all()
+        rewards, over = eng.step(acts)
+        for b in np.flatnonzero(live):
+            apply_action(singles[b], int(acts[b]))
+            decisions += 1
+        want_over = np.array([s.terminal for s in singles]) & live
+        np.testing.assert_array_equal(over, want_over)
+        for b in np.flatnonzero(over):
+            s = singles[b]
+            want = final_rewards(s.points, winners(s), scheme).astype(np.float32)
+            np.testing.assert_array_equal(rewards[b], want)
+        assert not rewards[~over].any()
+        step += 1
+    assert all(s.terminal for s in singles)
+    return decisions
+
+
+@pytest.mark.parametrize("n,games,scheme", [(2, 900, "points"), (3, 700, "win_loss"), (4, 600, "margin")])
+def test_differential_random_play(n, games, scheme):
+    # thousands of games in all (2,200), every state, mask, observation and reward compared
+    decisions = play_both(n, games, seed=100 + n, scheme=scheme)
+    assert decisions > games * 40          # a game takes at least 36 decisions (36 hand cards)
+
+
+@pytest.mark.parametrize("rules", [{"closing_ace": False}, {"may_take_own_pile": False},
+                                   {"leftovers_to_last_runner": False}])
+def test_differential_rules_options(rules):
+    for n in (2, 4):
+        play_both(n, 120, seed=7, scheme="points", all_seats_every=1000, **rules)
+
+
+def test_deal_and_a_run_by_hand():
+    # deck: loose = A o, 2 o, 3 o, 4 o; seat 0 gets A c, 2 c, A e; seat 1 gets 5 o, 6 o, 7 o; rest in order
+    head = cs("Ao 2o 3o 4o Ac 2c Ae 5o 6o 7o")
+    deck = head + [c for c in range(40) if c not in head]
+    eng = BatchedRobada(1, 2)
+    eng.reset(decks=np.array([deck]))
+    assert eng.loose_cnt[0].tolist() == [1, 1, 1, 1, 0, 0, 0, 0, 0, 0]
+    assert eng.hand_cnt[0, 0].tolist() == [2, 1, 0, 0, 0, 0, 0, 0, 0, 0]     # two Aces and a 2
+    assert eng.hand_cnt[0, 1].tolist() == [0, 0, 0, 0, 1, 1, 1, 0, 0, 0]
+    assert eng.deck_left[0] == 40 - 4 - 6 == 30
+    # seat 0 starts with an Ace: the first Ace in hand order is the A of copas (card id 10)
+    eng.step(np.array([START + 0]))
+    assert eng.hand_cards[0, 0].tolist() == [-1, cs("2c")[0], cs("Ae")[0]]
+    eng.step(np.array([TAP]))      # 2 o
+    eng.step(np.array([TAP]))      # 3 o
+    eng.step(np.array([TAP]))      # 4 o; needs a 5 now: none loose, no pile -> only confirm
+    assert eng.legal_mask()[0].nonzero()[0].tolist() == [CONFIRM]
+    eng.step(np.array([CONFIRM]))
+    # pile: A c + A o + 2 o + 3 o + 4 o = 1 + 1 + 2 + 3 + 4 = 11 points, 5 cards, A c visible
+    assert eng.pile_pts[0].tolist() == [11, 0]
+    assert eng.pile_size[0].tolist() == [5, 0]
+    assert eng.pile_top[0].tolist() == [cs("Ac")[0], -1]
+    assert eng.current[0] == 1 and eng.last_runner[0] == 0
+    # seat 1 holds no Ace/2/3/4 and the table is empty: only drops of 5, 6, 7
+    assert eng.legal_mask()[0].nonzero()[0].tolist() == [DROP + 4, DROP + 5, DROP + 6]
+    # observation of seat 1: my left (seat 0) has 11 / 244 points; seen: 2 Aces, 2, 3, 4
+    o = eng.observe()[0]
+    assert LAYOUT.view(o, "pile_points").tolist() == [0.0, np.float32(11 / 244), 0.0, 0.0]
+    assert LAYOUT.view(o, "seen").tolist() == [0.5, 0.25, 0.25, 0.25, 0, 0, 0, 0, 0, 0]
+    assert LAYOUT.view(o, "last_runner").tolist() == [0, 1, 0, 0]
+
+
+def test_run_extended_with_loose_cards_by_hand():
+    # seat 0: A c + loose A o -> pile [A o, A c], 2 points, A c visible. seat 1 drops a 5.
+    # seat 0 starts 2 c + loose 2 o, needs 3: loose 3 o tapped; needs 4: 4 o tapped; needs 5:
+    # the loose 5 is tapped; needs 6: no loose 6, no pile shows a 6 -> confirm only.
+    head = cs("Ao 2o 3o 4o Ac 2c Sc 5b Rb Re")
+    deck = head + [c for c in range(40) if c not in head]
+    eng = BatchedRobada(1, 2)
+    eng.reset(decks=np.array([deck]))
+    for a in (START + 0, CONFIRM, DROP + 4, START + 1, TAP, TAP, TAP):
+        eng.step(np.array([a]))
+    assert eng.legal_mask()[0].nonzero()[0].tolist() == [CONFIRM]
+    # run: 2 c, 2 o, 3 o, 4 o, 5 b = 2 + 2 + 3 + 4 + 5 = 16 points, 5 cards
+    assert (eng.run_pts[0], eng.run_size[0]) == (16, 5)
+    eng.step(np.array([CONFIRM]))
+    assert eng.pile_pts[0].tolist() == [2 + 16, 0]          # 18
+    assert eng.pile_top[0, 0] == cs("2c")[0]                # the starting card of the last run
+
+
+def test_take_own_pile_exact():
+    # seat 0 pile shows the 3 (built by hand: start 3 with loose 3, confirm); later a run needing 3
+    # takes it. deck: loose 2 o, 3 o, Sota o, Caballo o; seat 0: 3 c, 2 c, 4 c; seat 1: R o R c R e
+    head = cs("2o 3o So Co 3c 2c 4c Ro Rc Re")
+    deck = head + [c for c in range(40) if c not in head]
+    eng = BatchedRobada(1, 2)
+    eng.reset(decks=np.array([deck]))
+    eng.step(np.array([START + 2]))          # 3 c + 3 o, needs 4: none -> confirm
+    eng.step(np.array([CONFIRM]))            # seat 0 pile: 3 o, 3 c (visible) = 6 points
+    eng.step(np.array([DROP + 9]))           # seat 1 drops a Rey
+    eng.step(np.array([START + 1]))          # 2 c + 2 o, needs 3: no loose 3, own pile shows 3
+    assert eng.legal_mask()[0].nonzero()[0].tolist() == [TAKE + 0, CONFIRM]
+    eng.step(np.array([TAKE + 0]))
+    # run: 2 c, 2 o + pile (3 o, 3 c) = 2 + 2 + 3 + 3 = 10 points; the own pile is now empty
+    assert (eng.run_pts[0], eng.run_size[0], eng.pile_size[0, 0]) == (10, 4, 0)
+    assert eng.run_taken[0].tolist() == [True, False]
+    eng.step(np.array([CONFIRM]))
+    assert eng.pile_pts[0, 0] == 10 and eng.pile_top[0, 0] == cs("2c")[0]
+
+
+def test_reward_schemes_batched_by_hand():
+    scores = np.array([[10, 30, 30], [20, 20, 20], [50, 10, 0]])
+    # win_loss: 2 winners of 3 -> +1/2 each, loser -1/1; all tied -> 0; one winner -> +1, -1/2, -1/2
+    np.testing.assert_array_equal(batched_final_rewards(scores, "win_loss"),
+                                  [[-1, 0.5, 0.5], [0, 0, 0], [1, -0.5, -0.5]])
+    # margin: 10 - (30+30)/2 = -20; 30 - (10+30)/2 = 10; 50 - (10+0)/2 = 45; 10 - 25 = -15; 0 - 30
+    np.testing.assert_array_equal(batched_final_rewards(scores, "margin"),
+                                  [[-20, 10, 10], [0, 0, 0], [45, -15, -30]])
+    np.testing.assert_array_equal(batched_final_rewards(scores, "points"), scores)
+    for row in scores:
+        w = [i for i, x in enumerate(row) if x == row.max()]
+        for scheme in ("points", "win_loss", "margin"):
+            np.testing.assert_array_equal(batched_final_rewards(row[None], scheme)[0], final_rewards(row, w, scheme))
+        np.testing.assert_array_equal(win_shares(w, 3), [1 / len(w) if i in w else 0 for i in range(3)])
+    with pytest.raises(ConfigError, match="reward_scheme"):
+        batched_final_rewards(scores, "elo")
+
+
+def test_state_size_under_2_kib():
+    # per game: deck 40, loose/seen/run counts 3 * 10, deck_left, hand_total, run_card, run_start,
+    # run_rank, run_next, run_active, run_size, current, last_runner, terminal 11 * 1, run_pts and
+    # decisions 2 * 2 -> 40 + 30 + 11 + 4 = 85; per seat: hand slots 3, hand and pile counts
+    # 2 * 10, hand_size, pile_top, pile_size, run_taken 4 * 1, pile_pts 2 -> 29.
+    # 4 players: 85 + 4 * 29 = 201 bytes; caches: observation 192 * 4 + mask 27 + hand 10 = 805
+    assert BatchedRobada.state_bytes_per_game(4) == 201
+    for n in (2, 4):
+        eng = BatchedRobada(64, n)
+        nb = eng.nbytes()
+        assert nb["per_game_state"] == BatchedRobada.state_bytes_per_game(n)
+        assert nb["per_game_total"] < 2048     # observation and mask caches included
+
+
+def test_random_legal_actions_uniform_and_legal():
+    rng = np.random.default_rng(0)
+    mask = np.zeros((30000, 27), np.int8)
+    mask[:, [3, 13, 25]] = 1
+    a = random_legal_actions(mask, rng)
+    assert set(a.tolist()) == {3, 13, 25}
+    freq = np.bincount(a, minlength=27)[[3, 13, 25]] / 30000
+    assert np.abs(freq - 1 / 3).max() < 0.02            # ~0.0027 standard error
+    with pytest.raises(ValueError, match="row 1"):
+        random_legal_actions(np.array([[1] + [0] * 26, [0] * 27], np.int8), rng)
+
+
+def test_illegal_action_raises_and_changes_nothing():
+    eng = BatchedRobada(8, 3)
+    eng.reset(seed=3)
+    before = {f: getattr(eng, f).copy() for f in FIELDS}
+    acts = eng.random_legal_actions(np.random.default_rng(0))
+    legal_confirm = eng.legal_mask()[5, CONFIRM]
+    assert legal_confirm == 0                          # no run at the start of a turn
+    acts[5] = CONFIRM
+    with pytest.raises(IllegalActionError, match=r"game 5.*legal actions"):
+        eng.step(acts)
+    for f in FIELDS:
+        np.testing.assert_array_equal(getattr(eng, f), before[f])
+    with pytest.raises(ValueError, match="shape"):
+        eng.step(acts[:3])
+    with pytest.raises(IllegalActionError):
+        eng.step(np.full(8, 99))
+
+
+def test_bad_options():
+    with pytest.raises(ConfigError, match="num_players"):
+        BatchedRobada(4, 5)
+    with pytest.raises(ConfigError, match="batch_size=0 must be a positive integer"):
+        BatchedRobada(0, 2)
+    with pytest.raises(ConfigError, match="reward_scheme"):
+        BatchedRobada(4, 2, reward_scheme="elo")
+    with pytest.raises(ConfigError, match="legal options"):
+        BatchedRobada(4, 2, closing_aces=True)
+    eng = BatchedRobada(2, 2)
+    with pytest.raises(RuntimeError, match="reset"):
+        eng.observe()
+    with pytest.raises(ConfigError, match="permutation"):
+        eng.reset(decks=np.zeros((2, 40), int))
+    eng.reset(seed=0)
+    with pytest.raises(ConfigError, match="seats"):
+        eng.observe(seats=np.array([0, 2]))
+
+
+def test_same_seed_same_games_and_partial_reset():
+    a, b = BatchedRobada(16, 2), BatchedRobada(16, 2)
+    a.reset(seed=5)
+    b.reset(seed=5)
+    np.testing.assert_array_equal(a.deck, b.deck)
+    keep = a.deck[1].copy()
+    a.reset(seed=6, games=[0, 2])
+    np.testing.assert_array_equal(a.deck[1], keep)
+    assert not np.array_equal(a.deck[0], b.deck[0])
+
+
+# ---- vectorized envs ---------------------------------------------------------------------------
+from robada_env.vector import RandomPolicy, RobadaVecEnv, RobadaVectorEnv  # noqa: E402
+
+
+def test_vec_env_final_reward_reaches_the_learner_seat():
+    env = RobadaVecEnv(num_tables=32, num_players=3, seed=1)
+    obs = env.reset()
+    assert obs.shape == (32, 192) and obs.dtype == np.float32
+    rng = np.random.default_rng(0)
+    seats = set()
+    episodes = []
+    returns = np.zeros(32)
+    for _ in range(400):
+        masks = env.action_masks()
+        assert masks.dtype == bool and masks.shape == (32, 27) and masks.any(1).all()
+        # the learner is always the seat to act: its observation says "to act: me"
+        assert (LAYOUT.view(obs, "to_act")[:, 0] == 1).all()
+        seats.update(env.learner_seats_now.tolist())
+        obs, rewards, dones, infos = env.step(random_legal_actions(masks, rng))
+        returns += rewards
+        for i in np.flatnonzero(dones):
+            info = infos[i]
+            # points scheme: the learner's return over the episode is its final score
+            assert returns[i] == info["final_score"] == info["episode"]["r"]
+            assert info["terminal_observation"].shape == (192,)
+            assert LAYOUT.view(info["terminal_observation"], "to_act").sum() == 0   # game over
+            episodes.append(info)
+            returns[i] = 0
+        assert not rewards[~dones].any()
+    assert seats == {0, 1, 2}                       # the learner seat is drawn per game
+    assert len(episodes) > 50
+    # with 3 seats most games end on an opponent's move; every episode above paid the learner
+    assert sum(e["final_score"] for e in episodes) > 0
+    assert env.env_method("action_masks", indices=[0])[0].shape == (27,)
+
+
+def test_vec_env_batched_opponents_and_illegal_learner_action():
+    calls = []
+
+    def first_legal(observations, masks):
+        calls.append((observations.shape, masks.shape))
+        assert (LAYOUT.view(observations, "to_act")[:, 0] == 1).all()   # they see their own turn
+        return np.argmax(masks, axis=1)
+
+    env = RobadaVecEnv(num_tables=8, num_players=[2, 4], opponents=[first_legal, RandomPolicy(0)], seed=0)
+    env.reset()
+    for _ in range(30):
+        env.step(random_legal_actions(env.action_masks(), np.random.default_rng(1)))
+    assert calls and all(o[0] == m[0] and o[1] == 192 for o, m in calls)
+    assert env.decisions > 30 * 8
+    bad = np.where(env.action_masks()[:, CONFIRM], NOOP, CONFIRM)
+    with pytest.raises(IllegalActionError):
+        env.step(bad)
+    with pytest.raises(ConfigError, match="learner_seats"):
+        RobadaVecEnv(num_tables=4, learner_seats=2)
+
+
+def test_maskable_ppo_runs_a_few_hundred_steps():
+    from sb3_contrib import MaskablePPO
+    env = RobadaVecEnv(num_tables=8, num_players=2, seed=0)
+    model = MaskablePPO("MlpPolicy", env, n_steps=32, batch_size=64, n_epochs=1, seed=0, device="cpu")
+    model.learn(total_timesteps=512)
+    assert model.num_timesteps >= 512
+
+
+def test_gymnasium_vector_env_same_step_autoreset():
+    env = RobadaVectorEnv(num_tables=16, num_players=2, seed=3)
+    obs, info = env.reset(seed=3)
+    assert obs["observation"].shape == (16, 192) and obs["action_mask"].dtype == np.int8
+    assert env.observation_space.contains(obs)
+    rng = np.random.default_rng(0)
+    finished = 0
+    for _ in range(200):
+        obs, rew, term, trunc, infos = env.step(random_legal_actions(obs["action_mask"], rng))
+        assert not trunc.any()
+        if term.any():
+            finished += int(term.sum())
+            for i in np.flatnonzero(term):
+                assert infos["final_obs"][i]["action_mask"].tolist() == [0] * 26 + [1]
+                assert rew[i] == infos["final_score"][i]
+    assert finished > 0
