@@ -19,7 +19,7 @@ $(VENV)/.installed: $(BIN)/activate pyproject.toml constraints.txt
 setup: $(VENV)/.installed
 
 demo: setup
-	$(BIN)/python -m tapeo_env.demo --seed 0
+	$(BIN)/python -m training.main
 
 test: setup
 	$(BIN)/python -m pytest -q -n 2

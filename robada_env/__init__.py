@@ -65,3 +65,8 @@ __all__ = [
     "OBS_VERSION", "RobadaParallelEnv", "State", "action_name", "apply_action", "encode", "env",
     "legal_actions", "legal_mask", "new_game", "parallel_env", "raw_env", "sample_consistent_state",
 ]
+
+# Register the single-agent Gymnasium view (one learner seat against given opponents); lazy entry point.
+from training.registration import register_envs as _register_envs  # noqa: E402
+
+_register_envs()

@@ -66,3 +66,8 @@ __all__ = [
     "Config", "State", "new_game", "apply_picks", "legal_actions", "legal_mask", "sample_consistent_state",
     "make_record", "replay", "save_record", "load_record", "DECK_COMPOSITION", "HAND_SIZES",
 ]
+
+# Register the single-agent Gymnasium view (one learner seat against given opponents); lazy entry point.
+from training.registration import register_envs as _register_envs  # noqa: E402
+
+_register_envs()

@@ -1,0 +1,64 @@
+"""A bot playing a torch ``MaskablePPO`` training checkpoint (needs the ``train`` extras).
+
+For sharing and for the shipped opponents prefer the ONNX export
+(:class:`agents.onnx_policy.OnnxPolicy`, no torch); this bot is for evaluating checkpoints
+straight from training and for checking exports against.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Optional
+
+import numpy as np
+
+from .base import Bot, BeliefSampler, Observation, legal_actions
+
+
+class PPOBot(Bot):
+    """Plays the policy of a checkpoint written by ``training.train``, always with the action mask.
+
+    Args:
+        checkpoint: the ``.zip`` file.
+        game: the game it must play (checked against the model card; None: the card's game).
+        num_players: a table size the policy must have been trained on (None: not checked).
+        deterministic: argmax of the masked distribution (default); False samples from it with
+            the bot's generator.
+        seed: the bot's seed.
+        device: torch device.
+
+    Raises:
+        CheckpointError (a ValueError): see :func:`training.checkpoint.load_checkpoint` (other
+            game, player count or layout version; truncated or corrupt file).
+    """
+
+    name = "ppo_torch"
+
+    def __init__(self, checkpoint: str | Path, game: Optional[str] = None, num_players: Optional[int] = None,
+                 deterministic: bool = True, seed: Optional[int] = None, device: str = "cpu", **options: Any) -> None:
+        super().__init__(seed=seed, **options)
+        from training.checkpoint import load_checkpoint
+
+        self.model, self.card, _ = load_checkpoint(checkpoint, game=game, num_players=num_players, device=device)
+        self.game = self.card["game"]
+        self.deterministic = deterministic
+
+    def probabilities(self, observation: Observation) -> np.ndarray:
+        """Masked action probabilities, float64 (num_actions,)."""
+        import torch
+
+        obs, _ = self.model.policy.obs_to_tensor(np.asarray(observation["observation"], np.float32))
+        mask = np.asarray(observation["action_mask"]).astype(bool)[None]
+        with torch.no_grad():
+            dist = self.model.policy.get_distribution(obs, action_masks=mask)
+            p = dist.distribution.probs[0].cpu().numpy().astype(np.float64)
+        return p / p.sum()
+
+    def act(self, observation: Observation, belief: Optional[BeliefSampler] = None) -> int:
+        legal_actions(observation)  # raises on an empty mask
+        mask = np.asarray(observation["action_mask"]).astype(bool)
+        if self.deterministic:
+            action, _ = self.model.predict(np.asarray(observation["observation"], np.float32),
+                                           action_masks=mask, deterministic=True)
+            return int(action)
+        p = self.probabilities(observation)
+        return int(self.rng.choice(p.size, p=p))

@@ -1,0 +1,358 @@
+"""Throughput of our environments and of the libraries researchers would otherwise use.
+
+``python -m benchmarks.throughput [--games tapeo robada] [--quick] [--out-dir benchmarks/results]``
+
+Everything runs in this one process with uniformly random legal play; each figure is the median
+of ``--repeats`` (3) timed runs of at least ``--seconds`` each. Measured, per game and player
+count (Tapeo 2, 4, 6; Ronda Robada 2, 4):
+
+* ``<game>_env.env()`` (AEC, wrapped) and ``<game>_env.parallel_env()``, through
+  :mod:`benchmarks.env_speed` (observations and masks are read as a learner would);
+* the batched engine at B = 1, 64, 1024, 4096, 8192 (each step: the masks, the observations of
+  every seat that acts, the random legal actions, the step, the reset of finished games);
+* the vectorized training env :class:`tapeo_env.vector.TapeoVecEnv` (1024 tables, learner in
+  seat 0, random opponents in batch);
+
+and, as references: PettingZoo classic ``leduc_holdem_v4``, ``texas_holdem_v4``,
+``connect_four_v3`` (AEC ``env()``), ``rps_v2`` (``parallel_env()``), and OpenSpiel's
+``leduc_poker`` through ``pyspiel`` (each decision reads the observation tensor and the legal
+actions mask). Also: state bytes per game of the batched engine at B = 8192 (``nbytes``) and its
+peak traced allocation per game (``tracemalloc``: state, observation buffers and temporaries of
+one step), and MaskablePPO training steps per second end to end through the vectorized env with
+the default ``MlpPolicy``.
+
+An agent-step is one agent choosing one action (Tapeo: each seat's pick; turn-based games: one
+decision); games/s counts finished games. Writes ``throughput.md`` (tables) and
+``throughput.png`` (agent-steps/s against batch size, references as horizontal lines),
+atomically.
+
+Batched engines are found through :data:`BATCHED_DRIVERS`: a game's driver builds its engine and
+plays one random step; Ronda Robada's uses ``robada_env.batched.BatchedRobada`` when that module
+is present (otherwise its rows say "not available").
+"""
+from __future__ import annotations
+
+import argparse
+import importlib
+import io
+import statistics
+import time
+import tracemalloc
+from pathlib import Path
+from typing import Callable, Optional
+
+import numpy as np
+
+from hod_common.atomic import atomic_write_bytes, atomic_write_text
+
+from .env_speed import bench_aec, bench_parallel
+
+GAMES = {"tapeo": (2, 4, 6), "robada": (2, 4)}
+BATCH_SIZES = (1, 64, 1024, 4096, 8192)
+MEMORY_BATCH = 8192
+
+
+# ---- batched drivers ------------------------------------------------------------------------------
+class _TapeoDriver:
+    """Random legal play of :class:`tapeo_env.batched.BatchedTapeo` (all seats pick each step)."""
+
+    def __init__(self, batch: int, players: int, seed: int) -> None:
+        from tapeo_env.batched import BatchedTapeo
+        self.eng = BatchedTapeo(batch, players, seed=seed)
+        self.eng.reset()
+        self.agents_per_step = batch * players
+
+    def step(self) -> int:
+        """Play one step; return the games finished."""
+        eng = self.eng
+        mask = eng.legal_mask()
+        eng.observe()
+        res = eng.step(eng.random_actions(mask))
+        over = res.game_over
+        if over.any():
+            eng.reset(games=over)
+            return int(over.sum())
+        return 0
+
+    def state_bytes(self) -> int:
+        return self.eng.state.nbytes
+
+
+class _RobadaDriver:
+    """Random legal play of ``robada_env.batched.BatchedRobada`` (one decision per game per step)."""
+
+    def __init__(self, batch: int, players: int, seed: int) -> None:
+        mod = importlib.import_module("robada_env.batched")
+        self.eng = mod.BatchedRobada(batch, players)
+        self.eng.reset(seed=seed)
+        self.rng = np.random.default_rng(seed)
+        self.agents_per_step = batch
+
+    def step(self) -> int:
+        eng = self.eng
+        eng.observe()
+        _, ended = eng.step(eng.random_legal_actions(self.rng), check=False)
+        if ended.any():
+            eng.reset(rng=self.rng, games=np.flatnonzero(ended))
+            return int(ended.sum())
+        return 0
+
+    def state_bytes(self) -> int:
+        return int(self.eng.nbytes()["state"])
+
+
+#: game -> driver class ``(batch, players, seed)`` with ``step() -> games finished``,
+#: ``agents_per_step`` and ``state_bytes()``.
+BATCHED_DRIVERS: dict[str, Callable] = {"tapeo": _TapeoDriver, "robada": _RobadaDriver}
+
+
+def _timed(run: Callable[[], tuple[int, int]], seconds: float) -> dict:
+    """Call ``run()`` (returns agent-steps, games) until ``seconds`` have passed; return rates."""
+    steps = games = 0
+    t0 = time.perf_counter()
+    while True:
+        s, g = run()
+        steps += s
+        games += g
+        dt = time.perf_counter() - t0
+        if dt >= seconds:
+            return {"agent_steps": steps, "games": games, "seconds": dt,
+                    "steps_per_s": steps / dt, "games_per_s": games / dt}
+
+
+def _median(runs: list[dict]) -> dict:
+    return {"steps_per_s": statistics.median(r["steps_per_s"] for r in runs),
+            "games_per_s": statistics.median(r["games_per_s"] for r in runs)}
+
+
+def bench_batched(game: str, players: int, batch: int, seconds: float, repeats: int, seed: int = 0) -> dict:
+    """Median rates of the game's batched engine at batch size ``batch``."""
+    drv = BATCHED_DRIVERS[game](batch, players, seed)
+    drv.step()  # warm-up (buffers)
+    runs = [_timed(lambda: (drv.agents_per_step, drv.step()), seconds) for _ in range(repeats)]
+    return _median(runs)
+
+
+def bench_memory(game: str, players: int, batch: int = MEMORY_BATCH) -> dict:
+    """State bytes per game (nbytes) and peak traced bytes per game over construction, reset and
+    a few steps (observations included)."""
+    tracemalloc.start()
+    try:
+        drv = BATCHED_DRIVERS[game](batch, players, 0)
+        for _ in range(3):
+            drv.step()
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    return {"state_bytes_per_game": drv.state_bytes() / batch, "peak_bytes_per_game": peak / batch}
+
+
+def bench_vec_env(players: int, tables: int, seconds: float, repeats: int) -> dict:
+    """Rates of :class:`tapeo_env.vector.TapeoVecEnv` (learner seat 0, random opponents), learner
+    actions drawn at random from ``action_masks()``. agent-steps count every seat's pick."""
+    from tapeo_env.batched import random_legal_actions
+    from tapeo_env.vector import TapeoVecEnv
+    env = TapeoVecEnv(num_tables=tables, num_players=players, learner_seats=1, seed=0)
+    env.reset()
+    rng = np.random.default_rng(0)
+
+    def run() -> tuple[int, int]:
+        _, _, dones, _ = env.step(random_legal_actions(env.action_masks(), rng))
+        return tables * players, int(dones.sum())
+    return _median([_timed(run, seconds) for _ in range(repeats)])
+
+
+def bench_openspiel(game_name: str, seconds: float, repeats: int, seed: int = 0) -> dict:
+    """Random legal play of an OpenSpiel game (chance outcomes sampled); each decision reads the
+    observation tensor and the legal actions mask."""
+    import pyspiel
+    game = pyspiel.load_game(game_name)
+    rng = np.random.default_rng(seed)
+
+    def run() -> tuple[int, int]:
+        state = game.new_initial_state()
+        steps = 0
+        while not state.is_terminal():
+            if state.is_chance_node():
+                outcomes = state.chance_outcomes()
+                state.apply_action(outcomes[rng.integers(len(outcomes))][0])
+                continue
+            state.observation_tensor()
+            mask = state.legal_actions_mask()
+            legal = [a for a, m in enumerate(mask) if m]
+            state.apply_action(legal[rng.integers(len(legal))])
+            steps += 1
+        return steps, 1
+    return _median([_timed(run, seconds) for _ in range(repeats)])
+
+
+def _steps_bench(fn: Callable, make: Callable, seconds: float, repeats: int) -> dict:
+    """Median of env_speed's bench_aec / bench_parallel, sized to about ``seconds`` each."""
+    probe = fn(make, 200)
+    steps = max(200, int(probe["steps_per_s"] * seconds))
+    return _median([fn(make, steps, seed=i) for i in range(repeats)])
+
+
+def bench_ppo(players: int, tables: int, n_steps: int, rollouts: int, batch_size: int = 1024,
+              n_epochs: int = 4, torch_threads: int = 1) -> dict:
+    """MaskablePPO (default MlpPolicy) learning through TapeoVecEnv: env steps (learner
+    decisions) per second, end to end (rollouts and updates). One torch thread by default (the
+    training config's ``torch_threads``: on 2 shared cores more threads are slower)."""
+    import torch
+    from sb3_contrib import MaskablePPO
+    from tapeo_env.vector import TapeoVecEnv
+    before = torch.get_num_threads()
+    torch.set_num_threads(torch_threads)
+    env = TapeoVecEnv(num_tables=tables, num_players=players, learner_seats=1, reward_scheme="win_loss", seed=0)
+    model = MaskablePPO("MlpPolicy", env, n_steps=n_steps, batch_size=min(batch_size, n_steps * tables),
+                        n_epochs=n_epochs, seed=0, device="cpu", verbose=0)
+    total = n_steps * tables * rollouts
+    t0 = time.perf_counter()
+    try:
+        model.learn(total_timesteps=total)
+    finally:
+        torch.set_num_threads(before)
+    dt = time.perf_counter() - t0
+    return {"env_steps_per_s": total / dt, "steps": total, "seconds": dt, "torch_threads": torch_threads,
+            "config": f"{tables} tables x 1 learner seat, {players} players, n_steps={n_steps}, "
+                      f"batch_size={min(batch_size, n_steps * tables)}, n_epochs={n_epochs}"}
+
+
+# ---- the run --------------------------------------------------------------------------------------
+def run(games: list[str], batch_sizes: tuple[int, ...], seconds: float, repeats: int, peers: bool,
+        ppo: bool, quick: bool, progress: Callable[[str], None] = print) -> dict:
+    """Measure everything; returns ``{"rows": [...], "memory": [...], "ppo": ..., "curves": ...}``."""
+    rows: list[dict] = []
+    curves: dict[str, list[tuple[int, float]]] = {}
+    memory: list[dict] = []
+
+    def add(game, players, label, result, kind):
+        rows.append({"game": game, "players": players, "env": label, "kind": kind, **result})
+        progress(f"{game} {players} {label}: {result if isinstance(result, dict) else result}")
+
+    if peers:
+        from pettingzoo.classic import connect_four_v3, leduc_holdem_v4, rps_v2, texas_holdem_v4
+        for name, make in (("leduc_holdem_v4", leduc_holdem_v4.env), ("texas_holdem_v4", texas_holdem_v4.env),
+                           ("connect_four_v3", connect_four_v3.env)):
+            add("pettingzoo", 2, f"{name}.env() [AEC]", _steps_bench(bench_aec, make, seconds, repeats), "peer-aec")
+        add("pettingzoo", 2, "rps_v2.parallel_env()", _steps_bench(bench_parallel, rps_v2.parallel_env, seconds,
+                                                                      repeats), "peer-parallel")
+        try:
+            add("openspiel", 2, "pyspiel leduc_poker", bench_openspiel("leduc_poker", seconds, repeats), "peer-aec")
+        except ImportError as e:
+            rows.append({"game": "openspiel", "players": 2, "env": "pyspiel leduc_poker", "kind": "note",
+                         "note": f"skipped: {e}"})
+    for game in games:
+        mod = importlib.import_module(f"{game}_env")
+        for n in GAMES[game]:
+            add(game, n, "env() [AEC]", _steps_bench(bench_aec, lambda: mod.env(num_players=n), seconds, repeats),
+                "aec")
+            add(game, n, "parallel_env()", _steps_bench(bench_parallel, lambda: mod.parallel_env(num_players=n),
+                                                        seconds, repeats), "parallel")
+            key = f"{game} {n}p"
+            try:
+                for b in batch_sizes:
+                    r = bench_batched(game, n, b, seconds, repeats)
+                    add(game, n, f"batched B={b}", r, "batched")
+                    curves.setdefault(key, []).append((b, r["steps_per_s"]))
+                m = bench_memory(game, n, 64 if quick else MEMORY_BATCH)
+                memory.append({"game": game, "players": n, "batch": 64 if quick else MEMORY_BATCH, **m})
+            except ImportError as e:
+                rows.append({"game": game, "players": n, "env": "batched", "kind": "note",
+                             "note": f"not available: {e}"})
+            if game == "tapeo":
+                tables = 64 if quick else 1024
+                add(game, n, f"TapeoVecEnv ({tables} tables)", bench_vec_env(n, tables, seconds, repeats), "vec")
+    ppo_result = None
+    if ppo and "tapeo" in games:
+        ppo_result = bench_ppo(4, 8 if quick else 128, 8 if quick else 64, 1 if quick else 3)
+        progress(f"MaskablePPO: {ppo_result}")
+    return {"rows": rows, "memory": memory, "ppo": ppo_result, "curves": curves}
+
+
+def format_markdown(result: dict, header: str = "") -> str:
+    """The tables: rates with ratios to leduc_holdem_v4 (AEC) and rps_v2 (Parallel), memory, PPO."""
+    rows = result["rows"]
+    ref_aec = next((r["steps_per_s"] for r in rows if r["env"].startswith("leduc_holdem_v4")), None)
+    ref_par = next((r["steps_per_s"] for r in rows if r["env"].startswith("rps_v2")), None)
+    lines = [header, "", "| game | players | environment | agent-steps/s | games/s | x leduc AEC | x rps parallel |",
+             "|---|---:|---|---:|---:|---:|---:|"]
+    for r in rows:
+        if r["kind"] == "note":
+            lines.append(f"| {r['game']} | {r['players']} | {r['env']} | {r['note']} | | | |")
+            continue
+        ra = f"{r['steps_per_s'] / ref_aec:,.1f}" if ref_aec else "-"
+        rp = f"{r['steps_per_s'] / ref_par:,.1f}" if ref_par else "-"
+        lines.append(f"| {r['game']} | {r['players']} | {r['env']} | {r['steps_per_s']:,.0f} | "
+                     f"{r['games_per_s']:,.1f} | {ra} | {rp} |")
+    if result["memory"]:
+        lines += ["", "| batched engine | players | B | state bytes/game (nbytes) | peak traced bytes/game |",
+                  "|---|---:|---:|---:|---:|"]
+        for m in result["memory"]:
+            lines.append(f"| {m['game']} | {m['players']} | {m['batch']} | {m['state_bytes_per_game']:,.0f} | "
+                         f"{m['peak_bytes_per_game']:,.0f} |")
+    p = result.get("ppo")
+    if p:
+        lines += ["", f"MaskablePPO (default MlpPolicy, torch threads {p['torch_threads']}) through TapeoVecEnv: "
+                      f"**{p['env_steps_per_s']:,.0f} env steps/s** end to end ({p['steps']} steps in "
+                      f"{p['seconds']:.1f} s; {p['config']})."]
+    return "\n".join(lines) + "\n"
+
+
+def plot_png(result: dict) -> bytes:
+    """PNG chart: agent-steps/s against batch size (log-log), references as horizontal lines."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    fig, ax = plt.subplots(figsize=(8, 5))
+    for key, pts in result["curves"].items():
+        xs, ys = zip(*pts)
+        ax.plot(xs, ys, marker="o", label=f"{key} batched")
+    styles = iter(["--", ":", "-.", (0, (5, 1)), (0, (3, 1, 1, 1))])
+    for r in result["rows"]:
+        if r["kind"] in ("peer-aec", "peer-parallel"):
+            ax.axhline(r["steps_per_s"], linestyle=next(styles, "--"), color="grey", linewidth=1)
+            ax.annotate(r["env"], (1, r["steps_per_s"]), fontsize=7, color="grey", va="bottom")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("batch size B (games stepped together)")
+    ax.set_ylabel("agent-steps per second")
+    ax.set_title("Random legal play, one process")
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize=8)
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=110, bbox_inches="tight")
+    plt.close(fig)
+    return buf.getvalue()
+
+
+def main(argv: Optional[list[str]] = None) -> dict:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--games", nargs="+", default=list(GAMES), choices=list(GAMES), help="games to measure")
+    ap.add_argument("--batch-sizes", nargs="+", type=int, default=list(BATCH_SIZES))
+    ap.add_argument("--seconds", type=float, default=1.0, help="least seconds per timed run (default 1)")
+    ap.add_argument("--repeats", type=int, default=3, help="timed runs per figure; the median is reported")
+    ap.add_argument("--no-peers", action="store_true", help="skip the PettingZoo and OpenSpiel references")
+    ap.add_argument("--no-ppo", action="store_true", help="skip the MaskablePPO measurement")
+    ap.add_argument("--quick", action="store_true",
+                    help="smoke run: B = 1 and 64, 0.02 s per run, 1 repeat, tiny PPO (figures not meaningful)")
+    ap.add_argument("--out-dir", default="benchmarks/results", help="where throughput.md/.png go")
+    args = ap.parse_args(argv)
+    if args.quick:
+        args.batch_sizes, args.seconds, args.repeats = [1, 64], 0.02, 1
+    if args.repeats < 1 or args.seconds <= 0 or min(args.batch_sizes) < 1:
+        ap.error("--repeats and --batch-sizes must be >= 1 and --seconds > 0")
+    result = run(args.games, tuple(args.batch_sizes), args.seconds, args.repeats, not args.no_peers,
+                 not args.no_ppo, args.quick)
+    header = (f"Random legal play, one process; median of {args.repeats} runs of >= {args.seconds:g} s each"
+              + (" (--quick smoke run: not meaningful)" if args.quick else "") + ".")
+    text = format_markdown(result, header)
+    out = Path(args.out_dir)
+    atomic_write_text(out / "throughput.md", text)
+    atomic_write_bytes(out / "throughput.png", plot_png(result))
+    print(text)
+    return result
+
+
+if __name__ == "__main__":
+    main()

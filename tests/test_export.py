@@ -1,0 +1,161 @@
+"""ONNX export: same actions and logits as the torch policy, self-checking model card, torch-free bot."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import numpy as np
+import onnx
+import pytest
+import torch
+
+import agents
+from agents import registry
+from agents.onnx_policy import OnnxPolicy, register_shipped_opponents, shipped_opponents
+from agents.ppo import PPOBot
+from training.card import CheckpointError
+from training.config import smoke_config
+from training.export import METADATA_KEY, export_onnx, main as export_main
+from training.train import Trainer
+
+
+@pytest.fixture(scope="module")
+def exported(tmp_path_factory):
+    """A Tapeo policy trained for a few hundred steps (2 and 4 players), and its export."""
+    out = tmp_path_factory.mktemp("export_run")
+    t = Trainer("tapeo", smoke_config("tapeo", players=[2, 4], net_arch=[64, 64]), out, progress=False, log=None)
+    s = t.run()
+    onnx_path, card_path = export_onnx(s["checkpoint"], out / "export")
+    return s["checkpoint"], onnx_path, card_path
+
+
+def recorded_observations(count: int, seed: int = 0):
+    """``count`` observation dicts met by every seat in random games of Tapeo (2-6 players)."""
+    import tapeo_env
+
+    rng = np.random.default_rng(seed)
+    obs, masks = [], []
+    while len(obs) < count:
+        env = tapeo_env.raw_env(num_players=int(rng.integers(2, 7)))
+        env.reset(seed=int(rng.integers(1 << 30)))
+        for agent in env.agent_iter():
+            if env.terminations[agent] or env.truncations[agent]:
+                env.step(None)
+                continue
+            o = env.observe(agent)
+            obs.append(o["observation"].copy())
+            masks.append(o["action_mask"].copy())
+            env.step(int(rng.choice(np.flatnonzero(o["action_mask"]))))
+    return np.array(obs[:count], np.float32), np.array(masks[:count], np.int8)
+
+
+def test_onnx_and_torch_agree_on_1000_recorded_observations(exported):
+    ckpt, onnx_path, _ = exported
+    obs, masks = recorded_observations(1000)
+    assert len({m.tobytes() for m in masks}) > 10  # many different masks
+    torch_bot = PPOBot(ckpt, game="tapeo")
+    onnx_bot = OnnxPolicy(onnx_path, game="tapeo")
+    a_onnx, z_onnx = onnx_bot.run(obs, masks)
+    policy = torch_bot.model.policy
+    with torch.no_grad():
+        o = torch.as_tensor(obs)
+        latent = policy.mlp_extractor.forward_actor(policy.extract_features(o, policy.pi_features_extractor))
+        z_torch = policy.action_net(latent).numpy()
+        dist = policy.get_distribution(o, action_masks=masks.astype(bool))
+        logp_torch = dist.distribution.logits.numpy()  # normalised, as MaskablePPO samples them
+    a_torch, _ = torch_bot.model.predict(obs, action_masks=masks.astype(bool), deterministic=True)
+    legal = masks.astype(bool)
+    assert np.array_equal(a_onnx, a_torch)
+    assert all(legal[i, a_onnx[i]] for i in range(1000))
+    assert [onnx_bot.act({"observation": obs[i], "action_mask": masks[i]}) for i in range(50)] == \
+        [torch_bot.act({"observation": obs[i], "action_mask": masks[i]}) for i in range(50)]
+    assert np.abs(z_onnx[legal] - z_torch[legal]).max() <= 1e-5
+    assert (z_onnx[~legal] == np.float32(-1e8)).all()
+    z = z_onnx.astype(np.float64)
+    zl = np.where(legal, z, -np.inf)
+    logp_onnx = zl - (np.log(np.exp(zl - zl.max(1, keepdims=True)).sum(1, keepdims=True)) + zl.max(1, keepdims=True))
+    assert np.abs(logp_onnx[legal] - logp_torch[legal]).max() <= 1e-5
+
+
+def test_export_graph_and_card(exported):
+    ckpt, onnx_path, card_path = exported
+    proto = onnx.load(onnx_path)
+    assert max(o.version for o in proto.opset_import if o.domain in ("", "ai.onnx")) >= 14
+    assert [i.name for i in proto.graph.input] == ["observation", "action_mask"]
+    assert [o.name for o in proto.graph.output] == ["action", "logits"]
+    assert proto.graph.input[1].type.tensor_type.elem_type == onnx.TensorProto.INT8
+    card = json.loads(card_path.read_text())
+    embedded = json.loads({p.key: p.value for p in proto.metadata_props}[METADATA_KEY])
+    assert card["game"] == embedded["game"] == "tapeo" and card["player_counts"] == [2, 4]
+    assert card["onnx"]["file"] == "tapeo_ppo.onnx" and len(card["onnx"]["sha256"]) == 64
+
+
+def test_onnx_policy_rejects_wrong_game_count_layout_and_damaged_files(exported, tmp_path):
+    _, onnx_path, _ = exported
+    with pytest.raises(CheckpointError, match="not 'robada'"):
+        OnnxPolicy(onnx_path, game="robada")
+    with pytest.raises(CheckpointError, match=r"\[2, 4\] players, not 3"):
+        OnnxPolicy(onnx_path, game="tapeo", num_players=3)
+    proto = onnx.load(onnx_path)
+    for p in proto.metadata_props:
+        if p.key == METADATA_KEY:
+            card = json.loads(p.value)
+            card["obs_layout_version"] = 0
+            p.value = json.dumps(card)
+    stale = tmp_path / "stale.onnx"
+    stale.write_bytes(proto.SerializeToString())
+    with pytest.raises(CheckpointError, match="layout version 0"):
+        OnnxPolicy(stale)
+    trunc = tmp_path / "trunc.onnx"
+    data = onnx_path.read_bytes()
+    trunc.write_bytes(data[: len(data) // 2])
+    with pytest.raises(CheckpointError, match="truncated or corrupt"):
+        OnnxPolicy(trunc)
+    with pytest.raises(CheckpointError, match="no such ONNX file"):
+        OnnxPolicy(tmp_path / "missing.onnx")
+    bot = OnnxPolicy(onnx_path)
+    with pytest.raises(ValueError, match=r"expected observation \(B, 157\)"):
+        bot.run(np.zeros(5, np.float32), np.ones(10, np.int8))
+
+
+def test_onnx_policy_runs_without_torch(exported):
+    _, onnx_path, _ = exported
+    code = (
+        "import sys, numpy as np\n"
+        "from agents.onnx_policy import OnnxPolicy\n"
+        f"b = OnnxPolicy({str(onnx_path)!r}, game='tapeo', seed=0)\n"
+        "m = np.zeros(10, np.int8); m[[2, 5]] = 1\n"
+        "a = b.act({'observation': np.zeros(157, np.float32), 'action_mask': m})\n"
+        "assert a in (2, 5)\n"
+        "bad = [k for k in ('torch', 'stable_baselines3', 'sb3_contrib') if k in sys.modules]\n"
+        "assert not bad, bad\n"
+    )
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+
+
+def test_shipped_opponents_registry(exported, tmp_path, monkeypatch):
+    _, onnx_path, _ = exported
+    monkeypatch.setattr(registry, "_REGISTRY", dict(registry._REGISTRY))
+    assert register_shipped_opponents(tmp_path / "absent") == []  # no folder: nothing, no error
+    for stem in ("tapeo_ppo", "tapeo_ppo_4p"):
+        (tmp_path / f"{stem}.onnx").write_bytes(onnx_path.read_bytes())
+    (tmp_path / "chess_ppo.onnx").write_bytes(b"ignored: unknown game")
+    assert shipped_opponents(tmp_path) == {("tapeo", "ppo"): tmp_path / "tapeo_ppo.onnx",
+                                          ("tapeo", "ppo_4p"): tmp_path / "tapeo_ppo_4p.onnx"}
+    assert register_shipped_opponents(tmp_path) == [("tapeo", "ppo"), ("tapeo", "ppo_4p")]
+    bot = agents.make("tapeo", "ppo", seed=0)
+    assert isinstance(bot, OnnxPolicy) and bot.name == "ppo" and bot.game == "tapeo"
+    from benchmarks.tournament import run_tournament
+
+    res = run_tournament("tapeo", ["ppo", "random"], num_games=4, seed=0)
+    assert res.num_games == 4 and abs(sum(b.wins for b in res.bots) - 4) < 1e-9
+
+
+def test_export_cli(exported, tmp_path, capsys):
+    ckpt, _, _ = exported
+    assert export_main([ckpt, "--out", str(tmp_path), "--name", "mine"]) == 0
+    assert (tmp_path / "mine.onnx").is_file() and (tmp_path / "mine.json").is_file()
+    assert export_main([str(tmp_path / "mine.json"), "--out", str(tmp_path)]) == 2
+    assert "error:" in capsys.readouterr().err

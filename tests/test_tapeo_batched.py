@@ -1,0 +1,403 @@
+"""Batched Tapeo engine (tapeo_env.batched), its vector envs (tapeo_env.vector) and the
+throughput benchmark smoke run.
+
+The differential test plays thousands of seeded games through the batched engine and replays
+each one, with the same deals, through the single-game engine (the reference), requiring
+identical hands, bars, churros, scores, masks, observations and rewards at every step."""
+import numpy as np
+import pytest
+
+from hod_common.errors import ConfigError, IllegalActionError
+from hod_common.rewards import final_rewards
+from tapeo_env import engine as E
+from tapeo_env.batched import BatchedTapeo, random_legal_actions
+from tapeo_env.batched_obs import BatchedEncoder
+from tapeo_env.batched_scoring import (churro_points_batch, final_rewards_batch, ham_points_batch,
+                                       pepper_points_batch, round_points_batch)
+from tapeo_env.cards import (BREAD, CHURRO, CROQUETA, FREELOADER, HAM1, HAM2, HAM3, NUM_KINDS, PEPPER, PRAWNS,
+                             TORTILLA)
+from tapeo_env.observation import OBS_SIZE, encode
+
+K = NUM_KINDS
+
+
+# ---- differential test ----------------------------------------------------------------------------
+def _kinds(counts):
+    return np.repeat(np.arange(K), counts).tolist()
+
+
+def _play_and_record(n, B, seed, scheme, round_rewards, steps, exact_division=None):
+    """Play ``steps`` steps of B batched games with random legal picks, restarting a third of the
+    games after 4 steps (so games run out of step) and every finished game. Returns the
+    recorded episodes: per episode its deals and, per step, the batch snapshot index."""
+    eng = BatchedTapeo(B, n, reward_scheme=scheme, round_rewards=round_rewards, seed=seed)
+    eng.reset()
+    if exact_division is not None:
+        eng.observe()
+        eng._obs_encoder = BatchedEncoder(eng.config, exact_division=exact_division)
+    s = eng.state
+    snaps, episodes = [], []
+    current = [{"b": b, "deals": [s.hands[b].copy()], "steps": []} for b in range(B)]
+
+    def restart(games):
+        for b in games:
+            episodes.append(current[b])
+        eng.reset(games=np.asarray(games, np.intp))
+        for b in games:
+            current[b] = {"b": b, "deals": [s.hands[b].copy()], "steps": []}
+
+    for t in range(steps):
+        if t == 4:
+            restart(list(range(0, B, 3)))
+        snap = {f: getattr(s, f).copy() for f in ("hands", "bars", "churros_kept", "round_scores", "round", "pick")}
+        snap["mask"] = eng.legal_mask().copy()
+        snap["obs"] = eng.observe().copy()
+        snap["picks"] = eng.random_actions()
+        res = eng.step(snap["picks"])
+        snap["rewards"] = res.rewards.copy()
+        snap["game_over"] = res.game_over.copy()
+        if res.game_over.any():
+            snap["final_obs"] = eng.observe().copy()
+            snap["final_scores"] = s.final_scores.copy()
+            snap["winners"] = s.winners.copy()
+        snaps.append(snap)
+        for b in range(B):
+            current[b]["steps"].append(t)
+            if res.round_over[b] and not res.game_over[b]:
+                current[b]["deals"].append(s.hands[b].copy())
+        if res.game_over.any():
+            restart(np.flatnonzero(res.game_over).tolist())
+    episodes.extend(current)
+    return eng, snaps, episodes
+
+
+def _replay_and_compare(eng, snaps, episodes):
+    cfg = eng.config
+    n = cfg.num_players
+    checked_games = 0
+    for ep in episodes:
+        b, deals = ep["b"], list(ep["deals"])
+        while len(deals) < cfg.num_rounds:          # unplayed rounds of an unfinished game: any valid deal
+            deals.append(deals[0])
+        g = E.new_game(cfg, deals=[[_kinds(h[i]) for i in range(n)] for h in deals])
+        phi = np.zeros(n)
+        for t in ep["steps"]:
+            snap = snaps[t]
+            for i in range(n):
+                assert np.array_equal(g.hand(i), snap["hands"][b, i]), (t, b, i)
+                assert np.array_equal(E.legal_mask(g, i), snap["mask"][b, i])
+                assert np.array_equal(encode(g, i), snap["obs"][b, i]), (t, b, i)
+            assert np.array_equal(g.bars, snap["bars"][b])
+            assert np.array_equal(g.churros_kept, snap["churros_kept"][b])
+            assert np.array_equal(g.round_scores, snap["round_scores"][b])
+            assert (g.round, g.pick) == (snap["round"][b], snap["pick"][b])
+            ended = E.apply_picks(g, [int(a) for a in snap["picks"][b]])
+            want = np.zeros(n)
+            if ended and (eng.round_rewards or g.is_over):   # as tapeo_env.env._TapeoCore._resolve
+                if g.is_over:
+                    value = final_rewards(g.final_scores, g.winners, eng.reward_scheme)
+                else:
+                    scores, churros = g.scores_so_far(), g.churros_held()
+                    value = final_rewards(scores, E.winners(scores, churros, cfg.rulings), eng.reward_scheme)
+                want, phi = value - phi, value
+            assert np.array_equal(want, snap["rewards"][b]), (t, b, want, snap["rewards"][b])
+            assert bool(snap["game_over"][b]) == g.is_over
+            if g.is_over:
+                assert np.array_equal(g.final_scores, snap["final_scores"][b])
+                assert set(g.winners) == set(np.flatnonzero(snap["winners"][b]).tolist())
+                for i in range(n):
+                    assert np.array_equal(encode(g, i), snap["final_obs"][b, i])
+                checked_games += 1
+    return checked_games
+
+
+@pytest.mark.parametrize("n,scheme,round_rewards", [
+    (2, "points", False), (3, "win_loss", True), (4, "margin", False), (5, "win_loss", False), (6, "points", True),
+])
+def test_differential_against_single_engine(n, scheme, round_rewards):
+    # 330 tables, 60 steps: every table finishes 2-3 games (2000+ finished games over the five player counts)
+    eng, snaps, episodes = _play_and_record(n, 330, seed=100 + n, scheme=scheme, round_rewards=round_rewards,
+                                            steps=60)
+    finished = _replay_and_compare(eng, snaps, episodes)
+    assert finished >= 600
+
+
+def test_differential_with_the_lookup_table_conversion():
+    # the encoder's table path (used when float32 division would not be exact) gives the same values
+    eng, snaps, episodes = _play_and_record(4, 40, seed=7, scheme="points", round_rewards=False, steps=25,
+                                            exact_division=False)
+    assert not eng._obs_encoder.exact_division
+    assert _replay_and_compare(eng, snaps, episodes) >= 40
+
+
+def test_observe_seat_subsets_and_out_match_all_seats():
+    eng = BatchedTapeo(50, 5, seed=3)
+    eng.reset()
+    for _ in range(3):
+        eng.step(eng.random_actions())
+    eng.reset(games=np.arange(0, 50, 2))            # out of step: two picks in the batch
+    full = eng.observe().copy()
+    sub = eng.observe(seats=[4, 1]).copy()
+    assert np.array_equal(sub[:, 0], full[:, 4]) and np.array_equal(sub[:, 1], full[:, 1])
+    out = np.full((50, 5, OBS_SIZE), 7.0, np.float32)
+    assert np.array_equal(eng.observe(out=out), full)
+    with pytest.raises(ValueError):
+        eng.observe(seats=[5])
+    with pytest.raises(ValueError):
+        eng.observe(seats=[1, 1])
+
+
+# ---- rules with hand-made deals ---------------------------------------------------------------
+def _deal_rounds(first_round, n, hs):
+    """deals (1, 3, n, K): the given first round, then rounds dealing the sorted deck in order."""
+    from tapeo_env.cards import deck_cards
+    d = np.zeros((1, 3, n, K), np.int64)
+    for i, hand in enumerate(first_round):
+        for kind in hand:
+            d[0, 0, i, kind] += 1
+    cards = deck_cards()
+    for r in (1, 2):
+        for i in range(n):
+            d[0, r, i] = np.bincount(cards[i * hs:(i + 1) * hs], minlength=K)
+    return d
+
+
+def test_freeloader_chain_three_players():
+    # Seats 0 and 1 reveal Freeloaders, seat 2 a ham3. Seat 0 steals from seat 1, but seat 1's tapa
+    # is a Freeloader: nothing (T6). Seat 1 steals seat 2's ham3. Seat 2 keeps nothing new.
+    hs = 9
+    first = [[FREELOADER] + [BREAD] * 8, [FREELOADER] + [TORTILLA] * 8, [HAM3] + [PRAWNS] * 8]
+    eng = BatchedTapeo(1, 3, seed=0)
+    eng.reset(deals=_deal_rounds(first, 3, hs))
+    eng.step(np.array([[FREELOADER, FREELOADER, HAM3]]))
+    bars = eng.state.bars[0]
+    assert bars[0].tolist() == [0] * FREELOADER + [1, 0]                          # its Freeloader only
+    assert bars[1, FREELOADER] == 1 and bars[1, HAM3] == 1 and bars[1].sum() == 2   # Freeloader + ham3
+    assert bars[2].sum() == 0                                                      # ham3 stolen
+    # passing left: seat 1 now holds what seat 0 held (8 bread), seat 0 what seat 2 held (8 prawns)
+    assert eng.state.hands[0, 1, BREAD] == 8 and eng.state.hands[0, 0, PRAWNS] == 8
+
+
+def test_two_player_freeloaders_steal_from_each_other():
+    # 2 players: each one's left neighbour is the other. Seat 0 Freeloader, seat 1 croqueta:
+    # seat 0 ends with Freeloader + croqueta, seat 1 with nothing.
+    first = [[FREELOADER] + [TORTILLA] * 9, [CROQUETA] + [PRAWNS] * 9]
+    eng = BatchedTapeo(1, 2, seed=0)
+    eng.reset(deals=_deal_rounds(first, 2, 10))
+    eng.step(np.array([[FREELOADER, CROQUETA]]))
+    assert eng.state.bars[0, 0, FREELOADER] == 1 and eng.state.bars[0, 0, CROQUETA] == 1
+    assert eng.state.bars[0, 1].sum() == 0
+
+
+def test_last_tapa_is_automatic_and_round_is_scored():
+    # 2 players, 10 tapas each: 9 decisions, the 10th tapa is revealed with the 9th pick (T7).
+    # Seat 0 gets 10 tortillas -> 5 pairs x 5 = 25. Seat 1 gets 10 croquetas -> 15 (five or more).
+    first = [[TORTILLA] * 10, [CROQUETA] * 10]
+    eng = BatchedTapeo(1, 2, seed=0)
+    eng.reset(deals=_deal_rounds(first, 2, 10))
+    for p in range(9):
+        held = eng.state.hands[0]
+        picks = np.array([[int(np.argmax(held[0])), int(np.argmax(held[1]))]])
+        res = eng.step(picks)
+        assert res.round_over[0] == (p == 8)
+    # after passing, each seat holds the other's hand every other pick; the bars get 5 + 5 of each
+    # kind: seat 0 has 5 tortillas + 5 croquetas: 2 pairs x 5 + 15 = 25, seat 1 the same.
+    assert eng.state.round_scores[0, 0].tolist() == [25, 25]
+    assert eng.state.round[0] == 1 and eng.state.pick[0] == 0
+    assert eng.state.bars[0].sum() == 0
+
+
+def test_batched_scoring_values_by_hand():
+    # ham slices 3,3,1: two leaders share 6 -> 3 each, no runner-up (T2); 3 = 6 // 2
+    assert ham_points_batch(np.array([[3, 3, 1]])).tolist() == [[3, 3, 0]]
+    # ham 5,2,2,0: leader 6, two runners-up share 3 -> 1 each (3 // 2), no ham no points (T3)
+    assert ham_points_batch(np.array([[5, 2, 2, 0]])).tolist() == [[6, 1, 1, 0]]
+    # peppers 3,3,1: max 3 >= 3 -> both at the max lose 6: 2*3-6 = 0, 0; seat 2: 2*1 = 2 (T5)
+    assert pepper_points_batch(np.array([[3, 3, 1]])).tolist() == [[0, 0, 2]]
+    # churros 4,1,1 (3 players): most +6; two fewest share -6 -> -3 each (T9)
+    assert churro_points_batch(np.array([[4, 1, 1]])).tolist() == [[6, -3, -3]]
+    # 2 players, churros 2,2: both most, share 6 -> +3 each, nobody loses (T9)
+    assert churro_points_batch(np.array([[2, 2]])).tolist() == [[3, 3]]
+    # bar: 3 tortillas (1 pair = 5), 2 croquetas (3), 2 prawns + 3 bread (2*3 + 3*min(2,3) = 12):
+    # 5 + 3 + 12 = 20, plus ham: seat 0 has ham2 (2 slices), seat 1 ham1 (1): 6 and 3.
+    bars = np.zeros((1, 2, K), np.int64)
+    bars[0, 0, [TORTILLA, CROQUETA, PRAWNS, BREAD, HAM2]] = [3, 2, 2, 3, 1]
+    bars[0, 1, [HAM1, CHURRO]] = [1, 4]
+    assert round_points_batch(bars).tolist() == [[20 + 6, 3]]
+    # rewards: scores 10, 4, 4 with winner seat 0. win_loss: +1, -1/2, -1/2; margin: 10 - 4 = 6,
+    # 4 - (10+4)/2 = -3; points: the scores.
+    s, w = np.array([[10, 4, 4]]), np.array([[True, False, False]])
+    assert final_rewards_batch(s, w, "win_loss").tolist() == [[1.0, -0.5, -0.5]]
+    assert final_rewards_batch(s, w, "margin").tolist() == [[6.0, -3.0, -3.0]]
+    assert final_rewards_batch(s, w, "points").tolist() == [[10.0, 4.0, 4.0]]
+    # everyone a winner: 0 for all
+    assert final_rewards_batch(np.array([[5, 5]]), np.array([[True, True]]), "win_loss").tolist() == [[0.0, 0.0]]
+
+
+# ---- errors -----------------------------------------------------------------------------------
+def test_illegal_pick_raises_and_changes_nothing():
+    first = [[TORTILLA] * 8, [CROQUETA] * 8, [PEPPER] * 8, [BREAD] * 8]   # 8 bread: the whole deck's
+    eng = BatchedTapeo(1, 4, seed=0)
+    eng.reset(deals=_deal_rounds(first, 4, 8))
+    before = {f: getattr(eng.state, f).copy() for f in ("hands", "bars", "pick")}
+    with pytest.raises(IllegalActionError, match=r"game 0 seat 1.*1 \(croqueta\)"):
+        eng.step(np.array([[TORTILLA, TORTILLA, PEPPER, BREAD]]))
+    with pytest.raises(IllegalActionError):
+        eng.step(np.array([[TORTILLA, CROQUETA, PEPPER, 10]]))
+    with pytest.raises(ValueError, match="shape"):
+        eng.step(np.array([TORTILLA, CROQUETA, PEPPER, BREAD]))
+    for f, v in before.items():
+        assert np.array_equal(getattr(eng.state, f), v)
+
+
+def test_bad_options_and_deals_raise():
+    with pytest.raises(ConfigError, match="legal values"):
+        BatchedTapeo(4, 7)
+    with pytest.raises(ConfigError, match="reward_scheme"):
+        BatchedTapeo(4, 4, reward_scheme="score")
+    eng = BatchedTapeo(2, 2, seed=0)
+    with pytest.raises(ConfigError, match="shape"):
+        eng.reset(deals=np.zeros((2, 3, 3, K)))     # 3 seats for a 2-player engine
+    bad = np.zeros((2, 3, 2, K), np.int64)
+    bad[..., TORTILLA] = 10                           # 2 hands x 10 tortillas = 20 > 14 in the deck
+    with pytest.raises(ConfigError, match="more of a kind"):
+        eng.reset(deals=bad)
+
+
+def test_finished_game_must_be_reset_before_stepping():
+    eng = BatchedTapeo(3, 6, seed=1)
+    eng.reset()
+    while not eng.game_over.all():
+        eng.step(eng.random_actions())
+    assert (eng.legal_mask() == 0).all()
+    with pytest.raises(ValueError, match="reset"):
+        eng.step(np.zeros((3, 6), np.int64))
+    eng.reset(games=[1])
+    assert eng.game_over.tolist() == [True, False, True]
+
+
+def test_own_deals_are_valid_and_seeded():
+    a, b = BatchedTapeo(500, 4, seed=11), BatchedTapeo(500, 4, seed=11)
+    a.reset()
+    b.reset()
+    assert np.array_equal(a.state.hands, b.state.hands)
+    h = a.state.hands.astype(int)
+    assert (h.sum(axis=2) == 8).all()                                        # 8 tapas per hand (4 players)
+    assert (h.sum(axis=1) + a.state.undealt == np.array(E.Config().deck)).all()   # deck = dealt + undealt
+    # uniform deal: expected tortillas per hand = 8 * 14 / 84 = 1.333; 2000 hands -> sd of the mean ~0.023
+    assert abs(h[:, :, TORTILLA].mean() - 8 * 14 / 84) < 0.1
+
+
+def test_random_legal_actions_are_legal_and_uniform():
+    rng = np.random.default_rng(0)
+    mask = np.zeros((20000, K), np.int8)
+    mask[:, [1, 4, 9]] = 1
+    a = random_legal_actions(mask, rng)
+    assert set(np.unique(a).tolist()) == {1, 4, 9}
+    freq = np.bincount(a, minlength=K)[[1, 4, 9]] / len(a)
+    assert np.abs(freq - 1 / 3).max() < 0.02         # 1/3 each; sd ~0.0033
+    with pytest.raises(ValueError):
+        random_legal_actions(np.zeros((1, K), np.int8), rng)
+
+
+def test_state_under_2_kib_per_game():
+    for n in (2, 4, 6):
+        eng = BatchedTapeo(128, n, seed=0)
+        assert eng.state.nbytes / 128 < 2048
+    # 6 players: hands 60 + bars 60 + churros 6 + undealt 10 + round scores 36 + final 12 + winners 6 + 2 = 192
+    assert BatchedTapeo(128, 6).state.nbytes / 128 == 192
+
+
+# ---- vector envs ------------------------------------------------------------------------------
+def test_sb3_vec_env_episode_masks_and_final_rewards():
+    from sb3_contrib.common.maskable.utils import get_action_masks, is_masking_supported
+    from tapeo_env.vector import TapeoVecEnv
+    env = TapeoVecEnv(num_tables=6, num_players=[2, 3], learner_seats=2, reward_scheme="win_loss", seed=5)
+    assert env.num_envs == 12 and is_masking_supported(env)
+    obs = env.reset()
+    assert obs.shape == (12, OBS_SIZE) and obs.dtype == np.float32
+    rng = np.random.default_rng(0)
+    total = np.zeros(12)
+    for t in range(27):                               # 2 players: 3 x 9 picks; 3 players: 3 x 8
+        masks = get_action_masks(env)
+        assert masks.shape == (12, K) and masks.dtype == bool and masks.any(axis=1).all()
+        obs, rew, dones, infos = env.step(random_legal_actions(masks, rng))
+        total += rew
+        if t == 23:                                   # 3-player tables (slots 6..11) end at their 24th step
+            assert dones[6:].all() and not dones[:6].any()
+            for i in range(6, 12):
+                assert infos[i]["terminal_observation"].shape == (OBS_SIZE,)
+                assert infos[i]["episode"]["l"] == 24
+                assert infos[i]["episode"]["r"] == pytest.approx(total[i])
+        if t == 26:
+            assert dones[:6].all()
+    # win_loss is zero-sum: the 2-player tables' two learner seats get +1/-1 or 0/0
+    pair = total[:6].reshape(3, 2)
+    assert np.allclose(pair.sum(axis=1), 0.0) and set(np.abs(pair).ravel().tolist()) <= {0.0, 1.0}
+
+
+def test_sb3_vec_env_with_bot_and_several_opponents():
+    from agents.base import RandomBot
+    from tapeo_env.vector import BotPolicy, RandomPolicy, TapeoVecEnv
+    calls = []
+
+    class Counting(RandomPolicy):
+        def __call__(self, o, m):
+            calls.append(len(m))
+            assert o.shape[0] == len(m)
+            return super().__call__(o, m)
+
+    env = TapeoVecEnv(num_tables=8, num_players=4, learner_seats=1,
+                      opponents=[RandomBot(seed=1), Counting(seed=2)], seed=0)
+    env.reset()
+    obs, rew, dones, infos = env.step(random_legal_actions(env.action_masks(), np.random.default_rng(1)))
+    assert obs.shape == (8, OBS_SIZE) and sum(calls) > 0 and sum(calls) < 24
+    with pytest.raises(ConfigError):
+        BotPolicy(type("Search", (RandomBot,), {"needs_belief": True})())
+    with pytest.raises(IllegalActionError):
+        bad = np.where(env.action_masks(), 0, 1).argmax(axis=1)          # an action outside each mask
+        env.step(bad)
+
+
+def test_maskable_ppo_learns_a_few_hundred_steps():
+    import torch
+    from sb3_contrib import MaskablePPO
+    from tapeo_env.vector import TapeoVecEnv
+    torch.set_num_threads(1)
+    env = TapeoVecEnv(num_tables=8, num_players=[2, 4], learner_seats=2, reward_scheme="win_loss", seed=0)
+    model = MaskablePPO("MlpPolicy", env, n_steps=32, batch_size=128, n_epochs=1, seed=0, device="cpu")
+    model.learn(total_timesteps=16 * 32 * 2)
+    assert model.num_timesteps >= 1024 and len(model.ep_info_buffer) > 0
+
+
+def test_gymnasium_vector_env_view():
+    import gymnasium
+    from tapeo_env.vector import TapeoVectorEnv
+    env = TapeoVectorEnv(num_tables=4, num_players=2, learner_seats=2, reward_scheme="points", seed=3)
+    assert isinstance(env, gymnasium.vector.VectorEnv) and env.num_envs == 8
+    obs, info = env.reset(seed=3)
+    assert obs["observation"].shape == (8, OBS_SIZE) and obs["action_mask"].dtype == np.int8
+    assert env.observation_space.contains(obs)
+    rng = np.random.default_rng(0)
+    ret = np.zeros(8)
+    for t in range(27):
+        obs, rew, term, trunc, info = env.step(random_legal_actions(obs["action_mask"], rng))
+        ret += rew
+    assert term.all() and not trunc.any()
+    assert info["_final_obs"].all() and info["final_obs"][0]["observation"].shape == (OBS_SIZE,)
+    # points scheme: the final reward of each seat is its final score
+    assert ret.tolist() == info["final_score"].astype(float).tolist()
+    obs2, _ = env.reset(seed=3)
+    env2 = TapeoVectorEnv(num_tables=4, num_players=2, learner_seats=2, seed=99)
+    assert np.array_equal(env2.reset(seed=3)[0]["observation"], obs2["observation"])   # same seed, same deals
+
+
+# ---- benchmark smoke run ------------------------------------------------------------------------
+def test_throughput_benchmark_quick_smoke(tmp_path):
+    from benchmarks import throughput
+    result = throughput.main(["--quick", "--games", "tapeo", "--out-dir", str(tmp_path)])
+    text = (tmp_path / "throughput.md").read_text()
+    assert "batched B=64" in text and "leduc_holdem_v4" in text and "pyspiel leduc_poker" in text
+    assert (tmp_path / "throughput.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert result["ppo"]["env_steps_per_s"] > 0
+    assert all(m["state_bytes_per_game"] < 2048 for m in result["memory"])

@@ -1,0 +1,69 @@
+"""Tiny training runs (a few hundred steps) of both games, on envs that raise on any illegal action."""
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from hod_common.errors import ConfigError, IllegalActionError
+from training import config as C
+from training.train import Trainer, main, parse_args
+
+
+@pytest.mark.parametrize("game", ["tapeo", "robada"])
+def test_smoke_training_with_evaluation(game, tmp_path):
+    cfg = C.smoke_config(game, eval_every=128, eval_games=8, eval_players=[2])
+    t = Trainer(game, cfg, tmp_path, progress=False, log=None)
+    # the training tables raise on an illegal action: a policy that ignored its mask would crash
+    table_env = t.env.tables[0]
+    assert table_env.env_options["illegal_action"] == "raise"
+    s = t.run()
+    assert s["steps"] >= 256 and not s["interrupted"] and s["env_steps_per_s"] > 0
+    env = table_env.env
+    env.reset(seed=0)
+    mask = env.observe(env.agent_selection)["action_mask"]
+    with pytest.raises(IllegalActionError):
+        env.step(int(np.flatnonzero(mask == 0)[0]))
+    rows = json.loads((tmp_path / "eval.json").read_text())
+    # evaluations at 0 (untrained), every 128 steps and at the end: 0, 128, 256 for 2p vs random
+    assert [r["steps"] for r in rows] == [0, 128, 256]
+    assert all(r["baseline"] == "random" and r["num_players"] == 2 and r["games"] == 8 for r in rows)
+    assert all(r["win_ci"][0] <= r["win_rate"] <= r["win_ci"][1] for r in rows)
+    assert (tmp_path / "learning_curve.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert list((tmp_path / "tb").rglob("events.out.tfevents.*"))
+    card = json.loads((tmp_path / "checkpoints" / "final.json").read_text())
+    assert card["evaluation"] == rows
+
+
+def test_cli_overrides_every_key_and_trains(tmp_path, capsys):
+    out = tmp_path / "run"
+    argv = ["--game", "robada", "--out", str(out), "--no-progress", "--players", "2", "4",
+            "--tables", "2", "--n-steps", "32", "--batch-size", "64", "--n-epochs", "1", "--net-arch", "16",
+            "--total-steps", "64", "--eval-every", "0", "--heuristics", "random", "--learning-rate", "1e-4",
+            "--opponent-deterministic"]
+    game, cfg, _ = parse_args(argv)
+    flat = C.flatten(cfg)
+    assert game == "robada" and flat["players"] == [2, 4] and flat["learning_rate"] == 1e-4
+    assert flat["net_arch"] == [16] and flat["opponent_deterministic"] is True
+    assert flat["gamma"] == C.flatten(C.load_config("robada"))["gamma"]  # untouched keys keep the file's value
+    assert main(argv) == 0
+    assert json.loads((out / "checkpoints" / "final.json").read_text())["player_counts"] == [2, 4]
+    # a second run into the same folder is refused unless resumed or forced
+    assert main(argv) == 2
+    assert "already holds a run" in capsys.readouterr().err
+
+
+def test_config_files_share_one_schema_and_validate():
+    tapeo, robada = C.load_config("tapeo"), C.load_config("robada")
+    assert {s: sorted(v) for s, v in tapeo.items()} == {s: sorted(v) for s, v in robada.items()}
+    C.validate_config("tapeo", tapeo)
+    C.validate_config("robada", robada)
+    with pytest.raises(ConfigError, match="turn-based"):
+        C.validate_config("robada", C.override_keys(robada, {"learner_seats": 2}))
+    with pytest.raises(ConfigError, match="legal values"):
+        C.validate_config("tapeo", C.override_keys(tapeo, {"players": [7]}))
+    with pytest.raises(ConfigError, match="exceeds the rollout"):
+        C.validate_config("tapeo", C.override_keys(tapeo, {"batch_size": 10**6}))
+    with pytest.raises(ConfigError, match="unknown config key"):
+        C.override_keys(tapeo, {"learning_rat": 1.0})

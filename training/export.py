@@ -1,0 +1,137 @@
+"""Export a checkpoint's policy to ONNX: ``python -m training.export CHECKPOINT [--out DIR] [--name NAME]``.
+
+Writes ``DIR/NAME.onnx`` and ``DIR/NAME.json`` (its model card), atomically. Defaults: ``DIR``
+is the checkpoint's folder, ``NAME`` is ``<game>_ppo`` (the name the shipped-opponent registry
+looks for in ``agents/opponents/``).
+
+The graph (opset :data:`OPSET`, batch dimension dynamic):
+
+* inputs ``observation`` float32 [B, obs_size] and ``action_mask`` int8 [B, num_actions]
+  (1 = legal; the graph tests ``mask != 0``);
+* outputs ``action`` int64 [B], the argmax of the masked logits (always a legal action when the
+  mask allows any), and ``logits`` float32 [B, num_actions], the actor's logits with illegal
+  actions set to -1e8 (as sb3-contrib's ``MaskableCategorical`` does).
+
+The mask is applied inside the graph, so a consumer cannot forget it. The model card (schema in
+:mod:`training.card`, plus an ``onnx`` entry) is also stored in the ONNX file's metadata under
+the key ``model_card``, so the ``.onnx`` file alone describes itself.
+:class:`agents.onnx_policy.OnnxPolicy` runs it with onnxruntime and numpy only.
+"""
+from __future__ import annotations
+
+import argparse
+import copy
+import hashlib
+import io
+import json
+import sys
+import warnings
+from pathlib import Path
+from typing import Optional
+
+import numpy as np
+
+from hod_common.atomic import atomic_write_bytes, atomic_write_json
+
+from .card import CheckpointError
+
+OPSET = 17
+INPUTS = ("observation", "action_mask")
+OUTPUTS = ("action", "logits")
+METADATA_KEY = "model_card"
+
+
+def export_onnx(checkpoint: str | Path, out_dir: Optional[str | Path] = None, name: Optional[str] = None,
+                opset: int = OPSET, check_samples: int = 256) -> tuple[Path, Path]:
+    """Export the policy of ``checkpoint`` (see the module docstring); returns ``(onnx path, card path)``.
+
+    After writing, the export is checked: onnx's model checker, then onnxruntime and torch must
+    pick the same actions on ``check_samples`` random observations with random masks.
+
+    Raises:
+        CheckpointError: unusable checkpoint (:func:`training.checkpoint.load_checkpoint`), or an
+            export that fails its check.
+    """
+    import onnx
+    import torch
+
+    from .checkpoint import load_checkpoint
+    from .policy_io import actor_module
+
+    if opset < 14:
+        raise ValueError(f"opset={opset} is too old; use 14 or more")
+    checkpoint = Path(checkpoint)
+    model, card, _ = load_checkpoint(checkpoint)
+    obs_size, num_actions = card["obs_size"], card["num_actions"]
+    module = actor_module(model.policy).eval()
+    dummy = (torch.zeros(1, obs_size, dtype=torch.float32), torch.ones(1, num_actions, dtype=torch.int8))
+    buf = io.BytesIO()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)  # the TorchScript exporter (no onnxscript needed)
+        torch.onnx.export(
+            module, dummy, buf, dynamo=False, input_names=list(INPUTS), output_names=list(OUTPUTS),
+            dynamic_axes={k: {0: "batch"} for k in INPUTS + OUTPUTS}, opset_version=opset,
+        )
+    proto = onnx.load_from_string(buf.getvalue())
+    name = name or f"{card['game']}_ppo"
+    out_dir = Path(out_dir) if out_dir is not None else checkpoint.parent
+    onnx_path = out_dir / f"{name}.onnx"
+    card = copy.deepcopy(card)
+    card["onnx"] = {
+        "file": onnx_path.name,
+        "opset": opset,
+        "inputs": {"observation": ["batch", obs_size, "float32"], "action_mask": ["batch", num_actions, "int8"]},
+        "outputs": {"action": ["batch", "int64"], "logits": ["batch", num_actions, "float32"]},
+        "source_checkpoint": checkpoint.name,
+    }
+    del proto.metadata_props[:]
+    entry = proto.metadata_props.add()
+    entry.key, entry.value = METADATA_KEY, json.dumps(card)
+    proto.producer_name = "house-of-decks-rl training.export"
+    onnx.checker.check_model(proto)
+    data = proto.SerializeToString()
+    _check_against_torch(data, module, obs_size, num_actions, check_samples)
+    card["onnx"]["sha256"] = hashlib.sha256(data).hexdigest()
+    atomic_write_bytes(onnx_path, data)
+    card_file = atomic_write_json(onnx_path.with_suffix(".json"), card)
+    return onnx_path, card_file
+
+
+def _check_against_torch(data: bytes, module, obs_size: int, num_actions: int, samples: int) -> None:
+    import onnxruntime as ort
+    import torch
+
+    if samples <= 0:
+        return
+    rng = np.random.default_rng(0)
+    obs = rng.random((samples, obs_size), dtype=np.float32)
+    mask = (rng.random((samples, num_actions)) < 0.5).astype(np.int8)
+    mask[np.arange(samples), rng.integers(num_actions, size=samples)] = 1
+    sess = ort.InferenceSession(data, providers=["CPUExecutionProvider"])
+    a_onnx, _ = sess.run(list(OUTPUTS), {"observation": obs, "action_mask": mask})
+    with torch.no_grad():
+        a_torch, _ = module(torch.as_tensor(obs), torch.as_tensor(mask))
+    if not np.array_equal(a_onnx, a_torch.numpy()):
+        raise CheckpointError("the ONNX export and the torch policy disagree on random inputs; export aborted")
+
+
+def main(argv: Optional[list[str]] = None) -> int:
+    """Entry point of ``python -m training.export``."""
+    p = argparse.ArgumentParser(prog="python -m training.export",
+                                description="Export a training checkpoint's policy to ONNX with its model card.")
+    p.add_argument("checkpoint", help="checkpoint .zip written by training.train")
+    p.add_argument("--out", help="output folder (default: the checkpoint's folder)")
+    p.add_argument("--name", help="file stem (default: <game>_ppo)")
+    p.add_argument("--opset", type=int, default=OPSET, help="ONNX opset (>= 14)")
+    args = p.parse_args(argv)
+    try:
+        onnx_path, card_path = export_onnx(args.checkpoint, args.out, args.name, args.opset)
+    except (CheckpointError, ValueError) as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    print(f"wrote {onnx_path} and {card_path}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

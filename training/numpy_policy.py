@@ -1,0 +1,142 @@
+"""A frozen copy of a learner's actor network that runs with numpy only.
+
+Opponent-pool snapshots are kept in this form: a forward pass of a small MLP at batch size 1 is
+several times faster in numpy than in torch, the copy never changes when the learner trains,
+and it is saved as a plain ``.npz`` archive (no pickle).
+
+The network is the actor of an SB3 ``MlpPolicy`` with a flatten feature extractor:
+``logits = head(act(W_k ... act(W_1 x + b_1) ... + b_k))``. Masking follows sb3-contrib's
+``MaskableCategorical``: illegal logits are replaced by :data:`HUGE_NEG`.
+"""
+from __future__ import annotations
+
+import io
+from typing import Optional, Sequence
+
+import numpy as np
+
+from agents.base import Bot, Observation, legal_actions
+
+#: Logit given to illegal actions (the value sb3-contrib's MaskableCategorical uses).
+HUGE_NEG = -1e8
+ACTIVATIONS = ("tanh", "relu")
+
+
+class NumpyPolicy:
+    """Masked MLP actor in numpy.
+
+    Args:
+        layers: hidden layers as ``(W, b)`` pairs in torch's layout: ``W`` float32 (out, in),
+            ``b`` float32 (out,).
+        head: the action layer ``(W, b)``, ``W`` float32 (num_actions, last_hidden).
+        activation: ``"tanh"`` or ``"relu"`` (applied after every hidden layer).
+
+    Raises:
+        ValueError: unknown activation or shapes that do not chain.
+    """
+
+    def __init__(self, layers: Sequence[tuple[np.ndarray, np.ndarray]], head: tuple[np.ndarray, np.ndarray],
+                 activation: str = "tanh") -> None:
+        if activation not in ACTIVATIONS:
+            raise ValueError(f"activation={activation!r} is not supported; legal values: {list(ACTIVATIONS)}")
+        self.activation = activation
+        self.layers = [(np.ascontiguousarray(w, np.float32), np.ascontiguousarray(b, np.float32)) for w, b in layers]
+        self.head = (np.ascontiguousarray(head[0], np.float32), np.ascontiguousarray(head[1], np.float32))
+        dim = self.layers[0][0].shape[1] if self.layers else self.head[0].shape[1]
+        self.obs_size = int(dim)
+        for w, b in self.layers + [self.head]:
+            if w.ndim != 2 or w.shape[1] != dim or b.shape != (w.shape[0],):
+                raise ValueError(f"layer shapes do not chain: W {w.shape}, b {b.shape}, input {dim}")
+            dim = w.shape[0]
+        self.num_actions = int(dim)
+
+    def logits(self, obs: np.ndarray) -> np.ndarray:
+        """Unmasked action logits: float32 (B, num_actions) for ``obs`` float32 (B, obs_size) or (obs_size,)."""
+        x = np.asarray(obs, np.float32)
+        for w, b in self.layers:
+            x = x @ w.T + b
+            x = np.tanh(x) if self.activation == "tanh" else np.maximum(x, 0.0)
+        w, b = self.head
+        return x @ w.T + b
+
+    def masked_logits(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """Logits with illegal actions (``mask == 0``) set to :data:`HUGE_NEG`; same shape as :meth:`logits`."""
+        return np.where(np.asarray(mask) != 0, self.logits(obs), np.float32(HUGE_NEG)).astype(np.float32)
+
+    def act(self, obs: np.ndarray, mask: np.ndarray, rng: Optional[np.random.Generator] = None,
+            deterministic: bool = True) -> int:
+        """One legal action for one observation (obs float32 (obs_size,), mask int8 (num_actions,)).
+
+        Deterministic: the legal action of highest logit. Otherwise sampled from the masked softmax
+        with ``rng``.
+
+        Raises:
+            ValueError: the mask allows no action.
+        """
+        if not np.any(mask):
+            raise ValueError("the action mask allows no action")
+        z = self.masked_logits(obs, mask)
+        if deterministic:
+            return int(np.argmax(z))
+        z = z - z.max()
+        p = np.exp(z.astype(np.float64))
+        p /= p.sum()
+        return int((rng or np.random.default_rng()).choice(p.size, p=p))
+
+    def copy_from(self, other: "NumpyPolicy") -> None:
+        """Overwrite these weights in place with ``other``'s (same shapes)."""
+        for (w, b), (w2, b2) in zip(self.layers + [self.head], other.layers + [other.head]):
+            w[...] = w2
+            b[...] = b2
+
+    # ---- files -------------------------------------------------------------------------------
+    def to_bytes(self) -> bytes:
+        """The policy as ``.npz`` bytes (keys ``w0, b0, ..., head_w, head_b, activation``)."""
+        arrays = {}
+        for k, (w, b) in enumerate(self.layers):
+            arrays[f"w{k}"], arrays[f"b{k}"] = w, b
+        arrays["head_w"], arrays["head_b"] = self.head
+        arrays["activation"] = np.array(self.activation)
+        buf = io.BytesIO()
+        np.savez(buf, **arrays)
+        return buf.getvalue()
+
+    @classmethod
+    def from_bytes(cls, data: bytes) -> "NumpyPolicy":
+        """Read :meth:`to_bytes` output (``allow_pickle=False``).
+
+        Raises:
+            ValueError: not a policy archive.
+        """
+        try:
+            with np.load(io.BytesIO(data), allow_pickle=False) as z:
+                k = 0
+                layers = []
+                while f"w{k}" in z:
+                    layers.append((z[f"w{k}"], z[f"b{k}"]))
+                    k += 1
+                return cls(layers, (z["head_w"], z["head_b"]), str(z["activation"]))
+        except (OSError, KeyError, EOFError, ValueError) as e:
+            raise ValueError(f"not a numpy policy archive: {e}") from e
+
+
+class PolicyBot(Bot):
+    """A :class:`agents.base.Bot` playing a :class:`NumpyPolicy` (always masked).
+
+    Args:
+        policy: the network (shared, not copied: an in-place update changes the bot's play).
+        deterministic: argmax of the masked logits (True) or sampling from the masked softmax.
+        seed: seed of the bot's generator (used when sampling).
+    """
+
+    name = "policy"
+
+    def __init__(self, policy: NumpyPolicy, deterministic: bool = True, seed: Optional[int] = None) -> None:
+        super().__init__(seed=seed)
+        self.policy = policy
+        self.deterministic = deterministic
+
+    def act(self, observation: Observation, belief=None) -> int:
+        legal_actions(observation)  # raises on an empty mask
+        return self.policy.act(observation["observation"], observation["action_mask"], self.rng,
+                               self.deterministic)

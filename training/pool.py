@@ -1,0 +1,252 @@
+"""Opponents for the learner: fixed bot lists and the self-play opponent pool.
+
+An *opponent source* hands the training environments one label per opponent seat per episode
+(``sample(rng)``) and builds the bot for a label (``make_bot(label, seed)``). Two sources:
+
+* :class:`FixedOpponents`: registry bots by name (``"random"``, ``"greedy"``, ``"expert"``),
+  drawn uniformly per seat.
+* :class:`OpponentPool` (self-play), sampling scheme, per opponent seat and per episode:
+
+  =============  ==============  =========================================================
+  category       probability     member
+  =============  ==============  =========================================================
+  ``latest``     ``p_latest``    a frozen copy of the learner, refreshed at the start of
+                                 every rollout (so it lags the learner by < one rollout)
+  ``past``       ``p_past``      one of the stored snapshots, uniformly; a snapshot is
+                                 added every ``snapshot_every`` steps, at most ``max_size``
+                                 are kept, the oldest is dropped first
+  ``heuristic``  ``p_heuristic`` one of the heuristic bots, uniformly
+  =============  ==============  =========================================================
+
+  A category with no member yet (no snapshot, no latest copy) is skipped and the other
+  probabilities are renormalised. Policy opponents sample from their masked softmax
+  (``deterministic=False``, more varied play) unless told otherwise.
+
+Nothing here imports torch: policies are :class:`training.numpy_policy.NumpyPolicy`.
+"""
+from __future__ import annotations
+
+import warnings
+from collections import OrderedDict
+from typing import Iterable, Optional, Protocol, Sequence, runtime_checkable
+
+import numpy as np
+
+from agents.base import Bot, RandomBot
+from hod_common.errors import ConfigError
+
+from .numpy_policy import NumpyPolicy, PolicyBot
+
+CATEGORIES = ("latest", "past", "heuristic")
+
+
+@runtime_checkable
+class OpponentSource(Protocol):
+    """What the training environments need from an opponent source."""
+
+    def sample(self, rng: np.random.Generator) -> str:
+        """Label of the opponent for one seat of one episode."""
+
+    def make_bot(self, label: str, seed: Optional[int] = None) -> Bot:
+        """A fresh bot for ``label``."""
+
+    def labels(self) -> list[str]:
+        """Labels that :meth:`sample` may currently return."""
+
+
+def registered_bot_names(game: str) -> list[str]:
+    """Bot names ``agents.make`` knows for ``game`` (only ``["random"]`` for a game it does not know)."""
+    import agents
+
+    if game not in agents.GAMES:
+        return ["random"]
+    return agents.names(game)
+
+
+def make_named_bot(game: str, name: str, seed: Optional[int] = None) -> Bot:
+    """``agents.make(game, name, seed=seed)``; a :class:`RandomBot` for ``"random"`` of an unregistered game.
+
+    Raises:
+        ConfigError: unknown bot name (the registered names are listed).
+    """
+    import agents
+
+    if game in agents.GAMES:
+        return agents.make(game, name, seed=seed)
+    if name != "random":
+        raise ConfigError(f"no bot {name!r} for {game!r}; registered: ['random']")
+    return RandomBot(seed=seed)
+
+
+def check_bot_names(game: str, names: Iterable[str]) -> list[str]:
+    """Return ``names`` as a list after checking each is registered.
+
+    Raises:
+        ConfigError: empty list or unknown name (the registered names are listed).
+    """
+    names = [names] if isinstance(names, str) else list(names)
+    known = registered_bot_names(game)
+    if not names:
+        raise ConfigError(f"give at least one opponent; registered for {game}: {known}")
+    for n in names:
+        if n not in known:
+            raise ConfigError(f"no bot {n!r} for {game!r}; registered: {known}")
+    return names
+
+
+class FixedOpponents:
+    """Registry bots drawn uniformly per seat: ``FixedOpponents("tapeo", ["greedy", "expert"])``.
+
+    Raises:
+        ConfigError: unknown bot name.
+    """
+
+    def __init__(self, game: str, names: str | Sequence[str]) -> None:
+        self.game = game
+        self.names = check_bot_names(game, names)
+
+    def sample(self, rng: np.random.Generator) -> str:
+        return self.names[int(rng.integers(len(self.names)))]
+
+    def make_bot(self, label: str, seed: Optional[int] = None) -> Bot:
+        return make_named_bot(self.game, label, seed)
+
+    def labels(self) -> list[str]:
+        return list(self.names)
+
+    def __repr__(self) -> str:
+        return f"FixedOpponents({self.game!r}, {self.names})"
+
+
+def resolve_opponents(game: str, opponents) -> OpponentSource:
+    """Turn the ``opponents`` option of the training envs into an :class:`OpponentSource`.
+
+    Accepts a bot name, a sequence of names (drawn uniformly per seat) or a source.
+
+    Raises:
+        ConfigError: unknown bot name. TypeError: anything else.
+    """
+    if isinstance(opponents, str) or (isinstance(opponents, (list, tuple)) and all(isinstance(o, str) for o in opponents)):
+        return FixedOpponents(game, opponents)
+    if isinstance(opponents, OpponentSource):
+        return opponents
+    raise TypeError(
+        f"opponents={opponents!r}: give a bot name, a list of bot names or an opponent source "
+        f"(training.pool.OpponentPool / FixedOpponents)"
+    )
+
+
+class OpponentPool:
+    """Self-play opponent pool (sampling scheme in the module docstring).
+
+    Args:
+        game: game name (for the heuristic bots).
+        heuristics: heuristic bot names; names not (yet) registered are skipped with a warning,
+            and ``["random"]`` is used if none is left.
+        max_size: most past snapshots kept (>= 0).
+        p_latest, p_past, p_heuristic: category probabilities (>= 0, not all 0; normalised).
+        deterministic: whether policy opponents play argmax (True) or sample (False).
+
+    Raises:
+        ConfigError: negative probability, all zero, or negative ``max_size``.
+    """
+
+    def __init__(self, game: str, heuristics: Sequence[str] = ("greedy", "expert"), max_size: int = 10,
+                 p_latest: float = 0.5, p_past: float = 0.3, p_heuristic: float = 0.2,
+                 deterministic: bool = False) -> None:
+        probs = {"latest": p_latest, "past": p_past, "heuristic": p_heuristic}
+        if any(p < 0 for p in probs.values()) or sum(probs.values()) <= 0:
+            raise ConfigError(f"pool probabilities must be >= 0 and not all 0; got {probs}")
+        if max_size < 0:
+            raise ConfigError(f"pool max_size={max_size!r} must be >= 0")
+        self.game = game
+        known = registered_bot_names(game)
+        missing = [h for h in heuristics if h not in known]
+        if missing:
+            warnings.warn(f"heuristic bots {missing} are not registered for {game} (registered: {known}); skipped")
+        self.heuristics = [h for h in heuristics if h in known] or ["random"]
+        self.max_size = int(max_size)
+        self.probs = {k: float(v) for k, v in probs.items()}
+        self.deterministic = deterministic
+        self.latest: Optional[NumpyPolicy] = None
+        self.past: "OrderedDict[str, NumpyPolicy]" = OrderedDict()
+
+    # ---- members -----------------------------------------------------------------------------
+    def update_latest(self, policy: NumpyPolicy) -> None:
+        """Refresh the ``latest`` copy (in place once it exists, so live bots follow)."""
+        if self.latest is None:
+            self.latest = NumpyPolicy(policy.layers, policy.head, policy.activation)
+            self.latest.layers = [(w.copy(), b.copy()) for w, b in self.latest.layers]
+            self.latest.head = (self.latest.head[0].copy(), self.latest.head[1].copy())
+        else:
+            self.latest.copy_from(policy)
+
+    def add_snapshot(self, name: str, policy: NumpyPolicy) -> None:
+        """Store a frozen snapshot as ``past:<name>``; drops the oldest beyond ``max_size``."""
+        if self.max_size == 0:
+            return
+        self.past[name] = policy
+        self.past.move_to_end(name)
+        while len(self.past) > self.max_size:
+            self.past.popitem(last=False)
+
+    def category_probs(self) -> dict[str, float]:
+        """Probabilities of the categories that have members now (sums to 1)."""
+        avail = {
+            "latest": self.latest is not None,
+            "past": len(self.past) > 0,
+            "heuristic": len(self.heuristics) > 0,
+        }
+        p = {k: (v if avail[k] else 0.0) for k, v in self.probs.items()}
+        total = sum(p.values())
+        if total == 0:  # e.g. only p_latest > 0 before the first refresh
+            p = {k: float(avail[k]) for k in p}
+            total = sum(p.values())
+        return {k: v / total for k, v in p.items()}
+
+    # ---- OpponentSource ---------------------------------------------------------------------
+    def sample(self, rng: np.random.Generator) -> str:
+        p = self.category_probs()
+        cat = CATEGORIES[int(rng.choice(len(CATEGORIES), p=[p[c] for c in CATEGORIES]))]
+        if cat == "latest":
+            return "latest"
+        if cat == "past":
+            names = list(self.past)
+            return "past:" + names[int(rng.integers(len(names)))]
+        return "heuristic:" + self.heuristics[int(rng.integers(len(self.heuristics)))]
+
+    def make_bot(self, label: str, seed: Optional[int] = None) -> Bot:
+        """Bot for ``label`` (``latest``, ``past:<name>`` or ``heuristic:<name>``).
+
+        Raises:
+            KeyError: label not in the pool (e.g. an evicted snapshot).
+        """
+        if label == "latest":
+            if self.latest is None:
+                raise KeyError("the pool has no latest policy yet")
+            return PolicyBot(self.latest, self.deterministic, seed)
+        kind, _, name = label.partition(":")
+        if kind == "past":
+            return PolicyBot(self.past[name], self.deterministic, seed)
+        if kind == "heuristic":
+            return make_named_bot(self.game, name, seed)
+        raise KeyError(f"unknown pool label {label!r}; labels: {self.labels()}")
+
+    def labels(self) -> list[str]:
+        out = ["latest"] if self.latest is not None else []
+        out += ["past:" + n for n in self.past]
+        out += ["heuristic:" + h for h in self.heuristics]
+        return out
+
+    def describe(self) -> dict:
+        """Summary for model cards and logs (JSON-serialisable)."""
+        return {
+            "probabilities": self.probs,
+            "max_size": self.max_size,
+            "heuristics": list(self.heuristics),
+            "snapshots": list(self.past),
+            "deterministic": self.deterministic,
+        }
+
+    def __repr__(self) -> str:
+        return f"OpponentPool({self.game!r}, labels={self.labels()})"

@@ -1,0 +1,356 @@
+"""PPO self-play training: ``python -m training.train --game tapeo --players 4 ...``.
+
+sb3-contrib ``MaskablePPO`` (masks from :class:`training.vec_env.TableVecEnv`) learns against
+the opponent pool (:mod:`training.pool`: frozen copies of itself plus the heuristic bots) over
+every table size of ``--players``. Defaults come from ``training/configs/<game>.toml``; every
+key is a flag (``--help`` lists them). A run writes to ``--out`` (default ``runs/<game>_s<seed>``):
+
+* ``checkpoints/latest.zip`` (+ ``latest.json`` model card) every ``checkpoint_every`` steps,
+  on Ctrl-C and at the end; ``checkpoints/step_<N>.zip`` (policy only, no pool) each time too;
+  ``checkpoints/final.zip`` at the end;
+* ``tb/`` TensorBoard logs (``tensorboard --logdir runs``);
+* ``eval.json`` (evaluation rows, :mod:`training.evaluate`) and ``learning_curve.png``;
+* ``config.json`` (the effective configuration).
+
+``--resume PATH`` continues a run from a checkpoint (its configuration, pool and step count;
+flags given on the command line override it) until ``total_steps``.
+
+Environment steps are learner decisions (SB3 timesteps, all env slots together).
+"""
+from __future__ import annotations
+
+import argparse
+import functools
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Any, Optional
+
+import numpy as np
+
+from hod_common.atomic import atomic_write_json
+from hod_common.errors import ConfigError
+
+from . import config as config_mod
+from .card import CARD_FORMAT, CARD_VERSION, CheckpointError, library_versions, utc_now
+from .checkpoint import load_checkpoint, save_checkpoint
+from .curves import save_learning_curve
+from .evaluate import evaluate_policy, format_rows
+from .games import layout_version
+from .numpy_policy import PolicyBot
+from .pool import OpponentPool, check_bot_names
+
+
+class Trainer:
+    """One training run (see the module docstring). Build it, then call :meth:`run`.
+
+    Args:
+        game: ``"tapeo"`` or ``"robada"``.
+        cfg: configuration ``{section: {key: value}}`` (:mod:`training.config`).
+        out: run folder.
+        resume: checkpoint to resume from (None: new run).
+        progress: show SB3's progress bar.
+        verbose: SB3 verbosity (0 quiet, 1 rollout tables).
+        env_options: extra ``raw_env`` options for the training tables (e.g. ``max_cycles``);
+            ``illegal_action`` is always ``"raise"``.
+        log: where to print messages (None: silent).
+
+    Raises:
+        ConfigError: invalid configuration; CheckpointError: unusable ``resume`` checkpoint.
+    """
+
+    def __init__(self, game: str, cfg: dict, out: str | Path, resume: Optional[str | Path] = None,
+                 progress: bool = True, verbose: int = 0, env_options: Optional[dict] = None,
+                 log=print) -> None:
+        import torch
+        from sb3_contrib import MaskablePPO
+        from torch import nn
+
+        from .vec_env import make_vec_env
+
+        config_mod.validate_config(game, cfg)
+        self.game, self.cfg, self.out = game, cfg, Path(out)
+        self.c = c = config_mod.flatten(cfg)
+        self.progress, self.log = progress, (log or (lambda *a, **k: None))
+        torch.set_num_threads(c["torch_threads"])
+        self.pool = OpponentPool(game, c["heuristics"], c["pool_size"], c["p_latest"], c["p_past"],
+                                 c["p_heuristic"], c["opponent_deterministic"])
+        self.baselines = check_bot_names(game, c["baselines"]) if c["eval_every"] else []
+        env_opts = dict(env_options or {}, reward_scheme=c["reward_scheme"], illegal_action="raise")
+        self.env = make_vec_env(game, c["tables"], c["players"], c["learner_seats"], self.pool, env_opts,
+                                seed=c["seed"])
+        ppo_kwargs = dict(learning_rate=c["learning_rate"], n_steps=c["n_steps"], batch_size=c["batch_size"],
+                          n_epochs=c["n_epochs"], gamma=c["gamma"], gae_lambda=c["gae_lambda"],
+                          clip_range=c["clip_range"], ent_coef=c["ent_coef"], vf_coef=c["vf_coef"],
+                          max_grad_norm=c["max_grad_norm"], tensorboard_log=str(self.out / "tb"), verbose=verbose)
+        self.history: list[dict] = []
+        self.wall_clock_before = 0.0
+        self.resumed_from = None
+        if resume is not None:
+            model, card, snaps = load_checkpoint(resume, game=game, env=self.env, device=c["device"], **ppo_kwargs)
+            want = {"net_arch": list(c["net_arch"]), "activation": c["activation"]}
+            if card.get("policy") != want:
+                raise CheckpointError(f"{resume}: network {card.get('policy')} differs from the configured {want}; "
+                                      f"a resumed run keeps its network")
+            for name, pol in snaps.items():
+                self.pool.add_snapshot(name, pol)
+            self.history = list(card.get("evaluation", []))
+            self.wall_clock_before = float(card["training"].get("wall_clock_s", 0.0))
+            self.resumed_from = str(resume)
+            model.set_random_seed(c["seed"] + int(model.num_timesteps))
+            self.model = model
+        else:
+            act = {"tanh": nn.Tanh, "relu": nn.ReLU}[c["activation"]]
+            policy_kwargs = dict(net_arch=dict(pi=list(c["net_arch"]), vf=list(c["net_arch"])), activation_fn=act)
+            self.model = MaskablePPO("MlpPolicy", self.env, policy_kwargs=policy_kwargs, seed=c["seed"],
+                                     device=c["device"], **ppo_kwargs)
+        self.start_steps = int(self.model.num_timesteps)
+        self.learn_time = 0.0
+        self.eval_time = 0.0
+
+    # ---- pieces the callback calls ----------------------------------------------------------
+    def numpy_policy(self):
+        from .policy_io import to_numpy_policy
+
+        return to_numpy_policy(self.model.policy)
+
+    def snapshot(self) -> None:
+        """Add a frozen copy of the learner to the pool as ``step_<N>``."""
+        self.pool.add_snapshot(f"step_{self.model.num_timesteps:09d}", self.numpy_policy())
+
+    def evaluate(self) -> list[dict]:
+        """Evaluate the learner against the baselines; append to the history, write eval.json and the curve."""
+        if not self.baselines:
+            return []
+        t0 = time.perf_counter()
+        pol = self.numpy_policy()
+        rows = evaluate_policy(self.game, functools.partial(PolicyBot, pol, True), self.baselines,
+                               self.c["eval_players"], self.c["eval_games"], seed=self.c["eval_seed"],
+                               steps=int(self.model.num_timesteps), workers=self.c["eval_workers"])
+        self.history.extend(rows)
+        self.eval_time += time.perf_counter() - t0
+        atomic_write_json(self.out / "eval.json", self.history)
+        save_learning_curve(self.out / "learning_curve.png", self.history,
+                            f"{self.game}: win rate vs baselines ({self.c['reward_scheme']} reward)")
+        self.log(format_rows(rows))
+        return rows
+
+    def wall_clock(self) -> float:
+        return self.wall_clock_before + (time.perf_counter() - self._t_start)
+
+    def steps_per_s(self) -> float:
+        """Learner steps per second of this session, evaluation time excluded."""
+        steps = int(self.model.num_timesteps) - self.start_steps
+        t = (time.perf_counter() - self._t_start) - self.eval_time
+        return steps / t if t > 0 else 0.0
+
+    def card(self) -> dict[str, Any]:
+        """The model card of the current policy (schema in :mod:`training.card`)."""
+        space = self.model.observation_space
+        return {
+            "format": CARD_FORMAT,
+            "card_version": CARD_VERSION,
+            "game": self.game,
+            "player_counts": sorted(self.c["players"]),
+            "obs_layout_version": layout_version(self.game),
+            "obs_size": int(space.shape[0]),
+            "num_actions": int(self.model.action_space.n),
+            "algorithm": "MaskablePPO",
+            "policy": {"net_arch": list(self.c["net_arch"]), "activation": self.c["activation"]},
+            "reward_scheme": self.c["reward_scheme"],
+            "training": {
+                "steps": int(self.model.num_timesteps),
+                "seed": self.c["seed"],
+                "wall_clock_s": round(self.wall_clock(), 1),
+                "env_steps_per_s": round(self.steps_per_s(), 1),
+                "resumed_from": self.resumed_from,
+                "config": self.cfg,
+            },
+            "evaluation": self.history,
+            "pool": self.pool.describe(),
+            "libraries": library_versions(),
+            "created": utc_now(),
+        }
+
+    def save(self, name: str = "latest", with_pool: bool = True) -> Path:
+        """Write ``checkpoints/<name>.zip`` (+ card) atomically."""
+        path = self.out / "checkpoints" / f"{name}.zip"
+        save_checkpoint(self.model, path, self.card(), dict(self.pool.past) if with_pool else None)
+        return path
+
+    # ---- the run ----------------------------------------------------------------------------
+    def run(self) -> dict[str, Any]:
+        """Train until ``total_steps`` (or Ctrl-C); returns a summary dict.
+
+        Summary keys: ``checkpoint`` (path of the last checkpoint), ``steps``, ``interrupted``,
+        ``wall_clock_s``, ``env_steps_per_s``, ``evaluation`` (last rows).
+        """
+        self.out.mkdir(parents=True, exist_ok=True)
+        atomic_write_json(self.out / "config.json", {"game": self.game, **self.cfg})
+        self._t_start = time.perf_counter()
+        remaining = self.c["total_steps"] - int(self.model.num_timesteps)
+        interrupted = False
+        cb = _SelfPlayCallback(self)
+        try:
+            if self.c["eval_every"] and not self.history:
+                self.evaluate()  # the untrained policy: the curve's first point
+            if remaining > 0:
+                self.model.learn(remaining, callback=cb, progress_bar=self.progress,
+                                 reset_num_timesteps=self.resumed_from is None, tb_log_name="ppo")
+            if self.c["eval_every"] and (not self.history or self.history[-1]["steps"] != self.model.num_timesteps):
+                self.evaluate()
+        except KeyboardInterrupt:
+            interrupted = True
+            self.log("interrupted: saving a checkpoint")
+        path = self.save("latest")
+        if not interrupted:
+            path = self.save("final")
+        last = [r for r in self.history if r["steps"] == self.history[-1]["steps"]] if self.history else []
+        summary = {
+            "checkpoint": str(path),
+            "steps": int(self.model.num_timesteps),
+            "interrupted": interrupted,
+            "wall_clock_s": round(self.wall_clock(), 1),
+            "env_steps_per_s": round(self.steps_per_s(), 1),
+            "evaluation": last,
+        }
+        self.log(f"{'stopped' if interrupted else 'done'}: {summary['steps']} steps, "
+                 f"{summary['wall_clock_s']} s, {summary['env_steps_per_s']} steps/s (evaluation excluded); "
+                 f"checkpoint {path}")
+        return summary
+
+
+def _make_callback_class():
+    from stable_baselines3.common.callbacks import BaseCallback
+
+    class SelfPlayCallback(BaseCallback):
+        """Refreshes the pool's latest copy each rollout, adds snapshots, evaluates, checkpoints,
+        and logs the learner's win share in training games (``selfplay/win_share``)."""
+
+        def __init__(self, trainer: Trainer) -> None:
+            super().__init__(verbose=0)
+            self.t = trainer
+            c = trainer.c
+            now = int(trainer.model.num_timesteps)
+
+            def nxt(every):
+                return (now // every + 1) * every if every else None
+
+            self.next_snapshot = nxt(c["snapshot_every"])
+            self.next_eval = nxt(c["eval_every"])
+            self.next_ckpt = nxt(c["checkpoint_every"])
+            self.shares: list[float] = []
+
+        def _on_training_start(self) -> None:
+            self.t.pool.update_latest(self.t.numpy_policy())
+
+        def _on_rollout_start(self) -> None:
+            self.t.pool.update_latest(self.t.numpy_policy())
+
+        def _on_step(self) -> bool:
+            for done, info in zip(self.locals["dones"], self.locals["infos"]):
+                if done and "win_share" in info:
+                    self.shares.append(float(info["win_share"]))
+            n = self.num_timesteps
+            if self.next_snapshot is not None and n >= self.next_snapshot:
+                self.t.snapshot()
+                self.next_snapshot += self.t.c["snapshot_every"]
+            if self.next_eval is not None and n >= self.next_eval:
+                for r in self.t.evaluate():
+                    self.logger.record(f"eval/{r['num_players']}p_vs_{r['baseline']}", r["win_rate"])
+                self.next_eval += self.t.c["eval_every"]
+            if n >= self.next_ckpt:
+                self.t.save("latest")
+                self.t.save(f"step_{n:09d}", with_pool=False)
+                self.next_ckpt += self.t.c["checkpoint_every"]
+            return True
+
+        def _on_rollout_end(self) -> None:
+            if self.shares:
+                self.logger.record("selfplay/win_share", float(np.mean(self.shares)))
+                self.shares = []
+            self.logger.record("selfplay/pool_snapshots", len(self.t.pool.past))
+            self.logger.record("selfplay/env_steps_per_s", self.t.steps_per_s())
+
+    return SelfPlayCallback
+
+
+def _SelfPlayCallback(trainer: Trainer):
+    return _make_callback_class()(trainer)
+
+
+# ---- command line -------------------------------------------------------------------------------
+def build_parser(game: str, defaults: dict) -> argparse.ArgumentParser:
+    """The argparse parser: run options plus one flag per config key of ``defaults``."""
+    p = argparse.ArgumentParser(
+        prog="python -m training.train",
+        description="PPO self-play training (sb3-contrib MaskablePPO) against an opponent pool.",
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+    )
+    p.add_argument("--game", choices=["tapeo", "robada"], required=True)
+    p.add_argument("--config", help="TOML file of defaults (default: training/configs/<game>.toml)")
+    p.add_argument("--out", help="run folder (default: runs/<game>_s<seed>; with --resume: the checkpoint's run)")
+    p.add_argument("--resume", metavar="CHECKPOINT", help="continue from this checkpoint (.zip)")
+    p.add_argument("--force", action="store_true", help="start a new run in a folder that holds one")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument("--verbose", type=int, default=0, help="SB3 verbosity (1: rollout tables)")
+    config_mod.add_config_arguments(p, defaults)
+    return p
+
+
+def parse_args(argv: Optional[list[str]] = None):
+    """Parse the command line; returns ``(game, cfg, args)``.
+
+    Raises:
+        SystemExit: argparse errors (usage printed).
+    """
+    argv = list(sys.argv[1:] if argv is None else argv)
+    pre = argparse.ArgumentParser(add_help=False)
+    pre.add_argument("--game", choices=["tapeo", "robada"])
+    pre.add_argument("--config")
+    pre.add_argument("--resume")
+    known, _ = pre.parse_known_args(argv)
+    game = known.game or "tapeo"
+    try:
+        if known.resume and not known.config:
+            from .checkpoint import read_checkpoint
+
+            _, card = read_checkpoint(known.resume, game=known.game, layout_version=None)
+            defaults = card["training"]["config"]
+        else:
+            defaults = config_mod.load_config(game, known.config)
+    except (ConfigError, CheckpointError) as e:
+        pre.error(str(e))
+    parser = build_parser(game, defaults)
+    args = parser.parse_args(argv)
+    cfg = config_mod.apply_overrides(defaults, args)
+    return args.game, cfg, args
+
+
+def main(argv: Optional[list[str]] = None) -> int:
+    """Entry point of ``python -m training.train``; returns the exit status (130 after Ctrl-C)."""
+    game, cfg, args = parse_args(argv)
+    seed = config_mod.flatten(cfg)["seed"]
+    if args.out:
+        out = Path(args.out)
+    elif args.resume:
+        out = Path(args.resume).resolve().parent.parent
+    else:
+        out = Path("runs") / f"{game}_s{seed}"
+    if not args.resume and (out / "checkpoints" / "latest.zip").exists() and not args.force:
+        print(f"error: {out} already holds a run; use --resume {out / 'checkpoints' / 'latest.zip'}, "
+              f"another --out, or --force", file=sys.stderr)
+        return 2
+    try:
+        trainer = Trainer(game, cfg, out, resume=args.resume, progress=not args.no_progress, verbose=args.verbose)
+    except (ConfigError, CheckpointError) as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    summary = trainer.run()
+    print(json.dumps({k: v for k, v in summary.items() if k != "evaluation"}, indent=2))
+    return 130 if summary["interrupted"] else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
