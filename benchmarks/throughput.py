@@ -147,18 +147,27 @@ def bench_memory(game: str, players: int, batch: int = MEMORY_BATCH) -> dict:
     return {"state_bytes_per_game": drv.state_bytes() / batch, "peak_bytes_per_game": peak / batch}
 
 
-def bench_vec_env(players: int, tables: int, seconds: float, repeats: int) -> dict:
-    """Rates of :class:`tapeo_env.vector.TapeoVecEnv` (learner seat 0, random opponents), learner
-    actions drawn at random from ``action_masks()``. agent-steps count every seat's pick."""
-    from tapeo_env.batched import random_legal_actions
-    from tapeo_env.vector import TapeoVecEnv
-    env = TapeoVecEnv(num_tables=tables, num_players=players, learner_seats=1, seed=0)
+def bench_vec_env(game: str, players: int, tables: int, seconds: float, repeats: int) -> dict:
+    """Rates of the game's SB3 vector env (:class:`tapeo_env.vector.TapeoVecEnv` or
+    :class:`robada_env.vector.RobadaVecEnv`; one learner seat per table, random opponents), learner
+    actions drawn at random from ``action_masks()``. agent-steps count every seat's decision
+    (Tapeo: every seat picks each step; Ronda Robada: the learner's decisions plus the opponents'
+    decisions played inside the step, from the env's ``decisions`` counter)."""
+    if game == "tapeo":
+        from tapeo_env.batched import random_legal_actions
+        from tapeo_env.vector import TapeoVecEnv as VecEnvCls
+    else:
+        from robada_env.batched import random_legal_actions
+        from robada_env.vector import RobadaVecEnv as VecEnvCls
+    env = VecEnvCls(num_tables=tables, num_players=players, learner_seats=1, seed=0)
     env.reset()
     rng = np.random.default_rng(0)
 
     def run() -> tuple[int, int]:
+        d0 = getattr(env, "decisions", None)
         _, _, dones, _ = env.step(random_legal_actions(env.action_masks(), rng))
-        return tables * players, int(dones.sum())
+        steps = tables * players if d0 is None else env.decisions - d0
+        return steps, int(dones.sum())
     return _median([_timed(run, seconds) for _ in range(repeats)])
 
 
@@ -260,9 +269,9 @@ def run(games: list[str], batch_sizes: tuple[int, ...], seconds: float, repeats:
             except ImportError as e:
                 rows.append({"game": game, "players": n, "env": "batched", "kind": "note",
                              "note": f"not available: {e}"})
-            if game == "tapeo":
-                tables = 64 if quick else 1024
-                add(game, n, f"TapeoVecEnv ({tables} tables)", bench_vec_env(n, tables, seconds, repeats), "vec")
+            tables = 64 if quick else 1024
+            name = "TapeoVecEnv" if game == "tapeo" else "RobadaVecEnv"
+            add(game, n, f"{name} ({tables} tables)", bench_vec_env(game, n, tables, seconds, repeats), "vec")
     ppo_result = None
     if ppo and "tapeo" in games:
         ppo_result = bench_ppo(4, 8 if quick else 128, 8 if quick else 64, 1 if quick else 3)
