@@ -67,3 +67,40 @@ def win_shares(winners: Sequence[int], n: int) -> np.ndarray:
     for i in w:
         out[i] = 1.0 / len(w)
     return out
+
+
+def final_rewards_batch(scores: np.ndarray, winners: np.ndarray, scheme: str) -> np.ndarray:
+    """:func:`final_rewards` for G games at once (the same float64 arithmetic, so values are
+    bit-identical to the one-game form). Used by the batched engines.
+
+    Args:
+        scores: int or float (G, n) final scores.
+        winners: bool (G, n), True for the seats sharing the win (at least one per game).
+        scheme: one of :data:`REWARD_SCHEMES`.
+
+    Returns:
+        float64 (G, n).
+
+    Raises:
+        ConfigError: unknown scheme.
+    """
+    check_choice("reward_scheme", scheme, REWARD_SCHEMES)
+    s = np.asarray(scores, dtype=np.float64)
+    n = s.shape[1]
+    if scheme == "points":
+        return s.copy()
+    if scheme == "margin":
+        if n == 1:
+            return np.zeros_like(s)
+        return s - (s.sum(axis=1, keepdims=True) - s) / (n - 1)
+    w = np.asarray(winners, dtype=bool)
+    k = w.sum(axis=1, keepdims=True)
+    out = np.where(w, 1.0 / np.maximum(k, 1), -1.0 / np.maximum(n - k, 1))
+    out[(k == n)[:, 0]] = 0.0
+    return out
+
+
+def win_shares_batch(winners: np.ndarray) -> np.ndarray:
+    """:func:`win_shares` for G games at once: float64 (G, n) from bool winners (G, n)."""
+    w = np.asarray(winners, dtype=bool)
+    return w / np.maximum(w.sum(axis=1, keepdims=True), 1)

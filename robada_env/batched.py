@@ -70,7 +70,7 @@ from typing import NamedTuple, Optional, Sequence
 import numpy as np
 
 from hod_common.errors import ConfigError, IllegalActionError, check_choice
-from hod_common.rewards import REWARD_SCHEMES
+from hod_common.rewards import REWARD_SCHEMES, final_rewards_batch, win_shares_batch
 
 from .actions import CONFIRM, DROP, NOOP, NUM_ACTIONS, START, TAKE, TAKE_SEATS, TAP, action_name
 from .cards import ACE, DECK_SIZE, NUM_RANKS, RANK_POINTS, REY, next_rank
@@ -137,9 +137,8 @@ def random_legal_actions(mask: np.ndarray, rng: np.random.Generator) -> np.ndarr
 
 
 def batched_final_rewards(scores: np.ndarray, scheme: str) -> np.ndarray:
-    """Final reward of every seat of every game, the batched form of
-    :func:`hod_common.rewards.final_rewards` with Ronda Robada's winners (R8: every seat with
-    the highest score; a tie is a shared win).
+    """Final reward of every seat of every game: :func:`hod_common.rewards.final_rewards_batch`
+    with Ronda Robada's winners (R8: every seat with the highest score; a tie is a shared win).
 
     Args:
         scores: int (G, n) final points.
@@ -151,25 +150,14 @@ def batched_final_rewards(scores: np.ndarray, scheme: str) -> np.ndarray:
     Raises:
         ConfigError: unknown scheme.
     """
-    check_choice("reward_scheme", scheme, REWARD_SCHEMES)
-    s = np.asarray(scores, dtype=np.float64)
-    n = s.shape[1]
-    if scheme == "points":
-        return s
-    if scheme == "margin":
-        return s - (s.sum(1, keepdims=True) - s) / (n - 1)
-    win = s == s.max(1, keepdims=True)
-    k = win.sum(1, keepdims=True).astype(np.float64)
-    out = np.where(win, 1.0 / k, -1.0 / np.maximum(n - k, 1))
-    out[k[:, 0] == n] = 0.0
-    return out
+    s = np.asarray(scores)
+    return final_rewards_batch(s, s == s.max(1, keepdims=True), scheme)
 
 
 def win_shares(scores: np.ndarray) -> np.ndarray:
     """Share of a win per seat (float64 (G, n)): 1/k to each of k tied winners (R8), else 0."""
     s = np.asarray(scores)
-    win = s == s.max(1, keepdims=True)
-    return win / win.sum(1, keepdims=True)
+    return win_shares_batch(s == s.max(1, keepdims=True))
 
 
 class StepResult(NamedTuple):

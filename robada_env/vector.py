@@ -33,7 +33,7 @@ Ronda Robada is turn-based, so there is exactly one learner seat per game (``lea
 from __future__ import annotations
 
 import time
-from typing import Any, Callable, Optional, Sequence, Union
+from typing import Any, Optional, Sequence, Union
 
 import numpy as np
 from gymnasium import spaces
@@ -41,7 +41,7 @@ from gymnasium.vector import AutoresetMode, VectorEnv as GymVectorEnv
 from gymnasium.vector.utils import batch_space
 from stable_baselines3.common.vec_env.base_vec_env import VecEnv
 
-from agents.base import Bot
+from agents import batch_policies
 from hod_common.errors import ConfigError, check_int_range
 
 from .actions import NOOP, NUM_ACTIONS
@@ -49,63 +49,28 @@ from .batched import NAME, BatchedRobada, random_legal_actions, win_shares
 from .engine import MAX_PLAYERS, MIN_PLAYERS
 from .observation import OBS_SIZE
 
-BatchPolicy = Callable[[np.ndarray, np.ndarray], np.ndarray]
+BatchPolicy = batch_policies.BatchPolicy
 
 
-class RandomPolicy:
+class RandomPolicy(batch_policies.RandomPolicy):
     """Uniformly random legal actions in batch (needs no observation); the default opponent.
 
     Args:
         seed: seed of its ``numpy.random.default_rng``.
     """
 
-    needs_observation = False
-
-    def __init__(self, seed: Optional[int] = None) -> None:
-        self.rng = np.random.default_rng(seed)
-
-    def __call__(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
-        return random_legal_actions(action_masks, self.rng)
+    sampler = staticmethod(random_legal_actions)
 
 
-class BotPolicy:
-    """A batch policy that asks a per-observation :class:`agents.base.Bot` for each row (a Python
-    loop: as fast as the bot). The bot must decide from the observation alone.
+class BotPolicy(batch_policies.BotPolicy):
+    """A batch policy asking a per-observation :class:`agents.base.Bot` for each row (see
+    :class:`agents.batch_policies.BotPolicy`)."""
 
-    Raises:
-        ConfigError: a bot that needs a belief sampler (search bots) or plays another game.
-    """
-
-    needs_observation = True
-
-    def __init__(self, bot: Bot) -> None:
-        if getattr(bot, "needs_belief", False):
-            raise ConfigError(f"{bot!r} needs a belief sampler; batch opponents decide from the observation only")
-        if getattr(bot, "game", "") not in ("", NAME):
-            raise ConfigError(f"{bot!r} plays {bot.game!r}, not {NAME!r}")
-        self.bot = bot
-
-    def __call__(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
-        out = np.empty(len(action_masks), np.int64)
-        for r in range(len(action_masks)):
-            out[r] = self.bot.act({"observation": observations[r], "action_mask": action_masks[r]})
-        return out
-
-
-def _as_policy(p: Any) -> BatchPolicy:
-    if isinstance(p, Bot):
-        return BotPolicy(p)
-    if not callable(p):
-        raise ConfigError(f"opponent {p!r} is neither a batch policy (callable) nor an agents.base.Bot")
-    return p
+    game = NAME
 
 
 def _as_policies(opponents: Any) -> list:
-    pols = ([_as_policy(p) for p in opponents] if isinstance(opponents, (list, tuple))
-            else [_as_policy(opponents)])
-    if not pols:
-        raise ConfigError("opponents must hold at least one policy")
-    return pols
+    return batch_policies.as_policies(opponents, BotPolicy)
 
 
 class LearnerGames:

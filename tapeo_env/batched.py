@@ -29,9 +29,9 @@ from typing import NamedTuple, Optional
 import numpy as np
 
 from hod_common.errors import ConfigError, IllegalActionError, check_choice, check_int_range
-from hod_common.rewards import REWARD_SCHEMES
+from hod_common.rewards import REWARD_SCHEMES, final_rewards_batch
 
-from .batched_scoring import (churro_points_batch, final_rewards_batch, round_points_batch, winners_batch)
+from .batched_scoring import churro_points_batch, round_points_batch, winners_batch
 from .cards import CHURRO, FREELOADER, NUM_KINDS, deck_cards, kind_name
 from .engine import CHURROS_KEPT_ACROSS_ROUNDS, FREELOADER_STEALS_FREELOADER, LAST_TAPA_AUTOMATIC, Config
 

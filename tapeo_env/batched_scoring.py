@@ -11,8 +11,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from hod_common.errors import check_choice
-from hod_common.rewards import REWARD_SCHEMES
 
 from .cards import BREAD, CROQUETA, HAM_SLICES, PEPPER, PRAWNS, TORTILLA
 from .scoring import DEFAULT_RULINGS, Rulings, split_points
@@ -97,31 +95,3 @@ def winners_batch(scores: np.ndarray, churros: np.ndarray, rulings: Rulings = DE
         cb = np.where(best, churros.astype(_I), np.iinfo(_I).min)
         best &= cb == cb.max(axis=1, keepdims=True)
     return best
-
-
-def final_rewards_batch(scores: np.ndarray, winners: np.ndarray, scheme: str) -> np.ndarray:
-    """:func:`hod_common.rewards.final_rewards` for G games at once (same float64 arithmetic,
-    so the values are bit-identical).
-
-    Args:
-        scores: int or float (G, n) scores. winners: bool (G, n). scheme: a reward scheme.
-
-    Returns:
-        float64 (G, n).
-
-    Raises:
-        ConfigError: unknown scheme (the message lists :data:`hod_common.rewards.REWARD_SCHEMES`).
-    """
-    check_choice("reward_scheme", scheme, REWARD_SCHEMES)
-    s = scores.astype(np.float64)
-    n = s.shape[1]
-    if scheme == "points":
-        return s
-    if scheme == "margin":
-        if n == 1:
-            return np.zeros_like(s)
-        return s - (s.sum(axis=1, keepdims=True) - s) / (n - 1)
-    k = winners.sum(axis=1, keepdims=True)
-    out = np.where(winners, 1.0 / np.maximum(k, 1), -1.0 / np.maximum(n - k, 1))
-    out[(k == n)[:, 0]] = 0.0
-    return out

@@ -233,6 +233,25 @@ def legal_mask(state: State, seat: int) -> np.ndarray:
     return (state.hand(seat) > 0).astype(np.int8)
 
 
+def legal_masks(state: State) -> np.ndarray:
+    """int8 (n, NUM_KINDS): row ``i`` is :func:`legal_mask` of seat ``i`` (a fresh array)."""
+    n = state.config.num_players
+    if state.is_over:
+        return np.zeros((n, NUM_KINDS), np.int8)
+    return (state.hands[_held_hands(n, state.pick)] > 0).view(np.int8)
+
+
+_HELD: dict[tuple[int, int], np.ndarray] = {}
+
+
+def _held_hands(n: int, pick: int) -> np.ndarray:
+    """(n,) hand id held by each seat at ``pick``: ``(seat - pick) % n`` (cached)."""
+    held = _HELD.get((n, pick))
+    if held is None:
+        held = _HELD[(n, pick)] = (np.arange(n) - pick) % n
+    return held
+
+
 def legal_actions(state: State, seat: int) -> list[int]:
     """The kinds ``seat`` may pick now, ascending (empty once the game is over)."""
     if state.is_over:
@@ -247,8 +266,10 @@ def check_pick(state: State, seat: int, action: object, agent: str | None = None
         IllegalActionError: not an int kind in the seat's hand, or the game is over (the message
             names the legal actions); nothing is changed.
     """
-    ok = (not isinstance(action, bool) and isinstance(action, (int, np.integer))
-          and 0 <= action < NUM_KINDS and not state.is_over and state.hand(seat)[action] > 0)
+    # type(...) is int: the usual case, checked first (bool is a subclass of int, not int itself)
+    ok = ((type(action) is int or (not isinstance(action, bool) and isinstance(action, (int, np.integer))))
+          and 0 <= action < NUM_KINDS and state.round < state.config.num_rounds
+          and state.hands[(seat - state.pick) % state.config.num_players, action] > 0)
     if not ok:
         raise IllegalActionError(agent or f"seat {seat}", action, legal_actions(state, seat), names=kind_name)
     return int(action)
@@ -276,10 +297,17 @@ def apply_picks(state: State, picks: Sequence[int]) -> bool:
     n = state.config.num_players
     if len(picks) != n:
         raise IllegalActionError("table", list(picks), [f"{n} picks, one per seat"])
-    kinds = [check_pick(state, i, a) for i, a in enumerate(picks)]
+    return apply_checked_picks(state, [check_pick(state, i, a) for i, a in enumerate(picks)])
+
+
+def apply_checked_picks(state: State, kinds: list[int]) -> bool:
+    """:func:`apply_picks` without the checks, for callers (the environments) that have just
+    checked every pick with :func:`check_pick`: ``kinds`` holds one int kind per seat, each
+    in that seat's hand. Returns True if this pick finished a round."""
+    n = state.config.num_players
     _reveal(state, kinds)
     if state.config.hand_size - state.pick == 1 and LAST_TAPA_AUTOMATIC:
-        last = [int(np.argmax(state.hand(i))) for i in range(n)]
+        last = state.hands[_held_hands(n, state.pick)].argmax(axis=1).tolist()  # each hand's one tapa
         _reveal(state, last)
     if state.pick == state.config.hand_size:
         _end_round(state)

@@ -19,8 +19,8 @@ from hod_common.rewards import REWARD_SCHEMES, final_rewards, win_shares
 from hod_common.wrappers import ILLEGAL_ACTION_MODES, ILLEGAL_REWARD
 
 from .cards import NUM_KINDS
-from .engine import Config, apply_picks, check_pick, legal_mask, new_game, State
-from .observation import OBS_HIGH, OBS_SIZE, encode
+from .engine import Config, apply_checked_picks, check_pick, legal_mask, legal_masks, new_game, State
+from .observation import OBS_HIGH, OBS_SIZE, encode, encode_all
 from .render import render_text
 from .scoring import winners
 
@@ -97,6 +97,12 @@ class _TapeoCore:
     def _observe(self, seat: int) -> dict:
         return {"observation": encode(self.state, seat), "action_mask": legal_mask(self.state, seat)}
 
+    def _observe_all(self) -> dict:
+        """Observation dicts of every seat, keyed by agent. Encoded in one go: the arrays are rows
+        of two fresh arrays (float32 (n, OBS_SIZE) and int8 (n, 10)), never reused later."""
+        obs, masks = encode_all(self.state), legal_masks(self.state)
+        return {a: {"observation": obs[i], "action_mask": masks[i]} for i, a in enumerate(self.possible_agents)}
+
     def _standing_value(self) -> np.ndarray:
         """Reward scheme applied to the standings now: final scores once over, else the scores
         of finished rounds with provisional winners (T10 with churros held)."""
@@ -107,8 +113,9 @@ class _TapeoCore:
         return final_rewards(scores, winners(scores, churros, self.config.rulings), self.reward_scheme)
 
     def _resolve(self, picks: list[int]) -> np.ndarray:
-        """Apply one pick of every seat; return the rewards (float64 (n,)) it earns."""
-        ended = apply_picks(self.state, picks)
+        """Apply one pick of every seat (each already checked with ``check_pick``); return the
+        rewards (float64 (n,)) it earns."""
+        ended = apply_checked_picks(self.state, picks)
         self._cycles += 1
         if ended and (self.round_rewards or self.state.is_over):
             phi = self._standing_value()
@@ -257,7 +264,7 @@ class TapeoParallelEnv(_TapeoCore, ParallelEnv):
     def reset(self, seed: Optional[int] = None, options: Optional[dict] = None):
         self._new_game(seed)
         self.agents = self.possible_agents[:]
-        return {a: self._observe(i) for i, a in enumerate(self.agents)}, {a: {} for a in self.agents}
+        return self._observe_all(), {a: {} for a in self.agents}
 
     def step(self, actions: dict):
         """Reveal one pick of every agent. Raises ValueError for missing/unknown agents,
@@ -288,12 +295,12 @@ class TapeoParallelEnv(_TapeoCore, ParallelEnv):
                 info_list, terminated = self._end_infos(), True
             elif self._cycles >= self.max_cycles:
                 truncated = True
-        agents = self.agents
-        obs = {a: self._observe(i) for i, a in enumerate(agents)}
-        rew = {a: float(rewards[i]) for i, a in enumerate(agents)}
-        terms = {a: terminated for a in agents}
-        truncs = {a: truncated for a in agents}
-        infos = {a: info_list[i] for i, a in enumerate(agents)}
+        agents = self.agents  # every seat is live until the game ends (== possible_agents)
+        obs = self._observe_all()
+        rew = dict(zip(agents, rewards.tolist()))
+        terms = dict.fromkeys(agents, terminated)
+        truncs = dict.fromkeys(agents, truncated)
+        infos = dict(zip(agents, info_list))
         if terminated or truncated:
             self.agents = []
         if self.render_mode == "human":

@@ -27,7 +27,7 @@ import numpy as np
 
 from hod_common.layout import ObsLayout, Piece
 
-from .cards import DECK_COMPOSITION, MAX_HAND_SIZE, MAX_PLAYERS, MIN_PLAYERS, NUM_KINDS
+from .cards import CHURRO, DECK_COMPOSITION, MAX_HAND_SIZE, MAX_PLAYERS, MIN_PLAYERS, NUM_KINDS
 from .engine import State
 
 OBS_VERSION = 1
@@ -69,39 +69,138 @@ def encode(state: State, seat: int, out: np.ndarray | None = None) -> np.ndarray
     Args:
         state: the engine state.
         seat: the observer, 0..n-1.
-        out: optional float32 array to fill (it is zeroed first).
+        out: optional float32 array of shape ``(OBS_SIZE,)`` to fill (every entry is written).
     """
-    cfg = state.config
-    n = cfg.num_players
-    obs = np.zeros(OBS_SIZE, np.float32) if out is None else out
-    if out is not None:
-        obs[:] = 0.0
-    inv = _inv_deck(cfg.deck)
-    obs[_SL["num_players"].start + n - MIN_PLAYERS] = 1.0
-    rnd = min(state.round, cfg.num_rounds - 1)
-    obs[_SL["round"].start + min(rnd, 2)] = 1.0
-    order = [(seat + j) % n for j in range(n)]
-    obs[_SL["bars"].start:_SL["bars"].start + n * _K] = (state.bars[order] * inv).ravel()
-    c0 = _SL["churros"].start
-    obs[c0:c0 + n] = state.churros_held()[order] / 30.0
-    s0 = _SL["scores"].start
-    obs[s0:s0 + n] = state.round_scores.sum(axis=0)[order] / SCORE_SCALE
-    unseen = np.asarray(cfg.deck, np.int64) - state.bars.sum(axis=0)
-    if not state.is_over:
-        p = state.pick
-        obs[_SL["pick"].start] = p / (MAX_HAND_SIZE - 1)
-        obs[_SL["hand_size"].start] = (cfg.hand_size - p) / MAX_HAND_SIZE
-        hand = state.hands[(seat - p) % n]
-        obs[_SL["hand"]] = hand * inv
-        unseen -= hand
-        k0, f0 = _SL["known_hands"].start, _SL["known_flags"].start
-        for j in range(1, min(p, n - 1) + 1):  # hands held by seat+j, seen j picks ago
-            known = state.hands[(seat + j - p) % n]
-            obs[k0 + (j - 1) * _K:k0 + j * _K] = known * inv
-            obs[f0 + j - 1] = 1.0
-            unseen -= known
-    obs[_SL["unseen"]] = unseen * inv
-    return obs
+    obs = _encoder(state.config).encode(state, seat)
+    if out is None:
+        return obs
+    out[...] = obs
+    return out
+
+
+def encode_all(state: State) -> np.ndarray:
+    """Observations of every seat at once: float32 ``(n, OBS_SIZE)``, row ``i`` equal to
+    ``encode(state, i)`` bit for bit (a fresh array; rows may be handed out as views)."""
+    return _encoder(state.config).encode_all(state)
+
+
+class _Encoder:
+    """The encoder of one table shape (player count, hand size, deck, rounds), built once.
+
+    Method: every entry of an observation is either 0, 1, a per-pick constant (the ``pick`` and
+    ``hand_size`` pieces) or a scaled count of the state. Each step the scaled counts of the
+    state are written once into a float32 *source* buffer (every hand, every bar, each seat's
+    unseen counts, churros, scores; computed in float64 as ``count * (1 / deck count)``,
+    ``churros / 30``, ``points / 100`` and rounded once to float32, as the layout documents),
+    and the observations are one gather ``source[index]`` with an index table per (round,
+    pick) that places the seat-relative pieces. So the cost hardly depends on the player count
+    or on how many seats are encoded.
+
+    Source buffer (``n`` seats, ``K`` kinds): ``[0, 1, pick values (hand_size), hand-size values
+    (hand_size), hands (n*K, by hand id), bars (n*K), unseen (n*K, by observer), churros (n),
+    scores (n)]``.
+    """
+
+    def __init__(self, config) -> None:
+        n, hs, k = config.num_players, config.hand_size, _K
+        self.n, self.num_rounds = n, config.num_rounds
+        self.inv = _inv_deck(config.deck)
+        self.deck = np.asarray(config.deck, np.int64)
+        zero, one, pick0, size0 = 0, 1, 2, 2 + hs
+        hands0 = size0 + hs
+        bars0, unseen0 = hands0 + n * k, hands0 + 2 * n * k
+        churros0 = unseen0 + n * k
+        scores0 = churros0 + n
+        self.src = np.zeros(scores0 + n, np.float32)
+        self.src[one] = 1.0
+        p = np.arange(hs)
+        self.src[pick0:pick0 + hs] = p / (MAX_HAND_SIZE - 1)
+        self.src[size0:size0 + hs] = (hs - p) / MAX_HAND_SIZE
+        # Writable views of the source regions, filled by ufuncs with out=.
+        self.hands_v = self.src[hands0:bars0].reshape(n, k)
+        self.bars_v = self.src[bars0:unseen0].reshape(n, k)
+        self.unseen_v = self.src[unseen0:churros0].reshape(n, k)
+        self.churros_v = self.src[churros0:scores0]
+        self.scores_v = self.src[scores0:]
+        seats = np.arange(n)
+        #: (hand_size, n): hand id each seat holds at pick p (also the legal-mask rows).
+        self.held = (seats[None, :] - p[:, None]) % n
+        # window[p] (n, n) int64: 1 where hand h is the observer's own or known at pick p.
+        self.window = np.zeros((hs, n, n), np.int64)
+        for q in range(hs):
+            for s in range(n):
+                for j in range(min(q, n - 1) + 1):
+                    self.window[q, s, (s - q + j) % n] = 1
+        self._index: dict = {}
+        self._regions = (zero, one, pick0, size0, hands0, bars0, unseen0, churros0, scores0)
+
+    def index(self, rnd: int, pick: int | None) -> np.ndarray:
+        """Index table (n, OBS_SIZE) into the source for round ``rnd`` (0-based, capped at 2) and
+        pick ``pick`` (None once the game is over)."""
+        key = (rnd, pick)
+        idx = self._index.get(key)
+        if idx is not None:
+            return idx
+        zero, one, pick0, size0, hands0, bars0, unseen0, churros0, scores0 = self._regions
+        n, k = self.n, _K
+        kinds = np.arange(k)
+        idx = np.full((n, OBS_SIZE), zero, np.intp)
+        for s in range(n):
+            row = idx[s]
+            row[_SL["num_players"].start + n - MIN_PLAYERS] = one
+            row[_SL["round"].start + rnd] = one
+            for j in range(n):  # seat-relative pieces: seat s + j
+                t = (s + j) % n
+                b = _SL["bars"].start + j * k
+                row[b:b + k] = bars0 + t * k + kinds
+                row[_SL["churros"].start + j] = churros0 + t
+                row[_SL["scores"].start + j] = scores0 + t
+            row[_SL["unseen"]] = unseen0 + s * k + kinds
+            if pick is not None:
+                row[_SL["pick"].start] = pick0 + pick
+                row[_SL["hand_size"].start] = size0 + pick
+                row[_SL["hand"]] = hands0 + ((s - pick) % n) * k + kinds
+                for j in range(1, min(pick, n - 1) + 1):  # hands held by seat+j, seen j picks ago
+                    b = _SL["known_hands"].start + (j - 1) * k
+                    row[b:b + k] = hands0 + ((s + j - pick) % n) * k + kinds
+                    row[_SL["known_flags"].start + j - 1] = one
+        idx.setflags(write=False)
+        self._index[key] = idx
+        return idx
+
+    def _fill(self, state: State) -> np.ndarray:
+        """Write the scaled counts of ``state`` into the source; return the index table."""
+        inv, bars = self.inv, state.bars
+        barsum = bars.sum(axis=0)
+        np.multiply(bars, inv, out=self.bars_v)
+        np.divide(state.churros_kept + bars[:, CHURRO], 30.0, out=self.churros_v)
+        np.divide(state.round_scores.sum(axis=0), SCORE_SCALE, out=self.scores_v)
+        rnd = min(min(state.round, self.num_rounds - 1), 2)
+        if state.is_over:
+            np.multiply(self.deck - barsum, inv, out=self.unseen_v)
+            return self.index(rnd, None)
+        p, hands = state.pick, state.hands
+        np.multiply(hands, inv, out=self.hands_v)
+        # unseen of seat s: deck - every bar - its own hand - the hands it knows (integers).
+        np.multiply((self.deck - barsum) - self.window[p] @ hands, inv, out=self.unseen_v)
+        return self.index(rnd, p)
+
+    def encode(self, state: State, seat: int) -> np.ndarray:
+        return self.src[self._fill(state)[seat]]
+
+    def encode_all(self, state: State) -> np.ndarray:
+        return self.src[self._fill(state)]
+
+
+_ENCODERS: dict[tuple, _Encoder] = {}
+
+
+def _encoder(config) -> _Encoder:
+    key = (config.num_players, config.hand_size, config.deck, config.num_rounds)
+    enc = _ENCODERS.get(key)
+    if enc is None:
+        enc = _ENCODERS[key] = _Encoder(config)
+    return enc
 
 
 _INV_CACHE: dict[tuple, np.ndarray] = {}

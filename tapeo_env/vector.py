@@ -32,14 +32,14 @@ convention: the returned observation is the new game's, the last one is in
 from __future__ import annotations
 
 import time
-from typing import Any, Callable, Optional, Sequence
+from typing import Any, Optional, Sequence
 
 import gymnasium
 import numpy as np
 from gymnasium import spaces
 from stable_baselines3.common.vec_env.base_vec_env import VecEnv
 
-from agents.base import Bot
+from agents import batch_policies
 from hod_common.errors import ConfigError, check_int_range
 
 from .batched import BatchedTapeo, random_legal_actions
@@ -48,55 +48,28 @@ from .engine import Config
 from .observation import OBS_HIGH, OBS_SIZE
 
 #: A batch policy: (observations float32 (M, OBS_SIZE), action masks int8 (M, K)) -> int actions (M,).
-BatchPolicy = Callable[[np.ndarray, np.ndarray], np.ndarray]
+BatchPolicy = batch_policies.BatchPolicy
 
 
-class RandomPolicy:
-    """Uniformly random legal actions in batch (needs no observation).
+class RandomPolicy(batch_policies.RandomPolicy):
+    """Uniformly random legal actions in batch (needs no observation); the default opponent.
 
     Args:
-        seed: seed of its generator.
+        seed: seed of its ``numpy.random.default_rng``.
     """
 
-    needs_observation = False
-
-    def __init__(self, seed: Optional[int] = None) -> None:
-        self.rng = np.random.default_rng(seed)
-
-    def __call__(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
-        return random_legal_actions(action_masks, self.rng)
+    sampler = staticmethod(random_legal_actions)
 
 
-class BotPolicy:
-    """A batch policy that asks a per-observation :class:`agents.base.Bot` for each row (a Python
-    loop: as fast as the bot). The bot must decide from the observation alone.
+class BotPolicy(batch_policies.BotPolicy):
+    """A batch policy asking a per-observation :class:`agents.base.Bot` for each row (see
+    :class:`agents.batch_policies.BotPolicy`)."""
 
-    Raises:
-        ConfigError: a bot that needs a belief sampler (search bots) or plays another game.
-    """
-
-    needs_observation = True
-
-    def __init__(self, bot: Bot) -> None:
-        if getattr(bot, "needs_belief", False):
-            raise ConfigError(f"{bot!r} needs a belief sampler; batch opponents decide from the observation only")
-        if getattr(bot, "game", "") not in ("", "tapeo"):
-            raise ConfigError(f"{bot!r} plays {bot.game!r}, not 'tapeo'")
-        self.bot = bot
-
-    def __call__(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
-        out = np.empty(len(action_masks), np.int64)
-        for r in range(len(action_masks)):
-            out[r] = self.bot.act({"observation": observations[r], "action_mask": action_masks[r]})
-        return out
+    game = "tapeo"
 
 
-def _as_policy(p: Any) -> BatchPolicy:
-    if isinstance(p, Bot):
-        return BotPolicy(p)
-    if not callable(p):
-        raise ConfigError(f"opponent {p!r} is neither a batch policy (callable) nor an agents.base.Bot")
-    return p
+def _as_policies(opponents: Any) -> list:
+    return batch_policies.as_policies(opponents, BotPolicy)
 
 
 class _Group:
@@ -146,7 +119,7 @@ class _LearnerTables:
         num_tables = check_int_range("num_tables", num_tables, len(counts), 1 << 24)
         self.L = L = check_int_range("learner_seats", learner_seats, 1, min(counts))
         pols = [RandomPolicy(None if seed is None else seed + 7919)] if opponents is None else (
-            [_as_policy(p) for p in opponents] if isinstance(opponents, (list, tuple)) else [_as_policy(opponents)])
+            _as_policies(opponents))
         if not pols:
             raise ConfigError("opponents must hold at least one policy")
         self.seed = 0 if seed is None else int(seed)
@@ -169,7 +142,7 @@ class _LearnerTables:
     def set_opponents(self, opponents: Any) -> None:
         """Replace the opponent policies (e.g. a fresh self-play snapshot); new draws apply to
         games started from now on, and to every game if the number of policies changes."""
-        pols = [_as_policy(p) for p in opponents] if isinstance(opponents, (list, tuple)) else [_as_policy(opponents)]
+        pols = _as_policies(opponents)
         for g in self.groups:
             redraw = len(pols) != len(g.policies)
             g.policies = pols
