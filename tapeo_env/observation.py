@@ -88,28 +88,27 @@ class _Encoder:
     """The encoder of one table shape (player count, hand size, deck, rounds), built once.
 
     Method: every entry of an observation is either 0, 1, a per-pick constant (the ``pick`` and
-    ``hand_size`` pieces) or a scaled count of the state. Each step the scaled counts of the
-    state are written once into a float32 *source* buffer (every hand, every bar, each seat's
-    unseen counts, churros, scores; computed in float64 as ``count * (1 / deck count)``,
-    ``churros / 30``, ``points / 100`` and rounded once to float32, as the layout documents),
-    and the observations are one gather ``source[index]`` with an index table per (round,
-    pick) that places the seat-relative pieces. So the cost hardly depends on the player count
-    or on how many seats are encoded.
+    ``hand_size`` pieces) or a scaled count of the state. Each call writes the scaled counts of
+    the state once into a float32 *source* buffer, computed in float64 as ``count * (1 / deck
+    count)``, ``churros / 30`` and ``points / 100`` and rounded once to float32 (the arithmetic
+    the layout documents), and the observations are one gather ``source[index]`` through an
+    index table per (round, pick) that places every seat-relative piece. So the cost hardly
+    depends on the player count or on how many seats are encoded.
 
     Source buffer (``n`` seats, ``K`` kinds): ``[0, 1, pick values (hand_size), hand-size values
     (hand_size), hands (n*K, by hand id), bars (n*K), unseen (n*K, by observer), churros (n),
-    scores (n)]``.
+    scores (n)]``. The three count blocks come from one integer product: with ``V`` the hands
+    stacked on the bars ((2n, K)), ``mix[p] @ V + offset`` is ``[hands; bars; unseen]`` where
+    unseen of seat ``s`` = deck - every bar - its own hand - the hands it knows at pick ``p``.
     """
 
     def __init__(self, config) -> None:
         n, hs, k = config.num_players, config.hand_size, _K
         self.n, self.num_rounds = n, config.num_rounds
         self.inv = _inv_deck(config.deck)
-        self.deck = np.asarray(config.deck, np.int64)
         zero, one, pick0, size0 = 0, 1, 2, 2 + hs
-        hands0 = size0 + hs
-        bars0, unseen0 = hands0 + n * k, hands0 + 2 * n * k
-        churros0 = unseen0 + n * k
+        counts0 = size0 + hs
+        churros0 = counts0 + 3 * n * k
         scores0 = churros0 + n
         self.src = np.zeros(scores0 + n, np.float32)
         self.src[one] = 1.0
@@ -117,32 +116,35 @@ class _Encoder:
         self.src[pick0:pick0 + hs] = p / (MAX_HAND_SIZE - 1)
         self.src[size0:size0 + hs] = (hs - p) / MAX_HAND_SIZE
         # Writable views of the source regions, filled by ufuncs with out=.
-        self.hands_v = self.src[hands0:bars0].reshape(n, k)
-        self.bars_v = self.src[bars0:unseen0].reshape(n, k)
-        self.unseen_v = self.src[unseen0:churros0].reshape(n, k)
+        self.counts_v = self.src[counts0:churros0].reshape(3 * n, k)
         self.churros_v = self.src[churros0:scores0]
         self.scores_v = self.src[scores0:]
-        seats = np.arange(n)
-        #: (hand_size, n): hand id each seat holds at pick p (also the legal-mask rows).
-        self.held = (seats[None, :] - p[:, None]) % n
-        # window[p] (n, n) int64: 1 where hand h is the observer's own or known at pick p.
-        self.window = np.zeros((hs, n, n), np.int64)
+        # mix[p] (3n, 2n) int64 and offset (3n, K): see the class docstring. mix[hs] is for the
+        # finished game (no hand is held: unseen = deck - every bar).
+        eye = np.eye(n, dtype=np.int64)
+        self.mix = np.zeros((hs + 1, 3 * n, 2 * n), np.int64)
+        self.mix[:, :n, :n] = eye
+        self.mix[:, n:2 * n, n:] = eye
+        self.mix[:, 2 * n:, n:] = -1
         for q in range(hs):
             for s in range(n):
-                for j in range(min(q, n - 1) + 1):
-                    self.window[q, s, (s - q + j) % n] = 1
+                for j in range(min(q, n - 1) + 1):  # own hand (j = 0), then hands seen j picks ago
+                    self.mix[q, 2 * n + s, (s - q + j) % n] = -1
+        self.offset = np.zeros((3 * n, k), np.int64)
+        self.offset[2 * n:] = np.asarray(config.deck, np.int64)
         self._index: dict = {}
-        self._regions = (zero, one, pick0, size0, hands0, bars0, unseen0, churros0, scores0)
+        self._regions = (zero, one, pick0, size0, counts0, churros0, scores0)
 
     def index(self, rnd: int, pick: int | None) -> np.ndarray:
         """Index table (n, OBS_SIZE) into the source for round ``rnd`` (0-based, capped at 2) and
-        pick ``pick`` (None once the game is over)."""
+        pick ``pick`` (None once the game is over); built on first use."""
         key = (rnd, pick)
         idx = self._index.get(key)
         if idx is not None:
             return idx
-        zero, one, pick0, size0, hands0, bars0, unseen0, churros0, scores0 = self._regions
+        zero, one, pick0, size0, counts0, churros0, scores0 = self._regions
         n, k = self.n, _K
+        hands0, bars0, unseen0 = counts0, counts0 + n * k, counts0 + 2 * n * k
         kinds = np.arange(k)
         idx = np.full((n, OBS_SIZE), zero, np.intp)
         for s in range(n):
@@ -170,26 +172,22 @@ class _Encoder:
 
     def _fill(self, state: State) -> np.ndarray:
         """Write the scaled counts of ``state`` into the source; return the index table."""
-        inv, bars = self.inv, state.bars
-        barsum = bars.sum(axis=0)
-        np.multiply(bars, inv, out=self.bars_v)
+        bars = state.bars
+        over = state.round >= self.num_rounds
+        p = len(self.mix) - 1 if over else state.pick
+        counts = self.mix[p] @ np.concatenate((state.hands, bars))
+        counts += self.offset
+        np.multiply(counts, self.inv, out=self.counts_v)
         np.divide(state.churros_kept + bars[:, CHURRO], 30.0, out=self.churros_v)
-        np.divide(state.round_scores.sum(axis=0), SCORE_SCALE, out=self.scores_v)
+        np.divide(np.add.reduce(state.round_scores, axis=0), SCORE_SCALE, out=self.scores_v)
         rnd = min(min(state.round, self.num_rounds - 1), 2)
-        if state.is_over:
-            np.multiply(self.deck - barsum, inv, out=self.unseen_v)
-            return self.index(rnd, None)
-        p, hands = state.pick, state.hands
-        np.multiply(hands, inv, out=self.hands_v)
-        # unseen of seat s: deck - every bar - its own hand - the hands it knows (integers).
-        np.multiply((self.deck - barsum) - self.window[p] @ hands, inv, out=self.unseen_v)
-        return self.index(rnd, p)
+        return self.index(rnd, None if over else p)
 
     def encode(self, state: State, seat: int) -> np.ndarray:
-        return self.src[self._fill(state)[seat]]
+        return self.src.take(self._fill(state)[seat])
 
     def encode_all(self, state: State) -> np.ndarray:
-        return self.src[self._fill(state)]
+        return self.src.take(self._fill(state))
 
 
 _ENCODERS: dict[tuple, _Encoder] = {}

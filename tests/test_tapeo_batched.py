@@ -12,7 +12,8 @@ from hod_common.rewards import final_rewards
 from tapeo_env import engine as E
 from tapeo_env.batched import BatchedTapeo, random_legal_actions
 from tapeo_env.batched_obs import BatchedEncoder
-from tapeo_env.batched_scoring import (churro_points_batch, final_rewards_batch, ham_points_batch,
+from hod_common.rewards import final_rewards_batch
+from tapeo_env.batched_scoring import (churro_points_batch, ham_points_batch,
                                        pepper_points_batch, round_points_batch)
 from tapeo_env.cards import (BREAD, CHURRO, CROQUETA, FREELOADER, HAM1, HAM2, HAM3, NUM_KINDS, PEPPER, PRAWNS,
                              TORTILLA)
