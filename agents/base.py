@@ -9,9 +9,12 @@ full game state consistent with what the seat knows (see each game's ``sample_co
 """
 from __future__ import annotations
 
+import inspect
 from typing import Any, Callable, Mapping, Optional
 
 import numpy as np
+
+from hod_common.errors import ConfigError
 
 Observation = Mapping[str, np.ndarray]
 BeliefSampler = Callable[[np.random.Generator], Any]
@@ -33,9 +36,12 @@ class Bot:
     needs_belief: bool = False
 
     def __init__(self, seed: Optional[int] = None, **options: Any) -> None:
+        if options:
+            legal = [p for p in inspect.signature(type(self).__init__).parameters
+                     if p not in ("self", "options", "args", "kwargs")]
+            raise ConfigError(f"unknown option(s) {sorted(options)} for {type(self).__name__}; legal options: {legal}")
         self.seed = seed
         self.rng = np.random.default_rng(seed)
-        self.options = options
 
     def reset(self, seed: Optional[int] = None) -> None:
         """Start a new game; reseeds the generator when ``seed`` is given."""

@@ -13,7 +13,9 @@ Shipped opponents live in ``agents/opponents/<game>_ppo*.onnx``;
 from __future__ import annotations
 
 import functools
+import hashlib
 import json
+import warnings
 from pathlib import Path
 from typing import Any, Optional
 
@@ -44,8 +46,23 @@ def _load(path: str, threads: int, stamp: tuple = ()):
     opts = ort.SessionOptions()
     opts.intra_op_num_threads = threads
     opts.inter_op_num_threads = 1
+    data = p.read_bytes()
+    side = p.with_suffix(".json")
+    side_card = None
+    if side.is_file():
+        # The card beside the export records the file's sha256: a corrupt byte anywhere (even in
+        # the weights, which onnxruntime cannot notice) fails here.
+        try:
+            side_card = json.loads(side.read_text(encoding="utf-8"))
+        except (OSError, json.JSONDecodeError) as e:
+            raise err(f"{side}: the model card is not valid JSON (truncated or corrupt?): {e}") from e
+        want = (side_card.get("onnx") or {}).get("sha256") if isinstance(side_card, dict) else None
+        if want is not None and hashlib.sha256(data).hexdigest() != want:
+            raise err(f"{p}: the file's sha256 does not match its model card {side.name} (corrupt or replaced file)")
+    else:
+        warnings.warn(f"{p}: no model card {side.name} beside it; the file's integrity is not checked")
     try:
-        sess = ort.InferenceSession(p.read_bytes(), sess_options=opts, providers=["CPUExecutionProvider"])
+        sess = ort.InferenceSession(data, sess_options=opts, providers=["CPUExecutionProvider"])
     except Exception as e:  # onnxruntime raises its own exception types
         raise err(f"{p}: not a loadable ONNX model (truncated or corrupt?): {e}") from e
     meta = sess.get_modelmeta().custom_metadata_map
@@ -54,12 +71,15 @@ def _load(path: str, threads: int, stamp: tuple = ()):
             card = json.loads(meta[METADATA_KEY])
         except json.JSONDecodeError as e:
             raise err(f"{p}: the embedded model card is not valid JSON: {e}") from e
+    elif side_card is not None:
+        card = side_card
     else:
-        side = p.with_suffix(".json")
-        try:
-            card = json.loads(side.read_text(encoding="utf-8"))
-        except (OSError, json.JSONDecodeError) as e:
-            raise err(f"{p}: no embedded model card and no readable {side.name}: {e}") from e
+        raise err(f"{p}: no embedded model card and no {side.name} beside it")
+    if side_card is not None:
+        for key in ("game", "obs_layout_version", "obs_size", "num_actions", "player_counts"):
+            if key in card and side_card.get(key) != card.get(key):
+                raise err(f"{p}: the embedded model card and {side.name} disagree on {key!r} "
+                          f"({card.get(key)!r} vs {side_card.get(key)!r})")
     names_in = [i.name for i in sess.get_inputs()]
     names_out = [o.name for o in sess.get_outputs()]
     if names_in != ["observation", "action_mask"] or names_out[:2] != ["action", "logits"]:

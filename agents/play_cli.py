@@ -15,6 +15,7 @@ Exit codes of both commands (docs/play.md):
 from __future__ import annotations
 
 import argparse
+import os
 import importlib
 import time
 from dataclasses import dataclass, field
@@ -178,6 +179,9 @@ def parse_table(ap: argparse.ArgumentParser, game: str, argv: Optional[Sequence[
     record = None
     if not args.no_record:
         record = args.record or f"{game}-seed{seed}-{time.strftime('%Y%m%d-%H%M%S')}.json"
+        folder = os.path.dirname(os.path.abspath(record))
+        if not (os.path.isdir(folder) and os.access(folder, os.W_OK)):
+            ap.error(f"--record {record}: the folder {folder} does not exist or is not writable")
     return Table(players=n, seat=args.seat, seed=seed, opponents=dict(zip(others, bots)), record=record)
 
 
@@ -305,3 +309,14 @@ def run(session, term: Terminal) -> int:
         session.abandoned("Interrupted (Ctrl-C): the game stops here.")
         return EXIT_INTERRUPTED
     return 0
+
+
+def record_line(path: str, game: str, save: Callable[[], None], load_hint: str) -> str:
+    """Write the game record with ``save()`` and return the line that says so; a failure to write
+    (disk full, folder removed meanwhile) is reported in the returned line, never raised, so the
+    final scores are always shown."""
+    try:
+        save()
+    except OSError as e:
+        return f"Could not write the game record to {path}: {e}"
+    return f"Game record written to {path} (replay: {game}_env.record.replay({game}_env.record.{load_hint}(path)))."

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import math
 import pickle
 import sys
@@ -487,6 +488,14 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             raise ConfigError(f"--env-kwargs is not valid JSON: {e}") from e
         if not isinstance(env_kwargs, dict):
             raise ConfigError(f"--env-kwargs must be a JSON object, got {args.env_kwargs}")
+        if args.out:  # fail before playing, not after
+            folder = os.path.dirname(os.path.abspath(args.out))
+            try:
+                os.makedirs(folder, exist_ok=True)
+            except OSError as e:
+                raise ConfigError(f"--out {args.out}: cannot create the folder {folder}: {e}") from e
+            if not os.access(folder, os.W_OK):
+                raise ConfigError(f"--out {args.out}: cannot write in {folder}")
         res = run_tournament(
             args.game, args.lineup, args.games, seed=args.seed, workers=args.workers,
             duplicate=args.duplicate, progress=args.progress, env_kwargs=env_kwargs,

@@ -46,10 +46,14 @@ def check_choice(name: str, value: object, legal: Iterable[object]) -> None:
 
 
 def check_int_range(name: str, value: object, lo: int, hi: int) -> int:
-    """Return ``value`` as int if ``lo <= value <= hi`` (bools rejected), else raise ConfigError."""
+    """Return ``value`` as int if ``lo <= value <= hi`` (bools rejected), else raise ConfigError.
+
+    The message lists the legal values when there are at most 20 of them, else gives the range.
+    """
+    legal = list(range(lo, hi + 1)) if hi - lo < 20 else f"integers {lo}..{hi}"
     if isinstance(value, bool) or not isinstance(value, (int,)) and not hasattr(value, "__index__"):
-        raise ConfigError(f"{name}={value!r} must be an integer in {lo}..{hi}")
+        raise ConfigError(f"{name}={value!r} must be an integer; legal values: {legal}")
     v = int(value)
     if not lo <= v <= hi:
-        raise ConfigError(f"{name}={value!r} is out of range; legal values: {list(range(lo, hi + 1))}")
+        raise ConfigError(f"{name}={value!r} is out of range; legal values: {legal}")
     return v

@@ -341,6 +341,20 @@ def legal_mask(s: State, seat: int) -> np.ndarray:
     return m
 
 
+#: Per player count, the masks of a table where nobody may act but ``no-op`` (int8 (n, NUM_ACTIONS)).
+_NOOP_ONLY = {n: np.eye(NUM_ACTIONS, dtype=np.int8)[[NOOP] * n] for n in range(MIN_PLAYERS, MAX_PLAYERS + 1)}
+
+
+def legal_masks(s: State) -> np.ndarray:
+    """int8 (n, NUM_ACTIONS): row ``i`` is :func:`legal_mask` of seat ``i`` (a fresh array)."""
+    m = _NOOP_ONLY[s.n].copy()
+    if not s.terminal:
+        row = m[s.current]
+        row[NOOP] = 0
+        row[legal_actions(s)] = 1
+    return m
+
+
 def _take_rank(cards: list[int], rank: int) -> int:
     """Remove and return the first card of ``rank`` in ``cards``."""
     for i, c in enumerate(cards):

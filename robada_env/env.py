@@ -18,8 +18,8 @@ from hod_common.rewards import REWARD_SCHEMES, final_rewards, win_shares
 from hod_common.wrappers import ILLEGAL_ACTION_MODES, ILLEGAL_REWARD, wrap_aec
 
 from .actions import NUM_ACTIONS, action_name
-from .engine import Config, State, apply_action, legal_actions, legal_mask, new_game, winners
-from .observation import OBS_SIZE, encode
+from .engine import Config, State, apply_action, legal_actions, legal_mask, legal_masks, new_game, winners
+from .observation import OBS_SIZE, encode, encode_all
 from .render import render_text
 
 #: Versioned environment name.
@@ -87,6 +87,13 @@ def observation_of(s: State, seat: int) -> dict[str, np.ndarray]:
     """The observation dict of ``seat``: ``{"observation": float32 (OBS_SIZE,),
     "action_mask": int8 (NUM_ACTIONS,)}``."""
     return {"observation": encode(s, seat), "action_mask": legal_mask(s, seat)}
+
+
+def observations_of(s: State, agents: list[str]) -> dict[str, dict[str, np.ndarray]]:
+    """:func:`observation_of` of every seat, keyed by ``agents`` (one per seat, in seat order).
+    Encoded in one go: the arrays are rows of two fresh arrays (float32 (n, OBS_SIZE) and int8
+    (n, NUM_ACTIONS)), never reused later."""
+    return {a: {"observation": o, "action_mask": m} for a, o, m in zip(agents, encode_all(s), legal_masks(s))}
 
 
 class raw_env(AECEnv):

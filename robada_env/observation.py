@@ -70,7 +70,63 @@ def encode(s: State, seat: int) -> np.ndarray:
     Depends only on what ``seat`` knows (R9): the result is the same for any two states that
     differ only in other seats' hands (same hand sizes) or the order of the deck.
     """
+    return _table_view(s).take(_SEAT_VIEW[s.n][seat])
+
+
+def encode_all(s: State) -> np.ndarray:
+    """Observations of every seat at once: float32 ``(n, OBS_SIZE)``, row ``i`` equal to
+    ``encode(s, i)`` bit for bit (a fresh array; rows may be handed out as views)."""
+    return _table_view(s).take(_SEAT_VIEW[s.n])
+
+
+# How the observations are built: most of a seat's observation is public (R9) and the same for
+# every seat up to the seat-relative order. So the state is encoded once, in *absolute* seats,
+# into a "table view": the layout as seat 0 would see it, except that the private pieces (own
+# hand, unseen) are kept for every seat in two extra blocks. The observation of seat ``i`` is
+# then one gather through :data:`_SEAT_VIEW` ``[n][i]``, which rotates the seat-relative pieces
+# by ``i`` and picks seat ``i``'s private blocks. The values are the same Python expressions as
+# the layout table's (e.g. ``h / CARDS_PER_DEAL``), rounded once to float32.
+_HAND_BLOCK = OBS_SIZE                         # hand counts of seat i at _HAND_BLOCK + i * R
+_UNSEEN_BLOCK = _HAND_BLOCK + _S * _R          # unseen counts of seat i at _UNSEEN_BLOCK + i * R
+_ZERO = _UNSEEN_BLOCK + _S * _R                # always 0: padding seats
+_TABLE_SIZE = _ZERO + 1
+#: Rank of each card id.
+_RANK_OF = tuple(c % _R for c in range(DECK_SIZE))
+
+
+def _seat_views() -> dict[int, np.ndarray]:
+    """Per player count n, the intp (n, OBS_SIZE) gather indices into the table view."""
+    seat_pieces = {  # piece -> entries per seat
+        "to_act": 1, "hand_sizes": 1, "pile_top": _R, "pile_size": 1, "pile_points": 1,
+        "pile_ranks": _R, "run_piles_taken": 1, "last_runner": 1,
+    }
+    views = {}
+    for n in range(MIN_PLAYERS, MAX_PLAYERS + 1):
+        view = np.tile(np.arange(OBS_SIZE, dtype=np.intp), (n, 1))
+        for seat in range(n):
+            row = view[seat]
+            for name, width in seat_pieces.items():
+                start = _O[name]
+                for rel in range(_S):
+                    at = start + rel * width
+                    if rel < n:
+                        row[at:at + width] = start + ((seat + rel) % n) * width + np.arange(width)
+                    else:
+                        row[at:at + width] = _ZERO
+            row[LAYOUT.offsets["hand"]] = _HAND_BLOCK + seat * _R + np.arange(_R)
+            row[LAYOUT.offsets["unseen"]] = _UNSEEN_BLOCK + seat * _R + np.arange(_R)
+        view.setflags(write=False)
+        views[n] = view
+    return views
+
+
+_SEAT_VIEW = _seat_views()
+
+
+def _table_view(s: State) -> np.ndarray:
+    """The table view of ``s`` (float32 (_TABLE_SIZE,)), see the comment above."""
     n = s.n
+    rank_of = _RANK_OF
     idx: list[int] = []
     val: list[float] = []
     add_i = idx.append
@@ -78,39 +134,36 @@ def encode(s: State, seat: int) -> np.ndarray:
 
     add_i(_O["num_players"] + n - MIN_PLAYERS); add_v(1.0)
     if not s.terminal:
-        add_i(_O["to_act"] + (s.current - seat) % n); add_v(1.0)
+        add_i(_O["to_act"] + s.current); add_v(1.0)
 
     seen = [0] * _R
-    hand = [0] * _R
-    for c in s.hands[seat]:
-        hand[c % _R] += 1
-    loose = [0] * _R
     for c in s.loose:
-        loose[c % _R] += 1
-        seen[c % _R] += 1
-    o_hand, o_loose = _O["hand"], _O["loose"]
+        seen[rank_of[c]] += 1
+    o_loose = _O["loose"]
     for r in range(_R):
-        if hand[r]:
-            add_i(o_hand + r); add_v(hand[r] * _Q)
-        if loose[r]:
-            add_i(o_loose + r); add_v(loose[r] * _Q)
+        if seen[r]:
+            add_i(o_loose + r); add_v(seen[r] * _Q)
 
     o_hs, o_top, o_size, o_pts, o_ranks = (
         _O["hand_sizes"], _O["pile_top"], _O["pile_size"], _O["pile_points"], _O["pile_ranks"])
+    hands = []
     for i in range(n):
-        rel = (i - seat) % n
+        hand = [0] * _R
+        for c in s.hands[i]:
+            hand[rank_of[c]] += 1
+        hands.append(hand)
         h = len(s.hands[i])
         if h:
-            add_i(o_hs + rel); add_v(h / CARDS_PER_DEAL)
+            add_i(o_hs + i); add_v(h / CARDS_PER_DEAL)
         pile = s.piles[i]
         if pile:
-            add_i(o_top + rel * _R + pile[-1] % _R); add_v(1.0)
-            add_i(o_size + rel); add_v(len(pile) / DECK_SIZE)
-            add_i(o_pts + rel); add_v(s.points[i] / TOTAL_POINTS)
+            add_i(o_top + i * _R + rank_of[pile[-1]]); add_v(1.0)
+            add_i(o_size + i); add_v(len(pile) / DECK_SIZE)
+            add_i(o_pts + i); add_v(s.points[i] / TOTAL_POINTS)
             cnt = [0] * _R
             for c in pile:
-                cnt[c % _R] += 1
-            base = o_ranks + rel * _R
+                cnt[rank_of[c]] += 1
+            base = o_ranks + i * _R
             for r in range(_R):
                 if cnt[r]:
                     seen[r] += cnt[r]
@@ -127,7 +180,7 @@ def encode(s: State, seat: int) -> np.ndarray:
         cnt = [0] * _R
         pts = 0
         for c in s.run:
-            cnt[c % _R] += 1
+            cnt[rank_of[c]] += 1
             pts += CARD_POINTS[c]
         o = _O["run_gathered"]
         for r in range(_R):
@@ -138,23 +191,30 @@ def encode(s: State, seat: int) -> np.ndarray:
         add_i(_O["run_points"]); add_v(pts / TOTAL_POINTS)
         o = _O["run_piles_taken"]
         for t in s.run_taken:
-            add_i(o + (t - seat) % n); add_v(1.0)
+            add_i(o + t); add_v(1.0)
 
     if s.deck:
         add_i(_O["deck_left"]); add_v(len(s.deck) / _DECK_MAX)
-    o_seen, o_unseen = _O["seen"], _O["unseen"]
+    o_seen = _O["seen"]
     for r in range(_R):
         if seen[r]:
             add_i(o_seen + r); add_v(seen[r] * _Q)
-        u = COPIES_PER_RANK - seen[r] - hand[r]
-        if u:
-            add_i(o_unseen + r); add_v(u * _Q)
+    for i, hand in enumerate(hands):  # private block: own hand
+        o_hand = _HAND_BLOCK + i * _R
+        for r in range(_R):
+            if hand[r]:
+                add_i(o_hand + r); add_v(hand[r] * _Q)
     if s.last_runner >= 0:
-        add_i(_O["last_runner"] + (s.last_runner - seat) % n); add_v(1.0)
+        add_i(_O["last_runner"] + s.last_runner); add_v(1.0)
 
-    obs = np.zeros(OBS_SIZE, dtype=np.float32)
-    obs[idx] = val
-    return obs
+    table = np.zeros(_TABLE_SIZE, dtype=np.float32)
+    table.put(idx, val)
+    # private block: unseen = (4 - seen - own hand) / 4 = 1 - seen / 4 - own hand / 4, exact in
+    # float32 (multiples of 1/4 in [0, 1]; 0 comes out as +0.0, like an entry never written)
+    seen_q = table[o_seen:o_seen + _R]
+    np.subtract(1.0 - seen_q, table[_HAND_BLOCK:_HAND_BLOCK + n * _R].reshape(n, _R),
+                out=table[_UNSEEN_BLOCK:_UNSEEN_BLOCK + n * _R].reshape(n, _R))
+    return table
 
 
 #: Divisor of each entry of the vector (1 for 0/1 entries): ``rint(obs * _SCALE)`` are the counts.

@@ -24,7 +24,7 @@ from hod_common.wrappers import ILLEGAL_REWARD
 
 from .actions import NOOP, action_name
 from .engine import State, apply_action, legal_actions, legal_mask, new_game
-from .env import DEFAULT_MAX_CYCLES, ENV_NAME, RENDER_MODES, end_of_game, make_spaces, observation_of, parse_options
+from .env import DEFAULT_MAX_CYCLES, ENV_NAME, RENDER_MODES, end_of_game, make_spaces, observations_of, parse_options
 from .render import render_text
 
 
@@ -49,6 +49,7 @@ class RobadaParallelEnv(ParallelEnv):
         self.illegal_action = illegal_action
         self.max_cycles = int(max_cycles)
         self.possible_agents = [f"player_{i}" for i in range(self.config.num_players)]
+        self._agent_keys = dict.fromkeys(self.possible_agents).keys()
         self.agents: list[str] = []
         self.observation_spaces, self.action_spaces = make_spaces(self.possible_agents)
         self._rng: Optional[np.random.Generator] = None
@@ -62,8 +63,7 @@ class RobadaParallelEnv(ParallelEnv):
         return self.action_spaces[agent]
 
     def _observations(self) -> dict:
-        s = self.game_state
-        return {a: observation_of(s, i) for i, a in enumerate(self.possible_agents)}
+        return observations_of(self.game_state, self.possible_agents)
 
     def action_mask(self, agent: str) -> np.ndarray:
         """int8 mask (NUM_ACTIONS,) of ``agent`` now: its legal actions if it is to act, else
@@ -93,9 +93,11 @@ class RobadaParallelEnv(ParallelEnv):
         """
         s = self.game_state
         live = self.agents
-        extra = set(actions) - set(live)
-        if extra:
-            raise ValueError(f"actions for agents that are not live: {sorted(extra)}; live agents: {live}")
+        # fast path: a dict naming exactly the live agents (every seat is live until the end)
+        if not (type(actions) is dict and len(live) == len(self._agent_keys) and actions.keys() == self._agent_keys):
+            extra = set(actions) - set(live)
+            if extra:
+                raise ValueError(f"actions for agents that are not live: {sorted(extra)}; live agents: {live}")
         actor = self.possible_agents[s.current]
         offenders = []
         for a in live:
@@ -106,9 +108,9 @@ class RobadaParallelEnv(ParallelEnv):
                     offenders.append((a, act, legal))
             elif act is None or act != NOOP:
                 offenders.append((a, act, [NOOP]))
-        rewards = {a: 0.0 for a in live}
-        terms = {a: False for a in live}
-        truncs = {a: False for a in live}
+        rewards = dict.fromkeys(live, 0.0)
+        terms = dict.fromkeys(live, False)
+        truncs = dict.fromkeys(live, False)
         infos = {a: {} for a in live}
         if offenders:
             if self.illegal_action == "raise":
@@ -129,11 +131,13 @@ class RobadaParallelEnv(ParallelEnv):
             elif self._decisions >= self.max_cycles:
                 truncs = {a: True for a in live}
         obs = self._observations()
+        if len(obs) != len(live):  # (every seat is live until the game ends: never taken)
+            obs = {a: obs[a] for a in live}
         if any(terms.values()) or any(truncs.values()):
             self.agents = []
         if self.render_mode == "human":
             self.render()
-        return {a: obs[a] for a in live}, rewards, terms, truncs, infos
+        return obs, rewards, terms, truncs, infos
 
     def render(self) -> Optional[str]:
         """``ansi``: the position as text (with suits); ``human``: print it, return None."""

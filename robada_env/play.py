@@ -23,7 +23,8 @@ from __future__ import annotations
 import sys
 from typing import Optional, Sequence, TextIO
 
-from agents.play_cli import Choice, Table, Terminal, build_parser, make_bots, parse_table, run, seat_names
+from agents.play_cli import (Choice, Table, Terminal, build_parser, make_bots, parse_table, record_line,
+                             run, seat_names)
 
 from .actions import ACTION_NAMES, CONFIRM, DROP, START, TAKE, TAP
 from .cards import ACE, CARD_POINTS, NUM_RANKS, RANK_NAMES, SUIT_NAMES
@@ -255,9 +256,8 @@ class RobadaSession:
         who = " and ".join(self.names[i] for i in ws)
         lines.append(f"Shared win: {who}." if len(ws) > 1 else f"Winner: {who}.")
         if t.record:
-            save(t.record, make_record(s, seed=t.seed))
-            lines.append(f"Game record written to {t.record} "
-                         "(replay: robada_env.record.replay(robada_env.record.load(path))).")
+            lines.append(record_line(t.record, "robada", lambda: save(t.record, make_record(s, seed=t.seed)),
+                                     "load"))
         self.term.say(*lines)
 
     def abandoned(self, why: str) -> None:

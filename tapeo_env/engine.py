@@ -204,7 +204,7 @@ def _deal(state: State) -> None:
     ``hand_size`` tapas."""
     cfg = state.config
     n, hs = cfg.num_players, cfg.hand_size
-    deck = np.asarray(cfg.deck, np.int64)
+    deck, sorted_deck, hand_offset = _deal_tables(cfg)
     if state.preset_deals is not None:
         hands = state.preset_deals[state.round]
         if len(hands) != n or any(len(h) != hs for h in hands):
@@ -212,11 +212,12 @@ def _deal(state: State) -> None:
         if any(not 0 <= c < NUM_KINDS for h in hands for c in h):
             raise ConfigError(f"round {state.round}: dealt kinds must be in 0..{NUM_KINDS - 1}")
         order = [list(h) for h in hands]
+        cards = np.array(order, np.int64).ravel()
     else:
-        cards = state.rng.permutation(deck_cards(cfg.deck))[: n * hs]
+        cards = state.rng.permutation(sorted_deck)[: n * hs]
         order = [cards[i * hs:(i + 1) * hs].tolist() for i in range(n)]
-    for h in range(n):
-        state.hands[h] = np.bincount(order[h], minlength=NUM_KINDS)
+    # count each hand's kinds at once: card c of hand h is bin h * K + c
+    state.hands[:] = np.bincount(cards + hand_offset, minlength=n * NUM_KINDS).reshape(n, NUM_KINDS)
     state.undealt[:] = deck - state.hands.sum(axis=0)
     if state.undealt.min() < 0:
         raise ConfigError(f"round {state.round}: the deal holds more of a kind than the deck {list(cfg.deck)}")
@@ -224,6 +225,25 @@ def _deal(state: State) -> None:
     state.reveals.append([])
     state.pick = 0
     state.bars[:] = 0
+
+
+_DEAL_TABLES: dict[tuple, tuple] = {}
+
+
+def _deal_tables(cfg: Config) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Cached per (deck, n, hand size): the deck counts (int64 (K,)), the deck as sorted kinds
+    (:func:`~tapeo_env.cards.deck_cards`) and ``K * hand`` for each dealt position (n*hs,).
+    Read-only: ``rng.permutation`` shuffles a copy."""
+    key = (cfg.deck, cfg.num_players, cfg.hand_size)
+    tables = _DEAL_TABLES.get(key)
+    if tables is None:
+        n, hs = cfg.num_players, cfg.hand_size
+        tables = (np.asarray(cfg.deck, np.int64), deck_cards(cfg.deck),
+                  np.repeat(np.arange(n, dtype=np.int64) * NUM_KINDS, hs))
+        for t in tables:
+            t.setflags(write=False)
+        _DEAL_TABLES[key] = tables
+    return tables
 
 
 def legal_mask(state: State, seat: int) -> np.ndarray:

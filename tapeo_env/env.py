@@ -61,7 +61,9 @@ class _TapeoCore:
             "action_mask": spaces.Box(0, 1, (NUM_KINDS,), np.int8),
         }) for a in self.possible_agents}
         self.action_spaces = {a: spaces.Discrete(NUM_KINDS) for a in self.possible_agents}
-        self._rng = np.random.default_rng()
+        #: Source of the game seeds of unseeded resets: a Generator, or the seed of the last
+        #: seeded reset until one is needed.
+        self._rng: np.random.Generator | int = np.random.default_rng()
         self.state: Optional[State] = None
         self.game_seed: Optional[int] = None
 
@@ -86,9 +88,13 @@ class _TapeoCore:
         """Deal a new game. ``reset(seed=s)`` fixes the whole game's deals (the engine is seeded
         with ``s``); ``reset()`` draws the game seed from the env's generator."""
         if seed is not None:
-            self._rng = np.random.default_rng(seed)
+            # The env's generator restarts from ``seed``; it is only built when an unseeded
+            # reset needs it (the same generator either way, without the cost on every reset).
+            self._rng = seed
             self.game_seed = int(seed)
         else:
+            if not isinstance(self._rng, np.random.Generator):
+                self._rng = np.random.default_rng(self._rng)
             self.game_seed = int(self._rng.integers(2**62))
         self.state = new_game(self.config, seed=self.game_seed)
         self._phi = np.zeros(self.config.num_players)
@@ -100,8 +106,8 @@ class _TapeoCore:
     def _observe_all(self) -> dict:
         """Observation dicts of every seat, keyed by agent. Encoded in one go: the arrays are rows
         of two fresh arrays (float32 (n, OBS_SIZE) and int8 (n, 10)), never reused later."""
-        obs, masks = encode_all(self.state), legal_masks(self.state)
-        return {a: {"observation": obs[i], "action_mask": masks[i]} for i, a in enumerate(self.possible_agents)}
+        return {a: {"observation": o, "action_mask": m}
+                for a, o, m in zip(self.possible_agents, encode_all(self.state), legal_masks(self.state))}
 
     def _standing_value(self) -> np.ndarray:
         """Reward scheme applied to the standings now: final scores once over, else the scores
@@ -271,14 +277,17 @@ class TapeoParallelEnv(_TapeoCore, ParallelEnv):
         IllegalActionError (raise mode) for a pick outside the mask; state unchanged."""
         if not self.agents:
             raise ValueError("the game is over: call reset()")
-        missing = [a for a in self.agents if a not in actions]
-        extra = [a for a in actions if a not in self._seat_of]
-        if missing or extra:
-            raise ValueError(f"step() needs one action for each of {self.agents}; missing {missing}, unknown {extra}")
-        picks, offenders = [], []
+        # every seat is live until the game ends, so the agents are exactly _seat_of's keys
+        if not (type(actions) is dict and actions.keys() == self._seat_of.keys()):
+            missing = [a for a in self.agents if a not in actions]
+            extra = [a for a in actions if a not in self._seat_of]
+            if missing or extra:
+                raise ValueError(f"step() needs one action for each of {self.agents}; missing {missing}, "
+                                 f"unknown {extra}")
+        picks, offenders, state = [], [], self.state
         for i, a in enumerate(self.agents):
             try:
-                picks.append(check_pick(self.state, i, actions[a], a))
+                picks.append(check_pick(state, i, actions[a], a))
             except IllegalActionError:
                 if self.illegal_action == "raise":
                     raise

@@ -21,6 +21,7 @@ order, and in the AEC form not the other seats' buffered picks of the current pi
 """
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass
 
 import numpy as np
@@ -96,44 +97,62 @@ class _Encoder:
     depends on the player count or on how many seats are encoded.
 
     Source buffer (``n`` seats, ``K`` kinds): ``[0, 1, pick values (hand_size), hand-size values
-    (hand_size), hands (n*K, by hand id), bars (n*K), unseen (n*K, by observer), churros (n),
-    scores (n)]``. The three count blocks come from one integer product: with ``V`` the hands
-    stacked on the bars ((2n, K)), ``mix[p] @ V + offset`` is ``[hands; bars; unseen]`` where
-    unseen of seat ``s`` = deck - every bar - its own hand - the hands it knows at pick ``p``.
+    (hand_size), hands (n*K, by hand id), bars (n*K), unseen (n*K, by observer), churros held
+    (n), scores (n)]``. Its counts are linear in the state, so they come from one product
+    ``mix(pick) @ x``, with ``x`` the state's integers ``[hands, bars, churros kept, round
+    scores, 1]`` (float64, exact for such small integers); unseen of seat ``s`` = deck - every
+    bar - its own hand - the hands it knows at that pick.
     """
 
     def __init__(self, config) -> None:
         n, hs, k = config.num_players, config.hand_size, _K
-        self.n, self.num_rounds = n, config.num_rounds
-        self.inv = _inv_deck(config.deck)
+        self.n, self.hand_size, self.num_rounds = n, hs, config.num_rounds
+        self.deck = config.deck
         zero, one, pick0, size0 = 0, 1, 2, 2 + hs
         counts0 = size0 + hs
-        churros0 = counts0 + 3 * n * k
-        scores0 = churros0 + n
-        self.src = np.zeros(scores0 + n, np.float32)
+        tallies0 = counts0 + 3 * n * k
+        self.src = np.zeros(tallies0 + 2 * n, np.float32)
         self.src[one] = 1.0
         p = np.arange(hs)
         self.src[pick0:pick0 + hs] = p / (MAX_HAND_SIZE - 1)
         self.src[size0:size0 + hs] = (hs - p) / MAX_HAND_SIZE
         # Writable views of the source regions, filled by ufuncs with out=.
-        self.counts_v = self.src[counts0:churros0].reshape(3 * n, k)
-        self.churros_v = self.src[churros0:scores0]
-        self.scores_v = self.src[scores0:]
-        # mix[p] (3n, 2n) int64 and offset (3n, K): see the class docstring. mix[hs] is for the
-        # finished game (no hand is held: unseen = deck - every bar).
-        eye = np.eye(n, dtype=np.int64)
-        self.mix = np.zeros((hs + 1, 3 * n, 2 * n), np.int64)
-        self.mix[:, :n, :n] = eye
-        self.mix[:, n:2 * n, n:] = eye
-        self.mix[:, 2 * n:, n:] = -1
-        for q in range(hs):
-            for s in range(n):
-                for j in range(min(q, n - 1) + 1):  # own hand (j = 0), then hands seen j picks ago
-                    self.mix[q, 2 * n + s, (s - q + j) % n] = -1
-        self.offset = np.zeros((3 * n, k), np.int64)
-        self.offset[2 * n:] = np.asarray(config.deck, np.int64)
+        self.counts_v = self.src[counts0:tallies0]
+        self.tallies_v = self.src[tallies0:]
+        #: Multiplier of each count (1 / deck count of its kind) and divisor of the churros and
+        #: scores entries (divided, not multiplied by an inverse, as the layout says).
+        self.count_inv = np.tile(_inv_deck(config.deck), 3 * n)
+        self.tally_div = np.array([30.0] * n + [SCORE_SCALE] * n)
+        self.one = np.ones(1)
+        self._mix: dict[int, np.ndarray] = {}
         self._index: dict = {}
-        self._regions = (zero, one, pick0, size0, counts0, churros0, scores0)
+        self._regions = (zero, one, pick0, size0, counts0, tallies0)
+
+    def mix(self, pick: int) -> np.ndarray:
+        """The float64 matrix (3nK + 2n, 2nK + n + rounds*n + 1) from ``x`` to the source counts
+        at ``pick`` (``pick == hand_size``: the finished game, no hand held); built on first use."""
+        m = self._mix.get(pick)
+        if m is not None:
+            return m
+        n, k, nk = self.n, _K, self.n * _K
+        kept0, scores0 = 2 * nk, 2 * nk + n
+        const = scores0 + self.num_rounds * n
+        m = np.zeros((3 * nk + 2 * n, const + 1))
+        m[np.arange(2 * nk), np.arange(2 * nk)] = 1.0  # hands and bars, as they are
+        for s in range(n):
+            rows = 2 * nk + s * k + np.arange(k)  # unseen of observer s
+            m[rows, const] = self.deck
+            for t in range(n):
+                m[rows, nk + t * k + np.arange(k)] = -1.0  # every bar
+            if pick < self.hand_size:
+                for j in range(min(pick, n - 1) + 1):  # own hand (j = 0), hands seen j picks ago
+                    h = (s - pick + j) % n
+                    m[rows, h * k + np.arange(k)] = -1.0
+            m[3 * nk + s, kept0 + s] = m[3 * nk + s, nk + s * k + CHURRO] = 1.0  # churros held
+            m[3 * nk + n + s, scores0 + s + n * np.arange(self.num_rounds)] = 1.0  # finished rounds
+        m.setflags(write=False)
+        self._mix[pick] = m
+        return m
 
     def index(self, rnd: int, pick: int | None) -> np.ndarray:
         """Index table (n, OBS_SIZE) into the source for round ``rnd`` (0-based, capped at 2) and
@@ -142,9 +161,10 @@ class _Encoder:
         idx = self._index.get(key)
         if idx is not None:
             return idx
-        zero, one, pick0, size0, counts0, churros0, scores0 = self._regions
+        zero, one, pick0, size0, counts0, tallies0 = self._regions
         n, k = self.n, _K
         hands0, bars0, unseen0 = counts0, counts0 + n * k, counts0 + 2 * n * k
+        churros0, scores0 = tallies0, tallies0 + n
         kinds = np.arange(k)
         idx = np.full((n, OBS_SIZE), zero, np.intp)
         for s in range(n):
@@ -172,16 +192,15 @@ class _Encoder:
 
     def _fill(self, state: State) -> np.ndarray:
         """Write the scaled counts of ``state`` into the source; return the index table."""
-        bars = state.bars
         over = state.round >= self.num_rounds
-        p = len(self.mix) - 1 if over else state.pick
-        counts = self.mix[p] @ np.concatenate((state.hands, bars))
-        counts += self.offset
-        np.multiply(counts, self.inv, out=self.counts_v)
-        np.divide(state.churros_kept + bars[:, CHURRO], 30.0, out=self.churros_v)
-        np.divide(np.add.reduce(state.round_scores, axis=0), SCORE_SCALE, out=self.scores_v)
+        x = np.concatenate((state.hands.ravel(), state.bars.ravel(), state.churros_kept,
+                            state.round_scores.ravel(), self.one), dtype=np.float64)
+        y = self.mix(self.hand_size if over else state.pick) @ x
+        split = len(self.counts_v)
+        np.multiply(y[:split], self.count_inv, out=self.counts_v)
+        np.divide(y[split:], self.tally_div, out=self.tallies_v)
         rnd = min(min(state.round, self.num_rounds - 1), 2)
-        return self.index(rnd, None if over else p)
+        return self.index(rnd, None if over else state.pick)
 
     def encode(self, state: State, seat: int) -> np.ndarray:
         return self.src.take(self._fill(state)[seat])
@@ -190,14 +209,29 @@ class _Encoder:
         return self.src.take(self._fill(state))
 
 
-_ENCODERS: dict[tuple, _Encoder] = {}
+class _EncoderCache(threading.local):
+    """Encoders by table shape, one set per thread: an encoder's source buffer is scratch space
+    written on every call, so threads must not share it."""
+
+    def __init__(self) -> None:
+        self.by_shape: dict[tuple, _Encoder] = {}
+        self.last_config = None  # the usual case: every call for the same table
+        self.last: _Encoder | None = None
+
+
+_CACHE = _EncoderCache()
 
 
 def _encoder(config) -> _Encoder:
+    """The encoder of ``config``'s table shape (built once per thread)."""
+    cache = _CACHE
+    if cache.last_config is config:
+        return cache.last
     key = (config.num_players, config.hand_size, config.deck, config.num_rounds)
-    enc = _ENCODERS.get(key)
+    enc = cache.by_shape.get(key)
     if enc is None:
-        enc = _ENCODERS[key] = _Encoder(config)
+        enc = cache.by_shape[key] = _Encoder(config)
+    cache.last_config, cache.last = config, enc
     return enc
 
 

@@ -23,7 +23,7 @@ from typing import Optional, Sequence, TextIO
 
 import numpy as np
 
-from agents.play_cli import (Choice, Table, Terminal, build_parser, make_bots, parse_table, run,
+from agents.play_cli import (Choice, Table, Terminal, build_parser, make_bots, parse_table, record_line, run,
                              seat_names)
 
 from .cards import FREELOADER, HAM_SLICES, KIND_NAMES, PEPPER, MAX_PLAYERS, MIN_PLAYERS, NUM_KINDS
@@ -250,9 +250,8 @@ class TapeoSession:
                          f"  {int(s.final_scores[i] - rounds[i]):>+13}  {int(s.final_scores[i]):>6}")
         lines.append(_winner_line(self.names, s))
         if t.record:
-            save_record(t.record, self.env.record())
-            lines.append(f"Game record written to {t.record} "
-                         "(replay: tapeo_env.record.replay(tapeo_env.record.load_record(path))).")
+            lines.append(record_line(t.record, "tapeo", lambda: save_record(t.record, self.env.record()),
+                                     "load_record"))
         self.term.say(*lines)
 
     def abandoned(self, why: str) -> None:

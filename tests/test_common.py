@@ -57,6 +57,9 @@ def test_option_checks():
         check_int_range("num_players", 5, 2, 4)
     with pytest.raises(ConfigError):
         check_int_range("num_players", True, 2, 4)
+    # a wide range is named, not listed (10**9 values would not fit in memory)
+    with pytest.raises(ConfigError, match=r"legal values: integers 1\.\.1000000000$"):
+        check_int_range("max_cycles", 0, 1, 10**9)
     with pytest.raises(ConfigError, match="'raise', 'lose'"):
         check_choice("illegal_action", "ignore", ("raise", "lose"))
 
@@ -77,3 +80,10 @@ def test_illegal_action_error_pickles():
     e2 = pickle.loads(pickle.dumps(e))
     assert str(e2) == "illegal action 7 for player_1; legal actions: [0, 2]"
     assert (e2.agent, e2.action, e2.legal) == ("player_1", 7, [0, 2])
+
+
+def test_unknown_bot_option_is_refused_with_the_legal_ones():
+    import agents
+
+    with pytest.raises(ConfigError, match=r"unknown option\(s\) \['agression'\].*legal options: \['seed'"):
+        agents.make("tapeo", "expert", seed=0, agression=5)

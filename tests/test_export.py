@@ -119,6 +119,29 @@ def test_onnx_policy_rejects_wrong_game_count_layout_and_damaged_files(exported,
         bot.run(np.zeros(5, np.float32), np.ones(10, np.int8))
 
 
+def test_onnx_policy_rejects_a_flipped_weight_byte_and_a_contradicting_card(exported, tmp_path):
+    import shutil
+
+    _, onnx_path, card_path = exported
+    # One byte flipped in the middle of the file (inside the weights: onnxruntime alone would load
+    # it and compute other logits); the card beside it records the sha256 of the original bytes.
+    data = bytearray(onnx_path.read_bytes())
+    data[len(data) // 2] ^= 0xFF
+    bad = tmp_path / "flipped.onnx"
+    bad.write_bytes(bytes(data))
+    shutil.copy(card_path, tmp_path / "flipped.json")
+    with pytest.raises(CheckpointError, match="sha256 does not match"):
+        OnnxPolicy(bad)
+    # The same bytes as the export, but a card beside it for another game.
+    same = tmp_path / "other.onnx"
+    shutil.copy(onnx_path, same)
+    card = json.loads(card_path.read_text())
+    card["game"] = "robada"
+    (tmp_path / "other.json").write_text(json.dumps(card))
+    with pytest.raises(CheckpointError, match="disagree on 'game'"):
+        OnnxPolicy(same)
+
+
 def test_onnx_policy_runs_without_torch(exported):
     _, onnx_path, _ = exported
     code = (

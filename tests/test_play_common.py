@@ -138,3 +138,26 @@ def test_random_input_never_crashes():
                     "--no-record"]
             assert mod.main(argv, io.StringIO(text), out) == 0
             assert "=== Game over ===" in out.getvalue()
+
+
+def test_record_path_in_a_missing_folder_is_a_usage_error(tmp_path, capsys):
+    import pytest as _pytest
+
+    from agents.play_cli import build_parser, parse_table
+
+    ap = build_parser("tapeo", "python -m tapeo_env.play", "Tapeo", 2, 6, 4)
+    with _pytest.raises(SystemExit) as e:
+        parse_table(ap, "tapeo", ["--players", "2", "--opponents", "random", "--record",
+                                  str(tmp_path / "missing" / "r.json")])
+    assert e.value.code == 2
+    assert "does not exist or is not writable" in capsys.readouterr().err
+
+
+def test_record_write_failure_is_reported_not_raised(tmp_path):
+    from agents.play_cli import record_line
+
+    def failing_save():
+        raise PermissionError(13, "Permission denied")
+
+    line = record_line(str(tmp_path / "r.json"), "tapeo", failing_save, "load_record")
+    assert line.startswith("Could not write the game record to ")

@@ -317,3 +317,14 @@ def test_results_pickle_for_worker_transport():
     assert pickle.loads(pickle.dumps(s)) == s
     spec = _play.BotSpec(name="random")
     assert pickle.loads(pickle.dumps(spec)) == spec
+
+
+def test_cli_out_folder_that_cannot_be_made_fails_before_playing(tmp_path, capsys):
+    from benchmarks.tournament import main
+
+    blocker = tmp_path / "file"
+    blocker.write_text("x")  # a file where the output folder should be: the folder cannot be made
+    rc = main(["--game", "tapeo", "--lineup", "random", "random", "--games", "2", "--no-progress",
+               "--out", str(blocker / "sub" / "x")])
+    assert rc == 2
+    assert "cannot create the folder" in capsys.readouterr().err
