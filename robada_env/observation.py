@@ -140,21 +140,24 @@ def _table_view(s: State) -> np.ndarray:
     for c in s.loose:
         seen[rank_of[c]] += 1
     o_loose = _O["loose"]
-    for r in range(_R):
-        if seen[r]:
-            add_i(o_loose + r); add_v(seen[r] * _Q)
+    for r, k in enumerate(seen):
+        if k:
+            add_i(o_loose + r); add_v(k * _Q)
 
     o_hs, o_top, o_size, o_pts, o_ranks = (
         _O["hand_sizes"], _O["pile_top"], _O["pile_size"], _O["pile_points"], _O["pile_ranks"])
-    hands = []
     for i in range(n):
-        hand = [0] * _R
-        for c in s.hands[i]:
-            hand[rank_of[c]] += 1
-        hands.append(hand)
-        h = len(s.hands[i])
-        if h:
-            add_i(o_hs + i); add_v(h / CARDS_PER_DEAL)
+        cards = s.hands[i]
+        if cards:
+            add_i(o_hs + i); add_v(len(cards) / CARDS_PER_DEAL)
+            # private block: own hand (a rank held twice is written twice, with the same value)
+            hand = [0] * _R
+            for c in cards:
+                hand[rank_of[c]] += 1
+            o_hand = _HAND_BLOCK + i * _R
+            for c in cards:
+                r = rank_of[c]
+                add_i(o_hand + r); add_v(hand[r] * _Q)
         pile = s.piles[i]
         if pile:
             add_i(o_top + i * _R + rank_of[pile[-1]]); add_v(1.0)
@@ -164,10 +167,10 @@ def _table_view(s: State) -> np.ndarray:
             for c in pile:
                 cnt[rank_of[c]] += 1
             base = o_ranks + i * _R
-            for r in range(_R):
-                if cnt[r]:
-                    seen[r] += cnt[r]
-                    add_i(base + r); add_v(cnt[r] * _Q)
+            for r, k in enumerate(cnt):
+                if k:
+                    seen[r] += k
+                    add_i(base + r); add_v(k * _Q)
 
     if s.run:
         add_i(_O["run_active"]); add_v(1.0)
@@ -183,10 +186,10 @@ def _table_view(s: State) -> np.ndarray:
             cnt[rank_of[c]] += 1
             pts += CARD_POINTS[c]
         o = _O["run_gathered"]
-        for r in range(_R):
-            if cnt[r]:
-                seen[r] += cnt[r]
-                add_i(o + r); add_v(cnt[r] * _Q)
+        for r, k in enumerate(cnt):
+            if k:
+                seen[r] += k
+                add_i(o + r); add_v(k * _Q)
         add_i(_O["run_size"]); add_v(len(s.run) / DECK_SIZE)
         add_i(_O["run_points"]); add_v(pts / TOTAL_POINTS)
         o = _O["run_piles_taken"]
@@ -196,14 +199,9 @@ def _table_view(s: State) -> np.ndarray:
     if s.deck:
         add_i(_O["deck_left"]); add_v(len(s.deck) / _DECK_MAX)
     o_seen = _O["seen"]
-    for r in range(_R):
-        if seen[r]:
-            add_i(o_seen + r); add_v(seen[r] * _Q)
-    for i, hand in enumerate(hands):  # private block: own hand
-        o_hand = _HAND_BLOCK + i * _R
-        for r in range(_R):
-            if hand[r]:
-                add_i(o_hand + r); add_v(hand[r] * _Q)
+    for r, k in enumerate(seen):
+        if k:
+            add_i(o_seen + r); add_v(k * _Q)
     if s.last_runner >= 0:
         add_i(_O["last_runner"] + s.last_runner); add_v(1.0)
 

@@ -258,7 +258,7 @@ def legal_masks(state: State) -> np.ndarray:
     n = state.config.num_players
     if state.is_over:
         return np.zeros((n, NUM_KINDS), np.int8)
-    return (state.hands[_held_hands(n, state.pick)] > 0).view(np.int8)
+    return (state.hands.take(_held_hands(n, state.pick), axis=0) > 0).view(np.int8)
 
 
 _HELD: dict[tuple[int, int], np.ndarray] = {}

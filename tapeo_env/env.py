@@ -64,6 +64,9 @@ class _TapeoCore:
         #: Source of the game seeds of unseeded resets: a Generator, or the seed of the last
         #: seeded reset until one is needed.
         self._rng: np.random.Generator | int = np.random.default_rng()
+        #: What _resolve returns when a pick earns nothing (shared, read-only).
+        self._no_reward = np.zeros(n)
+        self._no_reward.setflags(write=False)
         self.state: Optional[State] = None
         self.game_seed: Optional[int] = None
 
@@ -127,7 +130,7 @@ class _TapeoCore:
             phi = self._standing_value()
             r, self._phi = phi - self._phi, phi
             return r
-        return np.zeros(self.config.num_players)
+        return self._no_reward
 
     def _end_infos(self) -> list[dict]:
         s = self.state
@@ -292,24 +295,26 @@ class TapeoParallelEnv(_TapeoCore, ParallelEnv):
                 if self.illegal_action == "raise":
                     raise
                 offenders.append(i)
-        n = self.config.num_players
         terminated = truncated = False
         if offenders:
             rewards, info_list = self._forfeit(offenders)
             terminated = True
         else:
             rewards = self._resolve(picks)
-            info_list = [{} for _ in range(n)]
+            info_list = None  # empty infos
             if self.state.is_over:
                 info_list, terminated = self._end_infos(), True
             elif self._cycles >= self.max_cycles:
                 truncated = True
         agents = self.agents  # every seat is live until the game ends (== possible_agents)
         obs = self._observe_all()
-        rew = dict(zip(agents, rewards.tolist()))
+        if rewards is self._no_reward:
+            rew = dict.fromkeys(agents, 0.0)
+        else:
+            rew = dict(zip(agents, rewards.tolist()))
         terms = dict.fromkeys(agents, terminated)
         truncs = dict.fromkeys(agents, truncated)
-        infos = dict(zip(agents, info_list))
+        infos = {a: {} for a in agents} if info_list is None else dict(zip(agents, info_list))
         if terminated or truncated:
             self.agents = []
         if self.render_mode == "human":

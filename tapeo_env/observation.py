@@ -92,9 +92,12 @@ class _Encoder:
     ``hand_size`` pieces) or a scaled count of the state. Each call writes the scaled counts of
     the state once into a float32 *source* buffer, computed in float64 as ``count * (1 / deck
     count)``, ``churros / 30`` and ``points / 100`` and rounded once to float32 (the arithmetic
-    the layout documents), and the observations are one gather ``source[index]`` through an
-    index table per (round, pick) that places every seat-relative piece. So the cost hardly
-    depends on the player count or on how many seats are encoded.
+    the layout documents; one division by the deck count instead where that gives the same
+    float32 for every count, see :func:`_exact_divisors`), and the observations are one gather
+    ``source[index]`` through an index table per (round, pick) that places every seat-relative
+    piece. So the cost hardly depends on the player count or on how many seats are encoded.
+    tests/test_tapeo_batched.py checks the result bit for bit against the independent batched
+    encoder (:mod:`tapeo_env.batched_obs`) at every step of many seeded games.
 
     Source buffer (``n`` seats, ``K`` kinds): ``[0, 1, pick values (hand_size), hand-size values
     (hand_size), hands (n*K, by hand id), bars (n*K), unseen (n*K, by observer), churros held
@@ -117,15 +120,21 @@ class _Encoder:
         self.src[pick0:pick0 + hs] = p / (MAX_HAND_SIZE - 1)
         self.src[size0:size0 + hs] = (hs - p) / MAX_HAND_SIZE
         # Writable views of the source regions, filled by ufuncs with out=.
+        self.scaled_v = self.src[counts0:]
         self.counts_v = self.src[counts0:tallies0]
         self.tallies_v = self.src[tallies0:]
         #: Multiplier of each count (1 / deck count of its kind) and divisor of the churros and
         #: scores entries (divided, not multiplied by an inverse, as the layout says).
         self.count_inv = np.tile(_inv_deck(config.deck), 3 * n)
         self.tally_div = np.array([30.0] * n + [SCORE_SCALE] * n)
+        #: One divisor per source entry, when dividing a count by its deck count gives the same
+        #: float32 as multiplying it by the inverse, for every count up to 1023 (checked here;
+        #: true for the published deck); else None and the two are done apart.
+        self.divisor = _exact_divisors(config.deck, n, self.tally_div)
         self.one = np.ones(1)
         self._mix: dict[int, np.ndarray] = {}
         self._index: dict = {}
+        self._plans: dict[tuple[int, int], tuple[np.ndarray, np.ndarray]] = {}
         self._regions = (zero, one, pick0, size0, counts0, tallies0)
 
     def mix(self, pick: int) -> np.ndarray:
@@ -190,23 +199,48 @@ class _Encoder:
         self._index[key] = idx
         return idx
 
+    def plan(self, rnd: int, pick: int) -> tuple[np.ndarray, np.ndarray]:
+        """``(mix, index table)`` for a state at round ``rnd`` and pick ``pick`` (cached)."""
+        plan = self._plans.get((rnd, pick))
+        if plan is None:
+            over = rnd >= self.num_rounds
+            plan = (self.mix(self.hand_size if over else pick),
+                    self.index(min(min(rnd, self.num_rounds - 1), 2), None if over else pick))
+            self._plans[rnd, pick] = plan
+        return plan
+
     def _fill(self, state: State) -> np.ndarray:
         """Write the scaled counts of ``state`` into the source; return the index table."""
-        over = state.round >= self.num_rounds
+        mix, index = self.plan(state.round, state.pick)
         x = np.concatenate((state.hands.ravel(), state.bars.ravel(), state.churros_kept,
                             state.round_scores.ravel(), self.one), dtype=np.float64)
-        y = self.mix(self.hand_size if over else state.pick) @ x
-        split = len(self.counts_v)
-        np.multiply(y[:split], self.count_inv, out=self.counts_v)
-        np.divide(y[split:], self.tally_div, out=self.tallies_v)
-        rnd = min(min(state.round, self.num_rounds - 1), 2)
-        return self.index(rnd, None if over else state.pick)
+        y = mix @ x
+        if self.divisor is not None:
+            np.divide(y, self.divisor, out=self.scaled_v)
+        else:
+            split = len(self.counts_v)
+            np.multiply(y[:split], self.count_inv, out=self.counts_v)
+            np.divide(y[split:], self.tally_div, out=self.tallies_v)
+        return index
 
     def encode(self, state: State, seat: int) -> np.ndarray:
-        return self.src.take(self._fill(state)[seat])
+        return self.src.take(self._fill(state)[seat % self.n])  # seats count modulo n, as ever
 
     def encode_all(self, state: State) -> np.ndarray:
         return self.src.take(self._fill(state))
+
+
+def _exact_divisors(deck: tuple, n: int, tally_div: np.ndarray) -> np.ndarray | None:
+    """Divisors ``[deck count of each kind (inf for an absent kind), tiled 3n times; tally_div]``
+    if ``count / d`` rounds to the same float32 as ``count * (1 / d)`` (the layout's
+    arithmetic) for every count 0..1023 and kind; else None."""
+    counts = np.arange(1024, dtype=np.float64)[:, None]
+    inv = _inv_deck(deck)
+    d = np.where(np.asarray(deck) > 0, np.asarray(deck, np.float64), np.inf)
+    multiplied, divided = (counts * inv).astype(np.float32), (counts / d).astype(np.float32)
+    if not np.array_equal(multiplied.view(np.int32), divided.view(np.int32)):
+        return None
+    return np.concatenate((np.tile(d, 3 * n), tally_div))
 
 
 class _EncoderCache(threading.local):

@@ -17,7 +17,7 @@ from typing import Any, Optional
 from hod_common.errors import ConfigError
 
 CONFIG_DIR = Path(__file__).resolve().parent / "configs"
-SECTIONS = ("env", "ppo", "run", "pool", "eval")
+SECTIONS = ("env", "ppo", "imitation", "run", "pool", "eval")
 
 
 def default_config_path(game: str) -> Path:
@@ -131,6 +131,15 @@ def validate_config(game: str, cfg: dict[str, dict[str, Any]]) -> None:
             raise ConfigError(f"{k}={flat[k]!r} must be a non-negative integer (eval_every 0: no evaluation)")
     if not flat["net_arch"] or any(h < 1 for h in flat["net_arch"]):
         raise ConfigError(f"net_arch={flat['net_arch']!r} must list positive layer sizes")
+    if flat.get("bc_teacher"):
+        from .pool import check_bot_names
+
+        check_bot_names(game, [flat["bc_teacher"]])
+        for k in ("bc_decisions", "bc_epochs"):
+            if not isinstance(flat.get(k), int) or flat[k] < 1:
+                raise ConfigError(f"{k}={flat.get(k)!r} must be a positive integer when bc_teacher is set")
+        if not flat.get("bc_learning_rate", 0) > 0:
+            raise ConfigError(f"bc_learning_rate={flat.get('bc_learning_rate')!r} must be positive")
     if flat["batch_size"] > flat["n_steps"] * flat["tables"] * flat["learner_seats"]:
         raise ConfigError(
             f"batch_size={flat['batch_size']} exceeds the rollout size n_steps*tables*learner_seats="

@@ -85,6 +85,7 @@ class Trainer:
                           clip_range=c["clip_range"], ent_coef=c["ent_coef"], vf_coef=c["vf_coef"],
                           max_grad_norm=c["max_grad_norm"], tensorboard_log=str(self.out / "tb"), verbose=verbose)
         self.history: list[dict] = []
+        self.imitation: Optional[dict] = None
         self.wall_clock_before = 0.0
         self.resumed_from = None
         if resume is not None:
@@ -96,6 +97,7 @@ class Trainer:
             for name, pol in snaps.items():
                 self.pool.add_snapshot(name, pol)
             self.history = list(card.get("evaluation", []))
+            self.imitation = card["training"].get("imitation")
             self.wall_clock_before = float(card["training"].get("wall_clock_s", 0.0))
             self.resumed_from = str(resume)
             model.set_random_seed(c["seed"] + int(model.num_timesteps))
@@ -105,9 +107,26 @@ class Trainer:
             policy_kwargs = dict(net_arch=dict(pi=list(c["net_arch"]), vf=list(c["net_arch"])), activation_fn=act)
             self.model = MaskablePPO("MlpPolicy", self.env, policy_kwargs=policy_kwargs, seed=c["seed"],
                                      device=c["device"], **ppo_kwargs)
+            self.imitation = self._warm_start() if c.get("bc_teacher") else None
         self.start_steps = int(self.model.num_timesteps)
         self.learn_time = 0.0
         self.eval_time = 0.0
+
+    def _warm_start(self) -> dict:
+        """Behaviour cloning of the ``bc_teacher`` bot before PPO (:mod:`training.imitation`)."""
+        from .imitation import behaviour_clone, collect_teacher_decisions
+
+        c = self.c
+        t0 = time.perf_counter()
+        data = collect_teacher_decisions(self.game, c["bc_teacher"], c["players"], c["bc_decisions"],
+                                         seed=c["seed"], reward_scheme=c["reward_scheme"], gamma=c["gamma"])
+        collect_s = time.perf_counter() - t0
+        stats = behaviour_clone(self.model, data, c["bc_epochs"], c["bc_learning_rate"],
+                                batch_size=c["batch_size"], vf_coef=c["vf_coef"], seed=c["seed"])
+        info = {"teacher": c["bc_teacher"], "decisions": int(c["bc_decisions"]), "epochs": int(c["bc_epochs"]),
+                "collect_s": round(collect_s, 1), **stats}
+        self.log(f"behaviour cloning of {c['bc_teacher']!r}: {info}")
+        return info
 
     # ---- pieces the callback calls ----------------------------------------------------------
     def numpy_policy(self):
@@ -165,6 +184,7 @@ class Trainer:
                 "wall_clock_s": round(self.wall_clock(), 1),
                 "env_steps_per_s": round(self.steps_per_s(), 1),
                 "resumed_from": self.resumed_from,
+                "imitation": self.imitation,
                 "config": self.cfg,
             },
             "evaluation": self.history,
