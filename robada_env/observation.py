@@ -70,7 +70,8 @@ def encode(s: State, seat: int) -> np.ndarray:
     Depends only on what ``seat`` knows (R9): the result is the same for any two states that
     differ only in other seats' hands (same hand sizes) or the order of the deck.
     """
-    return _table_view(s).take(_SEAT_VIEW[s.n][seat])
+    view = _SEAT_VIEW[s.n][seat]  # (an IndexError for a seat outside -n..n-1, as ever)
+    return _table_view(s, seat % s.n).take(view)
 
 
 def encode_all(s: State) -> np.ndarray:
@@ -123,8 +124,9 @@ def _seat_views() -> dict[int, np.ndarray]:
 _SEAT_VIEW = _seat_views()
 
 
-def _table_view(s: State) -> np.ndarray:
-    """The table view of ``s`` (float32 (_TABLE_SIZE,)), see the comment above."""
+def _table_view(s: State, seat: int | None = None) -> np.ndarray:
+    """The table view of ``s`` (float32 (_TABLE_SIZE,)), see the comment above, with the private
+    blocks of every seat, or of ``seat`` only (the others are then left 0)."""
     n = s.n
     rank_of = _RANK_OF
     idx: list[int] = []
@@ -150,14 +152,15 @@ def _table_view(s: State) -> np.ndarray:
         cards = s.hands[i]
         if cards:
             add_i(o_hs + i); add_v(len(cards) / CARDS_PER_DEAL)
-            # private block: own hand (a rank held twice is written twice, with the same value)
-            hand = [0] * _R
-            for c in cards:
-                hand[rank_of[c]] += 1
-            o_hand = _HAND_BLOCK + i * _R
-            for c in cards:
-                r = rank_of[c]
-                add_i(o_hand + r); add_v(hand[r] * _Q)
+            if seat is None or i == seat:
+                # private block: own hand (a rank held twice is written twice, same value)
+                hand = [0] * _R
+                for c in cards:
+                    hand[rank_of[c]] += 1
+                o_hand = _HAND_BLOCK + i * _R
+                for c in cards:
+                    r = rank_of[c]
+                    add_i(o_hand + r); add_v(hand[r] * _Q)
         pile = s.piles[i]
         if pile:
             add_i(o_top + i * _R + rank_of[pile[-1]]); add_v(1.0)
@@ -209,9 +212,10 @@ def _table_view(s: State) -> np.ndarray:
     table.put(idx, val)
     # private block: unseen = (4 - seen - own hand) / 4 = 1 - seen / 4 - own hand / 4, exact in
     # float32 (multiples of 1/4 in [0, 1]; 0 comes out as +0.0, like an entry never written)
-    seen_q = table[o_seen:o_seen + _R]
-    np.subtract(1.0 - seen_q, table[_HAND_BLOCK:_HAND_BLOCK + n * _R].reshape(n, _R),
-                out=table[_UNSEEN_BLOCK:_UNSEEN_BLOCK + n * _R].reshape(n, _R))
+    first, count = (0, n) if seat is None else (seat, 1)
+    hands_q = table[_HAND_BLOCK + first * _R:_HAND_BLOCK + (first + count) * _R].reshape(count, _R)
+    unseen_q = table[_UNSEEN_BLOCK + first * _R:_UNSEEN_BLOCK + (first + count) * _R].reshape(count, _R)
+    np.subtract(1.0 - table[o_seen:o_seen + _R], hands_q, out=unseen_q)
     return table
 
 
