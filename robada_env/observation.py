@@ -70,23 +70,24 @@ def encode(s: State, seat: int) -> np.ndarray:
     Depends only on what ``seat`` knows (R9): the result is the same for any two states that
     differ only in other seats' hands (same hand sizes) or the order of the deck.
     """
-    view = _SEAT_VIEW[s.n][seat]  # (an IndexError for a seat outside -n..n-1, as ever)
-    return _table_view(s, seat % s.n).take(view)
+    return _encode_frame(s, seat)
 
 
 def encode_all(s: State) -> np.ndarray:
     """Observations of every seat at once: float32 ``(n, OBS_SIZE)``, row ``i`` equal to
     ``encode(s, i)`` bit for bit (a fresh array; rows may be handed out as views)."""
-    return _table_view(s).take(_SEAT_VIEW[s.n])
+    return _encode_frame(s, None).take(_SEAT_VIEW[s.n])
 
 
-# How the observations are built: most of a seat's observation is public (R9) and the same for
-# every seat up to the seat-relative order. So the state is encoded once, in *absolute* seats,
-# into a "table view": the layout as seat 0 would see it, except that the private pieces (own
-# hand, unseen) are kept for every seat in two extra blocks. The observation of seat ``i`` is
-# then one gather through :data:`_SEAT_VIEW` ``[n][i]``, which rotates the seat-relative pieces
-# by ``i`` and picks seat ``i``'s private blocks. The values are the same Python expressions as
-# the layout table's (e.g. ``h / CARDS_PER_DEAL``), rounded once to float32.
+# How the observations are built (:func:`_encode_frame`): the entries are written in a *frame*.
+# For one seat, the frame is that seat's observation itself (seats relative to it). For every
+# seat at once, most of an observation is public (R9) and the same for every seat up to the
+# seat-relative order, so the state is encoded once in the *table* frame: the layout as seat 0
+# would see it (absolute seats), except that the private pieces (own hand, unseen) are kept for
+# every seat in two extra blocks; the observation of seat ``i`` is then one gather through
+# :data:`_SEAT_VIEW` ``[n][i]``, which rotates the seat-relative pieces by ``i`` and picks seat
+# ``i``'s private blocks. The values are the same Python expressions as the layout table's
+# (e.g. ``h / CARDS_PER_DEAL``), rounded once to float32.
 _HAND_BLOCK = OBS_SIZE                         # hand counts of seat i at _HAND_BLOCK + i * R
 _UNSEEN_BLOCK = _HAND_BLOCK + _S * _R          # unseen counts of seat i at _UNSEEN_BLOCK + i * R
 _ZERO = _UNSEEN_BLOCK + _S * _R                # always 0: padding seats
@@ -122,12 +123,27 @@ def _seat_views() -> dict[int, np.ndarray]:
 
 
 _SEAT_VIEW = _seat_views()
+#: Per player count n and observer, the position of each seat relative to the observer.
+_RELATIVE = {n: [tuple((i - seat) % n for i in range(n)) for seat in range(n)]
+             for n in range(MIN_PLAYERS, MAX_PLAYERS + 1)}
+#: Per player count, seats as they are (the table frame).
+_ABSOLUTE = {n: tuple(range(n)) for n in range(MIN_PLAYERS, MAX_PLAYERS + 1)}
 
 
-def _table_view(s: State, seat: int | None = None) -> np.ndarray:
-    """The table view of ``s`` (float32 (_TABLE_SIZE,)), see the comment above, with the private
-    blocks of every seat, or of ``seat`` only (the others are then left 0)."""
+def _encode_frame(s: State, seat: int | None) -> np.ndarray:
+    """The entries of ``s`` in the frame of ``seat`` (its observation, float32 (OBS_SIZE,)), or
+    with ``seat=None`` in the table frame (float32 (_TABLE_SIZE,)); see the comment above.
+
+    Raises:
+        IndexError: ``seat`` outside ``-n..n-1``.
+    """
     n = s.n
+    if seat is None:
+        rel, private, size = _ABSOLUTE[n], range(n), _TABLE_SIZE
+    else:
+        rel = _RELATIVE[n][seat]
+        seat %= n
+        private, size = (seat,), OBS_SIZE
     rank_of = _RANK_OF
     idx: list[int] = []
     val: list[float] = []
@@ -136,7 +152,7 @@ def _table_view(s: State, seat: int | None = None) -> np.ndarray:
 
     add_i(_O["num_players"] + n - MIN_PLAYERS); add_v(1.0)
     if not s.terminal:
-        add_i(_O["to_act"] + s.current); add_v(1.0)
+        add_i(_O["to_act"] + rel[s.current]); add_v(1.0)
 
     seen = [0] * _R
     for c in s.loose:
@@ -149,27 +165,18 @@ def _table_view(s: State, seat: int | None = None) -> np.ndarray:
     o_hs, o_top, o_size, o_pts, o_ranks = (
         _O["hand_sizes"], _O["pile_top"], _O["pile_size"], _O["pile_points"], _O["pile_ranks"])
     for i in range(n):
-        cards = s.hands[i]
-        if cards:
-            add_i(o_hs + i); add_v(len(cards) / CARDS_PER_DEAL)
-            if seat is None or i == seat:
-                # private block: own hand (a rank held twice is written twice, same value)
-                hand = [0] * _R
-                for c in cards:
-                    hand[rank_of[c]] += 1
-                o_hand = _HAND_BLOCK + i * _R
-                for c in cards:
-                    r = rank_of[c]
-                    add_i(o_hand + r); add_v(hand[r] * _Q)
+        j = rel[i]
+        if s.hands[i]:
+            add_i(o_hs + j); add_v(len(s.hands[i]) / CARDS_PER_DEAL)
         pile = s.piles[i]
         if pile:
-            add_i(o_top + i * _R + rank_of[pile[-1]]); add_v(1.0)
-            add_i(o_size + i); add_v(len(pile) / DECK_SIZE)
-            add_i(o_pts + i); add_v(s.points[i] / TOTAL_POINTS)
+            add_i(o_top + j * _R + rank_of[pile[-1]]); add_v(1.0)
+            add_i(o_size + j); add_v(len(pile) / DECK_SIZE)
+            add_i(o_pts + j); add_v(s.points[i] / TOTAL_POINTS)
             cnt = [0] * _R
             for c in pile:
                 cnt[rank_of[c]] += 1
-            base = o_ranks + i * _R
+            base = o_ranks + j * _R
             for r, k in enumerate(cnt):
                 if k:
                     seen[r] += k
@@ -197,7 +204,7 @@ def _table_view(s: State, seat: int | None = None) -> np.ndarray:
         add_i(_O["run_points"]); add_v(pts / TOTAL_POINTS)
         o = _O["run_piles_taken"]
         for t in s.run_taken:
-            add_i(o + t); add_v(1.0)
+            add_i(o + rel[t]); add_v(1.0)
 
     if s.deck:
         add_i(_O["deck_left"]); add_v(len(s.deck) / _DECK_MAX)
@@ -206,17 +213,37 @@ def _table_view(s: State, seat: int | None = None) -> np.ndarray:
         if k:
             add_i(o_seen + r); add_v(k * _Q)
     if s.last_runner >= 0:
-        add_i(_O["last_runner"] + s.last_runner); add_v(1.0)
+        add_i(_O["last_runner"] + rel[s.last_runner]); add_v(1.0)
 
-    table = np.zeros(_TABLE_SIZE, dtype=np.float32)
-    table.put(idx, val)
-    # private block: unseen = (4 - seen - own hand) / 4 = 1 - seen / 4 - own hand / 4, exact in
-    # float32 (multiples of 1/4 in [0, 1]; 0 comes out as +0.0, like an entry never written)
-    first, count = (0, n) if seat is None else (seat, 1)
-    hands_q = table[_HAND_BLOCK + first * _R:_HAND_BLOCK + (first + count) * _R].reshape(count, _R)
-    unseen_q = table[_UNSEEN_BLOCK + first * _R:_UNSEEN_BLOCK + (first + count) * _R].reshape(count, _R)
-    np.subtract(1.0 - table[o_seen:o_seen + _R], hands_q, out=unseen_q)
-    return table
+    # private pieces. Own hand (a rank held twice is written twice, with the same value): in the
+    # hand block of every seat (seat i at _HAND_BLOCK + i * R), or in the observation's own piece.
+    o_hand = _HAND_BLOCK if seat is None else _O["hand"] - seat * _R
+    for i in private:
+        cards = s.hands[i]
+        hand = [0] * _R
+        for c in cards:
+            hand[rank_of[c]] += 1
+        base = o_hand + i * _R
+        for c in cards:
+            r = rank_of[c]
+            add_i(base + r); add_v(hand[r] * _Q)
+
+    if seat is not None:  # unseen = 4 - seen - own hand
+        o_unseen = _O["unseen"]
+        for r, k in enumerate(seen):
+            u = COPIES_PER_RANK - k - hand[r]
+            if u:
+                add_i(o_unseen + r); add_v(u * _Q)
+    out = np.zeros(size, dtype=np.float32)
+    out.put(idx, val)
+    if seat is None:
+        # every seat's unseen block at once: (4 - seen - own hand) / 4 = 1 - seen / 4 - own hand
+        # / 4, exact in float32 (multiples of 1/4 in [0, 1]; 0 comes out as +0.0, like an entry
+        # never written)
+        hands_q = out[_HAND_BLOCK:_HAND_BLOCK + n * _R].reshape(n, _R)
+        unseen_q = out[_UNSEEN_BLOCK:_UNSEEN_BLOCK + n * _R].reshape(n, _R)
+        np.subtract(1.0 - out[o_seen:o_seen + _R], hands_q, out=unseen_q)
+    return out
 
 
 #: Divisor of each entry of the vector (1 for 0/1 entries): ``rint(obs * _SCALE)`` are the counts.
