@@ -5,10 +5,14 @@ A batch policy is a callable ``policy(observations, action_masks) -> actions`` o
 (M, obs_size) observations and int8 (M, num_actions) masks of the M seats to act, returning M
 legal int actions. A policy whose ``needs_observation`` is False (like :class:`RandomPolicy`) is
 given an empty (M, 0) array instead of observations, which saves encoding those seats.
+
+When a vector env holds several policies, each opponent seat of each game is given one when the
+game starts: uniformly, or with the probabilities ``weights`` (:func:`check_weights`,
+:func:`draw_policies`), e.g. the self-play pool's sampling scheme (``training.batched_env``).
 """
 from __future__ import annotations
 
-from typing import Any, Callable, Optional
+from typing import Any, Callable, Optional, Sequence
 
 import numpy as np
 
@@ -85,3 +89,29 @@ def as_policies(opponents: Any, bot_policy: type = BotPolicy) -> list:
     if not pols:
         raise ConfigError("opponents must hold at least one policy")
     return pols
+
+
+def check_weights(weights: Optional[Sequence[float]], n: int) -> Optional[np.ndarray]:
+    """Normalise the drawing probabilities of ``n`` policies: None (uniform) or float64 (n,)
+    summing to 1.
+
+    Raises:
+        ConfigError: wrong length, a negative or non-finite weight, or all weights 0.
+    """
+    if weights is None:
+        return None
+    w = np.asarray(weights, dtype=np.float64).reshape(-1)
+    if w.shape[0] != n:
+        raise ConfigError(f"weights has {w.shape[0]} entries; expected one per opponent policy ({n})")
+    if not np.all(np.isfinite(w)) or (w < 0).any() or w.sum() <= 0:
+        raise ConfigError(f"weights={w.tolist()} must be finite, >= 0 and not all 0")
+    return w / w.sum()
+
+
+def draw_policies(rng: np.random.Generator, n: int, size, weights: Optional[np.ndarray]) -> np.ndarray:
+    """Indices of the policy playing each seat: int64 array of shape ``size`` in ``0..n-1``, drawn
+    uniformly (``weights`` None, exactly ``rng.integers(n, size=size)``) or with the
+    probabilities ``weights`` (from :func:`check_weights`)."""
+    if weights is None:
+        return rng.integers(n, size=size)
+    return rng.choice(n, size=size, p=weights)

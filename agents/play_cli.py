@@ -15,8 +15,9 @@ Exit codes of both commands (docs/play.md):
 from __future__ import annotations
 
 import argparse
-import os
 import importlib
+import os
+import sys
 import time
 from dataclasses import dataclass, field
 from typing import Callable, Optional, Sequence, TextIO
@@ -311,6 +312,18 @@ def run(session, term: Terminal) -> int:
     return 0
 
 
+def play_main(session_cls, prog: str, description: str, min_players: int, max_players: int,
+              default_players: int, argv: Optional[Sequence[str]] = None, stdin: Optional[TextIO] = None,
+              stdout: Optional[TextIO] = None) -> int:
+    """The ``main`` of a play command: parse the options (:func:`build_parser`, :func:`parse_table`;
+    a bad one exits with code 2), then play a ``session_cls`` (a :class:`GameSession`) on the
+    terminal (``stdin``/``stdout``, default the process's) and return the exit code of :func:`run`."""
+    ap = build_parser(session_cls.game, prog, description, min_players, max_players, default_players)
+    table = parse_table(ap, session_cls.game, argv)
+    term = Terminal(stdin or sys.stdin, stdout or sys.stdout)
+    return run(session_cls(table, term), term)
+
+
 def record_line(path: str, game: str, save: Callable[[], None], load_hint: str) -> str:
     """Write the game record with ``save()`` and return the line that says so; a failure to write
     (disk full, folder removed meanwhile) is reported in the returned line, never raised, so the
@@ -320,3 +333,92 @@ def record_line(path: str, game: str, save: Callable[[], None], load_hint: str) 
     except OSError as e:
         return f"Could not write the game record to {path}: {e}"
     return f"Game record written to {path} (replay: {game}_env.record.replay({game}_env.record.{load_hint}(path)))."
+
+
+class GameSession:
+    """What both games' terminal sessions share: the table, the bots, the seat names, dealing
+    the game of ``--seed``, asking a bot for its action, writing the record and stopping early.
+    Each game's subclass (``TapeoSession``, ``RobadaSession``) sets the class attributes and
+    adds :meth:`make_env`, its own ``loop``, screens and ``score_so_far``.
+
+    Class attributes:
+        game: registry name of the game (``"tapeo"``); title: its display name.
+        rules_line: the greeting's second line (how a round goes).
+        sample_belief: the game's ``sample_consistent_state(state, seat, rng)`` for search bots.
+
+    Args:
+        table: the validated options (:class:`Table`).
+        term: the terminal to read from and print to.
+        bots: ``{seat: bot}`` (default: built from the registry with :func:`make_bots`).
+    """
+
+    game: str = ""
+    title: str = ""
+    rules_line: str = ""
+    sample_belief: Callable = staticmethod(lambda state, seat, rng: None)
+
+    def __init__(self, table: Table, term: Terminal, bots: Optional[dict] = None) -> None:
+        self.table = table
+        self.term = term
+        self.env = self.make_env(table.players)
+        self.bots = bots if bots is not None else make_bots(self.game, table)
+        self.names = seat_names(table)
+        self.width = max(len(s) for s in self.names)
+
+    def make_env(self, num_players: int):
+        """The game's environment (unwrapped, ``illegal_action="raise"``), with ``game_state``
+        and ``record()``."""
+        raise NotImplementedError
+
+    @property
+    def state(self):
+        """The engine state of the game in progress (None before :meth:`start`)."""
+        return self.env.game_state
+
+    def play(self) -> None:
+        """Play the game to the end (raises :class:`Quit` / KeyboardInterrupt when the person
+        stops)."""
+        self.start()
+        self.loop()
+
+    def loop(self) -> None:
+        """Play until the game is over, then show the end (each game's own)."""
+        raise NotImplementedError
+
+    def start(self) -> None:
+        """Deal the game of ``table.seed`` and greet the person."""
+        t = self.table
+        self.env.reset(seed=t.seed)
+        self.term.say(f"{self.title}, {t.players} players, seed {t.seed}. You are player_{t.seat}; "
+                      + ", ".join(self.names[i] for i in range(t.players) if i != t.seat) + ".",
+                      self.rules_line)
+
+    def bot_action(self, seat: int, obs: dict) -> int:
+        """The action of the bot at ``seat`` given its observation dict; a search bot
+        (``needs_belief``) also gets samples of the hidden state consistent with what ``seat``
+        knows now (``sample_belief``)."""
+        bot, s = self.bots[seat], self.state
+        if getattr(bot, "needs_belief", False):
+            return int(bot.act(obs, lambda rng: self.sample_belief(s, seat, rng)))
+        return int(bot.act(obs))
+
+    def record_lines(self) -> list[str]:
+        """Write the record of the finished game to ``table.record`` (if any) with the game's
+        ``record.save_record``; the line that says so, or why it could not (:func:`record_line`)."""
+        path = self.table.record
+        if not path:
+            return []
+        save = importlib.import_module(f"{self.game}_env.record").save_record
+        return [record_line(path, self.game, lambda: save(path, self.env.record()), "load_record")]
+
+    def abandoned(self, why: str) -> None:
+        """Print ``why`` and the score so far after the person stopped early (no record: the game
+        is not over)."""
+        if self.state is None:
+            self.term.say(why)
+            return
+        self.term.say(why, *self.score_so_far(), "No game record is written for an unfinished game.")
+
+    def score_so_far(self) -> list[str]:
+        """Lines of the score of an unfinished game (each game's own)."""
+        raise NotImplementedError

@@ -29,47 +29,53 @@ def _pick(rng: np.random.Generator, obs, space) -> int:
     return int(rng.integers(space.n))
 
 
+def _rates(play_game: Callable[[int, np.random.Generator], int], steps: int, seed: int) -> dict:
+    """Play games ``play_game(game_seed, rng) -> agent-steps`` (game seeds ``seed``, ``seed + 1``,
+    ...; one action sampler ``rng``) until ``steps`` agent-steps; return the counts and rates."""
+    rng = np.random.default_rng(seed)
+    done_steps = games = 0
+    t0 = time.perf_counter()
+    while done_steps < steps:
+        done_steps += play_game(seed + games, rng)
+        games += 1
+    dt = time.perf_counter() - t0
+    return {"agent_steps": done_steps, "games": games, "seconds": dt,
+            "steps_per_s": done_steps / dt, "games_per_s": games / dt}
+
+
 def bench_aec(make: Callable, steps: int, seed: int = 0) -> dict:
     """Run ``make()`` (an AEC env) until ``steps`` agent-steps; return rates."""
     env = make()
-    rng = np.random.default_rng(seed)
-    done_steps = games = 0
-    game_seed = seed
-    t0 = time.perf_counter()
-    while done_steps < steps:
+
+    def play_game(game_seed: int, rng: np.random.Generator) -> int:
         env.reset(seed=game_seed)
-        game_seed += 1
+        done = 0
         for agent in env.agent_iter():
             obs, _, term, trunc, _ = env.last()
             if term or trunc:
                 env.step(None)
                 continue
             env.step(_pick(rng, obs, env.action_space(agent)))
-            done_steps += 1
-        games += 1
-    dt = time.perf_counter() - t0
-    return {"agent_steps": done_steps, "games": games, "seconds": dt,
-            "steps_per_s": done_steps / dt, "games_per_s": games / dt}
+            done += 1
+        return done
+
+    return _rates(play_game, steps, seed)
 
 
 def bench_parallel(make: Callable, steps: int, seed: int = 0) -> dict:
     """Run ``make()`` (a Parallel env) until ``steps`` agent-steps; return rates."""
     env = make()
-    rng = np.random.default_rng(seed)
-    done_steps = games = 0
-    game_seed = seed
-    t0 = time.perf_counter()
-    while done_steps < steps:
+
+    def play_game(game_seed: int, rng: np.random.Generator) -> int:
         obs, _ = env.reset(seed=game_seed)
-        game_seed += 1
+        done = 0
         while env.agents:
             actions = {a: _pick(rng, obs[a], env.action_space(a)) for a in env.agents}
             obs, _, _, _, _ = env.step(actions)
-            done_steps += len(actions)
-        games += 1
-    dt = time.perf_counter() - t0
-    return {"agent_steps": done_steps, "games": games, "seconds": dt,
-            "steps_per_s": done_steps / dt, "games_per_s": games / dt}
+            done += len(actions)
+        return done
+
+    return _rates(play_game, steps, seed)
 
 
 def run(game: str, players: int, steps: int, seed: int = 0) -> list[tuple[str, dict | str]]:

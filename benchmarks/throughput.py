@@ -202,35 +202,55 @@ def _steps_bench(fn: Callable, make: Callable, seconds: float, repeats: int) -> 
     return _median([fn(make, steps, seed=i) for i in range(repeats)])
 
 
-def bench_ppo(players: int, tables: int, n_steps: int, rollouts: int, batch_size: int = 1024,
-              n_epochs: int = 4, torch_threads: int = 1) -> dict:
-    """MaskablePPO (default MlpPolicy) learning through TapeoVecEnv: env steps (learner
-    decisions) per second, end to end (rollouts and updates). One torch thread by default (the
-    training config's ``torch_threads``: on 2 shared cores more threads are slower)."""
+def bench_ppo(game: str = "tapeo", engine: str = "batched", total_steps: int = 100_000,
+              heuristics: tuple[str, ...] = ("random",), overrides: Optional[dict] = None) -> dict:
+    """MaskablePPO training through the training code path (:class:`training.train.Trainer`,
+    what ``python -m training.train --game GAME --engine ENGINE`` runs) with the game's default
+    configuration (``training/configs/<game>.toml``: the [256, 256] actor and critic, its PPO
+    settings, tables and table sizes, ``torch_threads = 1``) and no evaluation: environment steps
+    (learner decisions, SB3 timesteps) per second, end to end (rollouts including the opponents'
+    moves, PPO updates, pool refreshes, the final checkpoint).
+
+    Args:
+        game, engine: what to train and through which env (``"single"`` or ``"batched"``).
+        total_steps: learner steps of the run.
+        heuristics: the pool's heuristic bots (default ``random`` only, so the figure measures
+            the env and PPO; slower bots bound it by their own speed).
+        overrides: further config keys (e.g. a tiny run for smoke tests).
+    """
+    import tempfile
+
     import torch
-    from sb3_contrib import MaskablePPO
-    from tapeo_env.vector import TapeoVecEnv
+
+    from training import config as config_mod
+    from training.train import Trainer
+
+    over = {"engine": engine, "total_steps": total_steps, "eval_every": 0, "heuristics": list(heuristics),
+            "checkpoint_every": max(1, total_steps), **(overrides or {})}
+    cfg = config_mod.override_keys(config_mod.load_config(game), over)
+    flat = config_mod.flatten(cfg)
     before = torch.get_num_threads()
-    torch.set_num_threads(torch_threads)
-    env = TapeoVecEnv(num_tables=tables, num_players=players, learner_seats=1, reward_scheme="win_loss", seed=0)
-    model = MaskablePPO("MlpPolicy", env, n_steps=n_steps, batch_size=min(batch_size, n_steps * tables),
-                        n_epochs=n_epochs, seed=0, device="cpu", verbose=0)
-    total = n_steps * tables * rollouts
-    t0 = time.perf_counter()
     try:
-        model.learn(total_timesteps=total)
+        with tempfile.TemporaryDirectory() as out:
+            t0 = time.perf_counter()
+            trainer = Trainer(game, cfg, out, progress=False, verbose=0, log=None)
+            summary = trainer.run()
+            dt = time.perf_counter() - t0
     finally:
         torch.set_num_threads(before)
-    dt = time.perf_counter() - t0
-    return {"env_steps_per_s": total / dt, "steps": total, "seconds": dt, "torch_threads": torch_threads,
-            "config": f"{tables} tables x 1 learner seat, {players} players, n_steps={n_steps}, "
-                      f"batch_size={min(batch_size, n_steps * tables)}, n_epochs={n_epochs}"}
+    return {"game": game, "engine": engine, "env_steps_per_s": summary["env_steps_per_s"],
+            "steps": summary["steps"], "seconds": dt, "torch_threads": flat["torch_threads"],
+            "config": f"{flat['tables']} tables x {flat['learner_seats']} learner seats, players {flat['players']}, "
+                      f"net {flat['net_arch']}, n_steps={flat['n_steps']}, batch_size={flat['batch_size']}, "
+                      f"n_epochs={flat['n_epochs']}, heuristics {list(heuristics)}"}
 
 
 # ---- the run --------------------------------------------------------------------------------------
 def run(games: list[str], batch_sizes: tuple[int, ...], seconds: float, repeats: int, peers: bool,
-        ppo: bool, quick: bool, progress: Callable[[str], None] = print) -> dict:
-    """Measure everything; returns ``{"rows": [...], "memory": [...], "ppo": ..., "curves": ...}``."""
+        ppo: bool, quick: bool, progress: Callable[[str], None] = print, ppo_steps: int = 100_000,
+        ppo_engines: tuple[str, ...] = ("single", "batched")) -> dict:
+    """Measure everything; returns ``{"rows": [...], "memory": [...], "ppo": ..., "ppo_rows": [...],
+    "curves": ...}`` (``ppo``: the first batched PPO figure, Tapeo's when measured)."""
     rows: list[dict] = []
     curves: dict[str, list[tuple[int, float]]] = {}
     memory: list[dict] = []
@@ -272,11 +292,16 @@ def run(games: list[str], batch_sizes: tuple[int, ...], seconds: float, repeats:
             tables = 64 if quick else 1024
             name = "TapeoVecEnv" if game == "tapeo" else "RobadaVecEnv"
             add(game, n, f"{name} ({tables} tables)", bench_vec_env(game, n, tables, seconds, repeats), "vec")
-    ppo_result = None
-    if ppo and "tapeo" in games:
-        ppo_result = bench_ppo(4, 8 if quick else 128, 8 if quick else 64, 1 if quick else 3)
-        progress(f"MaskablePPO: {ppo_result}")
-    return {"rows": rows, "memory": memory, "ppo": ppo_result, "curves": curves}
+    ppo_rows: list[dict] = []
+    if ppo:
+        tiny = {"tables": 8, "n_steps": 16, "batch_size": 128, "n_epochs": 1}   # --quick: a smoke run
+        for game in games:
+            for engine in (("batched",) if quick else ppo_engines):
+                r = bench_ppo(game, engine, 256 if quick else ppo_steps, overrides=tiny if quick else None)
+                ppo_rows.append(r)
+                progress(f"MaskablePPO: {r}")
+    ppo_result = next((r for r in ppo_rows if r["engine"] == "batched"), ppo_rows[0] if ppo_rows else None)
+    return {"rows": rows, "memory": memory, "ppo": ppo_result, "ppo_rows": ppo_rows, "curves": curves}
 
 
 def format_markdown(result: dict, header: str = "") -> str:
@@ -300,11 +325,16 @@ def format_markdown(result: dict, header: str = "") -> str:
         for m in result["memory"]:
             lines.append(f"| {m['game']} | {m['players']} | {m['batch']} | {m['state_bytes_per_game']:,.0f} | "
                          f"{m['peak_bytes_per_game']:,.0f} |")
-    p = result.get("ppo")
-    if p:
-        lines += ["", f"MaskablePPO (default MlpPolicy, torch threads {p['torch_threads']}) through TapeoVecEnv: "
-                      f"**{p['env_steps_per_s']:,.0f} env steps/s** end to end ({p['steps']} steps in "
-                      f"{p['seconds']:.1f} s; {p['config']})."]
+    ppo_rows = result.get("ppo_rows") or ([result["ppo"]] if result.get("ppo") else [])
+    if ppo_rows:
+        lines += ["", "MaskablePPO self-play training through the training code path (`training.train.Trainer`, "
+                      "the game's default configuration, no evaluation; pool of the latest copy and `random`), "
+                      "end to end:", "",
+                  "| game | engine | env steps/s | steps | seconds | torch threads | configuration |",
+                  "|---|---|---:|---:|---:|---:|---|"]
+        for p in ppo_rows:
+            lines.append(f"| {p['game']} | {p['engine']} | **{p['env_steps_per_s']:,.0f}** | {p['steps']} | "
+                         f"{p['seconds']:.1f} | {p['torch_threads']} | {p['config']} |")
     return "\n".join(lines) + "\n"
 
 
@@ -343,6 +373,9 @@ def main(argv: Optional[list[str]] = None) -> dict:
     ap.add_argument("--repeats", type=int, default=3, help="timed runs per figure; the median is reported")
     ap.add_argument("--no-peers", action="store_true", help="skip the PettingZoo and OpenSpiel references")
     ap.add_argument("--no-ppo", action="store_true", help="skip the MaskablePPO measurement")
+    ap.add_argument("--ppo-steps", type=int, default=100_000, help="learner steps of each PPO run (default 100000)")
+    ap.add_argument("--ppo-engines", nargs="+", default=["single", "batched"], choices=["single", "batched"],
+                    help="training envs measured with PPO (default both)")
     ap.add_argument("--quick", action="store_true",
                     help="smoke run: B = 1 and 64, 0.02 s per run, 1 repeat, tiny PPO (figures not meaningful)")
     ap.add_argument("--out-dir", default="benchmarks/results", help="where throughput.md/.png go")
@@ -352,7 +385,7 @@ def main(argv: Optional[list[str]] = None) -> dict:
     if args.repeats < 1 or args.seconds <= 0 or min(args.batch_sizes) < 1:
         ap.error("--repeats and --batch-sizes must be >= 1 and --seconds > 0")
     result = run(args.games, tuple(args.batch_sizes), args.seconds, args.repeats, not args.no_peers,
-                 not args.no_ppo, args.quick)
+                 not args.no_ppo, args.quick, ppo_steps=args.ppo_steps, ppo_engines=tuple(args.ppo_engines))
     header = (f"Random legal play, one process; median of {args.repeats} runs of >= {args.seconds:g} s each"
               + (" (--quick smoke run: not meaningful)" if args.quick else "") + ".")
     text = format_markdown(result, header)

@@ -57,3 +57,18 @@ def check_int_range(name: str, value: object, lo: int, hi: int) -> int:
     if not lo <= v <= hi:
         raise ConfigError(f"{name}={value!r} is out of range; legal values: {legal}")
     return v
+
+
+class UnknownOptionError(ConfigError, TypeError):
+    """An environment was given an option it does not know (e.g. ``players=4``).
+
+    Both a :class:`ConfigError` (so a ``ValueError``) and a ``TypeError`` (what Python raises for
+    an unexpected keyword argument), so callers catching either keep working. The message lists
+    the legal options.
+    """
+
+
+class ResetNeededError(ValueError):
+    """An environment was stepped with no game in progress: before its first ``reset()``, or
+    after the game ended (every agent done). The message says to call ``reset()``; nothing
+    changes."""

@@ -59,11 +59,13 @@ from .engine import (Config, State, apply_action, legal_actions, legal_mask, new
 from .env import ENV_NAME, env, raw_env
 from .observation import LAYOUT, OBS_SIZE, OBS_VERSION, encode
 from .parallel import RobadaParallelEnv, parallel_env
+from .record import load_record, make_record, replay, save_record
 
 __all__ = [
     "ACTION_NAMES", "Config", "ENV_NAME", "LAYOUT", "NOOP", "NUM_ACTIONS", "OBS_SIZE",
     "OBS_VERSION", "RobadaParallelEnv", "State", "action_name", "apply_action", "encode", "env",
     "legal_actions", "legal_mask", "new_game", "parallel_env", "raw_env", "sample_consistent_state",
+    "load_record", "make_record", "replay", "save_record",
 ]
 
 # Register the single-agent Gymnasium view (one learner seat against given opponents); lazy entry point.

@@ -13,9 +13,12 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
 
-from hod_common.errors import ConfigError, IllegalActionError, check_choice
-from hod_common.rewards import REWARD_SCHEMES, final_rewards, win_shares
-from hod_common.wrappers import ILLEGAL_ACTION_MODES, ILLEGAL_REWARD, wrap_aec
+from hod_common import env_support
+from hod_common.env_support import begin_aec_step, end_aec_episode, final_infos, forfeit, start_aec_episode
+from hod_common.errors import IllegalActionError
+from hod_common.options import RENDER_MODES, GameSeeds, check_env_options, check_unknown_options
+from hod_common.rewards import final_rewards
+from hod_common.wrappers import wrap_aec
 
 from .actions import NUM_ACTIONS, action_name
 from .engine import Config, State, apply_action, legal_actions, legal_mask, legal_masks, new_game, winners
@@ -29,30 +32,25 @@ ENV_NAME = "robada_v0"
 DEFAULT_MAX_CYCLES = 1000
 #: Options of every Ronda Robada environment (besides the rules options of ``engine.Config``).
 ENV_OPTIONS = ("num_players", "render_mode", "reward_scheme", "illegal_action", "max_cycles")
-RENDER_MODES = ("ansi", "human")
 
 
 def parse_options(
     num_players: int, render_mode: Optional[str], reward_scheme: str, illegal_action: str,
     max_cycles: int, rules: dict,
-) -> Config:
-    """Check the environment options and build the rules ``Config``.
+) -> tuple[Config, int]:
+    """Check the environment options (``hod_common.options``) and build the rules ``Config``.
+
+    Returns:
+        ``(config, max_cycles)``.
 
     Raises:
-        ConfigError: an unknown option or a value outside its legal set (the message names the
-            legal options or values).
+        UnknownOptionError: an unknown option (the message lists the legal ones).
+        ConfigError: a value outside its legal set (the message names the legal values).
     """
-    unknown = set(rules) - set(Config.option_names())
-    if unknown:
-        legal = list(ENV_OPTIONS) + [o for o in Config.option_names() if o != "num_players"]
-        raise ConfigError(f"unknown option(s) {sorted(unknown)}; legal options: {legal}")
-    if render_mode is not None:
-        check_choice("render_mode", render_mode, (None,) + RENDER_MODES)
-    check_choice("reward_scheme", reward_scheme, REWARD_SCHEMES)
-    check_choice("illegal_action", illegal_action, ILLEGAL_ACTION_MODES)
-    if isinstance(max_cycles, bool) or not isinstance(max_cycles, (int, np.integer)) or max_cycles < 1:
-        raise ConfigError(f"max_cycles={max_cycles!r} must be a positive integer")
-    return Config(num_players=num_players, **rules)
+    legal = list(ENV_OPTIONS) + [o for o in Config.option_names() if o != "num_players"]
+    check_unknown_options(set(rules) - set(Config.option_names()), legal)
+    max_cycles = check_env_options(render_mode, reward_scheme, illegal_action, max_cycles)
+    return Config(num_players=num_players, **rules), max_cycles
 
 
 def make_spaces(agents: list[str]) -> tuple[dict, dict]:
@@ -68,21 +66,6 @@ def make_spaces(agents: list[str]) -> tuple[dict, dict]:
     return obs, act
 
 
-def end_of_game(s: State, agents: list[str], scheme: str) -> tuple[dict, dict]:
-    """Final rewards and infos of a finished game (DESIGN.md contract).
-
-    Returns:
-        ``(rewards, infos)``: rewards per agent (float, per ``scheme``); infos per agent with
-        ``"final_score"`` (int points, R8) and ``"win_share"`` (1/k for k tied winners, else 0).
-    """
-    w = winners(s)
-    r = final_rewards(s.points, w, scheme)
-    ws = win_shares(w, s.n)
-    rewards = {a: float(r[i]) for i, a in enumerate(agents)}
-    infos = {a: {"final_score": int(s.points[i]), "win_share": float(ws[i])} for i, a in enumerate(agents)}
-    return rewards, infos
-
-
 def observation_of(s: State, seat: int) -> dict[str, np.ndarray]:
     """The observation dict of ``seat``: ``{"observation": float32 (OBS_SIZE,),
     "action_mask": int8 (NUM_ACTIONS,)}``."""
@@ -96,39 +79,23 @@ def observations_of(s: State, agents: list[str]) -> dict[str, dict[str, np.ndarr
     return {a: {"observation": o, "action_mask": m} for a, o, m in zip(agents, encode_all(s), legal_masks(s))}
 
 
-class raw_env(AECEnv):
-    """Ronda Robada, AEC form, unwrapped.
+class _RobadaCore:
+    """Options, spaces, seeding, the outcome of a decision, records and rendering, shared by the
+    AEC (:class:`raw_env`) and Parallel (:class:`robada_env.parallel.RobadaParallelEnv`) forms."""
 
-    Args:
-        num_players: 2..4.
-        render_mode: None, ``"ansi"`` (``render()`` returns a str) or ``"human"`` (prints).
-        reward_scheme: one of ``hod_common.rewards.REWARD_SCHEMES``; rewards come at game end.
-        illegal_action: ``"raise"`` (default) or ``"lose"`` (see ``hod_common.wrappers``).
-        max_cycles: truncate after this many decisions (default 1000: never in a real game).
-        **rules: options of :class:`robada_env.engine.Config` (``closing_ace``,
-            ``may_take_own_pile``, ``leftovers_to_last_runner``).
-
-    Raises:
-        ConfigError: unknown option or bad value (names the legal ones).
-    """
-
-    metadata = {"name": ENV_NAME, "render_modes": list(RENDER_MODES), "is_parallelizable": False,
-                "render_fps": 1}
-
-    def __init__(self, num_players: int = 2, render_mode: Optional[str] = None,
-                 reward_scheme: str = "points", illegal_action: str = "raise",
-                 max_cycles: int = DEFAULT_MAX_CYCLES, **rules: Any) -> None:
-        super().__init__()
-        self.config = parse_options(num_players, render_mode, reward_scheme, illegal_action,
-                                    max_cycles, rules)
+    def _setup(self, num_players, render_mode, reward_scheme, illegal_action, max_cycles, rules) -> None:
+        self.config, self.max_cycles = parse_options(num_players, render_mode, reward_scheme, illegal_action,
+                                                     max_cycles, rules)
         self.render_mode = render_mode
         self.reward_scheme = reward_scheme
         self.illegal_action = illegal_action
-        self.max_cycles = int(max_cycles)
         self.possible_agents = [f"player_{i}" for i in range(self.config.num_players)]
         self._seat = {a: i for i, a in enumerate(self.possible_agents)}
         self.observation_spaces, self.action_spaces = make_spaces(self.possible_agents)
-        self._rng: Optional[np.random.Generator] = None
+        self._seeds = GameSeeds()
+        #: Seed of the current game's deal (``reset(seed=s)``: s; ``reset()``: drawn from the
+        #: env's generator), so ``reset(seed=env.game_seed)`` deals the same game again.
+        self.game_seed: Optional[int] = None
         self.game_state: Optional[State] = None
         self._decisions = 0
 
@@ -141,36 +108,108 @@ class raw_env(AECEnv):
     def action_mask(self, agent: str) -> np.ndarray:
         """int8 mask (NUM_ACTIONS,) of ``agent`` now: its legal actions if it is to act, else
         only ``no-op``."""
-        return legal_mask(self.game_state, self.possible_agents.index(agent))
+        return legal_mask(self.game_state, self._seat[agent])
+
+    def _new_game(self, seed: Optional[int]) -> None:
+        """Shuffle and deal a new game. ``reset(seed=s)`` shuffles with ``s``; ``reset()`` draws
+        the game seed from the env's generator (seeded by the last seeded reset, else fresh).
+
+        Raises:
+            ConfigError: ``seed`` is not None or a non-negative int (hod_common.options.GameSeeds).
+        """
+        self.game_seed = self._seeds.next(seed)
+        self.game_state = new_game(self.config, seed=self.game_seed)
+        self._decisions = 0
+
+    def _advance(self, action: int) -> tuple[Optional[np.ndarray], Optional[list[dict]], bool]:
+        """Apply a legal ``action`` of the seat to act.
+
+        Returns:
+            ``(rewards, infos, truncated)``: at the game's end the final rewards (float64 (n,),
+            ``reward_scheme`` over the scores and winners of R8) and final infos
+            (``hod_common.env_support.final_infos``); else ``None, None`` and whether
+            ``max_cycles`` decisions have now been made.
+        """
+        s = self.game_state
+        apply_action(s, int(action))
+        self._decisions += 1
+        if s.terminal:
+            w = winners(s)
+            return final_rewards(s.points, w, self.reward_scheme), final_infos(s.points, w), False
+        return None, None, self._decisions >= self.max_cycles
+
+    def _forfeit(self, offenders: list[int]) -> tuple[np.ndarray, list[dict]]:
+        """hod_common.wrappers 'lose' (:func:`hod_common.env_support.forfeit`); final_score is
+        the points in each pile now."""
+        return forfeit(offenders, self.possible_agents, self.game_state.points)
+
+    def record(self) -> dict:
+        """The JSON game record of the finished game (:mod:`robada_env.record`).
+
+        Raises:
+            RecordError: no game, or the game is not finished.
+        """
+        from .record import make_record
+        return make_record(self.game_state, seed=self.game_seed)
+
+    def render(self) -> Optional[str]:
+        """``ansi``: the position as text (with suits); ``human``: print it, return None.
+        Before the first ``reset()`` the text is ``"(no game: call reset())"``."""
+        return env_support.render(self.render_mode, self.game_state,
+                                  lambda s: render_text(s, self.possible_agents))
+
+    def close(self) -> None:
+        pass
+
+
+class raw_env(_RobadaCore, AECEnv):
+    """Ronda Robada, AEC form, unwrapped.
+
+    Args:
+        num_players: 2..4.
+        render_mode: None, ``"ansi"`` (``render()`` returns a str) or ``"human"`` (prints).
+        reward_scheme: one of ``hod_common.rewards.REWARD_SCHEMES``; rewards come at game end.
+        illegal_action: ``"raise"`` (default) or ``"lose"`` (see ``hod_common.wrappers``).
+        max_cycles: truncate after this many decisions (default 1000: never in a real game).
+        **rules: options of :class:`robada_env.engine.Config` (``closing_ace``,
+            ``may_take_own_pile``, ``leftovers_to_last_runner``).
+
+    Raises:
+        ConfigError: a bad value (names the legal ones).
+        UnknownOptionError: an unknown option (lists the legal ones); both a ConfigError and a
+            TypeError.
+    """
+
+    metadata = {"name": ENV_NAME, "render_modes": list(RENDER_MODES), "is_parallelizable": False,
+                "render_fps": 1}
+
+    def __init__(self, num_players: int = 2, render_mode: Optional[str] = None,
+                 reward_scheme: str = "points", illegal_action: str = "raise",
+                 max_cycles: int = DEFAULT_MAX_CYCLES, **rules: Any) -> None:
+        super().__init__()
+        self._setup(num_players, render_mode, reward_scheme, illegal_action, max_cycles, rules)
+        self.agents = []
 
     def reset(self, seed: Optional[int] = None, options: Optional[dict] = None) -> None:
         """Shuffle and deal a new game. ``seed`` fixes the whole deal (same seed, same game);
-        without it the next deal is drawn from the generator of the last seeded reset."""
-        if seed is not None or self._rng is None:
-            self._rng = np.random.default_rng(seed)
-        self.game_state = new_game(self.config, rng=self._rng)
-        self._decisions = 0
-        self.agents = list(self.possible_agents)
-        self.rewards = {a: 0.0 for a in self.agents}
-        self._cumulative_rewards = {a: 0.0 for a in self.agents}
-        self.terminations = {a: False for a in self.agents}
-        self.truncations = {a: False for a in self.agents}
-        self.infos = {a: {} for a in self.agents}
+        without it the game seed is drawn from the generator of the last seeded reset."""
+        self._new_game(seed)
+        start_aec_episode(self)
         self.agent_selection = self.agents[self.game_state.current]
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         return observation_of(self.game_state, self._seat[agent])
 
     def step(self, action: Optional[int]) -> None:
-        """Apply ``action`` for ``agent_selection``.
+        """Apply ``action`` for ``agent_selection`` (a finished agent steps None).
 
         Raises:
             IllegalActionError: with ``illegal_action="raise"``, an action outside the mask
                 (the message names the legal actions); nothing changes.
+            ResetNeededError: before ``reset()``, or after every agent is done.
         """
-        agent = self.agent_selection
-        if self.terminations[agent] or self.truncations[agent]:
-            self._was_dead_step(action)
+        agent = begin_aec_step(self, action, self.game_state is not None)
+        if agent is None:
             return
         s = self.game_state
         legal = legal_actions(s)
@@ -178,43 +217,21 @@ class raw_env(AECEnv):
             if self.illegal_action == "raise":
                 raise IllegalActionError(agent, action, legal, action_name)
             self._cumulative_rewards[agent] = 0.0
-            for a in self.agents:
-                self.rewards[a] = ILLEGAL_REWARD if a == agent else 0.0
-                self.terminations[a] = True
-                self.infos[a] = {"illegal_action": agent}
-            self._accumulate_rewards()
+            end_aec_episode(self, *self._forfeit([self._seat[agent]]), truncated=False)
             return
         self._cumulative_rewards[agent] = 0.0
-        apply_action(s, int(action))
-        self._decisions += 1
-        for a in self.agents:
-            self.rewards[a] = 0.0
-        if s.terminal:
-            rewards, infos = end_of_game(s, self.possible_agents, self.reward_scheme)
+        rewards, infos, truncated = self._advance(action)
+        if rewards is not None:
+            end_aec_episode(self, rewards, infos, truncated=False)
+        elif truncated:
+            end_aec_episode(self, [0.0] * s.n, [{} for _ in range(s.n)], truncated=True)
+        else:
             for a in self.agents:
-                self.rewards[a] = rewards[a]
-                self.terminations[a] = True
-                self.infos[a] = infos[a]
-        elif self._decisions >= self.max_cycles:
-            for a in self.agents:
-                self.truncations[a] = True
+                self.rewards[a] = 0.0
+            self._accumulate_rewards()
         self.agent_selection = self.possible_agents[s.current]
-        self._accumulate_rewards()
         if self.render_mode == "human":
             self.render()
-
-    def render(self) -> Optional[str]:
-        """``ansi``: the position as text (with suits); ``human``: print it, return None."""
-        if self.render_mode is None or self.game_state is None:
-            return None
-        text = render_text(self.game_state, self.possible_agents)
-        if self.render_mode == "ansi":
-            return text
-        print(text)
-        return None
-
-    def close(self) -> None:
-        pass
 
 
 def env(num_players: int = 2, render_mode: Optional[str] = None, reward_scheme: str = "points",

@@ -23,15 +23,13 @@ from __future__ import annotations
 import sys
 from typing import Optional, Sequence, TextIO
 
-from agents.play_cli import (Choice, Table, Terminal, build_parser, make_bots, parse_table, record_line,
-                             run, seat_names)
+from agents.play_cli import Choice, GameSession, play_main
 
 from .actions import ACTION_NAMES, CONFIRM, DROP, START, TAKE, TAP
 from .cards import ACE, CARD_POINTS, NUM_RANKS, RANK_NAMES, SUIT_NAMES
 from .engine import (MAX_PLAYERS, MIN_PLAYERS, NOBODY, RUN_CLOSED, State, apply_action, legal_actions,
                      sample_consistent_state, winners)
 from .env import raw_env
-from .record import make_record, save
 
 GAME = "robada"
 #: Spanish names of the ranks, by rank index (R1); the Ace is "As".
@@ -63,41 +61,18 @@ def need_text(s: State) -> str:
     return f"needs a {RANK_WORDS[s.run_next]}"
 
 
-class RobadaSession:
-    """One game of Ronda Robada between a person at ``table.seat`` and bots at the other seats.
+class RobadaSession(GameSession):
+    """One game of Ronda Robada between a person at ``table.seat`` and bots at the other seats,
+    on :class:`robada_env.env.raw_env`. Arguments and shared parts:
+    :class:`agents.play_cli.GameSession`."""
 
-    Args:
-        table: the validated options (:class:`agents.play_cli.Table`).
-        term: the terminal to read from and print to.
-        bots: ``{seat: bot}`` (default: built from the registry with :func:`agents.play_cli.make_bots`).
-    """
+    game = GAME
+    title = "Ronda Robada"
+    rules_line = "Seat 0 plays first; turns go to the left. 4 loose cards on the table, 3 cards to each."
+    sample_belief = staticmethod(sample_consistent_state)
 
-    def __init__(self, table: Table, term: Terminal, bots: Optional[dict] = None) -> None:
-        self.table = table
-        self.term = term
-        self.env = raw_env(num_players=table.players, illegal_action="raise")
-        self.bots = bots if bots is not None else make_bots(GAME, table)
-        self.names = seat_names(table)
-        self.width = max(len(s) for s in self.names)
-
-    @property
-    def state(self) -> State:
-        return self.env.game_state
-
-    # -- the game loop -------------------------------------------------------------------------
-    def play(self) -> None:
-        """Play the game to the end (raises :class:`agents.play_cli.Quit` / KeyboardInterrupt
-        when the person stops)."""
-        self.start()
-        self.loop()
-
-    def start(self) -> None:
-        """Deal the game of ``table.seed`` and greet the person."""
-        t = self.table
-        self.env.reset(seed=t.seed)
-        self.term.say(f"Ronda Robada, {t.players} players, seed {t.seed}. You are player_{t.seat}; "
-                      + ", ".join(self.names[i] for i in range(t.players) if i != t.seat) + ".",
-                      "Seat 0 plays first; turns go to the left. 4 loose cards on the table, 3 cards to each.")
+    def make_env(self, num_players: int) -> raw_env:
+        return raw_env(num_players=num_players, illegal_action="raise")
 
     def loop(self) -> None:
         """Play every decision until the game is over, then show the end."""
@@ -112,15 +87,7 @@ class RobadaSession:
             if not s.run:
                 whose = "Your" if seat == t.seat else f"{self.names[seat]}'s"
                 self.term.say("", f"--- {whose} turn ---")
-            if seat == t.seat:
-                action = self.ask_action()
-            else:
-                bot = self.bots[seat]
-                obs = env.observe(agent)
-                if getattr(bot, "needs_belief", False):
-                    action = int(bot.act(obs, lambda rng, seat=seat: sample_consistent_state(s, seat, rng)))
-                else:
-                    action = int(bot.act(obs))
+            action = self.ask_action() if seat == t.seat else self.bot_action(seat, env.observe(agent))
             before = s.clone()
             env.step(action)
             self.term.say(*self.narrate(seat, action, before, self.state))
@@ -255,34 +222,24 @@ class RobadaSession:
         ws = winners(s)
         who = " and ".join(self.names[i] for i in ws)
         lines.append(f"Shared win: {who}." if len(ws) > 1 else f"Winner: {who}.")
-        if t.record:
-            lines.append(record_line(t.record, "robada", lambda: save(t.record, make_record(s, seed=t.seed)),
-                                     "load"))
+        lines += self.record_lines()
         self.term.say(*lines)
 
-    def abandoned(self, why: str) -> None:
-        """Print the score so far after the person stopped early (no record: the game is not
-        over)."""
+    def score_so_far(self) -> list[str]:
+        """The score of an unfinished game: the points in each pile, and a run not confirmed."""
         s = self.state
-        if s is None:
-            self.term.say(why)
-            return
-        lines = [why, "Score so far (points in each pile):"]
+        lines = ["Score so far (points in each pile):"]
         lines += [f"  {self.names[i]:<{self.width}}  {s.points[i]}" for i in range(self.table.players)]
         if s.run:
             lines.append(f"  (a run of {len(s.run)} cards, {points(s.run)} pts, was not confirmed)")
-        lines.append("No game record is written for an unfinished game.")
-        self.term.say(*lines)
+        return lines
 
 
 def main(argv: Optional[Sequence[str]] = None, stdin: Optional[TextIO] = None,
          stdout: Optional[TextIO] = None) -> int:
     """Run the command; returns the exit code (see the module docstring)."""
-    ap = build_parser(GAME, "python -m robada_env.play", "Play Ronda Robada against the computer.",
-                      MIN_PLAYERS, MAX_PLAYERS, 2)
-    table = parse_table(ap, GAME, argv)
-    term = Terminal(stdin or sys.stdin, stdout or sys.stdout)
-    return run(RobadaSession(table, term), term)
+    return play_main(RobadaSession, "python -m robada_env.play", "Play Ronda Robada against the computer.",
+                     MIN_PLAYERS, MAX_PLAYERS, 2, argv, stdin, stdout)
 
 
 if __name__ == "__main__":

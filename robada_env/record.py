@@ -3,9 +3,9 @@ record replays to the identical game (schema: docs/robada_env.md, "Game record")
 
 Example::
 
-    rec = make_record(env.unwrapped.game_state, seed=7)
-    save(path, rec)                 # atomic write
-    state = replay(load(path))      # RecordError if anything does not match
+    rec = env.unwrapped.record()    # = make_record(env.unwrapped.game_state, seed=env.unwrapped.game_seed)
+    save_record(path, rec)          # atomic write
+    state = replay(load_record(path))   # RecordError if anything does not match
 """
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ import os
 from typing import Any, Optional
 
 from hod_common.errors import ConfigError, IllegalActionError, RecordError
-from hod_common.records import check_header, load_record, save_record
+from hod_common.records import check_header, load_record as _load, save_record as _save
 
 from .actions import NUM_ACTIONS, action_name
 from .cards import DECK_SIZE, card_name, parse_card
@@ -36,8 +36,11 @@ def make_record(state: State, seed: Optional[int] = None) -> dict[str, Any]:
         A JSON-ready dict (schema in docs/robada_env.md).
 
     Raises:
-        RecordError: the state has no deck order (a built position) or is not finished.
+        RecordError: no game (``state`` None), the state has no deck order (a built position) or
+            it is not finished.
     """
+    if state is None:
+        raise RecordError("no game: a Ronda Robada record can only be made of a finished game")
     if state.deck_order is None:
         raise RecordError("only games started by new_game (with a known deck order) can be recorded")
     if not state.terminal:
@@ -113,15 +116,20 @@ def replay(record: Any) -> State:
     return s
 
 
-def save(path: str | os.PathLike, record: dict[str, Any]) -> None:
-    """Write ``record`` to ``path`` as JSON, atomically (``hod_common.records``)."""
-    save_record(path, record)
+def save_record(path: str | os.PathLike, record: dict[str, Any]) -> None:
+    """Write ``record`` to ``path`` as JSON, atomically (``hod_common.records``).
+
+    Raises:
+        RecordError: ``record`` is not a Ronda Robada record of this format version.
+    """
+    check_header(record, GAME, FORMAT_VERSION)
+    _save(path, record)
 
 
-def load(path: str | os.PathLike) -> dict[str, Any]:
+def load_record(path: str | os.PathLike) -> dict[str, Any]:
     """Read a record (checks the header only; call :func:`replay` to check the game).
 
     Raises:
         RecordError: unreadable/truncated JSON, another game or format version.
     """
-    return load_record(path, GAME, FORMAT_VERSION)
+    return _load(path, GAME, FORMAT_VERSION)

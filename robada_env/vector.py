@@ -24,7 +24,9 @@ returning m legal actions. A policy with ``needs_observation = False`` (like
 :class:`RandomPolicy`, the default) gets an empty (m, 0) array instead of observations, which
 saves encoding the opponents' seats. :class:`BotPolicy` turns a per-observation
 ``agents.base.Bot`` into a batch policy. With several policies, each opponent seat of each game is
-given one, drawn uniformly when that game is dealt.
+given one, drawn when that game is dealt: uniformly, or with the probabilities
+``opponent_weights`` (one per policy; the self-play pool's sampling scheme in
+``training.batched_env``).
 
 Table sizes: ``num_players`` may be a list of sizes; the tables are then split as evenly as
 possible among them (each size is its own batched engine), as in :mod:`tapeo_env.vector`.
@@ -83,6 +85,8 @@ class LearnerGames:
         policies: opponent batch policies (at least one).
         reward_scheme: see ``hod_common.rewards``.
         rng: generator of the deals, learner seats and opponents' draws.
+        weights: drawing probability of each policy (from ``batch_policies.check_weights``;
+            None = uniform).
         **rules: options of :class:`robada_env.engine.Config`.
 
     Attributes:
@@ -92,13 +96,14 @@ class LearnerGames:
     """
 
     def __init__(self, num_games: int, num_players: int, policies: list, reward_scheme: str,
-                 rng: np.random.Generator, **rules: Any) -> None:
+                 rng: np.random.Generator, weights: Optional[np.ndarray] = None, **rules: Any) -> None:
         self.engine = BatchedRobada(num_games, num_players=num_players, reward_scheme=reward_scheme, **rules)
         self.num_games = B = num_games
         self.n = self.engine.num_players
         self.rng = rng
         self.policies = policies
-        self.assign = np.zeros((B, self.n), np.int8)       # policy index per (game, seat)
+        self.weights = weights
+        self.assign = np.zeros((B, self.n), np.int16)      # policy index per (game, seat)
         self.learner = np.zeros(B, np.int8)
         self.ep_return = np.zeros(B, np.float64)
         self.ep_len = np.zeros(B, np.int64)
@@ -109,7 +114,8 @@ class LearnerGames:
         self.engine.reset(rng=self.rng, games=g)
         self.learner[g] = self.rng.integers(0, self.n, g.size)
         if len(self.policies) > 1:
-            self.assign[g] = self.rng.integers(0, len(self.policies), (g.size, self.n))
+            self.assign[g] = batch_policies.draw_policies(self.rng, len(self.policies), (g.size, self.n),
+                                                          self.weights)
         self.ep_return[g] = 0
         self.ep_len[g] = 0
 
@@ -184,11 +190,18 @@ class LearnerGames:
         return rewards, dones, finished
 
 
+def _same_weights(a: Optional[np.ndarray], b: Optional[np.ndarray]) -> bool:
+    if a is None or b is None:
+        return a is None and b is None
+    return a.shape == b.shape and bool(np.array_equal(a, b))
+
+
 class _LearnerTables:
     """Several :class:`LearnerGames` (one per table size) seen as one vector of games."""
 
     def __init__(self, num_tables: int, num_players: Union[int, Sequence[int]], learner_seats: int,
-                 opponents: Any, reward_scheme: str, seed: Optional[int], rules: dict) -> None:
+                 opponents: Any, reward_scheme: str, seed: Optional[int], rules: dict,
+                 opponent_weights: Optional[Sequence[float]] = None) -> None:
         counts = [num_players] if isinstance(num_players, (int, np.integer)) else list(num_players)
         if not counts:
             raise ConfigError(f"num_players must be a count or a list of counts in {MIN_PLAYERS}..{MAX_PLAYERS}")
@@ -198,9 +211,10 @@ class _LearnerTables:
         check_int_range("learner_seats", learner_seats, 1, 1)    # turn-based: one learner seat per game
         self.seed = 0 if seed is None else int(seed)
         self.policies = [RandomPolicy([self.seed, 7919])] if opponents is None else _as_policies(opponents)
+        self.weights = batch_policies.check_weights(opponent_weights, len(self.policies))
         self.rng = np.random.default_rng([self.seed, 1])
         split = [num_tables // len(counts) + (i < num_tables % len(counts)) for i in range(len(counts))]
-        self.groups = [LearnerGames(t, n, self.policies, reward_scheme, self.rng, **rules)
+        self.groups = [LearnerGames(t, n, self.policies, reward_scheme, self.rng, self.weights, **rules)
                        for t, n in zip(split, counts)]
         self.num_envs = num_tables
         self.slices, at = [], 0
@@ -213,17 +227,24 @@ class _LearnerTables:
     def decisions(self) -> int:
         return sum(g.decisions for g in self.groups)
 
-    def set_opponents(self, opponents: Any) -> None:
-        """Replace the opponent policies (e.g. a fresh self-play snapshot); the draw of which
-        policy plays which seat applies from each game's next deal (and at once to every game
-        if the number of policies changes)."""
+    def set_opponents(self, opponents: Any, weights: Optional[Sequence[float]] = None) -> None:
+        """Replace the opponent policies (e.g. a fresh self-play snapshot) and their drawing
+        probabilities ``weights`` (None: uniform); the draw of which policy plays which seat
+        applies from each game's next deal (and at once to every game if the number of policies
+        or the weights change).
+
+        Raises:
+            ConfigError: no policy, an entry that is not a policy, or bad weights.
+        """
         pols = _as_policies(opponents)
-        self.policies = pols
+        w = batch_policies.check_weights(weights, len(pols))
+        self.policies, self.weights = pols, w
         for g in self.groups:
-            redraw = len(pols) != len(g.policies)
-            g.policies = pols
+            redraw = len(pols) != len(g.policies) or not _same_weights(w, g.weights)
+            g.policies, g.weights = pols, w
             if redraw:
-                g.assign[:] = self.rng.integers(0, len(pols), g.assign.shape) if len(pols) > 1 else 0
+                g.assign[:] = (batch_policies.draw_policies(self.rng, len(pols), g.assign.shape, w)
+                               if len(pols) > 1 else 0)
 
     def reset(self, seed: Optional[int] = None) -> None:
         if seed is not None:
@@ -288,6 +309,7 @@ class RobadaVecEnv(VecEnv):
             game); None = :class:`RandomPolicy`.
         reward_scheme: ``"points"``, ``"win_loss"`` or ``"margin"``.
         seed: base seed (deals, learner seats, opponents' draws).
+        opponent_weights: probability of each entry of ``opponents`` (normalised; None = uniform).
         **rules: options of :class:`robada_env.engine.Config`.
 
     Observation space: Box float32 (192,); action space: Discrete(27); ``action_masks()``:
@@ -300,15 +322,17 @@ class RobadaVecEnv(VecEnv):
 
     def __init__(self, num_tables: int = 64, num_players: Union[int, Sequence[int]] = 2,
                  learner_seats: int = 1, opponents: Any = None, reward_scheme: str = "points",
-                 seed: Optional[int] = 0, **rules: Any) -> None:
-        self.core = _LearnerTables(num_tables, num_players, learner_seats, opponents, reward_scheme, seed, rules)
+                 seed: Optional[int] = 0, opponent_weights: Optional[Sequence[float]] = None,
+                 **rules: Any) -> None:
+        self.core = _LearnerTables(num_tables, num_players, learner_seats, opponents, reward_scheme, seed, rules,
+                                   opponent_weights)
         super().__init__(self.core.num_envs, spaces.Box(0.0, 1.0, (OBS_SIZE,), np.float32),
                          spaces.Discrete(NUM_ACTIONS))
         self._actions: Optional[np.ndarray] = None
 
-    def set_opponents(self, opponents: Any) -> None:
+    def set_opponents(self, opponents: Any, weights: Optional[Sequence[float]] = None) -> None:
         """See :meth:`_LearnerTables.set_opponents`."""
-        self.core.set_opponents(opponents)
+        self.core.set_opponents(opponents, weights)
 
     @property
     def learner_seats_now(self) -> np.ndarray:
@@ -392,8 +416,10 @@ class RobadaVectorEnv(GymVectorEnv):
 
     def __init__(self, num_tables: int = 64, num_players: Union[int, Sequence[int]] = 2,
                  learner_seats: int = 1, opponents: Any = None, reward_scheme: str = "points",
-                 seed: Optional[int] = 0, **rules: Any) -> None:
-        self.core = _LearnerTables(num_tables, num_players, learner_seats, opponents, reward_scheme, seed, rules)
+                 seed: Optional[int] = 0, opponent_weights: Optional[Sequence[float]] = None,
+                 **rules: Any) -> None:
+        self.core = _LearnerTables(num_tables, num_players, learner_seats, opponents, reward_scheme, seed, rules,
+                                   opponent_weights)
         self.num_envs = n = self.core.num_envs
         self.single_observation_space = spaces.Dict({
             "observation": spaces.Box(0.0, 1.0, (OBS_SIZE,), np.float32),

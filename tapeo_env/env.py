@@ -9,14 +9,16 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
-import gymnasium
 import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv, ParallelEnv
 
-from hod_common.errors import IllegalActionError, check_choice, check_int_range
-from hod_common.rewards import REWARD_SCHEMES, final_rewards, win_shares
-from hod_common.wrappers import ILLEGAL_ACTION_MODES, ILLEGAL_REWARD
+from hod_common import env_support
+from hod_common.env_support import (begin_aec_step, check_in_game, end_aec_episode, final_infos, forfeit,
+                                    start_aec_episode)
+from hod_common.errors import IllegalActionError, check_choice
+from hod_common.options import RENDER_MODES, GameSeeds, check_env_options, check_unknown_options
+from hod_common.rewards import final_rewards
 
 from .cards import NUM_KINDS
 from .engine import Config, apply_checked_picks, check_pick, legal_mask, legal_masks, new_game, State
@@ -25,7 +27,6 @@ from .render import render_text
 from .scoring import winners
 
 ENV_NAME = "tapeo_v0"
-RENDER_MODES = ("human", "ansi")
 #: Default truncation limit in cycles (one cycle = every seat picks once). A full game takes at
 #: most 27 cycles (3 rounds x 9 decision picks, 2 players), so the default never truncates.
 DEFAULT_MAX_CYCLES = 100
@@ -40,14 +41,10 @@ class _TapeoCore:
 
     def _setup(self, num_players, render_mode, reward_scheme, illegal_action, max_cycles, round_rewards,
                unknown: dict) -> None:
-        if unknown:
-            raise TypeError(f"unknown option(s) {sorted(unknown)}; legal options: {list(OPTIONS)}")
+        check_unknown_options(unknown, OPTIONS)
         self.config = Config(num_players=num_players)
-        check_choice("render_mode", render_mode, (None,) + RENDER_MODES)
-        check_choice("reward_scheme", reward_scheme, REWARD_SCHEMES)
-        check_choice("illegal_action", illegal_action, ILLEGAL_ACTION_MODES)
+        self.max_cycles = check_env_options(render_mode, reward_scheme, illegal_action, max_cycles)
         check_choice("round_rewards", round_rewards, (False, True))
-        self.max_cycles = check_int_range("max_cycles", max_cycles, 1, 10**9)
         self.render_mode = render_mode
         self.reward_scheme = reward_scheme
         self.illegal_action = illegal_action
@@ -61,14 +58,14 @@ class _TapeoCore:
             "action_mask": spaces.Box(0, 1, (NUM_KINDS,), np.int8),
         }) for a in self.possible_agents}
         self.action_spaces = {a: spaces.Discrete(NUM_KINDS) for a in self.possible_agents}
-        #: Source of the game seeds of unseeded resets: a Generator, or the seed of the last
-        #: seeded reset until one is needed.
-        self._rng: np.random.Generator | int = np.random.default_rng()
+        #: Seed of the current game's engine (``reset(seed=s)``: s; ``reset()``: drawn from the
+        #: env's generator), so ``reset(seed=env.game_seed)`` deals the same game again.
+        self.game_seed: Optional[int] = None
+        self._seeds = GameSeeds()
         #: What _resolve returns when a pick earns nothing (shared, read-only).
         self._no_reward = np.zeros(n)
         self._no_reward.setflags(write=False)
         self.state: Optional[State] = None
-        self.game_seed: Optional[int] = None
 
     # -- spaces ------------------------------------------------------------------------------
     def observation_space(self, agent):
@@ -89,16 +86,12 @@ class _TapeoCore:
     # -- game flow ---------------------------------------------------------------------------
     def _new_game(self, seed: Optional[int]) -> None:
         """Deal a new game. ``reset(seed=s)`` fixes the whole game's deals (the engine is seeded
-        with ``s``); ``reset()`` draws the game seed from the env's generator."""
-        if seed is not None:
-            # The env's generator restarts from ``seed``; it is only built when an unseeded
-            # reset needs it (the same generator either way, without the cost on every reset).
-            self._rng = seed
-            self.game_seed = int(seed)
-        else:
-            if not isinstance(self._rng, np.random.Generator):
-                self._rng = np.random.default_rng(self._rng)
-            self.game_seed = int(self._rng.integers(2**62))
+        with ``s``); ``reset()`` draws the game seed from the env's generator.
+
+        Raises:
+            ConfigError: ``seed`` is not None or a non-negative int (hod_common.options.GameSeeds).
+        """
+        self.game_seed = self._seeds.next(seed)
         self.state = new_game(self.config, seed=self.game_seed)
         self._phi = np.zeros(self.config.num_players)
         self._cycles = 0
@@ -133,23 +126,13 @@ class _TapeoCore:
         return self._no_reward
 
     def _end_infos(self) -> list[dict]:
-        s = self.state
-        ws = win_shares(s.winners, self.config.num_players)
-        return [{"final_score": int(s.final_scores[i]), "win_share": float(ws[i])} for i in range(len(ws))]
+        """Final infos per seat: final scores (T9) and win shares (T10 winners)."""
+        return final_infos(self.state.final_scores, self.state.winners)
 
     def _forfeit(self, offenders: list[int]) -> tuple[np.ndarray, list[dict]]:
-        """hod_common.wrappers 'lose': offenders get ILLEGAL_REWARD, the others 0; the others
-        share the win (win_share), final_score is the points of finished rounds."""
-        n = self.config.num_players
-        rewards = np.zeros(n)
-        rewards[offenders] = ILLEGAL_REWARD
-        others = [i for i in range(n) if i not in offenders]
-        ws = win_shares(others, n) if others else np.zeros(n)
-        scores = self.state.scores_so_far()
-        names = [self.possible_agents[i] for i in offenders]
-        infos = [{"illegal_action": names[0] if len(names) == 1 else names, "final_score": int(scores[i]),
-                  "win_share": float(ws[i])} for i in range(n)]
-        return rewards, infos
+        """hod_common.wrappers 'lose' (:func:`hod_common.env_support.forfeit`); final_score is
+        the points of finished rounds."""
+        return forfeit(offenders, self.possible_agents, self.state.scores_so_far())
 
     def record(self) -> dict:
         """The JSON game record of the finished game (:mod:`tapeo_env.record`)."""
@@ -158,18 +141,9 @@ class _TapeoCore:
 
     # -- rendering ---------------------------------------------------------------------------
     def render(self):
-        """``ansi``: the text (every bar and the scores); ``human``: prints it, returns None."""
-        if self.render_mode is None:
-            gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi' or 'human'")
-            return None
-        if self.state is None:
-            text = "(no game: call reset())"
-        else:
-            text = render_text(self.state)
-        if self.render_mode == "ansi":
-            return text
-        print(text)
-        return None
+        """``ansi``: the text (every bar and the scores); ``human``: prints it, returns None.
+        Before the first ``reset()`` the text is ``"(no game: call reset())"``."""
+        return env_support.render(self.render_mode, self.state, render_text)
 
     def close(self) -> None:
         pass
@@ -184,7 +158,8 @@ class raw_env(_TapeoCore, AECEnv):
 
     Raises:
         ConfigError: an option outside its legal values (named in the message).
-        TypeError: an unknown option (the legal ones are listed).
+        UnknownOptionError: an unknown option (the legal ones are listed); it is both a
+            ConfigError and a TypeError.
     """
 
     def __init__(self, num_players: int = 4, render_mode: Optional[str] = None, reward_scheme: str = "points",
@@ -195,13 +170,9 @@ class raw_env(_TapeoCore, AECEnv):
         self.agents = []
 
     def reset(self, seed: Optional[int] = None, options: Optional[dict] = None) -> None:
+        """Deal a new game (see :meth:`_new_game` for the seed)."""
         self._new_game(seed)
-        self.agents = self.possible_agents[:]
-        self.rewards = {a: 0.0 for a in self.agents}
-        self._cumulative_rewards = {a: 0.0 for a in self.agents}
-        self.terminations = {a: False for a in self.agents}
-        self.truncations = {a: False for a in self.agents}
-        self.infos = {a: {} for a in self.agents}
+        start_aec_episode(self)
         self._picks = [0] * self.config.num_players
         self.agent_selection = self.agents[0]
 
@@ -209,9 +180,14 @@ class raw_env(_TapeoCore, AECEnv):
         return self._observe(self._seat_of[agent])
 
     def step(self, action) -> None:
-        agent = self.agent_selection
-        if self.terminations[agent] or self.truncations[agent]:
-            self._was_dead_step(action)
+        """Pick ``action`` for ``agent_selection`` (a finished agent steps None).
+
+        Raises:
+            IllegalActionError: (raise mode) a pick outside the mask; nothing changes.
+            ResetNeededError: before ``reset()``, or after every agent is done.
+        """
+        agent = begin_aec_step(self, action, self.state is not None)
+        if agent is None:
             return
         seat = self._seat_of[agent]
         try:
@@ -245,14 +221,7 @@ class raw_env(_TapeoCore, AECEnv):
             self.render()
 
     def _finish(self, rewards: np.ndarray, infos: list[dict], truncate: bool) -> None:
-        for i, a in enumerate(self.agents):
-            self.rewards[a] = float(rewards[i])
-            self.infos[a] = infos[i]
-            if truncate:
-                self.truncations[a] = True
-            else:
-                self.terminations[a] = True
-        self._accumulate_rewards()
+        end_aec_episode(self, rewards, infos, truncate)
         self.agent_selection = self.agents[0]
 
 
@@ -261,7 +230,7 @@ class TapeoParallelEnv(_TapeoCore, ParallelEnv):
     :func:`tapeo_env.parallel_env` uses ``"lose"``). ``step`` takes one action per live agent.
 
     Raises:
-        ConfigError / TypeError: as :class:`raw_env`.
+        ConfigError / UnknownOptionError: as :class:`raw_env`.
     """
 
     def __init__(self, num_players: int = 4, render_mode: Optional[str] = None, reward_scheme: str = "points",
@@ -277,9 +246,10 @@ class TapeoParallelEnv(_TapeoCore, ParallelEnv):
 
     def step(self, actions: dict):
         """Reveal one pick of every agent. Raises ValueError for missing/unknown agents,
-        IllegalActionError (raise mode) for a pick outside the mask; state unchanged."""
+        IllegalActionError (raise mode) for a pick outside the mask (state unchanged), and
+        ResetNeededError before ``reset()`` or after the game ended."""
         if not self.agents:
-            raise ValueError("the game is over: call reset()")
+            check_in_game(self.state is not None, False)
         # every seat is live until the game ends, so the agents are exactly _seat_of's keys
         if not (type(actions) is dict and actions.keys() == self._seat_of.keys()):
             missing = [a for a in self.agents if a not in actions]

@@ -23,14 +23,12 @@ from typing import Optional, Sequence, TextIO
 
 import numpy as np
 
-from agents.play_cli import (Choice, Table, Terminal, build_parser, make_bots, parse_table, record_line, run,
-                             seat_names)
+from agents.play_cli import Choice, GameSession, play_main
 
 from .cards import FREELOADER, HAM_SLICES, KIND_NAMES, PEPPER, MAX_PLAYERS, MIN_PLAYERS, NUM_KINDS
 from .engine import FREELOADER_STEALS_FREELOADER, State, known_hands, legal_mask, sample_consistent_state
 from .env import TapeoParallelEnv
 from .observation import encode
-from .record import save_record
 from .scoring import DEFAULT_RULINGS, ROUND_RULES, Rulings, round_breakdown, round_points
 
 GAME = "tapeo"
@@ -85,42 +83,20 @@ def steals(kinds: Sequence[int]) -> list[tuple[int, int, Optional[int]]]:
     return out
 
 
-class TapeoSession:
-    """One game of Tapeo between a person at ``table.seat`` and bots at the other seats.
+class TapeoSession(GameSession):
+    """One game of Tapeo between a person at ``table.seat`` and bots at the other seats, on
+    :class:`tapeo_env.env.TapeoParallelEnv`. Arguments and shared parts:
+    :class:`agents.play_cli.GameSession`."""
 
-    Args:
-        table: the validated options (:class:`agents.play_cli.Table`).
-        term: the terminal to read from and print to.
-        bots: ``{seat: bot}`` (default: built from the registry with :func:`agents.play_cli.make_bots`).
-    """
+    game = GAME
+    title = "Tapeo"
+    rules_line = "Three rounds; each pick everyone picks one tapa at once, then passes the hand left."
+    sample_belief = staticmethod(sample_consistent_state)
 
-    def __init__(self, table: Table, term: Terminal, bots: Optional[dict] = None) -> None:
-        self.table = table
-        self.term = term
-        self.env = TapeoParallelEnv(num_players=table.players, illegal_action="raise")
-        self.bots = bots if bots is not None else make_bots(GAME, table)
-        self.names = seat_names(table)
-        self.width = max(len(s) for s in self.names)
-
-    @property
-    def state(self) -> State:
-        return self.env.game_state
+    def make_env(self, num_players: int) -> TapeoParallelEnv:
+        return TapeoParallelEnv(num_players=num_players, illegal_action="raise")
 
     # -- the game loop -------------------------------------------------------------------------
-    def play(self) -> None:
-        """Play the game to the end (raises :class:`agents.play_cli.Quit` / KeyboardInterrupt
-        when the person stops)."""
-        self.start()
-        self.loop()
-
-    def start(self) -> None:
-        """Deal the game of ``table.seed`` and greet the person."""
-        t = self.table
-        self.env.reset(seed=t.seed)
-        self.term.say(f"Tapeo, {t.players} players, seed {t.seed}. You are player_{t.seat}; "
-                      + ", ".join(self.names[i] for i in range(t.players) if i != t.seat) + ".",
-                      "Three rounds; each pick everyone picks one tapa at once, then passes the hand left.")
-
     def loop(self) -> None:
         """Play the picks until the game is over, then show the end."""
         t = self.table
@@ -130,14 +106,8 @@ class TapeoSession:
             rnd, done = s.round, len(s.reveals[s.round])
             actions = {}
             for i, agent in enumerate(agents):
-                if i == t.seat:
-                    continue
-                bot = self.bots[i]
-                obs = {"observation": encode(s, i), "action_mask": legal_mask(s, i)}  # what the env hands seat i
-                if getattr(bot, "needs_belief", False):
-                    actions[agent] = int(bot.act(obs, lambda rng, i=i: sample_consistent_state(s, i, rng)))
-                else:
-                    actions[agent] = int(bot.act(obs))
+                if i != t.seat:  # the bot sees what the env hands seat i
+                    actions[agent] = self.bot_action(i, {"observation": encode(s, i), "action_mask": legal_mask(s, i)})
             self.term.say(self.screen())
             actions[agents[t.seat]] = self.ask_pick()
             self.env.step(actions)
@@ -194,7 +164,7 @@ class TapeoSession:
     def show_reveals(self, rnd: int, done: int) -> None:
         """Print every reveal of round ``rnd`` after the first ``done`` (the picks just made,
         and the automatic last tapas, T7), all seats together, with the steals."""
-        s, n, w = self.state, self.table.players, self.width
+        s, w = self.state, self.width
         for q, kinds in enumerate(s.reveals[rnd][done:], done):
             last = q == s.config.hand_size - 1
             title = "Last tapas, revealed by themselves" if last else f"Pick {q + 1} revealed"
@@ -242,30 +212,23 @@ class TapeoSession:
 
     def show_end(self) -> None:
         """Final scores (rounds + end churros, T9), the winner (T10) and the record."""
-        s, n, w, t = self.state, self.table.players, self.width, self.table
+        s, n, w = self.state, self.table.players, self.width
         rounds = s.scores_so_far()
         lines = ["", "=== Game over ===", f"  {'':<{w}}   rounds  churros kept  churro points   final"]
         for i in range(n):
             lines.append(f"  {self.names[i]:<{w}}  {int(rounds[i]):>7}  {int(s.churros_kept[i]):>12}"
                          f"  {int(s.final_scores[i] - rounds[i]):>+13}  {int(s.final_scores[i]):>6}")
         lines.append(_winner_line(self.names, s))
-        if t.record:
-            lines.append(record_line(t.record, "tapeo", lambda: save_record(t.record, self.env.record()),
-                                     "load_record"))
+        lines += self.record_lines()
         self.term.say(*lines)
 
-    def abandoned(self, why: str) -> None:
-        """Print the score so far after the person stopped early (no record: the game is not
-        over)."""
+    def score_so_far(self) -> list[str]:
+        """The score of an unfinished game: finished rounds + what this round's bars would score."""
         s, n = self.state, self.table.players
-        if s is None:
-            self.term.say(why)
-            return
         rounds, now = s.scores_so_far(), round_points(s.bars, s.config.rulings)
-        self.term.say(why, "Score so far (finished rounds + what this round's bars would score now):",
-                      *(f"  {self.names[i]:<{self.width}}  {int(rounds[i])} + {int(now[i])} = {int(rounds[i] + now[i])}"
-                        f"   (churros {int(s.churros_held()[i])})" for i in range(n)),
-                      "No game record is written for an unfinished game.")
+        return ["Score so far (finished rounds + what this round's bars would score now):",
+                *(f"  {self.names[i]:<{self.width}}  {int(rounds[i])} + {int(now[i])} = {int(rounds[i] + now[i])}"
+                  f"   (churros {int(s.churros_held()[i])})" for i in range(n))]
 
 
 def _winner_line(names: list[str], s: State) -> str:
@@ -282,11 +245,8 @@ def _winner_line(names: list[str], s: State) -> str:
 def main(argv: Optional[Sequence[str]] = None, stdin: Optional[TextIO] = None,
          stdout: Optional[TextIO] = None) -> int:
     """Run the command; returns the exit code (see the module docstring)."""
-    ap = build_parser(GAME, "python -m tapeo_env.play", "Play Tapeo against the computer.",
-                      MIN_PLAYERS, MAX_PLAYERS, 4)
-    table = parse_table(ap, GAME, argv)
-    term = Terminal(stdin or sys.stdin, stdout or sys.stdout)
-    return run(TapeoSession(table, term), term)
+    return play_main(TapeoSession, "python -m tapeo_env.play", "Play Tapeo against the computer.",
+                     MIN_PLAYERS, MAX_PLAYERS, 4, argv, stdin, stdout)
 
 
 if __name__ == "__main__":

@@ -29,22 +29,30 @@ from typing import Any
 from hod_common.errors import ConfigError, IllegalActionError, RecordError
 from hod_common.records import check_header, load_record as _load, save_record as _save
 
-from .cards import KIND_NAMES, kind_index
+from .cards import DECK_COMPOSITION, KIND_NAMES, kind_index
 from .engine import Config, State, apply_picks, new_game
 
 GAME = "tapeo"
 FORMAT_VERSION = 1
+#: The ``deck`` field of every record: the deck composition of the rules (T1), by kind name.
+DECK = dict(zip(KIND_NAMES, DECK_COMPOSITION))
 
 
 def make_record(state: State, seed: int | None = None) -> dict[str, Any]:
     """The record of a finished game.
 
     Raises:
-        RecordError: the game is not over.
+        RecordError: no game (``state`` None), the game is not over, or it was not played with
+            the deck of the rules (T1, :data:`DECK`).
     """
+    if state is None:
+        raise RecordError("no game: a Tapeo record can only be made of a finished game")
     if not state.is_over:
         raise RecordError("a Tapeo record can only be made of a finished game")
     cfg = state.config
+    if cfg.deck != DECK_COMPOSITION:
+        raise RecordError(f"a Tapeo record holds games played with the deck of the rules (T1) {DECK}; "
+                          f"this game's deck is {dict(zip(KIND_NAMES, cfg.deck))}")
     rounds = []
     for r in range(cfg.num_rounds):
         reveals = state.reveals[r]
@@ -58,7 +66,7 @@ def make_record(state: State, seed: int | None = None) -> dict[str, Any]:
         "game": GAME, "format_version": FORMAT_VERSION, "env": "tapeo_v0",
         "seed": None if seed is None else int(seed),
         "num_players": cfg.num_players, "hand_size": cfg.hand_size,
-        "deck": dict(zip(KIND_NAMES, cfg.deck)),
+        "deck": dict(DECK),
         "rounds": rounds,
         "churros": [int(x) for x in state.churros_kept],
         "final_scores": [int(x) for x in state.final_scores],
@@ -73,13 +81,15 @@ def replay(record: dict[str, Any]) -> State:
         The finished :class:`~tapeo_env.engine.State`.
 
     Raises:
-        RecordError: wrong game/version, missing or malformed fields, an illegal pick, or round
+        RecordError: wrong game/version, missing or malformed fields, a deck composition other
+            than the rules' (T1, :data:`DECK`; the message gives it), an illegal pick, or round
             scores, churros, final scores or winners that differ from the replayed game.
     """
     check_header(record, GAME, FORMAT_VERSION)
+    if record.get("deck") != DECK:
+        raise RecordError(f"deck {record.get('deck')!r} is not the deck of the rules (T1); expected {DECK}")
     try:
-        deck = tuple(int(record["deck"][k]) for k in KIND_NAMES)
-        cfg = Config(num_players=record["num_players"], deck=deck, hand_size=record["hand_size"])
+        cfg = Config(num_players=record["num_players"], deck=DECK_COMPOSITION, hand_size=record["hand_size"])
         rounds = record["rounds"]
         if not isinstance(rounds, list) or len(rounds) != cfg.num_rounds:
             raise RecordError(f"record must hold {cfg.num_rounds} rounds")

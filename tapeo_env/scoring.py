@@ -141,12 +141,14 @@ def round_breakdown(bars: np.ndarray, rulings: Rulings = DEFAULT_RULINGS) -> dic
         ``{rule: int64 (n,)}`` for each name in :data:`ROUND_RULES`.
     """
     bars = np.asarray(bars, dtype=np.int64)
-    n = bars.shape[0]
+    # per-seat rules on plain Python ints (one tolist() instead of a numpy scalar per seat)
+    tortillas, croquetas = bars[:, TORTILLA].tolist(), bars[:, CROQUETA].tolist()
+    prawns, breads = bars[:, PRAWNS].tolist(), bars[:, BREAD].tolist()
     return {
-        "tortilla": np.array([tortilla_points(bars[i, TORTILLA], rulings) for i in range(n)], np.int64),
-        "croqueta": np.array([croqueta_points(bars[i, CROQUETA], rulings) for i in range(n)], np.int64),
+        "tortilla": np.array([tortilla_points(t, rulings) for t in tortillas], np.int64),
+        "croqueta": np.array([croqueta_points(c, rulings) for c in croquetas], np.int64),
         "ham": ham_points(bars @ HAM_SLICES, rulings),
-        "prawns": np.array([prawn_points(bars[i, PRAWNS], bars[i, BREAD], rulings) for i in range(n)], np.int64),
+        "prawns": np.array([prawn_points(p, b, rulings) for p, b in zip(prawns, breads)], np.int64),
         "pepper": pepper_points(bars[:, PEPPER], rulings),
     }
 

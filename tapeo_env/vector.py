@@ -15,8 +15,9 @@ actions`` taking float32 (M, OBS_SIZE) observations and int8 (M, 10) masks of M 
 returning M legal actions. A policy with ``needs_observation = False`` (like
 :class:`RandomPolicy`, the default) is given an empty observation array, which saves encoding
 the opponent seats. :class:`BotPolicy` turns per-observation ``agents.base.Bot`` objects into a
-batch policy. With several policies, each opponent seat of each game is given one, drawn
-uniformly when that game starts.
+batch policy. With several policies, each opponent seat of each game is given one, drawn when
+that game starts: uniformly, or with the probabilities ``opponent_weights`` (one per policy; the
+self-play pool's sampling scheme in ``training.batched_env``).
 
 Table sizes: ``num_players`` may be a list; the tables are then split as evenly as possible
 among the sizes (a fixed split; each size is its own batched engine).
@@ -76,18 +77,20 @@ class _Group:
     """One table size: a batched engine and its opponents' assignment."""
 
     def __init__(self, tables: int, n: int, L: int, policies: list, reward_scheme: str, round_rewards: bool,
-                 seed: int) -> None:
+                 seed: int, weights: Optional[np.ndarray] = None) -> None:
         self.engine = BatchedTapeo(tables, Config(num_players=n), reward_scheme, round_rewards, seed=seed)
         self.n, self.L, self.tables = n, L, tables
         self.learners = list(range(L))
         self.others = list(range(L, n))
         self.assign = np.zeros((tables, n - L), np.int64)
         self.policies = policies
+        self.weights = weights
         self.needs_obs = any(getattr(p, "needs_observation", True) for p in policies)
 
     def draw_opponents(self, games: np.ndarray, rng: np.random.Generator) -> None:
         if len(self.policies) > 1 and len(games):
-            self.assign[games] = rng.integers(len(self.policies), size=(len(games), self.n - self.L))
+            self.assign[games] = batch_policies.draw_policies(rng, len(self.policies),
+                                                              (len(games), self.n - self.L), self.weights)
 
     def opponent_actions(self) -> np.ndarray:
         """int64 (tables, n - L): the opponents' picks now."""
@@ -107,11 +110,18 @@ class _Group:
         return out
 
 
+def _same_weights(a: Optional[np.ndarray], b: Optional[np.ndarray]) -> bool:
+    if a is None or b is None:
+        return a is None and b is None
+    return a.shape == b.shape and bool(np.array_equal(a, b))
+
+
 class _LearnerTables:
     """The game logic shared by :class:`TapeoVecEnv` and :class:`TapeoVectorEnv`."""
 
     def __init__(self, num_tables: int, num_players: int | Sequence[int], learner_seats: int,
-                 opponents: Any, reward_scheme: str, round_rewards: bool, seed: Optional[int]) -> None:
+                 opponents: Any, reward_scheme: str, round_rewards: bool, seed: Optional[int],
+                 opponent_weights: Optional[Sequence[float]] = None) -> None:
         counts = [num_players] if isinstance(num_players, (int, np.integer)) else list(num_players)
         if not counts:
             raise ConfigError(f"num_players must be a count or a list of counts in {MIN_PLAYERS}..{MAX_PLAYERS}")
@@ -122,10 +132,11 @@ class _LearnerTables:
             _as_policies(opponents))
         if not pols:
             raise ConfigError("opponents must hold at least one policy")
+        weights = batch_policies.check_weights(opponent_weights, len(pols))
         self.seed = 0 if seed is None else int(seed)
         self.rng = np.random.default_rng([self.seed, 1])
         split = [num_tables // len(counts) + (i < num_tables % len(counts)) for i in range(len(counts))]
-        self.groups = [_Group(t, n, L, pols, reward_scheme, round_rewards, seed=[self.seed, 2, i])
+        self.groups = [_Group(t, n, L, pols, reward_scheme, round_rewards, seed=[self.seed, 2, i], weights=weights)
                        for i, (t, n) in enumerate(zip(split, counts))]
         self.num_envs = num_tables * L
         self.slices, at = [], 0
@@ -139,13 +150,20 @@ class _LearnerTables:
         self.t0 = time.time()
         self._opp: list[Optional[np.ndarray]] = [None] * len(self.groups)
 
-    def set_opponents(self, opponents: Any) -> None:
-        """Replace the opponent policies (e.g. a fresh self-play snapshot); new draws apply to
-        games started from now on, and to every game if the number of policies changes."""
+    def set_opponents(self, opponents: Any, weights: Optional[Sequence[float]] = None) -> None:
+        """Replace the opponent policies (e.g. a fresh self-play snapshot) and their drawing
+        probabilities ``weights`` (None: uniform); new draws apply to games started from now on,
+        and to every game if the number of policies or the weights change.
+
+        Raises:
+            ConfigError: no policy, an entry that is not a policy, or bad weights.
+        """
         pols = _as_policies(opponents)
+        w = batch_policies.check_weights(weights, len(pols))
         for g in self.groups:
-            redraw = len(pols) != len(g.policies)
+            redraw = len(pols) != len(g.policies) or not _same_weights(w, g.weights)
             g.policies = pols
+            g.weights = w
             if redraw:
                 g.assign[:] = 0
                 g.draw_opponents(np.arange(g.tables), self.rng)
@@ -224,6 +242,7 @@ class TapeoVecEnv(VecEnv):
             and game); None = :class:`RandomPolicy`.
         reward_scheme: ``"points"``, ``"win_loss"`` or ``"margin"``. round_rewards: see the envs.
         seed: base seed (deals, opponents' draws).
+        opponent_weights: probability of each entry of ``opponents`` (normalised; None = uniform).
 
     Observation space: Box float32 (OBS_SIZE,); action space: Discrete(10); ``action_masks()``:
     bool (num_envs, 10).
@@ -234,16 +253,16 @@ class TapeoVecEnv(VecEnv):
 
     def __init__(self, num_tables: int = 64, num_players: int | Sequence[int] = 4, learner_seats: int = 1,
                  opponents: Any = None, reward_scheme: str = "points", round_rewards: bool = False,
-                 seed: Optional[int] = 0) -> None:
+                 seed: Optional[int] = 0, opponent_weights: Optional[Sequence[float]] = None) -> None:
         self.core = _LearnerTables(num_tables, num_players, learner_seats, opponents, reward_scheme, round_rewards,
-                                   seed)
+                                   seed, opponent_weights)
         super().__init__(self.core.num_envs, spaces.Box(0.0, OBS_HIGH, (OBS_SIZE,), np.float32),
                          spaces.Discrete(NUM_KINDS))
         self._actions: Optional[np.ndarray] = None
 
-    def set_opponents(self, opponents: Any) -> None:
+    def set_opponents(self, opponents: Any, weights: Optional[Sequence[float]] = None) -> None:
         """See :meth:`_LearnerTables.set_opponents`."""
-        self.core.set_opponents(opponents)
+        self.core.set_opponents(opponents, weights)
 
     def reset(self) -> np.ndarray:
         seed = self._seeds[0]
@@ -316,9 +335,9 @@ class TapeoVectorEnv(gymnasium.vector.VectorEnv):
 
     def __init__(self, num_tables: int = 64, num_players: int | Sequence[int] = 4, learner_seats: int = 1,
                  opponents: Any = None, reward_scheme: str = "points", round_rewards: bool = False,
-                 seed: Optional[int] = 0) -> None:
+                 seed: Optional[int] = 0, opponent_weights: Optional[Sequence[float]] = None) -> None:
         self.core = _LearnerTables(num_tables, num_players, learner_seats, opponents, reward_scheme, round_rewards,
-                                   seed)
+                                   seed, opponent_weights)
         self.num_envs = n = self.core.num_envs
         self.single_observation_space = spaces.Dict({
             "observation": spaces.Box(0.0, OBS_HIGH, (OBS_SIZE,), np.float32),

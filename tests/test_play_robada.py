@@ -6,13 +6,13 @@ import re
 
 import numpy as np
 
-from agents.base import Bot
+from _bots import Scripted
 from agents.play_cli import Table, Terminal, make_bots
 from robada_env.actions import DROP
 from robada_env.cards import card
 from robada_env.engine import Config, from_position, legal_actions, new_game, sample_consistent_state
 from robada_env.play import RobadaSession, carta, main
-from robada_env.record import load, replay
+from robada_env.record import load_record, replay
 
 OROS, COPAS, ESPADAS, BASTOS = range(4)
 SOTA, CABALLO, REY = 7, 8, 9
@@ -43,7 +43,7 @@ def test_full_game_with_bad_input_replays(tmp_path):
     assert f"{len(first) + 1} is not a choice number" in out
     assert "'hello' is not a legal choice now." in out
     assert "'tap loose' is not a legal choice now." in out  # no run yet: tapping is illegal
-    record = load(rec)
+    record = load_record(rec)
     state = replay(record)
     # the bad lines changed nothing: the first action is the first legal one
     assert record["actions"][0] == {"seat": 0, "action": first[0], "name": record["actions"][0]["name"]}
@@ -65,17 +65,6 @@ def test_eof_mid_game_and_ctrl_c(tmp_path):
     out = io.StringIO()
     assert main(["--seed", "1", "--opponents", "random", "--no-record"], Interrupting(), out) == 130
     assert "Interrupted (Ctrl-C)" in out.getvalue()
-
-
-class Scripted(Bot):
-    def __init__(self, moves):
-        super().__init__(seed=0)
-        self.moves = list(moves)
-
-    def act(self, observation, belief=None):
-        a = self.moves.pop(0)
-        assert observation["action_mask"][a] == 1
-        return a
 
 
 def test_hand_built_turns_are_told_step_by_step():

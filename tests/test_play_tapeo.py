@@ -7,7 +7,7 @@ import re
 import numpy as np
 import pytest
 
-from agents.base import Bot
+from _bots import Scripted
 from agents.play_cli import Table, Terminal
 from tapeo_env.cards import CHURRO, CROQUETA, FREELOADER, HAM3, KIND_NAMES, NUM_KINDS, PEPPER, PRAWNS, TORTILLA
 from tapeo_env.engine import Config, new_game, sample_consistent_state
@@ -81,19 +81,6 @@ def test_steals_by_hand():
     # 2 seats: each is the other's left
     assert steals([TORTILLA, F]) == [(1, 0, TORTILLA)]
     assert steals([TORTILLA, CHURRO, PEPPER]) == []
-
-
-class Scripted(Bot):
-    """Plays the given kinds in order."""
-
-    def __init__(self, moves):
-        super().__init__(seed=0)
-        self.moves = list(moves)
-
-    def act(self, observation, belief=None):
-        a = self.moves.pop(0)
-        assert observation["action_mask"][a] == 1
-        return a
 
 
 # A 2-player game with 3 tapas a hand (2 decision picks, the 3rd revealed by itself), per round

@@ -1,61 +1,21 @@
 """Ronda Robada PettingZoo adapters: PettingZoo's own test suite, rewards reaching every seat,
 final infos, the hand-made full game through both forms, bad input, render."""
-import types
-
 import numpy as np
 import pytest
-from gymnasium.spaces import Discrete
-from pettingzoo.test import (api_test, max_cycles_test, parallel_api_test, parallel_seed_test, render_test,
-                             seed_test)
+from _pz_helpers import check_max_cycles, masked, play_random_aec
 from pettingzoo.utils.conversions import parallel_to_aec
 
 import robada_env
 from hod_common.errors import ConfigError, IllegalActionError
 from hod_common.rewards import final_rewards
-from robada_env.actions import CONFIRM, NOOP, NUM_ACTIONS
+from robada_env.actions import CONFIRM, NOOP
 from robada_env.engine import Config, new_game, winners
 from test_robada_engine import FULL_ACTIONS, FULL_DECK
 
 
 # ---------------------------------------------------------------- PettingZoo's test suite
 
-@pytest.mark.parametrize("n", [2, 3, 4])
-def test_pettingzoo_api_test(n):
-    api_test(robada_env.env(num_players=n), num_cycles=300)
-
-
-def test_pettingzoo_api_test_raw_env():
-    # the raw env raises on illegal actions; api_test samples with the mask so it plays legally
-    api_test(robada_env.raw_env(num_players=3), num_cycles=300)
-
-
-@pytest.mark.parametrize("n", [2, 3, 4])
-def test_pettingzoo_parallel_api_test(n):
-    parallel_api_test(robada_env.parallel_env(num_players=n), num_cycles=1000)
-
-
-def test_pettingzoo_seed_tests():
-    seed_test(lambda **kw: robada_env.env(num_players=3, **kw), num_cycles=100)
-    parallel_seed_test(lambda **kw: robada_env.parallel_env(num_players=3, **kw))
-
-
-def test_pettingzoo_render_test():
-    render_test(lambda render_mode=None: robada_env.env(render_mode=render_mode))
-
-
-class _MaskedSample(Discrete):
-    """Test fixture: an action space whose ``sample()`` draws from the current legal actions.
-
-    PettingZoo's max_cycles_test samples unmasked actions; with the offender-loses convention a
-    random illegal action would end the game at once. Binding sample() to the mask lets the test
-    check truncation itself, which is what it is about."""
-
-    def __init__(self, env, agent):
-        super().__init__(NUM_ACTIONS, seed=0)
-        self._env, self._agent = env, agent
-
-    def sample(self, mask=None, probability=None):
-        return super().sample(mask=self._env.action_mask(self._agent))
+# PettingZoo's api, seed and render tests: tests/test_env_contract.py (both games alike).
 
 
 def test_pettingzoo_max_cycles_test():
@@ -64,12 +24,9 @@ def test_pettingzoo_max_cycles_test():
     # does (in the natural AEC form one seat takes several decisions in a row), so that half
     # runs on PettingZoo's parallel_to_aec of our Parallel env.
     def par(max_cycles):
-        e = robada_env.parallel_env(max_cycles=max_cycles)
-        e.action_spaces = {a: _MaskedSample(e, a) for a in e.possible_agents}
-        return e
+        return masked(robada_env.parallel_env(max_cycles=max_cycles))
 
-    max_cycles_test(types.SimpleNamespace(env=lambda max_cycles: parallel_to_aec(par(max_cycles)),
-                                          parallel_env=par))
+    check_max_cycles(lambda max_cycles: parallel_to_aec(par(max_cycles)), par)
 
 
 def test_max_cycles_truncates_the_natural_aec_form_after_that_many_decisions():
@@ -89,21 +46,8 @@ def test_max_cycles_truncates_the_natural_aec_form_after_that_many_decisions():
 
 # ---------------------------------------------------------------- rewards and infos
 
-def _play_aec(env, seed, rng):
-    env.reset(seed=seed)
-    totals = {a: 0.0 for a in env.possible_agents}
-    infos = {}
-    for agent in env.agent_iter():
-        obs, reward, term, trunc, info = env.last()
-        totals[agent] += reward
-        if term or trunc:
-            infos[agent] = info
-            env.step(None)
-        else:
-            mask = obs["action_mask"]
-            assert mask.dtype == np.int8 and mask.sum() >= 1 and mask[NOOP] == 0
-            env.step(int(rng.choice(np.flatnonzero(mask))))
-    return totals, infos
+def _check_mask(mask):
+    assert mask.dtype == np.int8 and mask.sum() >= 1 and mask[NOOP] == 0
 
 
 @pytest.mark.parametrize("scheme", ["points", "win_loss", "margin"])
@@ -112,7 +56,7 @@ def test_every_seat_gets_its_payoff_from_last(scheme, n):
     rng = np.random.default_rng(n)
     env = robada_env.env(num_players=n, reward_scheme=scheme)
     for seed in range(3):
-        totals, infos = _play_aec(env, seed, rng)
+        totals, infos = play_random_aec(env, seed, rng, _check_mask)
         s = env.unwrapped.game_state
         w = winners(s)
         payoff = final_rewards(s.points, w, scheme)
@@ -191,16 +135,7 @@ def test_bad_options_name_the_legal_ones():
             robada_env.env(num_players=n)
         with pytest.raises(ConfigError, match=r"\[2, 3, 4\]"):
             robada_env.parallel_env(num_players=n)
-    with pytest.raises(ConfigError, match="legal options: .*reward_scheme.*closing_ace"):
-        robada_env.raw_env(colour="red")
-    with pytest.raises(ConfigError, match="points"):
-        robada_env.parallel_env(reward_scheme="elo")
-    with pytest.raises(ConfigError, match="'raise', 'lose'"):
-        robada_env.raw_env(illegal_action="ignore")
-    with pytest.raises(ConfigError, match="ansi"):
-        robada_env.raw_env(render_mode="rgb_array")
-    with pytest.raises(ConfigError):
-        robada_env.raw_env(max_cycles=0)
+    # unknown options and the options shared with Tapeo: tests/test_env_contract.py
     with pytest.raises(ConfigError, match="True or False"):
         robada_env.raw_env(closing_ace="yes")
 
@@ -225,7 +160,9 @@ def test_wrapped_env_offender_loses():
     env.step(CONFIRM)                          # illegal for player_0
     assert all(env.terminations.values())
     assert env._cumulative_rewards == {"player_0": -1.0, "player_1": 0.0, "player_2": 0.0}
-    assert env.infos["player_1"] == {"illegal_action": "player_0"}
+    # nothing is in any pile yet (final_score 0); the two others share the win: 1/2 each
+    assert env.infos["player_1"] == {"illegal_action": "player_0", "final_score": 0, "win_share": 0.5}
+    assert env.infos["player_0"] == {"illegal_action": "player_0", "final_score": 0, "win_share": 0.0}
 
 
 def test_parallel_illegal_actions():
@@ -242,15 +179,6 @@ def test_parallel_illegal_actions():
 
 
 # ---------------------------------------------------------------- misc contract
-
-def test_same_seed_same_deal_and_game_state_exposed():
-    a, b = robada_env.env(num_players=4), robada_env.parallel_env(num_players=4)
-    a.reset(seed=9)
-    b.reset(seed=9)
-    assert a.unwrapped.game_state.deck_order == b.game_state.deck_order
-    a.reset(seed=10)
-    assert a.unwrapped.game_state.deck_order != b.game_state.deck_order
-
 
 def test_ansi_render_shows_the_table():
     env = robada_env.raw_env(render_mode="ansi")

@@ -6,7 +6,7 @@ import pytest
 
 from hod_common.errors import RecordError
 from robada_env.engine import Config, apply_action, legal_actions, new_game
-from robada_env.record import FORMAT_VERSION, load, make_record, replay, save
+from robada_env.record import FORMAT_VERSION, load_record, make_record, replay, save_record
 from test_robada_engine import FULL_ACTIONS, FULL_DECK
 
 
@@ -37,9 +37,9 @@ def test_save_load_replay_identical(tmp_path):
             la = legal_actions(s)
             apply_action(s, la[int(rng.integers(len(la)))])
         path = tmp_path / f"g{n}.json"
-        save(path, make_record(s, seed=n))
+        save_record(path, make_record(s, seed=n))
         assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []   # no temp files
-        r = replay(load(path))
+        r = replay(load_record(path))
         assert r.history == s.history and r.piles == s.piles and r.points == s.points
         assert r.deck_order == s.deck_order and r.loose == s.loose
 
@@ -74,11 +74,11 @@ def test_corrupt_records_are_refused(corrupt, match):
 
 def test_truncated_file_is_refused(tmp_path):
     path = tmp_path / "g.json"
-    save(path, make_record(_full_game()))
+    save_record(path, make_record(_full_game()))
     text = path.read_text()
     path.write_text(text[: len(text) // 2])
     with pytest.raises(RecordError, match="truncated or corrupt"):
-        load(path)
+        load_record(path)
     path.write_text(json.dumps([1, 2]))
     with pytest.raises(RecordError, match="JSON object"):
-        load(path)
+        load_record(path)

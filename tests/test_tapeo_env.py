@@ -1,12 +1,8 @@
 """Tapeo PettingZoo adapters: PettingZoo's own test suite, rewards, infos, hidden information,
 bad input, render."""
-import types
-
 import numpy as np
 import pytest
-from gymnasium.spaces import Discrete
-from pettingzoo.test import (api_test, max_cycles_test, parallel_api_test, parallel_seed_test, render_test,
-                             seed_test)
+from _pz_helpers import check_max_cycles, masked, play_random_aec
 
 import tapeo_env
 from hod_common.errors import ConfigError, IllegalActionError
@@ -16,77 +12,15 @@ from tapeo_env.engine import Config, new_game
 from tapeo_env.observation import LAYOUT, OBS_SIZE, encode
 
 
-@pytest.mark.parametrize("n", [2, 3, 4, 6])
-def test_pettingzoo_api_test(n):
-    api_test(tapeo_env.env(num_players=n), num_cycles=200)
-
-
-@pytest.mark.parametrize("n", [2, 5])
-def test_pettingzoo_api_test_raw_env_legal_play(n):
-    # the raw env raises on illegal actions; api_test samples with the mask so it plays legally
-    api_test(tapeo_env.raw_env(num_players=n), num_cycles=200)
-
-
-@pytest.mark.parametrize("n", [2, 4, 6])
-def test_pettingzoo_parallel_api_test(n):
-    parallel_api_test(tapeo_env.parallel_env(num_players=n), num_cycles=200)
-
-
-def test_pettingzoo_seed_tests():
-    seed_test(lambda **kw: tapeo_env.env(num_players=3, **kw), num_cycles=50)
-    parallel_seed_test(lambda **kw: tapeo_env.parallel_env(num_players=3, **kw))
-
-
-def test_pettingzoo_render_test():
-    render_test(lambda render_mode=None: tapeo_env.env(render_mode=render_mode))
-
-
-class _MaskedSample(Discrete):
-    """Test fixture: an action space whose ``sample()`` draws from the current legal actions.
-
-    PettingZoo's max_cycles_test samples unmasked actions; with the offender-loses convention a
-    random illegal action would end the game on the first cycle. Binding sample() to the mask lets
-    the test check truncation itself, which is what it is about."""
-
-    def __init__(self, env, agent):
-        super().__init__(10, seed=0)
-        self._env, self._agent = env, agent
-
-    def sample(self, mask=None, probability=None):
-        return super().sample(mask=self._env.action_mask(self._agent))
-
-
-def _masked(env, unwrapped):
-    spaces = {a: _MaskedSample(unwrapped, a) for a in unwrapped.possible_agents}
-    unwrapped.action_spaces = spaces
-    return env
+# PettingZoo's api, seed and render tests: tests/test_env_contract.py (both games alike).
 
 
 def test_pettingzoo_max_cycles_test():
     def aec(max_cycles):
         e = tapeo_env.env(max_cycles=max_cycles)
-        return _masked(e, e.unwrapped)
+        return masked(e, e.unwrapped)
 
-    def par(max_cycles):
-        e = tapeo_env.parallel_env(max_cycles=max_cycles)
-        return _masked(e, e)
-
-    max_cycles_test(types.SimpleNamespace(env=aec, parallel_env=par))
-
-
-def _play_aec(env, seed, rng):
-    env.reset(seed=seed)
-    totals = {a: 0.0 for a in env.possible_agents}
-    last_info = {}
-    for agent in env.agent_iter():
-        obs, reward, term, trunc, info = env.last()
-        totals[agent] += reward
-        if term or trunc:
-            last_info[agent] = info
-            env.step(None)
-        else:
-            env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
-    return totals, last_info
+    check_max_cycles(aec, lambda max_cycles: masked(tapeo_env.parallel_env(max_cycles=max_cycles)))
 
 
 @pytest.mark.parametrize("scheme", ["points", "win_loss", "margin"])
@@ -96,7 +30,7 @@ def test_every_seat_gets_its_payoff_from_last(scheme, round_rewards, n):
     rng = np.random.default_rng(n)
     env = tapeo_env.env(num_players=n, reward_scheme=scheme, round_rewards=round_rewards)
     for seed in range(3):
-        totals, infos = _play_aec(env, seed, rng)
+        totals, infos = play_random_aec(env, seed, rng)
         s = env.unwrapped.game_state
         payoff = final_rewards(s.final_scores, s.winners, scheme)
         for i, a in enumerate(env.possible_agents):
@@ -218,15 +152,11 @@ def test_bad_player_count_names_legal_values(bad):
         tapeo_env.env(num_players=bad)
 
 
-def test_unknown_options():
-    with pytest.raises(TypeError, match="num_players"):
-        tapeo_env.env(players=4)
-    with pytest.raises(ConfigError, match="win_loss"):
-        tapeo_env.parallel_env(reward_scheme="elo")
-    with pytest.raises(ConfigError, match="'raise', 'lose'"):
-        tapeo_env.raw_env(illegal_action="ignore")
-    with pytest.raises(ConfigError, match="ansi"):
-        tapeo_env.raw_env(render_mode="rgb_array")
+def test_round_rewards_must_be_a_bool():
+    # unknown options and the options shared with Ronda Robada: tests/test_env_contract.py
+    with pytest.raises(ConfigError) as e:
+        tapeo_env.raw_env(round_rewards="yes")
+    assert str(e.value) == "round_rewards='yes' is not allowed; legal values: [False, True]"
 
 
 def test_raw_env_raises_on_illegal_action_and_state_is_unchanged():
@@ -268,15 +198,6 @@ def test_lose_mode_offender_loses_and_game_ends():
     good1 = int(np.flatnonzero(obs["player_1"]["action_mask"])[0])
     _, rew, term, _, _ = par.step({"player_0": bad0, "player_1": good1})
     assert rew == {"player_0": -1.0, "player_1": 0.0} and all(term.values()) and par.agents == []
-
-
-def test_seeded_reset_fixes_the_deal():
-    a, b = tapeo_env.raw_env(num_players=4), tapeo_env.raw_env(num_players=4)
-    a.reset(seed=7)
-    b.reset(seed=7)
-    assert a.game_state.dealt == b.game_state.dealt
-    b.reset(seed=8)
-    assert a.game_state.dealt != b.game_state.dealt
 
 
 def test_render_ansi_shows_bars_and_scores():

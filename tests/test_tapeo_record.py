@@ -1,5 +1,6 @@
 """Tapeo game records: round trip through JSON, replay without our generator, corrupt records."""
 import copy
+import re
 import json
 
 import numpy as np
@@ -84,3 +85,35 @@ def test_record_of_unfinished_game_is_refused():
     env.reset(seed=0)
     with pytest.raises(RecordError, match="finished"):
         make_record(env.game_state)
+
+
+def test_replay_refuses_an_edited_deck_composition():
+    # T1: 14 tortilla, 14 croqueta, 4 of each ham, 10 prawns, 8 bread, 10 pepper, 6 freeloader,
+    # 10 churro = 84 tapas. Moving one tortilla to croqueta keeps 84 tapas and the deals may still
+    # fit, but it is not the game of the rules.
+    expected = ("{'tortilla': 14, 'croqueta': 14, 'ham1': 4, 'ham2': 4, 'ham3': 4, 'prawns': 10, "
+                "'bread': 8, 'pepper': 10, 'freeloader': 6, 'churro': 10}")
+    rec = finished_env().unwrapped.record()
+    assert str(rec["deck"]) == expected
+    bad = copy.deepcopy(rec)
+    bad["deck"]["tortilla"], bad["deck"]["croqueta"] = 13, 15
+    with pytest.raises(RecordError) as e:
+        replay(bad)
+    assert str(e.value) == (f"deck {bad['deck']!r} is not the deck of the rules (T1); expected {expected}")
+    bad = copy.deepcopy(rec)
+    bad["deck"]["paella"] = 0  # an extra kind, even with no tapa of it
+    with pytest.raises(RecordError, match=re.escape(f"expected {expected}")):
+        replay(bad)
+    del bad["deck"]
+    with pytest.raises(RecordError, match=re.escape(f"deck None is not the deck of the rules (T1); expected {expected}")):
+        replay(bad)
+
+
+def test_record_of_a_game_with_another_deck_is_refused():
+    from tapeo_env.engine import Config, apply_picks, legal_actions, new_game
+
+    s = new_game(Config(num_players=2, deck=(20, 14, 4, 4, 4, 10, 8, 10, 6, 4)), seed=0)
+    while not s.is_over:
+        apply_picks(s, [legal_actions(s, i)[0] for i in range(2)])
+    with pytest.raises(RecordError, match=re.escape("this game's deck is {'tortilla': 20,")):
+        make_record(s)

@@ -1,7 +1,8 @@
 """Tests of the tournament harness (benchmarks/tournament.py) on a scripted fake game.
 
-The fake game (tests/_fake_game.py) follows the environment contract: each seat picks a number,
-scores ``pick + hand[seat] + (seat_bonus if seat == 0)``, the highest score wins, ties share.
+The fake game (training/fake_env.py) follows the environment contract. Played here as a one-pick
+game (:data:`ONE_PICK`): each seat picks a number in 0..9, scores
+``pick + hand[seat] + (seat_bonus if seat == 0)``, the highest score wins, ties share.
 Every expected value below is worked out by hand in the comments.
 """
 import functools
@@ -11,10 +12,9 @@ import pickle
 
 import numpy as np
 import pytest
-import _fake_game
-from _fake_game import BeliefBot, ConstBot, ScriptBot
 
-from agents.base import RandomBot
+import training.fake_env as fake_env
+from agents.base import Bot, RandomBot
 from benchmarks import _play, _stats
 from benchmarks._schedule import make_schedule
 from benchmarks.tournament import main, run_tournament
@@ -24,10 +24,67 @@ Z = 1.959963984540054  # standard normal 0.975 quantile
 T3 = 3.182446305284263  # Student t 0.975 quantile, 3 degrees of freedom
 
 
+#: The fake game as a one-pick game: one round, picks 0..9, every pick legal.
+ONE_PICK = {"rounds": 1, "num_actions": 10, "legal": list(range(10))}
+
+
+def kw(**options):
+    """``env_kwargs`` of the one-pick fake game with ``options`` (hand_range, seat_bonus, legal...)."""
+    return {**ONE_PICK, **options}
+
+
 @pytest.fixture
 def fake(monkeypatch):
-    monkeypatch.setitem(_play.ENV_MODULES, "fake", "_fake_game")
+    monkeypatch.setitem(_play.ENV_MODULES, "fake", "training.fake_env")
     return "fake"
+
+
+class BeliefBot(Bot):
+    """Records one belief sample per decision, then plays 0."""
+
+    name = "belief"
+    needs_belief = True
+
+    def __init__(self, seed=None):
+        super().__init__(seed)
+        self.samples = []
+
+    def act(self, observation, belief=None):
+        self.samples.append(belief(self.rng))
+        return 0
+
+
+class ConstBot(Bot):
+    """Always plays ``value``."""
+
+    name = "const"
+
+    def __init__(self, value: int, seed=None):
+        super().__init__(seed)
+        self.value = value
+
+    def act(self, observation, belief=None):
+        return self.value
+
+
+class ScriptBot(Bot):
+    """Plays ``script[k]`` in the k-th game since it was built (games counted by ``reset``)."""
+
+    name = "script"
+
+    def __init__(self, script, seed=None):
+        super().__init__(seed)
+        self.script = list(script)
+        self.games = -1
+        self.seeds = []
+
+    def reset(self, seed=None):
+        super().reset(seed)
+        self.games += 1
+        self.seeds.append(seed)
+
+    def act(self, observation, belief=None):
+        return self.script[self.games]
 
 
 def const(label, value):
@@ -130,7 +187,7 @@ def test_num_games_must_be_a_multiple_of_the_player_count():
 
 def test_win_shares_points_and_margins_of_a_scripted_match(fake):
     a, b = ScriptBot([3, 1, 2, 1]), ScriptBot([2, 2, 2, 2])
-    r = run_tournament(fake, [a, b], num_games=4, duplicate=False)
+    r = run_tournament(fake, [a, b], num_games=4, duplicate=False, env_kwargs=kw())
     assert r.labels == ["script#1", "script#2"]
     A, B = r.bots
     # A's points 3, 1, 2, 1 vs B's 2, 2, 2, 2: A wins game 0, ties game 2 (1/2 each), B wins 1, 3
@@ -153,7 +210,7 @@ def test_win_shares_points_and_margins_of_a_scripted_match(fake):
 
 def test_ties_are_shared_and_same_named_bots_get_unique_labels(fake):
     lineup = [const("two", 2), const("two", 2), const("one", 1)]
-    r = run_tournament(fake, lineup, num_games=6)
+    r = run_tournament(fake, lineup, num_games=6, env_kwargs=kw())
     assert r.labels == ["two#1", "two#2", "one"]
     # the two "two" bots tie for the win every game: 1/2 each, 3 wins of 6; "one" never wins
     assert [b.wins for b in r.bots] == [3.0, 3.0, 0.0]
@@ -175,7 +232,7 @@ def test_ties_are_shared_and_same_named_bots_get_unique_labels(fake):
 def test_seat_rotation_cancels_a_seat_advantage(fake, duplicate):
     # seat 0 scores one point more: with equal bots seat 0 always wins (2 vs 1)
     r = run_tournament(fake, [const("a", 1), const("b", 1)], num_games=10, duplicate=duplicate,
-                       env_kwargs={"seat_bonus": 1})
+                       env_kwargs=kw(seat_bonus=1))
     # each bot sits at seat 0 in 5 of the 10 games, so wins exactly 5 and averages (2 + 1) / 2
     assert [b.seat_games for b in r.bots] == [[5, 5], [5, 5]]
     assert [b.win_rate for b in r.bots] == [0.5, 0.5]
@@ -186,14 +243,14 @@ def test_seat_rotation_cancels_a_seat_advantage(fake, duplicate):
 
 def test_four_players_each_slot_sits_at_each_seat_equally(fake):
     r = run_tournament(fake, [const(c, 0) for c in "abcd"], num_games=12,
-                       env_kwargs={"hand_range": 9})
+                       env_kwargs=kw(hand_range=9))
     # 12 games = 3 deals x 4 rotations: every slot 3 times at every seat
     assert [b.seat_games for b in r.bots] == [[3, 3, 3, 3]] * 4
 
 
 def test_duplicate_deals_give_equal_bots_identical_results(fake):
     lineup = [const("x", 0), const("y", 0), const("z", 0)]
-    r = run_tournament(fake, lineup, num_games=30, env_kwargs={"hand_range": 9})
+    r = run_tournament(fake, lineup, num_games=30, env_kwargs=kw(hand_range=9))
     # every deal is replayed 3 times and each slot holds each seat's hand once, so over a deal each
     # slot scores the sum of the 3 hands and collects the seats' win shares, which add up to 1:
     # win rate exactly 10/30 = 1/3, equal mean points, margin 0 in every deal (interval [0, 0])
@@ -207,11 +264,11 @@ def test_duplicate_deals_give_equal_bots_identical_results(fake):
 
 def test_same_seed_same_result_with_one_or_two_workers(fake):
     lineup = [("rand", RandomBot), ("rand", RandomBot), const("c", 5)]
-    kw = dict(num_games=60, seed=7, env_kwargs={"hand_range": 5})
-    one = run_tournament(fake, lineup, workers=1, **kw).to_dict()
-    two = run_tournament(fake, lineup, workers=2, **kw).to_dict()
-    again = run_tournament(fake, lineup, workers=1, **kw).to_dict()
-    other = run_tournament(fake, lineup, workers=1, **{**kw, "seed": 8}).to_dict()
+    opts = dict(num_games=60, seed=7, env_kwargs=kw(hand_range=5))
+    one = run_tournament(fake, lineup, workers=1, **opts).to_dict()
+    two = run_tournament(fake, lineup, workers=2, **opts).to_dict()
+    again = run_tournament(fake, lineup, workers=1, **opts).to_dict()
+    other = run_tournament(fake, lineup, workers=1, **{**opts, "seed": 8}).to_dict()
     for d in (one, two, again, other):
         for timing in ("workers", "elapsed_s", "games_per_s"):
             d.pop(timing)
@@ -225,23 +282,23 @@ def test_illegal_action_fails_loudly(fake):
     # the mask allows only 0, 2, 4; the bot plays 1
     with pytest.raises(IllegalActionError, match="legal actions: \\[0, 2, 4\\]") as err:
         run_tournament(fake, [const("bad", 1), const("ok", 0)], num_games=2,
-                       env_kwargs={"legal": [0, 2, 4]})
+                       env_kwargs=kw(legal=[0, 2, 4]))
     assert any("tournament game 0" in n for n in err.value.__notes__)
     # the same error, same type, comes back from a worker process
     with pytest.raises(IllegalActionError, match="legal actions"):
         run_tournament(fake, [const("bad", 1), const("ok", 0)], num_games=4, workers=2,
-                       env_kwargs={"legal": [0, 2, 4]})
+                       env_kwargs=kw(legal=[0, 2, 4]))
 
 
 def test_search_bots_get_belief_samples_of_their_own_seat(fake, monkeypatch):
     a, b = BeliefBot(), BeliefBot()
-    run_tournament(fake, [a, b], num_games=2, duplicate=False, env_kwargs={"hand_range": 9})
+    run_tournament(fake, [a, b], num_games=2, duplicate=False, env_kwargs=kw(hand_range=9))
     # game 0: slot 0 at seat 0 acts first (0 picks so far); game 1: slot 0 at seat 1 acts second
     assert [(x["seat"], x["picks_so_far"]) for x in a.samples] == [(0, 0), (1, 1)]
     assert [(x["seat"], x["picks_so_far"]) for x in b.samples] == [(1, 1), (0, 0)]
-    monkeypatch.delattr(_fake_game, "sample_consistent_state")
+    monkeypatch.delattr(fake_env, "sample_consistent_state")
     with pytest.raises(ConfigError, match="needs belief"):
-        run_tournament(fake, [BeliefBot(), ConstBot(0)], num_games=2)
+        run_tournament(fake, [BeliefBot(), ConstBot(0)], num_games=2, env_kwargs=kw())
 
 
 # ------------------------------------------------------------------ bad input
@@ -260,31 +317,32 @@ def test_unknown_bot_name_lists_the_registered_ones():
 def test_bad_lineups_and_options(fake):
     bot = ConstBot(0)
     with pytest.raises(ConfigError, match="same bot instance"):
-        run_tournament(fake, [bot, bot], num_games=2)
+        run_tournament(fake, [bot, bot], num_games=2, env_kwargs=kw())
     with pytest.raises(ConfigError, match="workers=1"):
-        run_tournament(fake, [ConstBot(0), ConstBot(1)], num_games=2, workers=2)
+        run_tournament(fake, [ConstBot(0), ConstBot(1)], num_games=2, workers=2, env_kwargs=kw())
     with pytest.raises(ConfigError, match="functools.partial"):
-        run_tournament(fake, [("l", lambda: ConstBot(0)), const("c", 0)], num_games=2, workers=2)
+        run_tournament(fake, [("l", lambda: ConstBot(0)), const("c", 0)], num_games=2, workers=2,
+                       env_kwargs=kw())
     with pytest.raises(ConfigError, match="at least 2"):
-        run_tournament(fake, [const("a", 0)], num_games=2)
+        run_tournament(fake, [const("a", 0)], num_games=2, env_kwargs=kw())
     with pytest.raises(ConfigError, match="num_players"):
-        run_tournament(fake, [const("a", 0), const("b", 0)], num_games=2, env_kwargs={"num_players": 3})
+        run_tournament(fake, [const("a", 0), const("b", 0)], num_games=2, env_kwargs=kw(num_players=3))
     with pytest.raises(ConfigError, match="workers"):
-        run_tournament(fake, [const("a", 0), const("b", 0)], num_games=2, workers=0)
+        run_tournament(fake, [const("a", 0), const("b", 0)], num_games=2, workers=0, env_kwargs=kw())
     with pytest.raises(ConfigError, match="seed"):
-        run_tournament(fake, [const("a", 0), const("b", 0)], num_games=2, seed=-1)
-    # the fake game takes 2..6 players; the environment's own error names the legal counts
-    with pytest.raises(ConfigError, match="legal values"):
-        run_tournament(fake, [const(c, 0) for c in "abcdefg"], num_games=7)
+        run_tournament(fake, [const("a", 0), const("b", 0)], num_games=2, seed=-1, env_kwargs=kw())
+    # the fake game takes 2..4 players; the environment's own error names the legal counts
+    with pytest.raises(ConfigError, match=r"num_players=5 .*legal values: \[2, 3, 4\]"):
+        run_tournament(fake, [const(c, 0) for c in "abcde"], num_games=5, env_kwargs=kw())
     with pytest.raises(TypeError, match="not a bot"):
-        run_tournament(fake, [const("a", 0), 42], num_games=2)
+        run_tournament(fake, [const("a", 0), 42], num_games=2, env_kwargs=kw())
 
 
 # ------------------------------------------------------------------ outputs and CLI
 
 
 def test_reports_are_written(fake, tmp_path):
-    r = run_tournament(fake, [const("a", 3), const("b", 1)], num_games=2)
+    r = run_tournament(fake, [const("a", 3), const("b", 1)], num_games=2, env_kwargs=kw())
     r.save_json(tmp_path / "r.json")
     r.save_png(tmp_path / "r.png")
     r.save_markdown(tmp_path / "r.md")

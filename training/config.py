@@ -18,6 +18,11 @@ from hod_common.errors import ConfigError
 
 CONFIG_DIR = Path(__file__).resolve().parent / "configs"
 SECTIONS = ("env", "ppo", "imitation", "run", "pool", "eval")
+#: Values of the ``engine`` key: ``"single"`` = single-game tables (:class:`training.vec_env.TableVecEnv`),
+#: ``"batched"`` = the game's vector env over its batched engine (:mod:`training.batched_env`).
+ENGINES = ("single", "batched")
+#: Games that have a batched engine.
+BATCHED_GAMES = ("tapeo", "robada")
 
 
 def default_config_path(game: str) -> Path:
@@ -129,6 +134,17 @@ def validate_config(game: str, cfg: dict[str, dict[str, Any]]) -> None:
     for k in ("pool_size", "eval_every", "seed", "eval_seed"):
         if not isinstance(flat[k], int) or flat[k] < 0:
             raise ConfigError(f"{k}={flat[k]!r} must be a non-negative integer (eval_every 0: no evaluation)")
+    engine = flat.get("engine", "single")  # configs written before the key existed: single-game tables
+    if engine not in ENGINES:
+        raise ConfigError(f"engine={engine!r}; legal values: {list(ENGINES)}")
+    if engine == "batched":
+        if game not in BATCHED_GAMES:
+            raise ConfigError(f"engine='batched' is not available for {game!r}; games with a batched engine: "
+                              f"{list(BATCHED_GAMES)} (use engine='single')")
+        sizes = len(set(flat["players"]))
+        if flat["tables"] < sizes:
+            raise ConfigError(f"tables={flat['tables']} must be >= the number of table sizes ({sizes}) with "
+                              f"engine='batched' (the tables are split among the sizes)")
     if not flat["net_arch"] or any(h < 1 for h in flat["net_arch"]):
         raise ConfigError(f"net_arch={flat['net_arch']!r} must list positive layer sizes")
     if flat.get("bc_teacher"):
@@ -147,9 +163,10 @@ def validate_config(game: str, cfg: dict[str, dict[str, Any]]) -> None:
         )
 
 
-#: Overrides that make a run tiny (a few seconds): used by the smoke tests.
+#: Overrides that make a run tiny (a few seconds): used by the smoke tests (single-game tables;
+#: ``engine="batched"`` needs at least one table per table size).
 SMOKE_OVERRIDES: dict[str, Any] = {
-    "tables": 2, "n_steps": 32, "batch_size": 64, "n_epochs": 1, "net_arch": [32, 32], "total_steps": 256,
+    "engine": "single", "tables": 2, "n_steps": 32, "batch_size": 64, "n_epochs": 1, "net_arch": [32, 32], "total_steps": 256,
     "snapshot_every": 64, "checkpoint_every": 128, "pool_size": 2, "eval_every": 0, "eval_games": 8,
     "eval_players": [2], "baselines": ["random"], "heuristics": ["random"],
 }

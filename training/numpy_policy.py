@@ -7,6 +7,9 @@ and it is saved as a plain ``.npz`` archive (no pickle).
 The network is the actor of an SB3 ``MlpPolicy`` with a flatten feature extractor:
 ``logits = head(act(W_k ... act(W_1 x + b_1) ... + b_k))``. Masking follows sb3-contrib's
 ``MaskableCategorical``: illegal logits are replaced by :data:`HUGE_NEG`.
+
+:meth:`NumpyPolicy.act_batch` and :class:`NumpyBatchPolicy` play many seats at once (the
+opponents of the batched training envs, :mod:`training.batched_env`).
 """
 from __future__ import annotations
 
@@ -83,6 +86,35 @@ class NumpyPolicy:
         p /= p.sum()
         return int((rng or np.random.default_rng()).choice(p.size, p=p))
 
+    def act_batch(self, obs: np.ndarray, mask: np.ndarray, rng: Optional[np.random.Generator] = None,
+                  deterministic: bool = False) -> np.ndarray:
+        """Legal actions for M observations at once: int64 (M,) for ``obs`` float32 (M, obs_size)
+        and ``mask`` (M, num_actions) (nonzero = legal).
+
+        Deterministic: each row's legal action of highest logit. Otherwise each row is sampled
+        from its masked softmax (the distribution of :meth:`act`) by inverse CDF with one uniform
+        draw per row from ``rng``: an illegal action has probability exactly 0 and is never drawn.
+
+        Raises:
+            ValueError: a row whose mask allows no action.
+        """
+        mask = np.asarray(mask) != 0
+        if mask.ndim != 2:
+            raise ValueError(f"mask must be 2-D (M, num_actions); got shape {mask.shape}")
+        if len(mask) == 0:
+            return np.empty(0, np.int64)
+        if not mask.any(axis=1).all():
+            raise ValueError(f"the action mask of row {int(np.flatnonzero(~mask.any(axis=1))[0])} allows no action")
+        z = self.logits(obs).astype(np.float64)
+        z[~mask] = -np.inf
+        if deterministic:
+            return np.argmax(z, axis=1).astype(np.int64)
+        p = np.exp(z - z.max(axis=1, keepdims=True))        # exp(-inf) = 0 for illegal actions
+        cdf = np.cumsum(p, axis=1)
+        u = (rng or np.random.default_rng()).random(len(p)) * cdf[:, -1]
+        # the first action whose cumulative mass exceeds u; a zero-mass action never is the first
+        return np.minimum((cdf <= u[:, None]).sum(axis=1), p.shape[1] - 1).astype(np.int64)
+
     def copy_from(self, other: "NumpyPolicy") -> None:
         """Overwrite these weights in place with ``other``'s (same shapes)."""
         for (w, b), (w2, b2) in zip(self.layers + [self.head], other.layers + [other.head]):
@@ -140,3 +172,30 @@ class PolicyBot(Bot):
         legal_actions(observation)  # raises on an empty mask
         return self.policy.act(observation["observation"], observation["action_mask"], self.rng,
                                self.deterministic)
+
+
+class NumpyBatchPolicy:
+    """A :class:`NumpyPolicy` as a batch policy of the vectorized envs (``agents.batch_policies``):
+    ``policy(observations float32 (M, obs_size), masks int8 (M, num_actions)) -> int64 (M,)``
+    legal actions (:meth:`NumpyPolicy.act_batch`).
+
+    Args:
+        policy: the network (shared, not copied: an in-place update, e.g. the pool's latest copy,
+            changes the play).
+        deterministic: argmax of the masked logits (True) or sampling from the masked softmax.
+        seed: seed of its ``numpy.random.default_rng`` (used when sampling).
+    """
+
+    needs_observation = True
+
+    def __init__(self, policy: NumpyPolicy, deterministic: bool = False, seed=None) -> None:
+        self.policy = policy
+        self.deterministic = deterministic
+        self.rng = np.random.default_rng(seed)
+
+    def __call__(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
+        return self.policy.act_batch(observations, action_masks, self.rng, self.deterministic)
+
+    def __repr__(self) -> str:
+        return (f"NumpyBatchPolicy({self.policy.obs_size}->{self.policy.num_actions}, "
+                f"deterministic={self.deterministic})")

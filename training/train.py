@@ -1,8 +1,10 @@
 """PPO self-play training: ``python -m training.train --game tapeo --players 4 ...``.
 
-sb3-contrib ``MaskablePPO`` (masks from :class:`training.vec_env.TableVecEnv`) learns against
-the opponent pool (:mod:`training.pool`: frozen copies of itself plus the heuristic bots) over
-every table size of ``--players``. Defaults come from ``training/configs/<game>.toml``; every
+sb3-contrib ``MaskablePPO`` learns, through the training env chosen by the ``engine`` key
+(``"batched"``: the game's vector env over its batched engine, :mod:`training.batched_env`;
+``"single"``: single-game tables, :class:`training.vec_env.TableVecEnv`), against the opponent
+pool (:mod:`training.pool`: frozen copies of itself plus the heuristic bots) over every table
+size of ``--players``. Defaults come from ``training/configs/<game>.toml``; every
 key is a flag (``--help`` lists them). A run writes to ``--out`` (default ``runs/<game>_s<seed>``):
 
 * ``checkpoints/latest.zip`` (+ ``latest.json`` model card) every ``checkpoint_every`` steps,
@@ -33,6 +35,7 @@ from hod_common.atomic import atomic_write_json
 from hod_common.errors import ConfigError
 
 from . import config as config_mod
+from .blas_threads import set_blas_threads
 from .card import CARD_FORMAT, CARD_VERSION, CheckpointError, library_versions, utc_now
 from .checkpoint import load_checkpoint, save_checkpoint
 from .curves import save_learning_curve
@@ -74,12 +77,13 @@ class Trainer:
         self.c = c = config_mod.flatten(cfg)
         self.progress, self.log = progress, (log or (lambda *a, **k: None))
         torch.set_num_threads(c["torch_threads"])
+        set_blas_threads(c["torch_threads"])  # numpy's BLAS too: the batched envs' opponents (training.blas_threads)
         self.pool = OpponentPool(game, c["heuristics"], c["pool_size"], c["p_latest"], c["p_past"],
                                  c["p_heuristic"], c["opponent_deterministic"])
         self.baselines = check_bot_names(game, c["baselines"]) if c["eval_every"] else []
         env_opts = dict(env_options or {}, reward_scheme=c["reward_scheme"], illegal_action="raise")
         self.env = make_vec_env(game, c["tables"], c["players"], c["learner_seats"], self.pool, env_opts,
-                                seed=c["seed"])
+                                seed=c["seed"], engine=c.get("engine", "single"))
         ppo_kwargs = dict(learning_rate=c["learning_rate"], n_steps=c["n_steps"], batch_size=c["batch_size"],
                           n_epochs=c["n_epochs"], gamma=c["gamma"], gae_lambda=c["gae_lambda"],
                           clip_range=c["clip_range"], ent_coef=c["ent_coef"], vf_coef=c["vf_coef"],
@@ -342,6 +346,8 @@ def parse_args(argv: Optional[list[str]] = None):
             defaults = config_mod.load_config(game, known.config)
     except (ConfigError, CheckpointError) as e:
         pre.error(str(e))
+    # configurations (and checkpoints) from before the engine key: the single-game tables
+    defaults.setdefault("env", {}).setdefault("engine", "single")
     parser = build_parser(game, defaults)
     args = parser.parse_args(argv)
     cfg = config_mod.apply_overrides(defaults, args)

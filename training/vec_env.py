@@ -19,6 +19,9 @@ statistics, and the env's final ``infos`` (``final_score``, ``win_share``...) ar
 
 All tables live in this process (they share the opponent pool's policies with the trainer); on
 2 cores this is also the fastest layout.
+
+:func:`make_vec_env` builds this env (``engine="single"``) or, with ``engine="batched"``, the
+game's vector env over its batched numpy engine (:mod:`training.batched_env`).
 """
 from __future__ import annotations
 
@@ -27,6 +30,8 @@ from typing import Any, Optional, Sequence
 
 import numpy as np
 from stable_baselines3.common.vec_env.base_vec_env import VecEnv
+
+from hod_common.errors import ConfigError
 
 from .table import Table
 
@@ -153,10 +158,23 @@ class TableVecEnv(VecEnv):
 
 
 def make_vec_env(game: str, num_tables: int, num_players, learner_seats: int, opponents,
-                 env_options: Optional[dict] = None, seed: int = 0) -> TableVecEnv:
-    """``TableVecEnv`` of ``num_tables`` tables of ``game`` (see :class:`Table` for the arguments).
+                 env_options: Optional[dict] = None, seed: int = 0, engine: str = "single") -> VecEnv:
+    """The training ``VecEnv`` of ``num_tables`` tables of ``game``.
 
-    ``env_options`` default to ``illegal_action="raise"`` (training never plays an illegal move).
+    ``engine="single"`` (default): a :class:`TableVecEnv` of single-game :class:`Table` objects
+    (see :class:`Table` for the arguments); ``env_options`` default to ``illegal_action="raise"``
+    (training never plays an illegal move). ``engine="batched"``: the game's vector env over its
+    batched engine with the opponents as batch policies
+    (:func:`training.batched_env.make_batched_vec_env`, same arguments).
+
+    Raises:
+        ConfigError: unknown ``engine`` (legal values listed), or what the chosen builder raises.
     """
+    if engine == "batched":
+        from .batched_env import make_batched_vec_env
+
+        return make_batched_vec_env(game, num_tables, num_players, learner_seats, opponents, env_options, seed=seed)
+    if engine != "single":
+        raise ConfigError(f"engine={engine!r}; legal values: ['single', 'batched']")
     tables = [Table(game, num_players, learner_seats, opponents, env_options) for _ in range(num_tables)]
     return TableVecEnv(tables, seed=seed)

@@ -1,0 +1,185 @@
+"""Training through the batched engines (``engine = "batched"``): the pool as batch policies,
+weighted opponent draws, final rewards of every learner seat, illegal actions, tiny PPO runs."""
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from sb3_contrib.common.maskable.utils import get_action_masks, is_masking_supported
+
+from hod_common.errors import ConfigError, IllegalActionError
+from training import config as C
+from training.batched_env import BatchOpponents, PoolOpponentsVecEnv
+from training.numpy_policy import NumpyBatchPolicy, NumpyPolicy
+from training.pool import OpponentPool
+from training.train import Trainer
+from training.vec_env import make_vec_env
+
+OBS = {"tapeo": 157, "robada": 192}
+ACTIONS = {"tapeo": 10, "robada": 27}
+
+
+def _net(game: str, seed: int) -> NumpyPolicy:
+    r = np.random.default_rng(seed)
+    return NumpyPolicy([(r.normal(size=(8, OBS[game])).astype(np.float32), np.zeros(8, np.float32))],
+                       (r.normal(size=(ACTIONS[game], 8)).astype(np.float32), np.zeros(ACTIONS[game], np.float32)))
+
+
+# ---- the numpy policy in batch --------------------------------------------------------------------
+def _fixed_logits_policy() -> NumpyPolicy:
+    # no hidden layer, zero weights: logits = bias = [0, ln 2, ln 3, 100] whatever the observation
+    head = (np.zeros((4, 3), np.float32), np.log(np.array([1, 2, 3, np.exp(100.0)], np.float64)).astype(np.float32))
+    return NumpyPolicy([], head)
+
+
+def test_act_batch_samples_the_masked_softmax_and_never_an_illegal_action():
+    pol = _fixed_logits_policy()
+    m = 60_000
+    obs = np.zeros((m, 3), np.float32)
+    mask = np.tile(np.array([1, 1, 1, 0], np.int8), (m, 1))   # action 3 (logit 100) is illegal
+    acts = pol.act_batch(obs, mask, np.random.default_rng(0))
+    freq = np.bincount(acts, minlength=4) / m
+    # masked softmax of [0, ln 2, ln 3]: exp = 1, 2, 3 over 6 -> 1/6, 2/6, 3/6; action 3 never
+    assert freq[3] == 0.0
+    assert np.allclose(freq[:3], [1 / 6, 2 / 6, 3 / 6], atol=0.01)    # sd of each < 0.0021
+    # deterministic: the legal action of highest logit is 2 (ln 3)
+    assert pol.act_batch(obs[:5], mask[:5], deterministic=True).tolist() == [2] * 5
+    # same seed, same draws; the batch policy wrapper seeds its own generator
+    assert np.array_equal(pol.act_batch(obs[:50], mask[:50], np.random.default_rng(7)),
+                          pol.act_batch(obs[:50], mask[:50], np.random.default_rng(7)))
+    a, b = NumpyBatchPolicy(pol, seed=3), NumpyBatchPolicy(pol, seed=3)
+    assert np.array_equal(a(obs[:50], mask[:50]), b(obs[:50], mask[:50]))
+    with pytest.raises(ValueError, match="allows no action"):
+        pol.act_batch(obs[:2], np.array([[1, 0, 0, 0], [0, 0, 0, 0]], np.int8))
+
+
+# ---- the pool's sampling scheme as weights --------------------------------------------------------
+def test_pool_weights_follow_the_sampling_scheme():
+    pool = OpponentPool("tapeo", heuristics=["random", "greedy", "greedy"], max_size=2,
+                        p_latest=0.5, p_past=0.3, p_heuristic=0.2)
+    src = BatchOpponents("tapeo", pool, seed=0)
+    # only heuristics so far: 1 of 3 names is random, 2 of 3 greedy
+    assert src.weights_now() == pytest.approx({"heuristic:random": 1 / 3, "heuristic:greedy": 2 / 3})
+    pool.update_latest(_net("tapeo", 1))
+    # latest and heuristics: 0.5 / 0.7 = 5/7 and 0.2 / 0.7 = 2/7, split 1:2 -> 2/21, 4/21
+    assert src.weights_now() == pytest.approx({"latest": 5 / 7, "heuristic:random": 2 / 21,
+                                               "heuristic:greedy": 4 / 21})
+    pool.add_snapshot("a", _net("tapeo", 2))
+    pool.add_snapshot("b", _net("tapeo", 3))
+    # all three: latest 0.5; past 0.3 / 2 = 0.15 each; heuristics 0.2 / 3 per name -> random 1/15, greedy 2/15
+    assert src.weights_now() == pytest.approx({"latest": 0.5, "past:a": 0.15, "past:b": 0.15,
+                                               "heuristic:random": 1 / 15, "heuristic:greedy": 2 / 15})
+    pols, weights = src.refresh()
+    assert src.labels == ["latest", "past:a", "past:b", "heuristic:random", "heuristic:greedy"]
+    assert isinstance(pols[0], NumpyBatchPolicy) and pols[0].policy is pool.latest
+    assert type(pols[3]).__name__ == "RandomPolicy" and type(pols[4]).__name__ == "BotPolicy"
+    # the pool is full: "c" evicts "a" and takes its index, so the other games keep their opponents
+    pool.add_snapshot("c", _net("tapeo", 4))
+    src.refresh()
+    assert src.labels == ["latest", "past:c", "past:b", "heuristic:random", "heuristic:greedy"]
+
+
+@pytest.mark.parametrize("game", ["tapeo", "robada"])
+def test_vector_envs_draw_opponents_with_the_weights(game):
+    from robada_env.vector import RandomPolicy as RobadaRandom, RobadaVecEnv
+    from tapeo_env.vector import RandomPolicy as TapeoRandom, TapeoVecEnv
+
+    if game == "tapeo":
+        env = TapeoVecEnv(3000, 4, 1, [TapeoRandom(0), TapeoRandom(1)], opponent_weights=[4, 1], seed=0)
+        assign = lambda: env.core.groups[0].assign        # noqa: E731  (3000 games x 3 opponent seats)
+    else:
+        env = RobadaVecEnv(3000, 4, 1, [RobadaRandom(0), RobadaRandom(1)], opponent_weights=[4, 1], seed=0)
+        assign = lambda: env.core.groups[0].assign        # noqa: E731  (3000 games x 4 seats)
+    env.reset()
+    # weights 4:1 -> policy 0 with probability 0.8; 9,000+ draws, sd < 0.0042
+    assert abs(np.mean(assign() == 0) - 0.8) < 0.02
+    env.set_opponents(env.core.groups[0].policies, weights=[1, 3])   # new weights: everyone is redrawn
+    assert abs(np.mean(assign() == 0) - 0.25) < 0.02
+    with pytest.raises(ConfigError, match="one per opponent policy"):
+        env.set_opponents(env.core.groups[0].policies, weights=[1.0])
+    with pytest.raises(ConfigError, match=">= 0"):
+        env.set_opponents(env.core.groups[0].policies, weights=[1.0, -1.0])
+
+
+# ---- the batched training env ----------------------------------------------------------------------
+@pytest.mark.parametrize("game,counts,learners", [("tapeo", [2, 3, 4, 5, 6], 2), ("tapeo", [4], 4),
+                                                  ("robada", [2, 3, 4], 1)])
+def test_batched_env_every_learner_seat_gets_its_payoff(game, counts, learners):
+    pool = OpponentPool(game, heuristics=["random", "greedy"], max_size=2)
+    venv = make_vec_env(game, 6, counts, learners, pool, {"reward_scheme": "points", "illegal_action": "raise"},
+                        seed=0, engine="batched")
+    assert isinstance(venv, PoolOpponentsVecEnv) and venv.num_envs == 6 * learners
+    assert is_masking_supported(venv)
+    venv.reset()
+    rng = np.random.default_rng(0)
+    returns = np.zeros(venv.num_envs)
+    finished, steps = 0, 0
+    while finished < 40:
+        if steps == 1:
+            pool.update_latest(_net(game, 1))        # policy opponents join: every seat is redrawn
+        if steps == 30:
+            pool.add_snapshot("s1", _net(game, 2))
+        masks = get_action_masks(venv)
+        acts = np.array([rng.choice(np.flatnonzero(m)) for m in masks])
+        _, r, dones, infos = venv.step(acts)
+        steps += 1
+        returns += r
+        for i in np.flatnonzero(dones):
+            # points scheme: the return of every learner seat is its final score (whole numbers,
+            # exact in float32), delivered also when an opponent moved last
+            assert returns[i] == infos[i]["final_score"] == infos[i]["episode"]["r"]
+            assert "terminal_observation" in infos[i] and 0.0 <= infos[i]["win_share"] <= 1.0
+            returns[i] = 0
+            finished += 1
+    # the env follows the pool: latest copy, the snapshot, the two heuristics
+    assert venv.opponents.labels == ["latest", "past:s1", "heuristic:random", "heuristic:greedy"]
+    assert len(venv.venv.core.groups[0].policies) == 4
+
+
+@pytest.mark.parametrize("game", ["tapeo", "robada"])
+def test_batched_env_raises_on_an_illegal_learner_action(game):
+    venv = make_vec_env(game, 2, 2, 1, "random", {"reward_scheme": "win_loss"}, seed=0, engine="batched")
+    venv.reset()
+    masks = venv.action_masks()
+    with pytest.raises(IllegalActionError):
+        venv.step(np.array([int(np.flatnonzero(~m)[0]) for m in masks]))
+    with pytest.raises(ConfigError, match="always raise"):
+        make_vec_env(game, 2, 2, 1, "random", {"illegal_action": "lose"}, engine="batched")
+    with pytest.raises(ConfigError, match="legal values"):
+        make_vec_env(game, 2, 2, 1, "random", engine="vectorised")
+
+
+def test_config_engine_key_is_validated():
+    tapeo = C.load_config("tapeo")
+    assert C.flatten(tapeo)["engine"] in C.ENGINES
+    with pytest.raises(ConfigError, match="legal values"):
+        C.validate_config("tapeo", C.override_keys(tapeo, {"engine": "gpu"}))
+    # 5 table sizes need at least 5 tables once split among the sizes
+    with pytest.raises(ConfigError, match="number of table sizes"):
+        C.validate_config("tapeo", C.override_keys(tapeo, {"engine": "batched", "tables": 4, "batch_size": 64}))
+    # a configuration without the key (older runs) trains on the single-game tables
+    old = C.load_config("robada")
+    del old["env"]["engine"]
+    C.validate_config("robada", old)
+
+
+# ---- tiny PPO runs -----------------------------------------------------------------------------------
+@pytest.mark.parametrize("game", ["tapeo", "robada"])
+def test_smoke_training_batched_engine(game, tmp_path):
+    cfg = C.smoke_config(game, engine="batched", players=[2, 4], eval_every=128 if game == "tapeo" else 0)
+    t = Trainer(game, cfg, tmp_path, progress=False, log=None)
+    assert isinstance(t.env, PoolOpponentsVecEnv)
+    s = t.run()
+    assert s["steps"] >= 256 and not s["interrupted"] and s["env_steps_per_s"] > 0
+    # snapshots every 64 steps, at most 2 kept: the env plays the latest copy, both snapshots, random
+    assert t.env.opponents.labels[0] == "latest" and len(t.env.opponents.labels) == 4
+    assert sorted(t.env.opponents.labels[1:3]) == sorted("past:" + n for n in t.pool.past)
+    card = json.loads((tmp_path / "checkpoints" / "final.json").read_text())
+    assert card["training"]["config"]["env"]["engine"] == "batched" and card["player_counts"] == [2, 4]
+    if game == "tapeo":   # evaluations at 0, 128 and 256 steps as with the single-game tables
+        assert [r["steps"] for r in json.loads((tmp_path / "eval.json").read_text())] == [0, 128, 256]
+    # the training env raises on an illegal learner action (a policy ignoring its mask would crash)
+    masks = t.env.action_masks()
+    with pytest.raises(IllegalActionError):
+        t.env.step(np.array([int(np.flatnonzero(~m)[0]) for m in masks]))

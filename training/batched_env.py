@@ -1,0 +1,257 @@
+"""Training envs over the games' batched engines (config ``engine = "batched"``).
+
+:func:`make_batched_vec_env` builds the game's stable-baselines3 ``VecEnv`` over its batched
+numpy engine (:class:`tapeo_env.vector.TapeoVecEnv`, :class:`robada_env.vector.RobadaVecEnv`):
+all the tables of one size advance together as arrays, and the opponent seats are played in
+batch by *batch policies* (``agents.batch_policies``), so a training step never loops over games
+in Python (except for heuristic bots, which decide one observation at a time).
+
+The opponent source of the single-game tables (:mod:`training.pool`) is turned into batch
+policies by :class:`BatchOpponents`:
+
+===================  =========================================================================
+label                batch policy
+===================  =========================================================================
+``latest``           :class:`training.numpy_policy.NumpyBatchPolicy` on the pool's latest copy
+                     (the same object, refreshed in place each rollout, so nothing to swap)
+``past:<name>``      :class:`~training.numpy_policy.NumpyBatchPolicy` on that snapshot
+``heuristic:random`` the game's vectorized ``RandomPolicy`` (uniform legal actions, in batch)
+``heuristic:<bot>``  the game's ``BotPolicy`` around ``agents.make(game, bot)`` (one call per
+                     row: as fast as the bot)
+===================  =========================================================================
+
+Each member is drawn with its probability in the pool's sampling scheme (category probability
+over the available categories, split evenly among the category's members; see
+:class:`training.pool.OpponentPool`), per opponent seat, when a game is dealt (the vector envs'
+``opponent_weights``). :class:`PoolOpponentsVecEnv` watches the source: when its members change
+(the first latest copy, a snapshot added or evicted) it calls the env's ``set_opponents`` before
+the next step. A member that stays keeps its index, so games in progress keep their opponents
+unless that opponent left the pool. Policy opponents sample from their masked softmax unless the
+pool is ``deterministic``.
+
+Differences from the single-game tables (``engine = "single"``, :mod:`training.vec_env`):
+
+* table sizes: the tables are split evenly among the sizes of ``players`` once (a fixed split,
+  one batched engine per size), instead of a size drawn per episode;
+* Tapeo: the learner seats are seats ``0..L-1`` of each table (the game is symmetric under
+  rotating the table, so nothing is lost); Ronda Robada: the learner's seat is drawn per deal;
+* the engines always raise ``IllegalActionError`` on an illegal learner action (``illegal_action``
+  must be ``"raise"``); every learner seat gets its final reward on the step that ends its game.
+"""
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any, Optional
+
+import numpy as np
+from stable_baselines3.common.vec_env.base_vec_env import VecEnv, VecEnvWrapper
+
+from hod_common.errors import ConfigError
+
+from .config import BATCHED_GAMES
+from .numpy_policy import NumpyBatchPolicy, NumpyPolicy
+from .pool import FixedOpponents, OpponentPool, make_named_bot, resolve_opponents
+
+
+
+def _vector_module(game: str):
+    if game == "tapeo":
+        import tapeo_env.vector as mod
+    elif game == "robada":
+        import robada_env.vector as mod
+    else:
+        raise ConfigError(f"engine='batched' is not available for {game!r}; legal games: {list(BATCHED_GAMES)}")
+    return mod
+
+
+class BatchOpponents:
+    """An opponent source (:class:`~training.pool.OpponentPool`, :class:`~training.pool.FixedOpponents`,
+    or any :class:`~training.pool.OpponentSource`) as batch policies with drawing probabilities.
+
+    Args:
+        game: ``"tapeo"`` or ``"robada"``.
+        source: the source, or what ``resolve_opponents`` accepts (a bot name, a list of names).
+        seed: base seed of the policies' generators (the k-th policy made uses ``[seed, 1000 + k]``).
+
+    Weights: for a pool, each available category's probability (``category_probs()``) split
+    evenly among its members (a name listed twice counts twice); for any other source, uniform
+    over its ``labels()`` (again counting repeats), which is how those sources ``sample``.
+
+    Raises:
+        ConfigError: a game without a batched engine, or an unknown bot name.
+    """
+
+    def __init__(self, game: str, source: Any, seed: Optional[int] = 0) -> None:
+        self.game = game
+        self.vector = _vector_module(game)
+        self.source = resolve_opponents(game, source)
+        self.seed = 0 if seed is None else int(seed)
+        self.labels: list[str] = []          # label of each policy index, stable across refreshes
+        self._made = 0
+        self._cache: dict[str, tuple[Any, Any]] = {}   # label -> (network or None, batch policy)
+
+    # ---- what the source holds now --------------------------------------------------------
+    def signature(self) -> tuple:
+        """Changes whenever the source's members change (cheap; checked before every step)."""
+        return tuple(self.source.labels()), id(getattr(self.source, "latest", None))
+
+    def weights_now(self) -> dict[str, float]:
+        """``{label: probability}`` of the members that can be drawn now (sums to 1; zero weights left out)."""
+        src = self.source
+        w: Counter = Counter()
+        if isinstance(src, OpponentPool):
+            probs = src.category_probs()
+            members = {"latest": ["latest"] if src.latest is not None else [],
+                       "past": ["past:" + n for n in src.past],
+                       "heuristic": ["heuristic:" + h for h in src.heuristics]}
+            for cat, labels in members.items():
+                for lab in labels:
+                    w[lab] += probs[cat] / len(labels)
+        else:
+            labels = list(src.labels())
+            for lab in labels:
+                w[lab] += 1.0 / len(labels)
+        return {k: float(v) for k, v in w.items() if v > 0}
+
+    def _network(self, label: str) -> Optional[NumpyPolicy]:
+        src = self.source
+        if not isinstance(src, OpponentPool):
+            return None
+        if label == "latest":
+            return src.latest
+        kind, _, name = label.partition(":")
+        return src.past.get(name) if kind == "past" else None
+
+    def policy(self, label: str):
+        """The batch policy of ``label`` (made once and cached while its network is the same object)."""
+        net = self._network(label)
+        hit = self._cache.get(label)
+        if hit is not None and hit[0] is net:
+            return hit[1]
+        seed = [self.seed, 1000 + self._made]
+        self._made += 1
+        src = self.source
+        if net is not None:
+            pol = NumpyBatchPolicy(net, getattr(src, "deterministic", False), seed)
+        else:
+            if isinstance(src, OpponentPool):
+                bot_name: Optional[str] = label.partition(":")[2]     # "heuristic:<bot>"
+            elif isinstance(src, FixedOpponents):
+                bot_name = label                                      # labels are bot names
+            else:
+                bot_name = None
+            bot_seed = int(np.random.default_rng(seed).integers(2**31 - 1))
+            if bot_name == "random":
+                pol = self.vector.RandomPolicy(seed)
+            elif bot_name is not None:
+                pol = self.vector.BotPolicy(make_named_bot(self.game, bot_name, seed=bot_seed))
+            else:
+                pol = self.vector.BotPolicy(src.make_bot(label, bot_seed))
+        self._cache[label] = (net, pol)
+        return pol
+
+    def refresh(self) -> tuple[list, list[float]]:
+        """Policies and weights for the source's members now; a member already present keeps its
+        index (a newcomer takes the index of one that left when their numbers match)."""
+        w = self.weights_now()
+        new = list(w)
+        if len(new) == len(self.labels):
+            fresh = iter([lab for lab in new if lab not in self.labels])
+            order = [lab if lab in w else next(fresh) for lab in self.labels]
+        else:
+            order = new
+        self.labels = order
+        alive = set(order)
+        self._cache = {k: v for k, v in self._cache.items() if k in alive}
+        return [self.policy(lab) for lab in order], [w[lab] for lab in order]
+
+
+class PoolOpponentsVecEnv(VecEnvWrapper):
+    """The batched vector env with its opponents kept in step with an opponent source.
+
+    Before ``reset`` and before every step it compares the source's members with the ones the
+    env plays (:meth:`BatchOpponents.signature`) and, when they differ, calls
+    ``venv.set_opponents(policies, weights)``. Everything else (``action_masks()``,
+    ``env_method("action_masks")``, attributes) goes to the wrapped env.
+
+    Args:
+        venv: a ``TapeoVecEnv`` or ``RobadaVecEnv``.
+        opponents: the :class:`BatchOpponents` to follow.
+    """
+
+    def __init__(self, venv: VecEnv, opponents: BatchOpponents) -> None:
+        super().__init__(venv)
+        self.opponents = opponents
+        self._signature: Optional[tuple] = None
+        self.sync()
+
+    def sync(self) -> bool:
+        """Refresh the env's opponents if the source changed; returns whether it did."""
+        sig = self.opponents.signature()
+        if sig == self._signature:
+            return False
+        pols, weights = self.opponents.refresh()
+        self.venv.set_opponents(pols, weights)
+        self._signature = sig
+        return True
+
+    def reset(self) -> np.ndarray:
+        self.sync()
+        return self.venv.reset()
+
+    def step_async(self, actions: np.ndarray) -> None:
+        self.sync()
+        self.venv.step_async(actions)
+
+    def step_wait(self):
+        return self.venv.step_wait()
+
+    def action_masks(self) -> np.ndarray:
+        """bool (num_envs, num_actions): the learner slots' legal actions now."""
+        return self.venv.action_masks()
+
+
+def make_batched_vec_env(game: str, num_tables: int, num_players, learner_seats: int, opponents,
+                         env_options: Optional[dict] = None, seed: int = 0) -> PoolOpponentsVecEnv:
+    """The game's batched ``VecEnv`` (arguments as :func:`training.vec_env.make_vec_env`).
+
+    Args:
+        game: ``"tapeo"`` or ``"robada"``.
+        num_tables: games played at once (at least one per table size).
+        num_players: table size or list of sizes (tables split evenly among them).
+        learner_seats: learner seats per table (Tapeo: seats ``0..L-1``; Ronda Robada: 1).
+        opponents: an opponent source or bot name(s) (see :class:`BatchOpponents`).
+        env_options: ``reward_scheme`` (default ``"points"``), ``illegal_action`` (only
+            ``"raise"``), Tapeo ``round_rewards``, Ronda Robada rule options.
+        seed: base seed (deals, learner seats, opponents' draws and sampling).
+
+    Returns:
+        :class:`PoolOpponentsVecEnv`; ``num_envs = num_tables * learner_seats``.
+
+    Raises:
+        ConfigError: a game without a batched engine, ``illegal_action`` other than ``"raise"``,
+            an unknown option, or a value outside its range (named in the message).
+    """
+    mod = _vector_module(game)
+    opts = dict(env_options or {})
+    illegal = opts.pop("illegal_action", "raise")
+    if illegal != "raise":
+        raise ConfigError(f"illegal_action={illegal!r}: the batched engines always raise; legal values: ['raise']")
+    reward_scheme = opts.pop("reward_scheme", "points")
+    src = BatchOpponents(game, opponents, seed)
+    pols, weights = src.refresh()
+    players = list(num_players) if isinstance(num_players, (list, tuple)) else num_players
+    try:
+        if game == "tapeo":
+            round_rewards = bool(opts.pop("round_rewards", False))
+            if opts:
+                raise ConfigError(f"unknown Tapeo batched env options {sorted(opts)}; legal: "
+                                  f"['reward_scheme', 'illegal_action', 'round_rewards']")
+            venv = mod.TapeoVecEnv(num_tables, players, learner_seats, pols, reward_scheme, round_rewards,
+                                   seed=seed, opponent_weights=weights)
+        else:
+            venv = mod.RobadaVecEnv(num_tables, players, learner_seats, pols, reward_scheme, seed=seed,
+                                    opponent_weights=weights, **opts)
+    except TypeError as e:
+        raise ConfigError(f"{game} batched env: {e}") from e
+    return PoolOpponentsVecEnv(venv, src)
