@@ -18,8 +18,9 @@ and, as references: PettingZoo classic ``leduc_holdem_v4``, ``texas_holdem_v4``,
 ``leduc_poker`` through ``pyspiel`` (each decision reads the observation tensor and the legal
 actions mask). Also: state bytes per game of the batched engine at B = 8192 (``nbytes``) and its
 peak traced allocation per game (``tracemalloc``: state, observation buffers and temporaries of
-one step), and MaskablePPO training steps per second end to end through the vectorized env with
-the default ``MlpPolicy``.
+one step), and MaskablePPO self-play training steps per second end to end through the training
+code path (:func:`bench_ppo`: ``training.train.Trainer`` with the game's default configuration,
+[256, 256] networks, for each engine, ``single`` and ``batched``).
 
 An agent-step is one agent choosing one action (Tapeo: each seat's pick; turn-based games: one
 decision); games/s counts finished games. Writes ``throughput.md`` (tables) and

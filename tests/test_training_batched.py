@@ -172,7 +172,9 @@ def test_smoke_training_batched_engine(game, tmp_path):
     assert isinstance(t.env, PoolOpponentsVecEnv)
     s = t.run()
     assert s["steps"] >= 256 and not s["interrupted"] and s["env_steps_per_s"] > 0
-    # snapshots every 64 steps, at most 2 kept: the env plays the latest copy, both snapshots, random
+    # snapshots every 64 steps, at most 2 kept; the one taken at the last step (256) reaches the env
+    # before its next step: then it plays the latest copy, both snapshots and random
+    assert t.env.sync()
     assert t.env.opponents.labels[0] == "latest" and len(t.env.opponents.labels) == 4
     assert sorted(t.env.opponents.labels[1:3]) == sorted("past:" + n for n in t.pool.past)
     card = json.loads((tmp_path / "checkpoints" / "final.json").read_text())
