@@ -115,3 +115,10 @@ def draw_policies(rng: np.random.Generator, n: int, size, weights: Optional[np.n
     if weights is None:
         return rng.integers(n, size=size)
     return rng.choice(n, size=size, p=weights)
+
+
+def same_weights(a: Optional[np.ndarray], b: Optional[np.ndarray]) -> bool:
+    """Whether two optional weight vectors are equal (both None, or same shape and values)."""
+    if a is None or b is None:
+        return a is None and b is None
+    return a.shape == b.shape and bool(np.array_equal(a, b))

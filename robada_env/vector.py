@@ -41,9 +41,9 @@ import numpy as np
 from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv as GymVectorEnv
 from gymnasium.vector.utils import batch_space
-from stable_baselines3.common.vec_env.base_vec_env import VecEnv
 
 from agents import batch_policies
+from hod_common.sb3_vec_env import MaskedVecEnv
 from hod_common.errors import ConfigError, check_int_range
 
 from .actions import NOOP, NUM_ACTIONS
@@ -190,12 +190,6 @@ class LearnerGames:
         return rewards, dones, finished
 
 
-def _same_weights(a: Optional[np.ndarray], b: Optional[np.ndarray]) -> bool:
-    if a is None or b is None:
-        return a is None and b is None
-    return a.shape == b.shape and bool(np.array_equal(a, b))
-
-
 class _LearnerTables:
     """Several :class:`LearnerGames` (one per table size) seen as one vector of games."""
 
@@ -240,7 +234,7 @@ class _LearnerTables:
         w = batch_policies.check_weights(weights, len(pols))
         self.policies, self.weights = pols, w
         for g in self.groups:
-            redraw = len(pols) != len(g.policies) or not _same_weights(w, g.weights)
+            redraw = len(pols) != len(g.policies) or not batch_policies.same_weights(w, g.weights)
             g.policies, g.weights = pols, w
             if redraw:
                 g.assign[:] = (batch_policies.draw_policies(self.rng, len(pols), g.assign.shape, w)
@@ -296,7 +290,7 @@ class _LearnerTables:
         return rewards, dones, final
 
 
-class RobadaVecEnv(VecEnv):
+class RobadaVecEnv(MaskedVecEnv):
     """stable-baselines3 ``VecEnv`` of Ronda Robada games over the batched engine, one learner
     seat per game (see the module docstring); sb3-contrib's ``MaskablePPO`` reads its masks
     through ``action_masks()`` / ``env_method("action_masks")``.
@@ -364,40 +358,6 @@ class RobadaVecEnv(VecEnv):
     def action_masks(self) -> np.ndarray:
         """bool (num_envs, 27): the legal actions of every learner now."""
         return self.core.masks().astype(bool)
-
-    def close(self) -> None:
-        pass
-
-    def _idx(self, indices) -> list[int]:
-        if indices is None:
-            return list(range(self.num_envs))
-        if isinstance(indices, (int, np.integer)):
-            return [int(indices)]
-        return list(indices)
-
-    def get_attr(self, attr_name: str, indices=None) -> list[Any]:
-        """``render_mode`` (None), ``action_masks`` (bound method) or an attribute of this env."""
-        idx = self._idx(indices)
-        if attr_name == "render_mode":
-            return [None for _ in idx]
-        if attr_name == "action_masks":
-            return [self.action_masks for _ in idx]
-        return [getattr(self, attr_name) for _ in idx]
-
-    def set_attr(self, attr_name: str, value: Any, indices=None) -> None:
-        setattr(self, attr_name, value)
-
-    def env_method(self, method_name: str, *method_args, indices=None, **method_kwargs) -> list[Any]:
-        """``env_method("action_masks")``: one bool mask per selected game; other names are
-        methods of this env, called once per selected index."""
-        idx = self._idx(indices)
-        if method_name == "action_masks":
-            m = self.action_masks()
-            return [m[i] for i in idx]
-        return [getattr(self, method_name)(*method_args, **method_kwargs) for _ in idx]
-
-    def env_is_wrapped(self, wrapper_class, indices=None) -> list[bool]:
-        return [False for _ in self._idx(indices)]
 
 
 class RobadaVectorEnv(GymVectorEnv):

@@ -38,9 +38,9 @@ from typing import Any, Optional, Sequence
 import gymnasium
 import numpy as np
 from gymnasium import spaces
-from stable_baselines3.common.vec_env.base_vec_env import VecEnv
 
 from agents import batch_policies
+from hod_common.sb3_vec_env import MaskedVecEnv
 from hod_common.errors import ConfigError, check_int_range
 
 from .batched import BatchedTapeo, random_legal_actions
@@ -110,12 +110,6 @@ class _Group:
         return out
 
 
-def _same_weights(a: Optional[np.ndarray], b: Optional[np.ndarray]) -> bool:
-    if a is None or b is None:
-        return a is None and b is None
-    return a.shape == b.shape and bool(np.array_equal(a, b))
-
-
 class _LearnerTables:
     """The game logic shared by :class:`TapeoVecEnv` and :class:`TapeoVectorEnv`."""
 
@@ -161,7 +155,7 @@ class _LearnerTables:
         pols = _as_policies(opponents)
         w = batch_policies.check_weights(weights, len(pols))
         for g in self.groups:
-            redraw = len(pols) != len(g.policies) or not _same_weights(w, g.weights)
+            redraw = len(pols) != len(g.policies) or not batch_policies.same_weights(w, g.weights)
             g.policies = pols
             g.weights = w
             if redraw:
@@ -231,7 +225,7 @@ class _LearnerTables:
         return rewards, dones, final
 
 
-class TapeoVecEnv(VecEnv):
+class TapeoVecEnv(MaskedVecEnv):
     """stable-baselines3 ``VecEnv`` of Tapeo games over the batched engine (see the module doc).
 
     Args:
@@ -284,41 +278,6 @@ class TapeoVecEnv(VecEnv):
     def action_masks(self) -> np.ndarray:
         """bool (num_envs, 10): the legal actions of every slot now."""
         return self.core.masks.astype(bool)
-
-    def close(self) -> None:
-        pass
-
-    def _idx(self, indices) -> list[int]:
-        if indices is None:
-            return list(range(self.num_envs))
-        if isinstance(indices, (int, np.integer)):
-            return [int(indices)]
-        return list(indices)
-
-    def get_attr(self, attr_name: str, indices=None) -> list[Any]:
-        """``action_masks`` (bound method), ``render_mode`` (None) or an attribute of this env,
-        once per slot; AttributeError otherwise."""
-        idx = self._idx(indices)
-        if attr_name == "render_mode":
-            return [None] * len(idx)
-        value = getattr(self, attr_name)
-        return [value] * len(idx)
-
-    def set_attr(self, attr_name: str, value: Any, indices=None) -> None:
-        setattr(self, attr_name, value)
-
-    def env_method(self, method_name: str, *method_args, indices=None, **method_kwargs) -> list[Any]:
-        """``env_method("action_masks")`` gives one bool (10,) mask per slot (what sb3-contrib's
-        ``get_action_masks`` stacks); other names call this env's method once per slot."""
-        idx = self._idx(indices)
-        if method_name == "action_masks":
-            m = self.action_masks()
-            return [m[i] for i in idx]
-        f = getattr(self, method_name)
-        return [f(*method_args, **method_kwargs) for _ in idx]
-
-    def env_is_wrapped(self, wrapper_class, indices=None) -> list[bool]:
-        return [False] * len(self._idx(indices))
 
 
 class TapeoVectorEnv(gymnasium.vector.VectorEnv):

@@ -32,11 +32,12 @@ import numpy as np
 from stable_baselines3.common.vec_env.base_vec_env import VecEnv
 
 from hod_common.errors import ConfigError
+from hod_common.sb3_vec_env import MaskedVecEnv
 
 from .table import Table
 
 
-class TableVecEnv(VecEnv):
+class TableVecEnv(MaskedVecEnv):
     """SB3 VecEnv over :class:`Table` objects (see the module docstring).
 
     Args:
@@ -126,35 +127,8 @@ class TableVecEnv(VecEnv):
             for e in t._envs.values():
                 e.close()
 
-    def _indices(self, indices) -> list[int]:
-        if indices is None:
-            return list(range(self.num_envs))
-        if isinstance(indices, int):
-            return [indices]
-        return list(indices)
-
-    def get_attr(self, attr_name: str, indices=None) -> list[Any]:
-        """``render_mode`` (None), ``action_masks`` (bound method) or a table attribute, per slot."""
-        idx = self._indices(indices)
-        if attr_name == "render_mode":
-            return [None for _ in idx]
-        if attr_name == "action_masks":
-            return [self.action_masks for _ in idx]
-        return [getattr(self.tables[i // self.L], attr_name) for i in idx]
-
-    def set_attr(self, attr_name: str, value: Any, indices=None) -> None:
-        for i in self._indices(indices):
-            setattr(self.tables[i // self.L], attr_name, value)
-
-    def env_method(self, method_name: str, *method_args, indices=None, **method_kwargs) -> list[Any]:
-        """``env_method("action_masks")`` returns one bool mask per slot; other names are table methods."""
-        idx = self._indices(indices)
-        if method_name == "action_masks":
-            return [self._masks[i].copy() for i in idx]
-        return [getattr(self.tables[i // self.L], method_name)(*method_args, **method_kwargs) for i in idx]
-
-    def env_is_wrapped(self, wrapper_class, indices=None) -> list[bool]:
-        return [False for _ in self._indices(indices)]
+    def _target(self, i: int) -> Any:
+        return self.tables[i // self.L]
 
 
 def make_vec_env(game: str, num_tables: int, num_players, learner_seats: int, opponents,
