@@ -117,6 +117,43 @@ def draw_policies(rng: np.random.Generator, n: int, size, weights: Optional[np.n
     return rng.choice(n, size=size, p=weights)
 
 
+def _identity(policy: Any) -> int:
+    """What makes two entries the same policy: the object itself, or for a :class:`BotPolicy`
+    the bot it wraps (:func:`as_policies` wraps a Bot afresh on every call)."""
+    return id(policy.bot) if isinstance(policy, BotPolicy) else id(policy)
+
+
+def carry_over(assign: np.ndarray, old: Sequence, new: Sequence, rng: np.random.Generator,
+               weights: Optional[np.ndarray]) -> np.ndarray:
+    """The seats' policy indices after the policy list changes from ``old`` to ``new``.
+
+    A seat whose policy is still in ``new`` (the same object, found by identity, see
+    :func:`_identity`) keeps it, at its index in ``new``; a seat whose policy left is drawn again
+    from ``new`` with ``weights`` (:func:`draw_policies`). So adding a member, reordering the list
+    or changing the weights leaves every game in progress with its opponents.
+
+    Args:
+        assign: int array (any shape) of indices into ``old``.
+        old, new: the policy lists before and after (``new`` not empty).
+        rng: generator of the new draws (used only when a seat's policy left).
+        weights: drawing probabilities of ``new`` (from :func:`check_weights`; None = uniform).
+
+    Returns:
+        an array of ``assign``'s shape and dtype, indices into ``new`` (all 0 with one policy).
+    """
+    if len(new) <= 1:
+        return np.zeros_like(assign)
+    where = {}
+    for j, p in enumerate(new):
+        where.setdefault(_identity(p), j)
+    remap = np.array([where.get(_identity(p), -1) for p in old], np.int64)
+    out = remap[np.asarray(assign, np.int64)]
+    gone = out < 0
+    if gone.any():
+        out[gone] = draw_policies(rng, len(new), int(gone.sum()), weights)
+    return out.astype(assign.dtype)
+
+
 def same_weights(a: Optional[np.ndarray], b: Optional[np.ndarray]) -> bool:
     """Whether two optional weight vectors are equal (both None, or same shape and values)."""
     if a is None or b is None:

@@ -4,7 +4,10 @@ An export is ``NAME.onnx`` (written by ``python -m training.export``) and, next 
 ``NAME.json``, its model card. The graph takes ``observation`` float32 [B, obs_size] and
 ``action_mask`` int8 [B, num_actions], applies the mask itself and returns ``action`` (argmax of
 the masked logits) and ``logits`` (illegal actions at -1e8). The card is also embedded in the
-ONNX metadata (key ``model_card``); the embedded card is the one checked.
+ONNX metadata (key ``model_card``); the embedded card is the one checked, against the card
+beside it, the graph's input widths and the installed game. The card beside the export also
+records the file's sha256 (``onnx.sha256``): :class:`OnnxPolicy` refuses an export without that
+card unless told ``verify=False``.
 
 Shipped opponents live in ``agents/opponents/<game>_ppo*.onnx``;
 :func:`register_shipped_opponents` registers each as ``agents.make(game, "ppo")``
@@ -15,7 +18,6 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
-import warnings
 from pathlib import Path
 from typing import Any, Optional
 
@@ -33,10 +35,31 @@ def _checkpoint_error():
     return CheckpointError
 
 
+def _file_stamp(path: Path) -> tuple:
+    """``(mtime_ns, size)`` of ``path``, or ``()`` when it cannot be read (so a cache key changes
+    when the file is rewritten, created or removed)."""
+    try:
+        st = path.stat()
+    except OSError:
+        return ()
+    return (st.st_mtime_ns, st.st_size)
+
+
+def _fixed_width(arg) -> Optional[int]:
+    """The second dimension of a graph input ``[batch, width]`` when it is a fixed int, else None."""
+    shape = list(arg.shape or [])
+    return shape[1] if len(shape) == 2 and isinstance(shape[1], int) else None
+
+
 @functools.lru_cache(maxsize=32)
-def _load(path: str, threads: int, stamp: tuple = ()):
-    """(session, card) of an export; cached per (path, threads, file stamp): sessions are safe to
-    share between bots, and a rewritten file (new mtime/size) is loaded again."""
+def _load(path: str, threads: int, stamp: tuple = (), verify: bool = True):
+    """(session, card) of an export; cached per (path, threads, stamp, verify): sessions are safe
+    to share between bots, and ``stamp`` (:meth:`OnnxPolicy.__init__` passes the mtime/size of
+    the ``.onnx`` file and of the card beside it) makes a rewritten file or card load again.
+
+    Raises:
+        CheckpointError: see :class:`OnnxPolicy`.
+    """
     import onnxruntime as ort
 
     err = _checkpoint_error()
@@ -50,17 +73,25 @@ def _load(path: str, threads: int, stamp: tuple = ()):
     side = p.with_suffix(".json")
     side_card = None
     if side.is_file():
-        # The card beside the export records the file's sha256: a corrupt byte anywhere (even in
-        # the weights, which onnxruntime cannot notice) fails here.
         try:
             side_card = json.loads(side.read_text(encoding="utf-8"))
-        except (OSError, json.JSONDecodeError) as e:
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
             raise err(f"{side}: the model card is not valid JSON (truncated or corrupt?): {e}") from e
-        want = (side_card.get("onnx") or {}).get("sha256") if isinstance(side_card, dict) else None
-        if want is not None and hashlib.sha256(data).hexdigest() != want:
+        if not isinstance(side_card, dict):
+            raise err(f"{side}: the model card is not a JSON object")
+    if verify:
+        # The card beside the export records the file's sha256: a corrupt byte anywhere (even in
+        # the weights, which onnxruntime cannot notice) fails here.
+        if side_card is None:
+            raise err(f"{p}: no model card {side.name} beside it, so the file's integrity cannot be checked "
+                      f"(export with python -m training.export, or pass verify=False to load it unchecked)")
+        onnx_entry = side_card.get("onnx")
+        want = onnx_entry.get("sha256") if isinstance(onnx_entry, dict) else None
+        if not isinstance(want, str):
+            raise err(f"{side}: the model card holds no onnx.sha256, so the file's integrity cannot be checked "
+                      f"(pass verify=False to load it unchecked)")
+        if hashlib.sha256(data).hexdigest() != want:
             raise err(f"{p}: the file's sha256 does not match its model card {side.name} (corrupt or replaced file)")
-    else:
-        warnings.warn(f"{p}: no model card {side.name} beside it; the file's integrity is not checked")
     try:
         sess = ort.InferenceSession(data, sess_options=opts, providers=["CPUExecutionProvider"])
     except Exception as e:  # onnxruntime raises its own exception types
@@ -75,17 +106,41 @@ def _load(path: str, threads: int, stamp: tuple = ()):
         card = side_card
     else:
         raise err(f"{p}: no embedded model card and no {side.name} beside it")
+    if not isinstance(card, dict):
+        raise err(f"{p}: the embedded model card is not a JSON object")
     if side_card is not None:
         for key in ("game", "obs_layout_version", "obs_size", "num_actions", "player_counts"):
             if key in card and side_card.get(key) != card.get(key):
                 raise err(f"{p}: the embedded model card and {side.name} disagree on {key!r} "
                           f"({card.get(key)!r} vs {side_card.get(key)!r})")
-    names_in = [i.name for i in sess.get_inputs()]
-    names_out = [o.name for o in sess.get_outputs()]
+    inputs, outputs = sess.get_inputs(), sess.get_outputs()
+    names_in = [i.name for i in inputs]
+    names_out = [o.name for o in outputs]
     if names_in != ["observation", "action_mask"] or names_out[:2] != ["action", "logits"]:
         raise err(f"{p}: graph inputs {names_in} / outputs {names_out} are not those of a policy export "
                   f"(inputs ['observation', 'action_mask'], outputs ['action', 'logits'])")
+    for arg, key in zip(inputs, ("obs_size", "num_actions")):
+        width = _fixed_width(arg)
+        if width is None or width != card.get(key):
+            raise err(f"{p}: graph input {arg.name!r} has shape {arg.shape}, but the model card says "
+                      f"{key} = {card.get(key)!r} (expected [batch, {card.get(key)!r}])")
     return sess, card
+
+
+def game_sizes(game: str) -> tuple[int, int]:
+    """``(obs_size, num_actions)`` of the installed ``game``: the length of its observation layout
+    (``training.games.obs_layout(game).size``) and of its action list (``<game>_env.ACTION_NAMES``).
+
+    Raises:
+        CheckpointError: unknown game (the message lists the known ones).
+    """
+    from hod_common.errors import ConfigError
+    from training.games import env_module, obs_layout
+
+    try:
+        return int(obs_layout(game).size), len(env_module(game).ACTION_NAMES)
+    except ConfigError as e:
+        raise _checkpoint_error()(str(e)) from e
 
 
 class OnnxPolicy(Bot):
@@ -99,29 +154,37 @@ class OnnxPolicy(Bot):
             from the masked softmax with the bot's generator.
         seed: the bot's seed.
         threads: onnxruntime intra-op threads.
+        verify: check the file's integrity against the model card beside it (``NAME.json``, as
+            ``python -m training.export`` writes it and as the shipped opponents have): the card
+            must exist and hold ``onnx.sha256``, the sha256 of the file's bytes. ``verify=False``
+            loads an export without that card (or with another file's bytes) unchecked; the other
+            checks below still apply.
 
     Raises:
-        CheckpointError (a ValueError): missing, truncated or corrupt file, no/invalid model card,
-            or a card for another game, player count or observation layout version than the
-            installed game's.
+        CheckpointError (a ValueError): missing, truncated or corrupt file; (``verify``) no card
+            beside it, a card without ``onnx.sha256`` or a sha256 that differs; no/invalid model
+            card, or a card for another game, player count or observation layout version than
+            the installed game's; a card whose ``obs_size``/``num_actions`` differ from the
+            graph's input widths or from the installed game's observation size and action count.
         ImportError: onnxruntime is not installed (``pip install house-of-decks-rl[onnx]``).
     """
 
     name = "onnx"
 
     def __init__(self, path: str | Path, game: Optional[str] = None, num_players: Optional[int] = None,
-                 deterministic: bool = True, seed: Optional[int] = None, threads: int = 1, **options: Any) -> None:
+                 deterministic: bool = True, seed: Optional[int] = None, threads: int = 1, verify: bool = True,
+                 **options: Any) -> None:
         super().__init__(seed=seed, **options)
         from training.card import validate_card
 
         self.path = Path(path).resolve()
-        try:
-            st = self.path.stat()
-            stamp = (st.st_mtime_ns, st.st_size)
-        except OSError:
-            stamp = ()
-        self.session, card = _load(str(self.path), threads, stamp)
-        self.card = validate_card(card, str(self.path), game=game, num_players=num_players)
+        # the card beside the export is part of the key: a changed card is read and checked again
+        stamp = (_file_stamp(self.path), _file_stamp(self.path.with_suffix(".json")))
+        self.session, card = _load(str(self.path), threads, stamp, bool(verify))
+        card = validate_card(card, str(self.path), game=game, num_players=num_players)
+        obs_size, num_actions = game_sizes(card["game"])
+        self.card = validate_card(card, str(self.path), layout_version=None, obs_size=obs_size,
+                                  num_actions=num_actions)
         self.game = self.card["game"]
         self.deterministic = deterministic
         self.obs_size = int(self.card["obs_size"])

@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import os
+import re
 import sys
 import time
 from dataclasses import dataclass, field
@@ -126,6 +127,19 @@ def bot_seed(seed: int, seat: int) -> int:
     return int(np.random.SeedSequence([seed, seat]).generate_state(1)[0])
 
 
+def non_negative_int(text: str) -> int:
+    """``--seed``'s type: a decimal integer >= 0 (numpy seeds cannot be negative).
+
+    Raises:
+        argparse.ArgumentTypeError: anything else (argparse turns it into its usage error, exit
+            code 2, naming the legal values).
+    """
+    t = text.strip()
+    if not re.fullmatch(r"\+?[0-9]+", t):
+        raise argparse.ArgumentTypeError(f"invalid value {text!r}; legal values: a non-negative int (0, 1, 2, ...)")
+    return int(t)
+
+
 def build_parser(game: str, prog: str, description: str, min_players: int, max_players: int,
                  default_players: int) -> argparse.ArgumentParser:
     """The options shared by both play commands: ``--players``, ``--opponents``, ``--seed``,
@@ -139,8 +153,8 @@ def build_parser(game: str, prog: str, description: str, min_players: int, max_p
                     help="registered bot for the computer seats: one name for all of them, or one per "
                          f"opponent seat in seat order (registered now: {', '.join(names(game))}; "
                          "default: the strongest, ppo > expert > greedy > random)")
-    ap.add_argument("--seed", type=int, default=None,
-                    help="seed of the deal and of the bots (default: a fresh one, printed)")
+    ap.add_argument("--seed", type=non_negative_int, default=None,
+                    help="seed of the deal and of the bots, a non-negative int (default: a fresh one, printed)")
     ap.add_argument("--seat", type=int, default=0, help="your seat, 0..players-1 (default 0)")
     ap.add_argument("--record", metavar="PATH", default=None,
                     help=f"where to write the game record at the end (default {game}-seed<SEED>-<time>.json)")
@@ -249,7 +263,7 @@ class Terminal:
         t = _norm(text)
         if not t:
             return "Type the number or the name of a choice."
-        if t.lstrip("+-").isdigit():
+        if re.fullmatch(r"[+-]?[0-9]+", t):  # ASCII digits only: int() also takes "١", "²" crashes it
             k = int(t)
             if 1 <= k <= len(choices):
                 return choices[k - 1]

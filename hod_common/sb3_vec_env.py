@@ -45,6 +45,13 @@ class MaskedVecEnv(VecEnv):
         return [getattr(self._target(i), attr_name) for i in idx]
 
     def set_attr(self, attr_name: str, value: Any, indices=None) -> None:
+        """Set ``attr_name`` to ``value`` on the target of each selected slot (:meth:`_target`);
+        a target shared by several slots (the vector env itself, by default) is set once.
+
+        Args:
+            attr_name: attribute name. value: any object (not copied).
+            indices: None (every slot), an int or a sequence of ints in ``0..num_envs-1``.
+        """
         for target in {id(self._target(i)): self._target(i) for i in self._indices(indices)}.values():
             setattr(target, attr_name, value)
 
@@ -58,4 +65,8 @@ class MaskedVecEnv(VecEnv):
         return [getattr(self._target(i), method_name)(*method_args, **method_kwargs) for i in idx]
 
     def env_is_wrapped(self, wrapper_class, indices=None) -> list[bool]:
+        """One ``False`` per selected slot (a list of bool): the slots are games of a batched
+        engine or tables, never Gymnasium envs inside a wrapper, so no ``wrapper_class`` wraps
+        them (SB3 asks, e.g. ``evaluate_policy`` about ``Monitor``; these envs report finished
+        episodes themselves in ``info["episode"]``)."""
         return [False for _ in self._indices(indices)]

@@ -15,7 +15,7 @@ from pettingzoo import AECEnv
 
 from hod_common import env_support
 from hod_common.env_support import begin_aec_step, end_aec_episode, final_infos, forfeit, start_aec_episode
-from hod_common.errors import IllegalActionError
+from hod_common.errors import IllegalActionError, ResetNeededError
 from hod_common.options import RENDER_MODES, GameSeeds, check_env_options, check_unknown_options
 from hod_common.rewards import final_rewards
 from hod_common.wrappers import wrap_aec
@@ -191,13 +191,29 @@ class raw_env(_RobadaCore, AECEnv):
         self.agents = []
 
     def reset(self, seed: Optional[int] = None, options: Optional[dict] = None) -> None:
-        """Shuffle and deal a new game. ``seed`` fixes the whole deal (same seed, same game);
-        without it the game seed is drawn from the generator of the last seeded reset."""
+        """Shuffle and deal a new game (ronda_robada.txt, the deal): every agent live, rewards 0,
+        ``agent_selection`` the seat to act. ``seed`` fixes the whole deal (same seed, same game);
+        without it the game seed is drawn from the generator of the last seeded reset.
+        ``options`` is ignored.
+
+        Raises:
+            ConfigError: ``seed`` neither None nor a non-negative int (nothing changes).
+        """
         self._new_game(seed)
         start_aec_episode(self)
         self.agent_selection = self.agents[self.game_state.current]
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
+        """What ``agent`` knows now (RULINGS R9): ``{"observation": float32 (OBS_SIZE,),
+        "action_mask": int8 (NUM_ACTIONS,)}`` (:func:`observation_of`; an agent not to act, or any
+        agent once the game is over, has only ``no-op`` legal). Fresh arrays.
+
+        Raises:
+            ResetNeededError: before the first ``reset()``.
+            KeyError: ``agent`` is not one of ``possible_agents``.
+        """
+        if self.game_state is None:
+            raise ResetNeededError("observe() called before reset(): call reset()")
         return observation_of(self.game_state, self._seat[agent])
 
     def step(self, action: Optional[int]) -> None:

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from hod_common.errors import check_int_range
 from hod_common.layout import ObsLayout, Piece
 
 from .cards import CARD_POINTS, COPIES_PER_RANK, DECK_SIZE, NUM_RANKS, TOTAL_POINTS
@@ -62,20 +63,37 @@ _Q = 1.0 / COPIES_PER_RANK
 
 
 def encode(s: State, seat: int) -> np.ndarray:
-    """Observation of ``seat`` in state ``s``.
+    """Observation of ``seat`` in state ``s`` (the layout table :data:`LAYOUT`).
+
+    Args:
+        s: the engine state (:class:`robada_env.engine.State`), n = ``s.n`` seats.
+        seat: the observer, an int in 0..n-1 (absolute seat; the pieces are seat-relative to it).
 
     Returns:
         float32 array of shape (OBS_SIZE,), values in [0, 1].
 
-    Depends only on what ``seat`` knows (R9): the result is the same for any two states that
-    differ only in other seats' hands (same hand sizes) or the order of the deck.
+    Raises:
+        ConfigError (a ValueError): ``seat`` not an int in 0..n-1 (the message lists the legal
+            seats).
+
+    Depends only on what ``seat`` knows (RULINGS R9): the result is the same for any two states
+    that differ only in other seats' hands (same hand sizes) or the order of the deck.
     """
+    if type(seat) is not int or not 0 <= seat < s.n:
+        seat = check_int_range("seat", seat, 0, s.n - 1)
     return _encode_frame(s, seat)
 
 
 def encode_all(s: State) -> np.ndarray:
-    """Observations of every seat at once: float32 ``(n, OBS_SIZE)``, row ``i`` equal to
-    ``encode(s, i)`` bit for bit (a fresh array; rows may be handed out as views)."""
+    """Observations of every seat at once.
+
+    Args:
+        s: the engine state, n = ``s.n`` seats.
+
+    Returns:
+        float32 array of shape ``(n, OBS_SIZE)``, row ``i`` equal to ``encode(s, i)`` bit for bit
+        (a fresh array; rows may be handed out as views).
+    """
     return _encode_frame(s, None).take(_SEAT_VIEW[s.n])
 
 
@@ -134,8 +152,7 @@ def _encode_frame(s: State, seat: int | None) -> np.ndarray:
     """The entries of ``s`` in the frame of ``seat`` (its observation, float32 (OBS_SIZE,)), or
     with ``seat=None`` in the table frame (float32 (_TABLE_SIZE,)); see the comment above.
 
-    Raises:
-        IndexError: ``seat`` outside ``-n..n-1``.
+    ``seat`` must be in 0..n-1 (:func:`encode` checks it).
     """
     n = s.n
     if seat is None:

@@ -222,23 +222,23 @@ class _LearnerTables:
         return sum(g.decisions for g in self.groups)
 
     def set_opponents(self, opponents: Any, weights: Optional[Sequence[float]] = None) -> None:
-        """Replace the opponent policies (e.g. a fresh self-play snapshot) and their drawing
-        probabilities ``weights`` (None: uniform); the draw of which policy plays which seat
-        applies from each game's next deal (and at once to every game if the number of policies
-        or the weights change).
+        """Replace the opponent policies (e.g. the self-play pool after a snapshot joined or left)
+        and their drawing probabilities ``weights`` (None: uniform).
+
+        Games in progress keep their opponents: a seat whose policy is still in ``opponents``
+        (the same object; ``batch_policies.carry_over``) keeps it, whatever its new index, and
+        only a seat whose policy left is drawn again, with the new weights. Games dealt from now
+        on draw with the new weights.
 
         Raises:
-            ConfigError: no policy, an entry that is not a policy, or bad weights.
+            ConfigError: no policy, an entry that is not a policy, or bad weights (nothing changes).
         """
         pols = _as_policies(opponents)
         w = batch_policies.check_weights(weights, len(pols))
         self.policies, self.weights = pols, w
         for g in self.groups:
-            redraw = len(pols) != len(g.policies) or not batch_policies.same_weights(w, g.weights)
+            g.assign = batch_policies.carry_over(g.assign, g.policies, pols, self.rng, w)
             g.policies, g.weights = pols, w
-            if redraw:
-                g.assign[:] = (batch_policies.draw_policies(self.rng, len(pols), g.assign.shape, w)
-                               if len(pols) > 1 else 0)
 
     def reset(self, seed: Optional[int] = None) -> None:
         if seed is not None:

@@ -16,7 +16,7 @@ from pettingzoo import AECEnv, ParallelEnv
 from hod_common import env_support
 from hod_common.env_support import (begin_aec_step, check_in_game, end_aec_episode, final_infos, forfeit,
                                     start_aec_episode)
-from hod_common.errors import IllegalActionError, check_choice
+from hod_common.errors import IllegalActionError, ResetNeededError, check_choice
 from hod_common.options import RENDER_MODES, GameSeeds, check_env_options, check_unknown_options
 from hod_common.rewards import final_rewards
 
@@ -170,13 +170,29 @@ class raw_env(_TapeoCore, AECEnv):
         self.agents = []
 
     def reset(self, seed: Optional[int] = None, options: Optional[dict] = None) -> None:
-        """Deal a new game (see :meth:`_new_game` for the seed)."""
+        """Deal a new game (tapeo.txt "Setup"): every agent live, rewards 0, ``agent_selection``
+        the first agent. ``reset(seed=s)`` fixes the whole game's deals (same seed, same game);
+        ``reset()`` draws the game seed from the env's generator. ``options`` is ignored.
+
+        Raises:
+            ConfigError: ``seed`` neither None nor a non-negative int (nothing changes).
+        """
         self._new_game(seed)
         start_aec_episode(self)
         self._picks = [0] * self.config.num_players
         self.agent_selection = self.agents[0]
 
     def observe(self, agent: str) -> dict:
+        """What ``agent`` knows now: ``{"observation": float32 (OBS_SIZE,), "action_mask": int8
+        (10,)}`` (the layout: :data:`tapeo_env.observation.LAYOUT`; mask 1 = a kind in hand, all 0
+        once the game is over). Fresh arrays.
+
+        Raises:
+            ResetNeededError: before the first ``reset()``.
+            KeyError: ``agent`` is not one of ``possible_agents``.
+        """
+        if self.state is None:
+            raise ResetNeededError("observe() called before reset(): call reset()")
         return self._observe(self._seat_of[agent])
 
     def step(self, action) -> None:
@@ -240,6 +256,15 @@ class TapeoParallelEnv(_TapeoCore, ParallelEnv):
         self.agents = []
 
     def reset(self, seed: Optional[int] = None, options: Optional[dict] = None):
+        """Deal a new game (seed as the AEC env's ``reset``; ``options`` is ignored).
+
+        Returns:
+            ``(observations, infos)``: per agent ``{"observation": float32 (OBS_SIZE,),
+            "action_mask": int8 (10,)}`` and ``{}``.
+
+        Raises:
+            ConfigError: ``seed`` neither None nor a non-negative int (nothing changes).
+        """
         self._new_game(seed)
         self.agents = self.possible_agents[:]
         return self._observe_all(), {a: {} for a in self.agents}

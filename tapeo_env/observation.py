@@ -26,6 +26,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from hod_common.errors import check_int_range
 from hod_common.layout import ObsLayout, Piece
 
 from .cards import CHURRO, DECK_COMPOSITION, MAX_HAND_SIZE, MAX_PLAYERS, MIN_PLAYERS, NUM_KINDS
@@ -65,13 +66,23 @@ OBS_HIGH = _HIGH
 
 
 def encode(state: State, seat: int, out: np.ndarray | None = None) -> np.ndarray:
-    """Observation of ``seat`` (float32, shape ``(OBS_SIZE,)``), see :data:`LAYOUT`.
+    """Observation of ``seat``: what that seat knows (tapeo.txt; the layout table :data:`LAYOUT`).
 
     Args:
-        state: the engine state.
-        seat: the observer, 0..n-1.
+        state: the engine state (:class:`tapeo_env.engine.State`), n = ``state.config.num_players``.
+        seat: the observer, an int in 0..n-1 (absolute seat; the pieces are seat-relative to it).
         out: optional float32 array of shape ``(OBS_SIZE,)`` to fill (every entry is written).
+
+    Returns:
+        float32 array of shape ``(OBS_SIZE,)``, entries in ``[0, OBS_HIGH]`` (``out`` when given).
+
+    Raises:
+        ConfigError (a ValueError): ``seat`` not an int in 0..n-1 (the message lists the legal
+            seats); nothing is written.
     """
+    n = state.config.num_players
+    if type(seat) is not int or not 0 <= seat < n:
+        seat = check_int_range("seat", seat, 0, n - 1)
     obs = _encoder(state.config).encode(state, seat)
     if out is None:
         return obs
@@ -80,8 +91,15 @@ def encode(state: State, seat: int, out: np.ndarray | None = None) -> np.ndarray
 
 
 def encode_all(state: State) -> np.ndarray:
-    """Observations of every seat at once: float32 ``(n, OBS_SIZE)``, row ``i`` equal to
-    ``encode(state, i)`` bit for bit (a fresh array; rows may be handed out as views)."""
+    """Observations of every seat at once.
+
+    Args:
+        state: the engine state, n = ``state.config.num_players`` seats.
+
+    Returns:
+        float32 array of shape ``(n, OBS_SIZE)``, row ``i`` equal to ``encode(state, i)`` bit for
+        bit (a fresh array; rows may be handed out as views).
+    """
     return _encoder(state.config).encode_all(state)
 
 

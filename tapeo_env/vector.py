@@ -88,6 +88,16 @@ class _Group:
         self.needs_obs = any(getattr(p, "needs_observation", True) for p in policies)
 
     def draw_opponents(self, games: np.ndarray, rng: np.random.Generator) -> None:
+        """Draw the policy of every opponent seat of ``games`` (the games being dealt).
+
+        Args:
+            games: int (k,) indices of games in ``0..tables-1``.
+            rng: the generator of the draws (``batch_policies.draw_policies`` with
+                :attr:`weights`; nothing is drawn with a single policy or no game).
+
+        Writes ``assign[games]``: int64 (k, n - L) indices into :attr:`policies`, column ``j``
+        for seat ``L + j``.
+        """
         if len(self.policies) > 1 and len(games):
             self.assign[games] = batch_policies.draw_policies(rng, len(self.policies),
                                                               (len(games), self.n - self.L), self.weights)
@@ -145,22 +155,23 @@ class _LearnerTables:
         self._opp: list[Optional[np.ndarray]] = [None] * len(self.groups)
 
     def set_opponents(self, opponents: Any, weights: Optional[Sequence[float]] = None) -> None:
-        """Replace the opponent policies (e.g. a fresh self-play snapshot) and their drawing
-        probabilities ``weights`` (None: uniform); new draws apply to games started from now on,
-        and to every game if the number of policies or the weights change.
+        """Replace the opponent policies (e.g. the self-play pool after a snapshot joined or left)
+        and their drawing probabilities ``weights`` (None: uniform).
+
+        Games in progress keep their opponents: a seat whose policy is still in ``opponents``
+        (the same object; ``batch_policies.carry_over``) keeps it, whatever its new index, and
+        only a seat whose policy left is drawn again, with the new weights. Games dealt from now
+        on draw with the new weights.
 
         Raises:
-            ConfigError: no policy, an entry that is not a policy, or bad weights.
+            ConfigError: no policy, an entry that is not a policy, or bad weights (nothing changes).
         """
         pols = _as_policies(opponents)
         w = batch_policies.check_weights(weights, len(pols))
         for g in self.groups:
-            redraw = len(pols) != len(g.policies) or not batch_policies.same_weights(w, g.weights)
+            g.assign = batch_policies.carry_over(g.assign, g.policies, pols, self.rng, w)
             g.policies = pols
             g.weights = w
-            if redraw:
-                g.assign[:] = 0
-                g.draw_opponents(np.arange(g.tables), self.rng)
             g.needs_obs = any(getattr(p, "needs_observation", True) for p in pols)
 
     def _refresh(self, i: int) -> None:

@@ -105,13 +105,14 @@ def test_onnx_policy_rejects_wrong_game_count_layout_and_damaged_files(exported,
             p.value = json.dumps(card)
     stale = tmp_path / "stale.onnx"
     stale.write_bytes(proto.SerializeToString())
+    # no card beside these two: only verify=False gets past the integrity check to the others
     with pytest.raises(CheckpointError, match="layout version 0"):
-        OnnxPolicy(stale)
+        OnnxPolicy(stale, verify=False)
     trunc = tmp_path / "trunc.onnx"
     data = onnx_path.read_bytes()
     trunc.write_bytes(data[: len(data) // 2])
     with pytest.raises(CheckpointError, match="truncated or corrupt"):
-        OnnxPolicy(trunc)
+        OnnxPolicy(trunc, verify=False)
     with pytest.raises(CheckpointError, match="no such ONNX file"):
         OnnxPolicy(tmp_path / "missing.onnx")
     bot = OnnxPolicy(onnx_path)
@@ -142,6 +143,67 @@ def test_onnx_policy_rejects_a_flipped_weight_byte_and_a_contradicting_card(expo
         OnnxPolicy(same)
 
 
+def _export_with_card(onnx_path, folder, stem, **changes):
+    """Copy of the export whose embedded card has ``changes``, with a matching card beside it
+    (same changes, the sha256 of the new bytes); returns its path."""
+    import hashlib
+
+    proto = onnx.load(onnx_path)
+    for p in proto.metadata_props:
+        if p.key == METADATA_KEY:
+            card = json.loads(p.value)
+            card.update(changes)
+            p.value = json.dumps(card)
+    data = proto.SerializeToString()
+    path = folder / f"{stem}.onnx"
+    path.write_bytes(data)
+    card["onnx"] = {"file": path.name, "sha256": hashlib.sha256(data).hexdigest()}
+    (folder / f"{stem}.json").write_text(json.dumps(card))
+    return path
+
+
+def test_onnx_policy_needs_its_card_unless_verify_is_false(exported, tmp_path):
+    import shutil
+
+    _, onnx_path, card_path = exported
+    bare = tmp_path / "bare.onnx"
+    shutil.copy(onnx_path, bare)
+    with pytest.raises(CheckpointError, match=r"no model card bare\.json beside it.*verify=False"):
+        OnnxPolicy(bare)
+    assert OnnxPolicy(bare, verify=False).game == "tapeo"       # explicitly unchecked: loads
+    # a card beside it without onnx.sha256 cannot vouch for the bytes either
+    card = json.loads(card_path.read_text())
+    del card["onnx"]["sha256"]
+    (tmp_path / "bare.json").write_text(json.dumps(card))
+    with pytest.raises(CheckpointError, match="holds no onnx.sha256"):
+        OnnxPolicy(bare)
+    # the card is part of the cache key: once the right card is written the same file loads...
+    shutil.copy(card_path, tmp_path / "bare.json")
+    assert OnnxPolicy(bare).game == "tapeo"
+    # ...and a card changed afterwards (another sha256) is read and checked again, not served from cache
+    card = json.loads(card_path.read_text())
+    card["onnx"]["sha256"] = "0" * 64
+    (tmp_path / "bare.json").write_text(json.dumps(card))
+    with pytest.raises(CheckpointError, match="sha256 does not match"):
+        OnnxPolicy(bare)
+
+
+def test_onnx_policy_checks_sizes_against_the_graph_and_the_installed_game(exported, tmp_path):
+    _, onnx_path, _ = exported
+    # the card claims 158 observation entries; the graph's input is [batch, 157]
+    wide = _export_with_card(onnx_path, tmp_path, "wide", obs_size=158)
+    with pytest.raises(CheckpointError, match=r"graph input 'observation' has shape \['batch', 157\].*obs_size = 158"):
+        OnnxPolicy(wide)
+    narrow = _export_with_card(onnx_path, tmp_path, "narrow", num_actions=9)
+    with pytest.raises(CheckpointError, match=r"graph input 'action_mask'.*num_actions = 9"):
+        OnnxPolicy(narrow)
+    # card and graph agree (157, 10) but say Ronda Robada, whose observation has 192 entries and
+    # 27 actions (robada_env LAYOUT / ACTION_NAMES)
+    other = _export_with_card(onnx_path, tmp_path, "other_game", game="robada", player_counts=[2])
+    with pytest.raises(CheckpointError, match="observations of size 157, not 192"):
+        OnnxPolicy(other)
+
+
 def test_onnx_policy_runs_without_torch(exported):
     _, onnx_path, _ = exported
     code = (
@@ -162,8 +224,9 @@ def test_shipped_opponents_registry(exported, tmp_path, monkeypatch):
     _, onnx_path, _ = exported
     monkeypatch.setattr(registry, "_REGISTRY", dict(registry._REGISTRY))
     assert register_shipped_opponents(tmp_path / "absent") == []  # no folder: nothing, no error
-    for stem in ("tapeo_ppo", "tapeo_ppo_4p"):
+    for stem in ("tapeo_ppo", "tapeo_ppo_4p"):   # each with its card beside it, as shipped
         (tmp_path / f"{stem}.onnx").write_bytes(onnx_path.read_bytes())
+        (tmp_path / f"{stem}.json").write_bytes(onnx_path.with_suffix(".json").read_bytes())
     (tmp_path / "chess_ppo.onnx").write_bytes(b"ignored: unknown game")
     assert shipped_opponents(tmp_path) == {("tapeo", "ppo"): tmp_path / "tapeo_ppo.onnx",
                                           ("tapeo", "ppo_4p"): tmp_path / "tapeo_ppo_4p.onnx"}

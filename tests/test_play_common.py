@@ -79,6 +79,28 @@ def test_choose_reprompts_until_legal():
     assert "Legal choices: 1=ham3, 2=churro" in text
 
 
+def test_non_ascii_digits_and_double_signs_are_refused_not_crashed():
+    # "+-1" is no integer, "\u00b2" (superscript two) and "\u0661" (Arabic-Indic one) are not
+    # ASCII digits: each is refused with the normal message, then "+2" (choice 2) is accepted
+    term, out = _term("+-1\n\u00b2\n\u0661\n+2\n")
+    assert term.choose("Pick", CHOICES).action == 9
+    text = out.getvalue()
+    assert text.count("Pick [1-2") == 4
+    for bad in ("+-1", "\u00b2", "\u0661"):
+        assert f"{bad!r} is not a legal choice now. Legal choices: 1=ham3, 2=churro" in text
+
+
+def test_negative_seed_is_a_usage_error(capsys):
+    ap = build_parser("tapeo", "play", "", 2, 6, 4)
+    for bad in ("-1", "1.5", "x"):
+        with pytest.raises(SystemExit) as e:
+            parse_table(ap, "tapeo", ["--seed", bad, "--no-record"])
+        assert e.value.code == 2
+        err = capsys.readouterr().err
+        assert f"argument --seed: invalid value {bad!r}; legal values: a non-negative int (0, 1, 2, ...)" in err
+    assert parse_table(ap, "tapeo", ["--seed", "0", "--no-record", "--opponents", "random"]).seed == 0
+
+
 def test_choose_by_number_and_name():
     assert _term("2\n")[0].choose("Pick", CHOICES).action == 9
     assert _term("Churro\n")[0].choose("Pick", CHOICES).action == 9
@@ -111,12 +133,16 @@ def test_run_exit_codes():
 
 
 def test_default_is_the_strongest_registered():
+    from agents.onnx_policy import OPPONENTS_DIR
     from agents.play_cli import load_bots
-    from agents.registry import names
 
     load_bots()
-    for game in ("tapeo", "robada"):
-        assert parse_opponents(game, None, 2) == [strongest(names(game))] * 2
+    # agents/opponents/tapeo_ppo.onnx is shipped: Tapeo's default is the trained policy "ppo"
+    assert (OPPONENTS_DIR / "tapeo_ppo.onnx").is_file()
+    assert parse_opponents("tapeo", None, 2) == ["ppo", "ppo"]
+    # no Robada export is shipped (yet): the strongest of expert > greedy > random is "expert"
+    robada = "ppo" if (OPPONENTS_DIR / "robada_ppo.onnx").is_file() else "expert"
+    assert parse_opponents("robada", None, 3) == [robada] * 3
 
 
 def test_random_input_never_crashes():
@@ -127,7 +153,8 @@ def test_random_input_never_crashes():
     import tapeo_env.play as tp
 
     words = ["1", "2", "3", "5", "8", "0", "-3", "x", "", "?", "tortilla", "churro", "ham3", "freeloader",
-             "confirm", "tap", "start Sota", "drop 4", "take pile +1", "c", "99999999999999999999", "1.5", " 2 "]
+             "confirm", "tap", "start Sota", "drop 4", "take pile +1", "c", "99999999999999999999", "1.5", " 2 ",
+             "+-1", "\u00b2", "\u0661"]   # "+-1", superscript two, Arabic-Indic one: not choice numbers
     for trial in range(4):
         r = random.Random(trial)
         text = "\n".join(r.choice(words) for _ in range(3000)) + "\n"

@@ -202,3 +202,14 @@ def test_env_metadata_and_exports():
     assert env.metadata["name"] == "robada_v0" == robada_env.ENV_NAME
     assert robada_env.ACTION_NAMES[25] == "confirm" and robada_env.LAYOUT.size == robada_env.OBS_SIZE
     assert "take pile +k" in robada_env.__doc__
+
+
+def test_observe_before_reset_says_to_reset():
+    from hod_common.errors import ResetNeededError
+
+    env = robada_env.raw_env(num_players=2)
+    with pytest.raises(ResetNeededError, match=r"observe\(\) called before reset\(\): call reset\(\)"):
+        env.observe("player_0")
+    env.reset(seed=0)
+    with pytest.raises(KeyError):
+        env.observe("player_2")      # 2 players: player_0, player_1

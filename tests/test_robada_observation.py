@@ -123,3 +123,15 @@ def test_sample_consistent_state_keeps_what_the_seat_knows():
         assert sorted(t.deck + [x for h in t.hands for x in h]) == sorted(s.deck + [x for h in s.hands for x in h])
         changed |= t.deck != s.deck
     assert changed                              # the hidden cards really are redealt
+
+
+def test_seat_outside_the_table_is_a_value_error_naming_the_legal_seats():
+    from hod_common.errors import ConfigError
+
+    s = new_game(Config(num_players=3), seed=0)
+    for bad in (3, -1, 7):   # 3 players: seats 0, 1, 2 (no wrap-around, no negative index)
+        with pytest.raises(ConfigError, match=rf"seat={bad} is out of range; legal values: \[0, 1, 2\]"):
+            encode(s, bad)
+    with pytest.raises(ValueError, match="must be an integer"):
+        encode(s, 1.0)
+    assert np.array_equal(encode(s, np.int64(2)), encode(s, 2))

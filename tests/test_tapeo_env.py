@@ -234,3 +234,26 @@ def test_env_speed_benchmark_smoke():
     rows = run("tapeo", 2, 300)
     assert rows[0][1]["agent_steps"] >= 300 and rows[1][1]["games"] >= 1
     assert "agent-steps/s" in format_table(rows)
+
+
+def test_encode_refuses_a_seat_outside_the_table():
+    s = new_game(Config(num_players=4), seed=0)
+    for bad in (4, -1, 9):   # 4 players: seats 0..3 (no wrap-around modulo 4)
+        with pytest.raises(ConfigError, match=rf"seat={bad} is out of range; legal values: \[0, 1, 2, 3\]"):
+            encode(s, bad)
+    out = np.full(OBS_SIZE, 7.0, np.float32)
+    with pytest.raises(ValueError, match="must be an integer"):
+        encode(s, "0", out)
+    assert (out == 7.0).all()    # nothing written
+    assert np.array_equal(encode(s, np.int64(3)), encode(s, 3))
+
+
+def test_observe_before_reset_says_to_reset():
+    from hod_common.errors import ResetNeededError
+
+    env = tapeo_env.raw_env(num_players=3)
+    with pytest.raises(ResetNeededError, match=r"observe\(\) called before reset\(\): call reset\(\)"):
+        env.observe("player_0")
+    env.reset(seed=0)
+    with pytest.raises(KeyError):
+        env.observe("player_3")      # 3 players: player_0..player_2

@@ -54,6 +54,32 @@ def test_act_batch_samples_the_masked_softmax_and_never_an_illegal_action():
         pol.act_batch(obs[:2], np.array([[1, 0, 0, 0], [0, 0, 0, 0]], np.int8))
 
 
+class _TopOfRange:
+    """A stand-in generator whose uniform draws are all 1.0: u = 1.0 * total mass, the edge that
+    float rounding of ``random() * total`` can reach."""
+
+    def random(self, size):
+        return np.ones(size)
+
+
+def test_act_batch_checks_shapes_and_clips_to_the_last_legal_action():
+    pol = _fixed_logits_policy()                       # obs_size 3, 4 actions
+    with pytest.raises(ValueError, match=r"expected obs \(M, 3\) and mask \(M, 4\) with the same M; "
+                                         r"got obs \(2, 3\) and mask \(3, 4\)"):
+        pol.act_batch(np.zeros((2, 3), np.float32), np.ones((3, 4), np.int8))
+    with pytest.raises(ValueError, match=r"got obs \(2, 5\) and mask \(2, 4\)"):
+        pol.act_batch(np.zeros((2, 5), np.float32), np.ones((2, 4), np.int8))
+    with pytest.raises(ValueError, match=r"got obs \(2, 3\) and mask \(2, 3\)"):
+        pol.act_batch(np.zeros((2, 3), np.float32), np.ones((2, 3), np.int8))
+    with pytest.raises(ValueError, match=r"got obs \(3,\) and mask \(4,\)"):
+        pol.act_batch(np.zeros(3, np.float32), np.ones(4, np.int8))
+    # u equal to the total mass exceeds no cumulative sum: the count is 4 (every entry <= u), one
+    # past the end; it must come back as each row's last legal action: row 0 legal {0, 1} -> 1,
+    # row 1 legal {1, 3} -> 3, row 2 legal {2} -> 2 (never 3, illegal in rows 0 and 2)
+    mask = np.array([[1, 1, 0, 0], [0, 1, 0, 1], [0, 0, 1, 0]], np.int8)
+    assert pol.act_batch(np.zeros((3, 3), np.float32), mask, _TopOfRange()).tolist() == [1, 3, 2]
+
+
 # ---- the pool's sampling scheme as weights --------------------------------------------------------
 def test_pool_weights_follow_the_sampling_scheme():
     pool = OpponentPool("tapeo", heuristics=["random", "greedy", "greedy"], max_size=2,
@@ -74,10 +100,14 @@ def test_pool_weights_follow_the_sampling_scheme():
     assert src.labels == ["latest", "past:a", "past:b", "heuristic:random", "heuristic:greedy"]
     assert isinstance(pols[0], NumpyBatchPolicy) and pols[0].policy is pool.latest
     assert type(pols[3]).__name__ == "RandomPolicy" and type(pols[4]).__name__ == "BotPolicy"
-    # the pool is full: "c" evicts "a" and takes its index, so the other games keep their opponents
+    # the pool is full: "c" evicts "a"; the members that stay keep their order and policy objects,
+    # the newcomer is appended
     pool.add_snapshot("c", _net("tapeo", 4))
-    src.refresh()
-    assert src.labels == ["latest", "past:c", "past:b", "heuristic:random", "heuristic:greedy"]
+    pols2, weights2 = src.refresh()
+    assert src.labels == ["latest", "past:b", "heuristic:random", "heuristic:greedy", "past:c"]
+    assert pols2[:4] == [pols[0], pols[2], pols[3], pols[4]]
+    # latest 0.5; past 0.3 / 2 each (b, c); heuristics 1/15 and 2/15 as before
+    assert weights2 == pytest.approx([0.5, 0.15, 1 / 15, 2 / 15, 0.15])
 
 
 @pytest.mark.parametrize("game", ["tapeo", "robada"])
@@ -94,12 +124,87 @@ def test_vector_envs_draw_opponents_with_the_weights(game):
     env.reset()
     # weights 4:1 -> policy 0 with probability 0.8; 9,000+ draws, sd < 0.0042
     assert abs(np.mean(assign() == 0) - 0.8) < 0.02
-    env.set_opponents(env.core.groups[0].policies, weights=[1, 3])   # new weights: everyone is redrawn
+    before = assign().copy()
+    env.set_opponents(env.core.groups[0].policies, weights=[1, 3])   # new weights: for new deals only
+    assert np.array_equal(assign(), before)                        # the games in progress keep theirs
+    env.reset()                                                    # every game dealt again: 1:3
     assert abs(np.mean(assign() == 0) - 0.25) < 0.02
     with pytest.raises(ConfigError, match="one per opponent policy"):
         env.set_opponents(env.core.groups[0].policies, weights=[1.0])
     with pytest.raises(ConfigError, match=">= 0"):
         env.set_opponents(env.core.groups[0].policies, weights=[1.0, -1.0])
+
+
+class _Tagged:
+    """A batch policy that plays uniformly random legal actions (its own generator)."""
+
+    needs_observation = False
+
+    def __init__(self, seed):
+        self.rng = np.random.default_rng(seed)
+
+    def __call__(self, observations, masks):
+        return np.array([self.rng.choice(np.flatnonzero(m)) for m in masks], np.int64)
+
+
+def _opponents_now(env):
+    """The policy object of every opponent seat of every game in progress (group 0)."""
+    g = env.core.groups[0]
+    return [[g.policies[k] for k in row] for row in g.assign.tolist()]
+
+
+@pytest.mark.parametrize("game", ["tapeo", "robada"])
+def test_games_in_progress_keep_their_opponents_when_the_pool_changes(game):
+    from robada_env.vector import RobadaVecEnv
+    from tapeo_env.vector import TapeoVecEnv
+
+    a, b, c = _Tagged(1), _Tagged(2), _Tagged(3)
+    cls = TapeoVecEnv if game == "tapeo" else RobadaVecEnv
+    env = cls(40, 4, 1, [a, b], seed=0)
+    env.reset()
+    for _ in range(3):   # games in progress
+        env.step(np.array([int(np.flatnonzero(m)[0]) for m in env.action_masks()]))
+    before = _opponents_now(env)
+    # a member joins (appended), with weights that would give it every new seat
+    env.set_opponents([a, b, c], weights=[0, 0, 1])
+    assert _opponents_now(env) == before
+    # the same members in another order: every seat still has the same policy object
+    env.set_opponents([c, b, a])
+    assert _opponents_now(env) == before
+    # b leaves: the seats that had a keep a; the seats that had b are drawn again with the weights
+    # [0, 1] of [a, c], so all of them now have c
+    env.set_opponents([a, c], weights=[0, 1])
+    after = _opponents_now(env)
+    flat_before = [p for row in before for p in row]
+    flat_after = [p for row in after for p in row]
+    assert b in flat_before and a in flat_before
+    assert all(q is (a if p is a else c) for p, q in zip(flat_before, flat_after))
+    # new deals draw with the new weights: every seat gets c
+    env.reset()
+    assert all(p is c for row in _opponents_now(env) for p in row)
+
+
+def test_pool_growth_mid_game_leaves_the_games_in_progress_alone():
+    pool = OpponentPool("tapeo", heuristics=["random", "greedy"], max_size=3, p_latest=0.5, p_past=0.5,
+                        p_heuristic=0.0001)
+    pool.update_latest(_net("tapeo", 1))
+    venv = make_vec_env("tapeo", 30, 4, 1, pool, {"reward_scheme": "points"}, seed=0, engine="batched")
+    venv.reset()
+    core = venv.venv.core
+    venv.step(np.array([int(np.flatnonzero(m)[0]) for m in venv.action_masks()]))
+    before = _opponents_now(venv.venv)
+    pool.add_snapshot("s1", _net("tapeo", 2))            # a member added while the games go on
+    assert venv.sync()
+    assert venv.opponents.labels == ["latest", "heuristic:random", "heuristic:greedy", "past:s1"]
+    assert len(core.groups[0].policies) == 4
+    assert _opponents_now(venv.venv) == before
+
+
+def test_round_rewards_must_be_a_bool():
+    for bad in (1, "yes", None):
+        with pytest.raises(ConfigError, match=rf"round_rewards={bad!r} must be a bool; legal values: \[False, True\]"):
+            make_vec_env("tapeo", 2, 2, 1, "random", {"round_rewards": bad}, engine="batched")
+    make_vec_env("tapeo", 2, 2, 1, "random", {"round_rewards": True}, engine="batched")
 
 
 # ---- the batched training env ----------------------------------------------------------------------
@@ -117,7 +222,7 @@ def test_batched_env_every_learner_seat_gets_its_payoff(game, counts, learners):
     finished, steps = 0, 0
     while finished < 40:
         if steps == 1:
-            pool.update_latest(_net(game, 1))        # policy opponents join: every seat is redrawn
+            pool.update_latest(_net(game, 1))        # policy opponents join: drawn in new deals
         if steps == 30:
             pool.add_snapshot("s1", _net(game, 2))
         masks = get_action_masks(venv)
@@ -132,8 +237,8 @@ def test_batched_env_every_learner_seat_gets_its_payoff(game, counts, learners):
             assert "terminal_observation" in infos[i] and 0.0 <= infos[i]["win_share"] <= 1.0
             returns[i] = 0
             finished += 1
-    # the env follows the pool: latest copy, the snapshot, the two heuristics
-    assert venv.opponents.labels == ["latest", "past:s1", "heuristic:random", "heuristic:greedy"]
+    # the env follows the pool: the two heuristics, then the newcomers in order of arrival
+    assert venv.opponents.labels == ["heuristic:random", "heuristic:greedy", "latest", "past:s1"]
     assert len(venv.venv.core.groups[0].policies) == 4
 
 
@@ -175,8 +280,9 @@ def test_smoke_training_batched_engine(game, tmp_path):
     # snapshots every 64 steps, at most 2 kept; the one taken at the last step (256) reaches the env
     # before its next step: then it plays the latest copy, both snapshots and random
     assert t.env.sync()
-    assert t.env.opponents.labels[0] == "latest" and len(t.env.opponents.labels) == 4
-    assert sorted(t.env.opponents.labels[1:3]) == sorted("past:" + n for n in t.pool.past)
+    # (the heuristic was there first; the others were appended as they arrived, evicted ones removed)
+    assert t.env.opponents.labels == ["heuristic:random", "latest"] + ["past:" + n for n in t.pool.past]
+    assert len(t.pool.past) == 2
     card = json.loads((tmp_path / "checkpoints" / "final.json").read_text())
     assert card["training"]["config"]["env"]["engine"] == "batched" and card["player_counts"] == [2, 4]
     if game == "tapeo":   # evaluations at 0, 128 and 256 steps as with the single-game tables

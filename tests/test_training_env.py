@@ -284,6 +284,11 @@ def test_numpy_policy_roundtrip_and_masking():
         pol.act(x[0], np.zeros(5, np.int8))
     with pytest.raises(ValueError, match="not a numpy policy"):
         NumpyPolicy.from_bytes(b"garbage")
+    # a truncated archive (zipfile raises BadZipFile, not a ValueError) gets the documented error too
+    data = pol.to_bytes()
+    for cut in (len(data) // 2, len(data) - 1):
+        with pytest.raises(ValueError, match="not a numpy policy archive"):
+            NumpyPolicy.from_bytes(data[:cut])
 
 
 def test_single_agent_view_does_not_import_torch():

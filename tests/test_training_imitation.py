@@ -40,12 +40,12 @@ def test_behaviour_cloning_fits_the_teacher():
     env = SingleAgentEnv("robada", num_players=2, opponents="random")
     model = MaskablePPO("MlpPolicy", env, seed=0, policy_kwargs=dict(net_arch=[64, 64]))
     data = collect_teacher_decisions("robada", "greedy", [2], 2000, seed=1)
-    before = behaviour_clone(model, {k: v[:1] for k, v in data.items()}, 1, 1e-9)["accuracy"]
     stats = behaviour_clone(model, data, epochs=8, learning_rate=3e-3, batch_size=256)
     # greedy is a deterministic function of the observation (up to seeded tie-breaks): a small
-    # network fits most of its decisions, far above a random network's agreement
+    # network fits most of its decisions. (No bound on a fresh network's agreement is asserted:
+    # many decisions are forced or two-way, so an untrained network's agreement depends on its
+    # initialisation and cannot be bounded usefully by hand.)
     assert stats["accuracy"] > 0.8
-    assert before in (0.0, 1.0)
     with pytest.raises(ConfigError):
         behaviour_clone(model, data, epochs=0, learning_rate=1e-3)
 
@@ -54,3 +54,50 @@ def test_config_refuses_an_unknown_teacher():
     cfg = config_mod.override_keys(config_mod.load_config("robada"), {"bc_teacher": "grandmaster"})
     with pytest.raises(ConfigError, match="grandmaster"):
         config_mod.validate_config("robada", cfg)
+
+
+def test_same_seed_same_data_and_another_seed_other_data():
+    a = collect_teacher_decisions("tapeo", "greedy", [2, 3], 120, seed=5)
+    b = collect_teacher_decisions("tapeo", "greedy", [2, 3], 120, seed=5)
+    c = collect_teacher_decisions("tapeo", "greedy", [2, 3], 120, seed=6)
+    assert a.keys() == b.keys() == {"observation", "action_mask", "action", "value_target"}
+    for k in a:
+        assert np.array_equal(a[k], b[k]), k
+    assert not np.array_equal(a["observation"], c["observation"])
+
+
+def test_env_options_reach_the_teacher_games_and_targets_sum_later_rewards():
+    # One whole 2-player Tapeo game: 3 rounds of 9 picks per seat (10 tapas a hand), 54 decisions,
+    # alternating seat 0, seat 1. The options do not change the play (the bots see no rewards), so
+    # both runs play the same game.
+    kw = dict(reward_scheme="points", gamma=1.0)
+    final = collect_teacher_decisions("tapeo", "greedy", [2], 54, seed=0, **kw)
+    rounds = collect_teacher_decisions("tapeo", "greedy", [2], 54, seed=0, env_options={"round_rewards": True}, **kw)
+    assert np.array_equal(final["action"], rounds["action"])
+    f = final["value_target"].reshape(3, 9, 2)     # (round, pick, seat)
+    t = rounds["value_target"].reshape(3, 9, 2)
+    # without round rewards every decision of a seat targets its one final reward (gamma 1)
+    assert (f == f[0, 0]).all()
+    # with them a seat is paid at the end of each round (the change of its standing), and the
+    # target of a decision is the sum of what is paid from then on: constant within a round;
+    # in round 1 the whole game's sum, which is the final reward again (the rewards telescope
+    # from a standing of 0 at the deal to the final one)
+    assert (t == t[:, :1, :]).all()
+    assert np.array_equal(t[0], f[0])
+    # rounds 2 and 3 target what is left after round 1 (and 2): a seat that scored in round 1
+    # (every seat at this seed) has a smaller target there
+    assert (t[1, 0] < t[0, 0]).all() and (t[2, 0] < t[1, 0]).all()
+    # an option the game does not know is refused, so the options do reach raw_env
+    with pytest.raises(ConfigError, match="no_such_rule"):
+        collect_teacher_decisions("robada", "greedy", [2], 5, env_options={"no_such_rule": 1})
+
+
+def test_collect_checks_its_arguments():
+    with pytest.raises(ConfigError, match=r"num_decisions=0 must be an integer >= 1; legal values: 1, 2, 3, ..."):
+        collect_teacher_decisions("robada", "greedy", [2], 0)
+    with pytest.raises(ConfigError, match="num_decisions=True"):
+        collect_teacher_decisions("robada", "greedy", [2], True)
+    with pytest.raises(ConfigError, match=r"player_counts must name at least one table size; legal values: \[2, 3, 4\]"):
+        collect_teacher_decisions("robada", "greedy", [], 10)
+    with pytest.raises(ConfigError, match=r"legal values: \[2, 3, 4\]"):
+        collect_teacher_decisions("robada", "greedy", [5], 10)

@@ -25,9 +25,11 @@ over the available categories, split evenly among the category's members; see
 :class:`training.pool.OpponentPool`), per opponent seat, when a game is dealt (the vector envs'
 ``opponent_weights``). :class:`PoolOpponentsVecEnv` watches the source: when its members change
 (the first latest copy, a snapshot added or evicted) it calls the env's ``set_opponents`` before
-the next step. A member that stays keeps its index, so games in progress keep their opponents
-unless that opponent left the pool. Policy opponents sample from their masked softmax unless the
-pool is ``deterministic``.
+the next step. A member that stays keeps its index and its policy object (newcomers are
+appended), and the envs match policies by object: games in progress keep their opponents; only
+a seat whose opponent left the pool is drawn again, and games dealt from then on draw with the
+new weights. Policy opponents sample from their masked softmax unless the pool is
+``deterministic``.
 
 Differences from the single-game tables (``engine = "single"``, :mod:`training.vec_env`):
 
@@ -151,15 +153,12 @@ class BatchOpponents:
         return pol
 
     def refresh(self) -> tuple[list, list[float]]:
-        """Policies and weights for the source's members now; a member already present keeps its
-        index (a newcomer takes the index of one that left when their numbers match)."""
+        """Policies and weights for the source's members now: ``(policies, weights)``, one float
+        per policy, in the order of :attr:`labels`. The members already present keep their order
+        (and their cached policy objects, so the envs' ``set_opponents`` leaves the games in
+        progress with them); newcomers are appended, in the source's order."""
         w = self.weights_now()
-        new = list(w)
-        if len(new) == len(self.labels):
-            fresh = iter([lab for lab in new if lab not in self.labels])
-            order = [lab if lab in w else next(fresh) for lab in self.labels]
-        else:
-            order = new
+        order = [lab for lab in self.labels if lab in w] + [lab for lab in w if lab not in self.labels]
         self.labels = order
         alive = set(order)
         self._cache = {k: v for k, v in self._cache.items() if k in alive}
@@ -222,7 +221,7 @@ def make_batched_vec_env(game: str, num_tables: int, num_players, learner_seats:
         learner_seats: learner seats per table (Tapeo: seats ``0..L-1``; Ronda Robada: 1).
         opponents: an opponent source or bot name(s) (see :class:`BatchOpponents`).
         env_options: ``reward_scheme`` (default ``"points"``), ``illegal_action`` (only
-            ``"raise"``), Tapeo ``round_rewards``, Ronda Robada rule options.
+            ``"raise"``), Tapeo ``round_rewards`` (a bool), Ronda Robada rule options.
         seed: base seed (deals, learner seats, opponents' draws and sampling).
 
     Returns:
@@ -243,7 +242,10 @@ def make_batched_vec_env(game: str, num_tables: int, num_players, learner_seats:
     players = list(num_players) if isinstance(num_players, (list, tuple)) else num_players
     try:
         if game == "tapeo":
-            round_rewards = bool(opts.pop("round_rewards", False))
+            round_rewards = opts.pop("round_rewards", False)
+            if not isinstance(round_rewards, (bool, np.bool_)):
+                raise ConfigError(f"round_rewards={round_rewards!r} must be a bool; legal values: [False, True]")
+            round_rewards = bool(round_rewards)
             if opts:
                 raise ConfigError(f"unknown Tapeo batched env options {sorted(opts)}; legal: "
                                   f"['reward_scheme', 'illegal_action', 'round_rewards']")

@@ -62,6 +62,8 @@ def library_versions() -> dict[str, str]:
 
 
 def utc_now() -> str:
+    """The current UTC time to the second, ISO 8601 with a ``Z`` suffix (the card's ``created``):
+    a str like ``"2026-11-29T18:40:01Z"``."""
     return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
 
 

@@ -6,9 +6,11 @@ reward comes only at the end). The ``[imitation]`` section of a training config 
 ``bc_decisions``, ``bc_epochs``, ``bc_learning_rate``) starts a new run by:
 
 1. :func:`collect_teacher_decisions`: the teacher bot plays every seat of seeded games through the
-   raw AEC env (illegal actions raise), over the run's table sizes; each decision is recorded as
-   (observation, action mask, action) with the acting seat's discounted final reward
-   ``gamma ** (decisions it still makes) * reward`` as the value target.
+   raw AEC env (illegal actions raise; the run's env options, e.g. Tapeo ``round_rewards`` or
+   Ronda Robada rule options, as in training), over the run's table sizes; each decision is
+   recorded as (observation, action mask, action) with the value target the acting seat's
+   discounted return from that decision on: ``sum_k gamma ** k * r_k``, ``r_k`` the rewards the
+   seat receives after its k-th next decision (before the one after it, or at the game's end).
 2. :func:`behaviour_clone`: minimises the cross-entropy of the masked policy on the teacher's
    actions plus ``vf_coef`` times the squared error of the value head, with Adam, in minibatches.
 
@@ -18,7 +20,7 @@ warm start is recorded in the model card (``training.imitation``).
 from __future__ import annotations
 
 import time
-from typing import Any, Sequence
+from typing import Any, Optional, Sequence
 
 import numpy as np
 
@@ -26,57 +28,77 @@ from hod_common.errors import ConfigError
 
 
 def collect_teacher_decisions(game: str, teacher: str, player_counts: Sequence[int], num_decisions: int,
-                              seed: int = 0, reward_scheme: str = "win_loss", gamma: float = 1.0
-                              ) -> dict[str, np.ndarray]:
+                              seed: int = 0, reward_scheme: str = "win_loss", gamma: float = 1.0,
+                              env_options: Optional[dict] = None) -> dict[str, np.ndarray]:
     """Decisions of ``teacher`` playing every seat, until ``num_decisions`` are recorded.
 
     Args:
         game: ``"tapeo"`` or ``"robada"``.
         teacher: a registered bot name (``agents.names(game)``).
-        player_counts: table sizes, drawn uniformly per game.
-        num_decisions: decisions to record (N).
-        seed: seeds the table sizes, the deals and the bots.
-        reward_scheme: scheme of the value targets (``hod_common.rewards``).
+        player_counts: table sizes, drawn uniformly per game (legal sizes of the game, at least one).
+        num_decisions: decisions to record (N >= 1).
+        seed: seeds the table sizes, the deals and the bots (same seed, same data).
+        reward_scheme: scheme of the rewards (``hod_common.rewards``).
         gamma: discount of the value targets per later decision of the same seat.
+        env_options: other options of the game's ``raw_env`` (the trainer's: Tapeo
+            ``round_rewards``, Ronda Robada rule options, ...); ``illegal_action`` is always
+            ``"raise"`` and ``reward_scheme`` is the argument above.
 
     Returns:
         ``{"observation": float32 (N, obs_size), "action_mask": int8 (N, A), "action": int64 (N,),
-        "value_target": float32 (N,)}``.
+        "value_target": float32 (N,)}``. The value target of a seat's decision j (of k) is its
+        discounted return from there: ``sum_{m=j}^{k-1} gamma ** (m - j) * r_m``, where ``r_m`` is
+        the reward the seat receives after its decision m and before its decision m + 1 (for
+        the last one, until the game ends). With rewards only at the end this is
+        ``gamma ** (k - 1 - j) * final reward``.
 
     Raises:
-        ConfigError: unknown game or bot name.
+        ConfigError: unknown game or bot name, ``num_decisions`` not an int >= 1, no table size or
+            an illegal one (the messages name the legal values), or an unknown env option.
     """
     import agents
 
-    from .games import env_module
+    from .games import check_player_counts, env_module, get_spec
 
     mod = env_module(game)
+    if isinstance(num_decisions, bool) or not isinstance(num_decisions, (int, np.integer)) or num_decisions < 1:
+        raise ConfigError(f"num_decisions={num_decisions!r} must be an integer >= 1; legal values: 1, 2, 3, ...")
+    counts = list(player_counts) if not isinstance(player_counts, (int, np.integer)) else [player_counts]
+    if not counts:
+        raise ConfigError(f"player_counts must name at least one table size; legal values: "
+                          f"{list(get_spec(game).player_counts)}")
+    check_player_counts(game, counts)   # each a legal table size
+    opts = dict(env_options or {})
+    opts.update(illegal_action="raise", reward_scheme=reward_scheme)
     rng = np.random.default_rng(seed)
     obs, masks, acts, targets = [], [], [], []
     while len(acts) < num_decisions:
-        n = int(rng.choice(list(player_counts)))
-        env = mod.raw_env(num_players=n, illegal_action="raise", reward_scheme=reward_scheme)
+        n = int(rng.choice(counts))
+        env = mod.raw_env(num_players=n, **opts)
         env.reset(seed=int(rng.integers(2**31)))
         bots = {a: agents.make(game, teacher, seed=int(rng.integers(2**31))) for a in env.agents}
         rows: dict[str, list[int]] = {a: [] for a in env.agents}
-        totals = {a: 0.0 for a in env.agents}
+        after: dict[str, list[float]] = {a: [] for a in env.agents}   # reward after each decision
         for agent in env.agent_iter():
             o, r, term, trunc, _ = env.last()
-            totals[agent] += float(r)
+            if after[agent]:   # what the seat received since its last decision
+                after[agent][-1] += float(r)
             if term or trunc:
                 env.step(None)
                 continue
             a = int(bots[agent].act(o))
             rows[agent].append(len(acts))
+            after[agent].append(0.0)
             obs.append(np.array(o["observation"], np.float32))
             masks.append(np.array(o["action_mask"], np.int8))
             acts.append(a)
             targets.append(0.0)
             env.step(a)
         for agent, idx in rows.items():
-            k = len(idx)
-            for j, i in enumerate(idx):  # decisions still to come for this seat: k - 1 - j
-                targets[i] = totals[agent] * gamma ** (k - 1 - j)
+            ret = 0.0
+            for i, r in zip(reversed(idx), reversed(after[agent])):   # G_j = r_j + gamma * G_{j+1}
+                ret = r + gamma * ret
+                targets[i] = ret
     sl = slice(0, num_decisions)
     return {"observation": np.stack(obs[sl]), "action_mask": np.stack(masks[sl]),
             "action": np.array(acts[sl], np.int64), "value_target": np.array(targets[sl], np.float32)}

@@ -96,15 +96,20 @@ class NumpyPolicy:
         draw per row from ``rng``: an illegal action has probability exactly 0 and is never drawn.
 
         Raises:
-            ValueError: a row whose mask allows no action.
+            ValueError: ``obs`` not (M, obs_size) or ``mask`` not (M, num_actions) for the same M
+                (the expected and received shapes are named), or a row whose mask allows no action.
         """
+        obs = np.asarray(obs)
         mask = np.asarray(mask) != 0
-        if mask.ndim != 2:
-            raise ValueError(f"mask must be 2-D (M, num_actions); got shape {mask.shape}")
+        if (mask.ndim != 2 or obs.ndim != 2 or obs.shape[0] != mask.shape[0] or obs.shape[1] != self.obs_size
+                or mask.shape[1] != self.num_actions):
+            raise ValueError(f"expected obs (M, {self.obs_size}) and mask (M, {self.num_actions}) with the same M; "
+                             f"got obs {obs.shape} and mask {mask.shape}")
         if len(mask) == 0:
             return np.empty(0, np.int64)
-        if not mask.any(axis=1).all():
-            raise ValueError(f"the action mask of row {int(np.flatnonzero(~mask.any(axis=1))[0])} allows no action")
+        legal_any = mask.any(axis=1)
+        if not legal_any.all():
+            raise ValueError(f"the action mask of row {int(np.flatnonzero(~legal_any)[0])} allows no action")
         z = self.logits(obs).astype(np.float64)
         z[~mask] = -np.inf
         if deterministic:
@@ -112,8 +117,11 @@ class NumpyPolicy:
         p = np.exp(z - z.max(axis=1, keepdims=True))        # exp(-inf) = 0 for illegal actions
         cdf = np.cumsum(p, axis=1)
         u = (rng or np.random.default_rng()).random(len(p)) * cdf[:, -1]
-        # the first action whose cumulative mass exceeds u; a zero-mass action never is the first
-        return np.minimum((cdf <= u[:, None]).sum(axis=1), p.shape[1] - 1).astype(np.int64)
+        # the first action whose cumulative mass exceeds u; a zero-mass action never is the first.
+        # u may round up to the row's total mass, which no entry exceeds: then the count runs past
+        # the last legal action, so it is clipped to each row's last legal index.
+        last_legal = mask.shape[1] - 1 - np.argmax(mask[:, ::-1], axis=1)
+        return np.minimum((cdf <= u[:, None]).sum(axis=1), last_legal).astype(np.int64)
 
     def copy_from(self, other: "NumpyPolicy") -> None:
         """Overwrite these weights in place with ``other``'s (same shapes)."""
@@ -138,8 +146,11 @@ class NumpyPolicy:
         """Read :meth:`to_bytes` output (``allow_pickle=False``).
 
         Raises:
-            ValueError: not a policy archive.
+            ValueError: not a policy archive (garbage, a truncated or corrupt archive, missing
+                arrays or shapes that do not chain).
         """
+        import zipfile
+
         try:
             with np.load(io.BytesIO(data), allow_pickle=False) as z:
                 k = 0
@@ -148,7 +159,7 @@ class NumpyPolicy:
                     layers.append((z[f"w{k}"], z[f"b{k}"]))
                     k += 1
                 return cls(layers, (z["head_w"], z["head_b"]), str(z["activation"]))
-        except (OSError, KeyError, EOFError, ValueError) as e:
+        except (OSError, KeyError, EOFError, ValueError, zipfile.BadZipFile) as e:
             raise ValueError(f"not a numpy policy archive: {e}") from e
 
 

@@ -45,13 +45,20 @@ class OpponentSource(Protocol):
     """What the training environments need from an opponent source."""
 
     def sample(self, rng: np.random.Generator) -> str:
-        """Label of the opponent for one seat of one episode."""
+        """Label (a str, one of :meth:`labels`) of the opponent for one seat of one episode, drawn
+        with ``rng`` (the only source of randomness: same generator state, same label)."""
 
     def make_bot(self, label: str, seed: Optional[int] = None) -> Bot:
-        """A fresh bot for ``label``."""
+        """A fresh :class:`agents.base.Bot` for ``label`` (one of :meth:`labels`), its generator
+        seeded with ``seed`` (None: unseeded).
+
+        Raises:
+            KeyError or ConfigError: a label the source does not hold (now).
+        """
 
     def labels(self) -> list[str]:
-        """Labels that :meth:`sample` may currently return."""
+        """Labels that :meth:`sample` may currently return (a new list of str, in a fixed order;
+        a label listed twice is drawn twice as often where the source says so)."""
 
 
 def registered_bot_names(game: str) -> list[str]:
@@ -106,12 +113,20 @@ class FixedOpponents:
         self.names = check_bot_names(game, names)
 
     def sample(self, rng: np.random.Generator) -> str:
+        """One of the bot names, uniformly (a name listed twice is twice as likely): exactly
+        ``names[rng.integers(len(names))]``."""
         return self.names[int(rng.integers(len(self.names)))]
 
     def make_bot(self, label: str, seed: Optional[int] = None) -> Bot:
+        """``agents.make(game, label, seed=seed)`` (:func:`make_named_bot`).
+
+        Raises:
+            ConfigError: ``label`` is not a registered bot name (the registered ones are listed).
+        """
         return make_named_bot(self.game, label, seed)
 
     def labels(self) -> list[str]:
+        """The bot names as given (a new list of str, repeats kept)."""
         return list(self.names)
 
     def __repr__(self) -> str:
@@ -206,6 +221,9 @@ class OpponentPool:
 
     # ---- OpponentSource ---------------------------------------------------------------------
     def sample(self, rng: np.random.Generator) -> str:
+        """Label of one seat's opponent: a category drawn with :meth:`category_probs` (one
+        ``rng.choice``), then a member of it uniformly (one ``rng.integers``): ``"latest"``,
+        ``"past:<snapshot name>"`` or ``"heuristic:<bot name>"``."""
         p = self.category_probs()
         cat = CATEGORIES[int(rng.choice(len(CATEGORIES), p=[p[c] for c in CATEGORIES]))]
         if cat == "latest":
@@ -218,8 +236,14 @@ class OpponentPool:
     def make_bot(self, label: str, seed: Optional[int] = None) -> Bot:
         """Bot for ``label`` (``latest``, ``past:<name>`` or ``heuristic:<name>``).
 
+        Returns:
+            a :class:`training.numpy_policy.PolicyBot` on the latest copy or on the snapshot
+            (sharing its weights; ``deterministic`` as the pool), or the registry's heuristic
+            bot, seeded with ``seed``.
+
         Raises:
-            KeyError: label not in the pool (e.g. an evicted snapshot).
+            KeyError: label not in the pool (e.g. an evicted snapshot, or no latest copy yet).
+            ConfigError: ``heuristic:<name>`` of an unregistered bot.
         """
         if label == "latest":
             if self.latest is None:
@@ -233,6 +257,9 @@ class OpponentPool:
         raise KeyError(f"unknown pool label {label!r}; labels: {self.labels()}")
 
     def labels(self) -> list[str]:
+        """The members now (a new list of str): ``"latest"`` once there is a latest copy, then
+        ``"past:<name>"`` for each snapshot (oldest first), then ``"heuristic:<name>"`` for each
+        heuristic (repeats kept)."""
         out = ["latest"] if self.latest is not None else []
         out += ["past:" + n for n in self.past]
         out += ["heuristic:" + h for h in self.heuristics]

@@ -82,6 +82,7 @@ class Trainer:
                                  c["p_heuristic"], c["opponent_deterministic"])
         self.baselines = check_bot_names(game, c["baselines"]) if c["eval_every"] else []
         env_opts = dict(env_options or {}, reward_scheme=c["reward_scheme"], illegal_action="raise")
+        self.env_options = env_opts   # also the teacher's games of the warm start (_warm_start)
         self.env = make_vec_env(game, c["tables"], c["players"], c["learner_seats"], self.pool, env_opts,
                                 seed=c["seed"], engine=c.get("engine", "single"))
         ppo_kwargs = dict(learning_rate=c["learning_rate"], n_steps=c["n_steps"], batch_size=c["batch_size"],
@@ -123,7 +124,8 @@ class Trainer:
         c = self.c
         t0 = time.perf_counter()
         data = collect_teacher_decisions(self.game, c["bc_teacher"], c["players"], c["bc_decisions"],
-                                         seed=c["seed"], reward_scheme=c["reward_scheme"], gamma=c["gamma"])
+                                         seed=c["seed"], reward_scheme=c["reward_scheme"], gamma=c["gamma"],
+                                         env_options=self.env_options)
         collect_s = time.perf_counter() - t0
         stats = behaviour_clone(self.model, data, c["bc_epochs"], c["bc_learning_rate"],
                                 batch_size=c["batch_size"], vf_coef=c["vf_coef"], seed=c["seed"])
