@@ -116,13 +116,15 @@ class RobadaSession(GameSession):
     def screen(self) -> str:
         """What the person's seat knows now (R9): scores, loose cards, each pile's visible card,
         size and points, the other hands' sizes, the last runner, the run in progress, the deck
-        left and its own hand."""
+        left and its own hand. The reminders of the rules in parentheses are shown during the
+        first deal only (the screen depends only on what the seat knows)."""
         s, t, w = self.state, self.table, self.width
         n, me = t.players, t.seat
+        first = len(s.deck) == 36 - 3 * n  # still the first deal (R6: 4 loose, then 3 each)
         lines = ["", "Scores: " + ", ".join(f"{self.names[i]} {s.points[i]}" for i in range(n))
                  + f"   | deck: {len(s.deck)} cards left"]
         lines.append(f"Loose cards on the table ({len(s.loose)}): {cartas(s.loose)}")
-        lines.append("Piles (only the top card shows; taking it takes the whole pile):")
+        lines.append("Piles (only the top card shows; taking it takes the whole pile):" if first else "Piles:")
         for i in range(n):
             p = s.piles[i]
             desc = f"{carta(p[-1])} on top, {len(p)} cards, {s.points[i]} pts" if p else "empty"
@@ -130,7 +132,8 @@ class RobadaSession(GameSession):
             hand = "" if i == me else f"   | {k} card{'s' if k != 1 else ''} in hand"
             lines.append(f"  {self.names[i]:<{w}}  {desc}{hand}")
         if s.last_runner != NOBODY:
-            lines.append(f"Last run confirmed by {self.names[s.last_runner]} (gets the loose cards left at the end).")
+            lines.append(f"Last run confirmed by {self.names[s.last_runner]}"
+                         + (" (gets the loose cards left at the end)." if first else "."))
         if s.run:
             if s.run_taken:  # list the start and the piles taken, not every card of the piles
                 gathered = (f"{carta(s.run[0])} on {carta(s.run[1])}, ..., piles taken: "
@@ -140,7 +143,7 @@ class RobadaSession(GameSession):
             lines.append(f"Your run: {gathered} = {len(s.run)} cards, {points(s.run)} pts; it {need_text(s)}.")
         else:
             lines.append("No run yet this turn: start one (a hand card on a loose card of the same rank) "
-                         "or drop a card.")
+                         "or drop a card." if first else "No run yet this turn: start one or drop a card.")
         lines.append(f"Your hand: {cartas(s.hands[me])}")
         return "\n".join(lines)
 

@@ -117,10 +117,12 @@ class TapeoSession(GameSession):
         self.show_end()
 
     def ask_pick(self) -> int:
-        """Read the person's pick (a kind in hand) and return it."""
+        """Read the person's pick (a kind in hand) and return it. The scoring hint of each tapa is
+        shown at the first pick of each round (the legend stays short for the other picks)."""
         hand = self.state.hand(self.table.seat)
-        hints = scoring_hints(self.state.config.rulings)
-        choices = [Choice(k, KIND_NAMES[k], f"{TAPA_NAMES[k]} x{int(hand[k])}: {hints[k]}",
+        first_pick = len(self.state.reveals[self.state.round]) == 0
+        hints = scoring_hints(self.state.config.rulings) if first_pick else ("",) * NUM_KINDS
+        choices = [Choice(k, KIND_NAMES[k], f"{TAPA_NAMES[k]} x{int(hand[k])}" + (f": {hints[k]}" if hints[k] else ""),
                           _ALIASES[k] + (TAPA_NAMES[k].lower(),))
                    for k in range(NUM_KINDS) if hand[k]]
 
@@ -143,8 +145,10 @@ class TapeoSession(GameSession):
         n, me = t.players, t.seat
         cfg = s.config
         scores, churros = s.scores_so_far(), s.churros_held()
+        first = s.pick == 0  # the reminders of how a pick works are shown at each round's first pick
         lines = ["", f"=== Round {s.round + 1}/{cfg.num_rounds}, pick {s.pick + 1} of {cfg.decision_picks} "
-                     f"({s.cards_in_hand} tapas in each hand; the last one is revealed by itself) ==="]
+                     + (f"({s.cards_in_hand} tapas in each hand; the last one is revealed by itself) ==="
+                        if first else f"({s.cards_in_hand} tapas in each hand) ===")]
         lines.append("Scores of finished rounds: " + ", ".join(f"{self.names[i]} {int(scores[i])}" for i in range(n)))
         lines.append(f"  {'Bars (face up)':<{w}}  churros | bar this round")
         for i in range(n):
@@ -154,7 +158,9 @@ class TapeoSession(GameSession):
             lines.append(f"  {self.names[i]:<{w}}  {int(churros[i]):>7} | {tapas_text(s.bars[i])}"
                          + (f"  [{extra}]" if extra else ""))
         left = (me + 1) % n
-        lines.append(f"You pass your hand to your left, {self.names[left]}; your Freeloader steals what they reveal.")
+        if first:
+            lines.append(f"You pass your hand to your left, {self.names[left]}; "
+                         "your Freeloader steals what they reveal.")
         for j, hand in enumerate(known_hands(s, me), 1):
             if hand is not None:
                 lines.append(f"  {self.names[(me + j) % n]} now holds a hand you passed: {tapas_text(hand)}")
