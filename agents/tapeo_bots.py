@@ -136,11 +136,18 @@ class GreedyBot(Bot):
         self.rulings = rulings
 
     def act(self, observation: Observation, belief: Optional[BeliefSampler] = None) -> int:
+        """The legal kind of highest :meth:`values` (a forced pick is returned at once); ties are
+        broken with the bot's seeded generator."""
         legal = legal_actions(observation)
         if legal.size == 1:
             return int(legal[0])
         view = decode(observation["observation"])
-        return _pick_best(immediate_gains(view, 0, self.rulings), legal, self.rng)
+        return _pick_best(self.values(view, legal), legal, self.rng)
+
+    def values(self, view: ObsView, legal: np.ndarray) -> np.ndarray:
+        """Immediate points of each kind for the observer, float64 (NUM_KINDS,)
+        (:func:`immediate_gains`)."""
+        return immediate_gains(view, 0, self.rulings)
 
 
 @dataclass(frozen=True)
@@ -176,7 +183,7 @@ class ExpertParams:
     freeloader_unknown: float = 2.5
 
 
-class ExpertBot(Bot):
+class ExpertBot(GreedyBot):
     """``expert``: a rule-based player following tapeo.txt 'Tips and strategy', built as an
     expected-value scorer: each legal tapa gets points = what it scores now + what it is expected to
     score by the end of the round (or game, for churros) + what it denies the left neighbour, and
@@ -232,16 +239,8 @@ class ExpertBot(Bot):
 
     def __init__(self, seed: Optional[int] = None, params: Optional[ExpertParams] = None,
                  rulings: Rulings = DEFAULT_RULINGS, **options: Any) -> None:
-        super().__init__(seed=seed, **options)
+        super().__init__(seed=seed, rulings=rulings, **options)
         self.params = params if params is not None else ExpertParams()
-        self.rulings = rulings
-
-    def act(self, observation: Observation, belief: Optional[BeliefSampler] = None) -> int:
-        legal = legal_actions(observation)
-        if legal.size == 1:
-            return int(legal[0])
-        view = decode(observation["observation"])
-        return _pick_best(self.values(view, legal), legal, self.rng)
 
     # -- the scorer ---------------------------------------------------------------------------
 
