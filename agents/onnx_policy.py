@@ -24,6 +24,7 @@ from typing import Any, Optional
 import numpy as np
 
 from .base import Bot, BeliefSampler, Observation, legal_actions
+from .encoders import get_encoder
 
 OPPONENTS_DIR = Path(__file__).resolve().parent / "opponents"
 METADATA_KEY = "model_card"
@@ -187,6 +188,7 @@ class OnnxPolicy(Bot):
                                   num_actions=num_actions)
         self.game = self.card["game"]
         self.deterministic = deterministic
+        self.encoder = get_encoder(self.card.get("obs_encoder", "none"), self.game)
         self.obs_size = int(self.card["obs_size"])
         self.num_actions = int(self.card["num_actions"])
 
@@ -194,7 +196,9 @@ class OnnxPolicy(Bot):
         """Batch inference: ``(action int64 [B], masked logits float32 [B, A])``.
 
         Args:
-            observation: float32 [B, obs_size] (or [obs_size]).
+            observation: float32 [B, W] (or [W]): the game's observation (the card's
+                ``obs_encoder`` then appends its features, :mod:`agents.encoders`) or, W =
+                ``obs_size``, an already encoded one.
             action_mask: int8/bool [B, num_actions] (or [num_actions]).
 
         Raises:
@@ -204,6 +208,10 @@ class OnnxPolicy(Bot):
         mask = np.asarray(action_mask).astype(np.int8)
         if obs.ndim == 1:
             obs, mask = obs[None], mask[None]
+        raw = self.obs_size - self.encoder.extra
+        if (not self.encoder.identity and obs.ndim == 2 and obs.shape[1] == raw
+                and mask.shape == (obs.shape[0], self.num_actions)):
+            obs = self.encoder.encode_batch(obs, mask)
         if obs.shape[1:] != (self.obs_size,) or mask.shape != (obs.shape[0], self.num_actions):
             raise ValueError(f"{self.path.name}: expected observation (B, {self.obs_size}) and action_mask "
                              f"(B, {self.num_actions}), got {obs.shape} and {mask.shape}")

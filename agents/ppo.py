@@ -12,6 +12,7 @@ from typing import Any, Optional
 import numpy as np
 
 from .base import Bot, BeliefSampler, Observation, legal_actions
+from .encoders import get_encoder
 
 
 class PPOBot(Bot):
@@ -41,12 +42,17 @@ class PPOBot(Bot):
         self.model, self.card, _ = load_checkpoint(checkpoint, game=game, num_players=num_players, device=device)
         self.game = self.card["game"]
         self.deterministic = deterministic
+        self.encoder = get_encoder(self.card.get("obs_encoder", "none"), self.game)
+
+    def _input(self, observation: Observation) -> np.ndarray:
+        """The network input: the observation with the card's encoder features appended."""
+        return self.encoder.encode(observation["observation"], observation["action_mask"])
 
     def probabilities(self, observation: Observation) -> np.ndarray:
         """Masked action probabilities, float64 (num_actions,)."""
         import torch
 
-        obs, _ = self.model.policy.obs_to_tensor(np.asarray(observation["observation"], np.float32))
+        obs, _ = self.model.policy.obs_to_tensor(self._input(observation))
         mask = np.asarray(observation["action_mask"]).astype(bool)[None]
         with torch.no_grad():
             dist = self.model.policy.get_distribution(obs, action_masks=mask)
@@ -57,7 +63,7 @@ class PPOBot(Bot):
         legal_actions(observation)  # raises on an empty mask
         mask = np.asarray(observation["action_mask"]).astype(bool)
         if self.deterministic:
-            action, _ = self.model.predict(np.asarray(observation["observation"], np.float32),
+            action, _ = self.model.predict(self._input(observation),
                                            action_masks=mask, deterministic=True)
             return int(action)
         p = self.probabilities(observation)

@@ -177,6 +177,10 @@ class Plan:
         pts: (n,) points of each pile after the turn.
         hand: (10,) my hand after the turn.
         value: ``gain`` minus the expected damage of the replies (filled by the evaluation).
+        damage: the replies' expected damage, weighted per seat by ``opp_weights`` (before
+            ``damage_weight``; filled by the evaluation).
+        follow: my expected best run next turn (before ``future_weight``; filled by the
+            evaluation).
     """
 
     action: int
@@ -187,6 +191,8 @@ class Plan:
     pts: list
     hand: list
     value: float = 0.0
+    damage: float = 0.0
+    follow: float = 0.0
 
 
 class ExpertBot(Bot):
@@ -354,6 +360,8 @@ class ExpertBot(Bot):
         final_reply = view.deck_left == 0 and cards_after == 1
         weights = self.params.opp_weights
         fw = self.params.future_weight
+        total_damage = 0.0
+        follow = 0.0
         for j in range(1, n):
             h = others[j - 1]
             if h == 0:
@@ -361,8 +369,10 @@ class ExpertBot(Bot):
             w = weights[min(j - 1, len(weights) - 1)]
             damage, mine = _reply(plan, j, h, unseen, pool, n, inv, final_reply and h == 1,
                                   last_runner, fw > 0.0 and j == 1)
-            value -= w * self.params.damage_weight * damage
-            value += fw * mine
+            total_damage += w * damage
+            follow += mine
+        value += fw * follow - self.params.damage_weight * total_damage
+        plan.damage, plan.follow = total_damage, follow
         plan.value = value
         return value
 

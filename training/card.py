@@ -10,7 +10,8 @@ key                    value
 ``game``               ``"tapeo"`` or ``"robada"``
 ``player_counts``      table sizes the policy was trained on (list of int)
 ``obs_layout_version`` version of the game's observation layout (``<game>_env.observation.LAYOUT``)
-``obs_size``           length of the observation vector
+``obs_size``           width of the network input: the observation vector plus the encoder's features
+``obs_encoder`` (opt.) observation encoder (:mod:`agents.encoders`); absent means ``"none"``
 ``num_actions``        size of the ``Discrete`` action space (= action mask length)
 ``algorithm``          ``"MaskablePPO"`` (sb3-contrib)
 ``policy``             ``{"net_arch": [...], "activation": "tanh"|"relu"}``
@@ -115,8 +116,18 @@ def validate_card(card: Any, source: str, game: Optional[str] = None, num_player
             f"{source}: policy expects observation layout version {card['obs_layout_version']} of "
             f"{card['game']}, but this installation has version {layout_version}; retrain or re-export it"
         )
-    if obs_size is not None and card["obs_size"] != obs_size:
-        raise CheckpointError(f"{source}: policy takes observations of size {card['obs_size']}, not {obs_size}")
+    from agents.encoders import get_encoder
+    from hod_common.errors import ConfigError
+
+    try:
+        encoder = get_encoder(card.get("obs_encoder", "none"), card["game"])
+    except ConfigError as e:
+        raise CheckpointError(f"{source}: {e}") from None
+    if obs_size is not None and card["obs_size"] != encoder.size(obs_size):
+        why = (f" (observation {obs_size} + {encoder.extra} features of encoder {encoder.name!r})"
+               if encoder.extra else "")
+        raise CheckpointError(f"{source}: policy takes observations of size {card['obs_size']}, not "
+                              f"{encoder.size(obs_size)}{why}")
     if num_actions is not None and card["num_actions"] != num_actions:
         raise CheckpointError(f"{source}: policy has {card['num_actions']} actions, not {num_actions}")
     return card

@@ -145,6 +145,9 @@ def validate_config(game: str, cfg: dict[str, dict[str, Any]]) -> None:
         if flat["tables"] < sizes:
             raise ConfigError(f"tables={flat['tables']} must be >= the number of table sizes ({sizes}) with "
                               f"engine='batched' (the tables are split among the sizes)")
+    from agents.encoders import get_encoder
+
+    get_encoder(flat.get("obs_encoder", "none"), game)   # configs from before the key: "none"
     if not flat["net_arch"] or any(h < 1 for h in flat["net_arch"]):
         raise ConfigError(f"net_arch={flat['net_arch']!r} must list positive layer sizes")
     if flat.get("bc_teacher"):

@@ -33,16 +33,23 @@ class NumpyPolicy:
             ``b`` float32 (out,).
         head: the action layer ``(W, b)``, ``W`` float32 (num_actions, last_hidden).
         activation: ``"tanh"`` or ``"relu"`` (applied after every hidden layer).
+        encoder: observation encoder name (:mod:`agents.encoders`): :meth:`act` and
+            :meth:`act_batch` accept the game's observation (width ``obs_size - extra``) and
+            append the encoder's features themselves; an already encoded input
+            (width ``obs_size``) is used as it is.
 
     Raises:
-        ValueError: unknown activation or shapes that do not chain.
+        ValueError: unknown activation or shapes that do not chain; ConfigError: unknown encoder.
     """
 
     def __init__(self, layers: Sequence[tuple[np.ndarray, np.ndarray]], head: tuple[np.ndarray, np.ndarray],
-                 activation: str = "tanh") -> None:
+                 activation: str = "tanh", encoder: str = "none") -> None:
+        from agents.encoders import get_encoder
+
         if activation not in ACTIVATIONS:
             raise ValueError(f"activation={activation!r} is not supported; legal values: {list(ACTIVATIONS)}")
         self.activation = activation
+        self.encoder = get_encoder(encoder)
         self.layers = [(np.ascontiguousarray(w, np.float32), np.ascontiguousarray(b, np.float32)) for w, b in layers]
         self.head = (np.ascontiguousarray(head[0], np.float32), np.ascontiguousarray(head[1], np.float32))
         dim = self.layers[0][0].shape[1] if self.layers else self.head[0].shape[1]
@@ -52,6 +59,25 @@ class NumpyPolicy:
                 raise ValueError(f"layer shapes do not chain: W {w.shape}, b {b.shape}, input {dim}")
             dim = w.shape[0]
         self.num_actions = int(dim)
+
+    def prepare(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """The network input for ``obs`` float32 (obs_size,) or (M, obs_size): encoded with the
+        policy's encoder when it has the game observation's width (``mask``: the matching action
+        mask(s)), as it is when it is already ``obs_size`` wide.
+
+        Raises:
+            ValueError: another width (the legal ones are named).
+        """
+        obs = np.asarray(obs, np.float32)
+        width = obs.shape[-1] if obs.ndim else -1
+        if width == self.obs_size:
+            return obs
+        if not self.encoder.identity and width == self.obs_size - self.encoder.extra:
+            if obs.ndim == 1:
+                return self.encoder.encode(obs, mask)
+            return self.encoder.encode_batch(obs, mask)
+        legal = sorted({self.obs_size, self.obs_size - self.encoder.extra})
+        raise ValueError(f"observation width {width} does not fit this policy; legal widths: {legal}")
 
     def logits(self, obs: np.ndarray) -> np.ndarray:
         """Unmasked action logits: float32 (B, num_actions) for ``obs`` float32 (B, obs_size) or (obs_size,)."""
@@ -78,7 +104,7 @@ class NumpyPolicy:
         """
         if not np.any(mask):
             raise ValueError("the action mask allows no action")
-        z = self.masked_logits(obs, mask)
+        z = self.masked_logits(self.prepare(obs, mask), mask)
         if deterministic:
             return int(np.argmax(z))
         z = z - z.max()
@@ -101,7 +127,8 @@ class NumpyPolicy:
         """
         obs = np.asarray(obs)
         mask = np.asarray(mask) != 0
-        if (mask.ndim != 2 or obs.ndim != 2 or obs.shape[0] != mask.shape[0] or obs.shape[1] != self.obs_size
+        widths = {self.obs_size, self.obs_size - self.encoder.extra}
+        if (mask.ndim != 2 or obs.ndim != 2 or obs.shape[0] != mask.shape[0] or obs.shape[1] not in widths
                 or mask.shape[1] != self.num_actions):
             raise ValueError(f"expected obs (M, {self.obs_size}) and mask (M, {self.num_actions}) with the same M; "
                              f"got obs {obs.shape} and mask {mask.shape}")
@@ -110,7 +137,7 @@ class NumpyPolicy:
         legal_any = mask.any(axis=1)
         if not legal_any.all():
             raise ValueError(f"the action mask of row {int(np.flatnonzero(~legal_any)[0])} allows no action")
-        z = self.logits(obs).astype(np.float64)
+        z = self.logits(self.prepare(obs, mask)).astype(np.float64)
         z[~mask] = -np.inf
         if deterministic:
             return np.argmax(z, axis=1).astype(np.int64)
@@ -131,12 +158,13 @@ class NumpyPolicy:
 
     # ---- files -------------------------------------------------------------------------------
     def to_bytes(self) -> bytes:
-        """The policy as ``.npz`` bytes (keys ``w0, b0, ..., head_w, head_b, activation``)."""
+        """The policy as ``.npz`` bytes (keys ``w0, b0, ..., head_w, head_b, activation, encoder``)."""
         arrays = {}
         for k, (w, b) in enumerate(self.layers):
             arrays[f"w{k}"], arrays[f"b{k}"] = w, b
         arrays["head_w"], arrays["head_b"] = self.head
         arrays["activation"] = np.array(self.activation)
+        arrays["encoder"] = np.array(self.encoder.name)
         buf = io.BytesIO()
         np.savez(buf, **arrays)
         return buf.getvalue()
@@ -151,6 +179,8 @@ class NumpyPolicy:
         """
         import zipfile
 
+        from hod_common.errors import ConfigError
+
         try:
             with np.load(io.BytesIO(data), allow_pickle=False) as z:
                 k = 0
@@ -158,8 +188,9 @@ class NumpyPolicy:
                 while f"w{k}" in z:
                     layers.append((z[f"w{k}"], z[f"b{k}"]))
                     k += 1
-                return cls(layers, (z["head_w"], z["head_b"]), str(z["activation"]))
-        except (OSError, KeyError, EOFError, ValueError, zipfile.BadZipFile) as e:
+                encoder = str(z["encoder"]) if "encoder" in z else "none"
+                return cls(layers, (z["head_w"], z["head_b"]), str(z["activation"]), encoder)
+        except (OSError, KeyError, EOFError, ValueError, ConfigError, zipfile.BadZipFile) as e:
             raise ValueError(f"not a numpy policy archive: {e}") from e
 
 

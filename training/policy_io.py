@@ -38,8 +38,9 @@ def _mlp_layers(policy) -> tuple[list[nn.Linear], str]:
     return linears, (acts.pop() if acts else "tanh")
 
 
-def to_numpy_policy(policy) -> NumpyPolicy:
-    """Copy the actor of an SB3 ``MaskableActorCriticPolicy`` into a :class:`NumpyPolicy`.
+def to_numpy_policy(policy, encoder: str = "none") -> NumpyPolicy:
+    """Copy the actor of an SB3 ``MaskableActorCriticPolicy`` into a :class:`NumpyPolicy`
+    that reads observations through ``encoder`` (:mod:`agents.encoders`, the one it was trained with).
 
     Raises:
         ValueError: a network other than flatten + MLP (see the module docstring).
@@ -49,7 +50,7 @@ def to_numpy_policy(policy) -> NumpyPolicy:
         layers = [(m.weight.detach().cpu().numpy().copy(), m.bias.detach().cpu().numpy().copy()) for m in linears]
         head = (policy.action_net.weight.detach().cpu().numpy().copy(),
                 policy.action_net.bias.detach().cpu().numpy().copy())
-    return NumpyPolicy(layers, head, act)
+    return NumpyPolicy(layers, head, act, encoder)
 
 
 class MaskedActor(nn.Module):

@@ -190,7 +190,7 @@ class OpponentPool:
     def update_latest(self, policy: NumpyPolicy) -> None:
         """Refresh the ``latest`` copy (in place once it exists, so live bots follow)."""
         if self.latest is None:
-            self.latest = NumpyPolicy(policy.layers, policy.head, policy.activation)
+            self.latest = NumpyPolicy(policy.layers, policy.head, policy.activation, policy.encoder.name)
             self.latest.layers = [(w.copy(), b.copy()) for w, b in self.latest.layers]
             self.latest.head = (self.latest.head[0].copy(), self.latest.head[1].copy())
         else:

@@ -41,6 +41,7 @@ from .checkpoint import load_checkpoint, save_checkpoint
 from .curves import save_learning_curve
 from .evaluate import evaluate_policy, format_rows
 from .games import layout_version
+from agents.encoders import get_encoder
 from .numpy_policy import PolicyBot
 from .pool import OpponentPool, check_bot_names
 
@@ -85,6 +86,11 @@ class Trainer:
         self.env_options = env_opts   # also the teacher's games of the warm start (_warm_start)
         self.env = make_vec_env(game, c["tables"], c["players"], c["learner_seats"], self.pool, env_opts,
                                 seed=c["seed"], engine=c.get("engine", "single"))
+        self.encoder = get_encoder(c.get("obs_encoder", "none"), game)
+        if not self.encoder.identity:   # the network reads observation + features (agents.encoders)
+            from .encoded_env import EncodedVecEnv
+
+            self.env = EncodedVecEnv(self.env, self.encoder)
         ppo_kwargs = dict(learning_rate=c["learning_rate"], n_steps=c["n_steps"], batch_size=c["batch_size"],
                           n_epochs=c["n_epochs"], gamma=c["gamma"], gae_lambda=c["gae_lambda"],
                           clip_range=c["clip_range"], ent_coef=c["ent_coef"], vf_coef=c["vf_coef"],
@@ -126,6 +132,8 @@ class Trainer:
         data = collect_teacher_decisions(self.game, c["bc_teacher"], c["players"], c["bc_decisions"],
                                          seed=c["seed"], reward_scheme=c["reward_scheme"], gamma=c["gamma"],
                                          env_options=self.env_options)
+        if not self.encoder.identity:
+            data["observation"] = self.encoder.encode_batch(data["observation"], data["action_mask"])
         collect_s = time.perf_counter() - t0
         stats = behaviour_clone(self.model, data, c["bc_epochs"], c["bc_learning_rate"],
                                 batch_size=c["batch_size"], vf_coef=c["vf_coef"], seed=c["seed"])
@@ -138,7 +146,7 @@ class Trainer:
     def numpy_policy(self):
         from .policy_io import to_numpy_policy
 
-        return to_numpy_policy(self.model.policy)
+        return to_numpy_policy(self.model.policy, self.encoder.name)
 
     def snapshot(self) -> None:
         """Add a frozen copy of the learner to the pool as ``step_<N>``."""
@@ -180,6 +188,7 @@ class Trainer:
             "player_counts": sorted(self.c["players"]),
             "obs_layout_version": layout_version(self.game),
             "obs_size": int(space.shape[0]),
+            "obs_encoder": self.encoder.name,
             "num_actions": int(self.model.action_space.n),
             "algorithm": "MaskablePPO",
             "policy": {"net_arch": list(self.c["net_arch"]), "activation": self.c["activation"]},
@@ -350,6 +359,7 @@ def parse_args(argv: Optional[list[str]] = None):
         pre.error(str(e))
     # configurations (and checkpoints) from before the engine key: the single-game tables
     defaults.setdefault("env", {}).setdefault("engine", "single")
+    defaults["env"].setdefault("obs_encoder", "none")   # and from before the observation encoders
     parser = build_parser(game, defaults)
     args = parser.parse_args(argv)
     cfg = config_mod.apply_overrides(defaults, args)

@@ -1,0 +1,96 @@
+"""Observation encoders: what a policy network reads, computed from a seat's observation dict.
+
+The environments emit each game's observation layout (``<game>_env.observation.LAYOUT``). A
+policy may read that vector as it is (encoder ``"none"``) or with features appended that are a
+pure function of the observation and the action mask (so they reveal nothing the seat does not
+know). The encoder is part of a policy: training records its name in the model card
+(``obs_encoder``; a card without the key means ``"none"``) and every player of the policy (the
+training env, the opponent pool's snapshots, :class:`agents.onnx_policy.OnnxPolicy`,
+:class:`agents.ppo.PPOBot`) applies the same one, so the network input is
+``concat(observation, features)``, float32 ``(layout size + extra,)``.
+
+=================  ========  =====  ==================================================
+name               game      extra  features
+=================  ========  =====  ==================================================
+``none``           any       0      (the observation as it is)
+``robada_plans``   robada    135    :mod:`agents.robada_features` (the expert's plan values per action)
+=================  ========  =====  ==================================================
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable, Optional
+
+import numpy as np
+
+from hod_common.errors import ConfigError
+
+__all__ = ["Encoder", "ENCODERS", "get_encoder"]
+
+
+@dataclass(frozen=True)
+class Encoder:
+    """An observation encoder.
+
+    Attributes:
+        name: registry name (recorded in model cards as ``obs_encoder``).
+        game: the game it applies to (None: any).
+        extra: features appended to the observation.
+        batch_fn: ``(observations float32 (M, obs), masks (M, A)) -> float32 (M, extra)``
+            (None for the identity).
+    """
+
+    name: str
+    game: Optional[str]
+    extra: int
+    batch_fn: Optional[Callable[[np.ndarray, np.ndarray], np.ndarray]] = None
+
+    @property
+    def identity(self) -> bool:
+        return self.extra == 0
+
+    def encode_batch(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
+        """float32 (M, obs + extra): each observation with its features appended."""
+        obs = np.asarray(observations, np.float32)
+        if self.identity:
+            return obs
+        return np.concatenate([obs, self.batch_fn(obs, action_masks)], axis=1)
+
+    def encode(self, observation: np.ndarray, action_mask: np.ndarray) -> np.ndarray:
+        """float32 (obs + extra,): one observation with its features appended."""
+        obs = np.asarray(observation, np.float32)
+        if self.identity:
+            return obs
+        return self.encode_batch(obs[None], np.asarray(action_mask)[None])[0]
+
+    def size(self, obs_size: int) -> int:
+        """Network input width for an observation of ``obs_size`` floats."""
+        return int(obs_size) + self.extra
+
+
+def _robada_plans(obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
+    from .robada_features import plan_features_batch
+
+    return plan_features_batch(obs, masks)
+
+
+ENCODERS: dict[str, Encoder] = {
+    "none": Encoder("none", None, 0),
+    "robada_plans": Encoder("robada_plans", "robada", 135, _robada_plans),
+}
+
+
+def get_encoder(name: Optional[str], game: Optional[str] = None) -> Encoder:
+    """The encoder ``name`` (None means ``"none"``), checked against ``game`` when given.
+
+    Raises:
+        ConfigError: unknown name, or an encoder of another game (legal values are named).
+    """
+    key = "none" if name is None else name
+    enc = ENCODERS.get(key)
+    if enc is None:
+        raise ConfigError(f"unknown obs_encoder {name!r}; legal values: {sorted(ENCODERS)}")
+    if game is not None and enc.game not in (None, game):
+        legal = sorted(k for k, e in ENCODERS.items() if e.game in (None, game))
+        raise ConfigError(f"obs_encoder {name!r} is for {enc.game!r}, not {game!r}; legal values for {game}: {legal}")
+    return enc
