@@ -145,6 +145,9 @@ def validate_config(game: str, cfg: dict[str, dict[str, Any]]) -> None:
         if flat["tables"] < sizes:
             raise ConfigError(f"tables={flat['tables']} must be >= the number of table sizes ({sizes}) with "
                               f"engine='batched' (the tables are split among the sizes)")
+    scale = flat.get("reward_scale", 1.0)
+    if isinstance(scale, bool) or not isinstance(scale, (int, float)) or not 0 < scale < float("inf"):
+        raise ConfigError(f"reward_scale={scale!r} must be a positive number (1.0: rewards as the game gives them)")
     from agents.encoders import get_encoder
 
     get_encoder(flat.get("obs_encoder", "none"), game)   # configs from before the key: "none"

@@ -86,6 +86,11 @@ class Trainer:
         self.env_options = env_opts   # also the teacher's games of the warm start (_warm_start)
         self.env = make_vec_env(game, c["tables"], c["players"], c["learner_seats"], self.pool, env_opts,
                                 seed=c["seed"], engine=c.get("engine", "single"))
+        scale = c.get("reward_scale", 1.0)   # configs from before the key: 1.0
+        if scale != 1.0:
+            from .reward_scale import ScaledRewardVecEnv
+
+            self.env = ScaledRewardVecEnv(self.env, scale)
         self.encoder = get_encoder(c.get("obs_encoder", "none"), game)
         if not self.encoder.identity:   # the network reads observation + features (agents.encoders)
             from .encoded_env import EncodedVecEnv
@@ -134,6 +139,7 @@ class Trainer:
                                          env_options=self.env_options)
         if not self.encoder.identity:
             data["observation"] = self.encoder.encode_batch(data["observation"], data["action_mask"])
+        data["value_target"] = data["value_target"] * np.float32(c.get("reward_scale", 1.0))   # as PPO's returns
         collect_s = time.perf_counter() - t0
         stats = behaviour_clone(self.model, data, c["bc_epochs"], c["bc_learning_rate"],
                                 batch_size=c["batch_size"], vf_coef=c["vf_coef"], seed=c["seed"])
@@ -360,6 +366,7 @@ def parse_args(argv: Optional[list[str]] = None):
     # configurations (and checkpoints) from before the engine key: the single-game tables
     defaults.setdefault("env", {}).setdefault("engine", "single")
     defaults["env"].setdefault("obs_encoder", "none")   # and from before the observation encoders
+    defaults["env"].setdefault("reward_scale", 1.0)     # and from before the reward scale
     parser = build_parser(game, defaults)
     args = parser.parse_args(argv)
     cfg = config_mod.apply_overrides(defaults, args)
