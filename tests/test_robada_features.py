@@ -192,3 +192,24 @@ def test_a_card_with_an_unknown_encoder_is_refused(encoded_run, tmp_path):
         validate_card(bad, "card", game="robada")
     with pytest.raises(CheckpointError, match=r"size 327, not 192"):
         validate_card(dict(card, obs_encoder="none"), "card", game="robada", obs_size=192)
+
+
+def test_an_encoded_export_plays_without_torch(encoded_run):
+    import subprocess
+    import sys
+
+    _, _, onnx_path = encoded_run
+    s = _last_turn_position()
+    obs, mask = _obs(s)
+    code = (
+        "import sys, numpy as np\n"
+        "from agents.onnx_policy import OnnxPolicy\n"
+        f"b = OnnxPolicy({str(onnx_path)!r}, game='robada', seed=0)\n"
+        f"obs = np.array({obs.tolist()!r}, np.float32); m = np.array({mask.tolist()!r}, np.int8)\n"
+        "a = b.act({'observation': obs, 'action_mask': m})\n"
+        "assert m[a], a\n"
+        "bad = [k for k in ('torch', 'stable_baselines3', 'sb3_contrib') if k in sys.modules]\n"
+        "assert not bad, bad\n"
+    )
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
