@@ -217,7 +217,9 @@ def bench_ppo(game: str = "tapeo", engine: str = "batched", total_steps: int = 1
         total_steps: learner steps of the run.
         heuristics: the pool's heuristic bots (default ``random`` only, so the figure measures
             the env and PPO; slower bots bound it by their own speed).
-        overrides: further config keys (e.g. a tiny run for smoke tests).
+        overrides: further config keys (e.g. a tiny run for smoke tests). The observation
+            encoder is ``"none"`` unless given here, for the same reason (Ronda Robada's
+            ``robada_plans`` runs the expert's planner at every decision, about 2,000 steps/s).
     """
     import tempfile
 
@@ -227,6 +229,7 @@ def bench_ppo(game: str = "tapeo", engine: str = "batched", total_steps: int = 1
     from training.train import Trainer
 
     over = {"engine": engine, "total_steps": total_steps, "eval_every": 0, "heuristics": list(heuristics),
+            "obs_encoder": "none",
             "checkpoint_every": max(1, total_steps), **(overrides or {})}
     cfg = config_mod.override_keys(config_mod.load_config(game), over)
     flat = config_mod.flatten(cfg)

@@ -175,6 +175,7 @@ SMOKE_OVERRIDES: dict[str, Any] = {
     "engine": "single", "tables": 2, "n_steps": 32, "batch_size": 64, "n_epochs": 1, "net_arch": [32, 32], "total_steps": 256,
     "snapshot_every": 64, "checkpoint_every": 128, "pool_size": 2, "eval_every": 0, "eval_games": 8,
     "eval_players": [2], "baselines": ["random"], "heuristics": ["random"],
+    "obs_encoder": "none", "reward_scale": 1.0,   # the plain observation (the encoder has its own tests)
 }
 
 
