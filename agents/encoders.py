@@ -47,17 +47,27 @@ class Encoder:
 
     @property
     def identity(self) -> bool:
+        """True for the encoder that appends nothing (``"none"``)."""
         return self.extra == 0
 
     def encode_batch(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
-        """float32 (M, obs + extra): each observation with its features appended."""
+        """float32 (M, obs + extra): each observation with its features appended.
+
+        Raises:
+            ValueError: shapes the encoder does not accept, a mask allowing nothing, or a vector
+                that is not an observation of the encoder's game (from ``batch_fn``).
+        """
         obs = np.asarray(observations, np.float32)
         if self.identity:
             return obs
         return np.concatenate([obs, self.batch_fn(obs, action_masks)], axis=1)
 
     def encode(self, observation: np.ndarray, action_mask: np.ndarray) -> np.ndarray:
-        """float32 (obs + extra,): one observation with its features appended."""
+        """float32 (obs + extra,): one observation with its features appended.
+
+        Raises:
+            ValueError: as :meth:`encode_batch`.
+        """
         obs = np.asarray(observation, np.float32)
         if self.identity:
             return obs
@@ -87,7 +97,7 @@ def get_encoder(name: Optional[str], game: Optional[str] = None) -> Encoder:
         ConfigError: unknown name, or an encoder of another game (legal values are named).
     """
     key = "none" if name is None else name
-    enc = ENCODERS.get(key)
+    enc = ENCODERS.get(key) if isinstance(key, str) else None
     if enc is None:
         raise ConfigError(f"unknown obs_encoder {name!r}; legal values: {sorted(ENCODERS)}")
     if game is not None and enc.game not in (None, game):

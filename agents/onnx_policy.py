@@ -110,8 +110,8 @@ def _load(path: str, threads: int, stamp: tuple = (), verify: bool = True):
     if not isinstance(card, dict):
         raise err(f"{p}: the embedded model card is not a JSON object")
     if side_card is not None:
-        for key in ("game", "obs_layout_version", "obs_size", "num_actions", "player_counts"):
-            if key in card and side_card.get(key) != card.get(key):
+        for key in ("game", "obs_layout_version", "obs_size", "num_actions", "player_counts", "obs_encoder"):
+            if (key in card or key in side_card) and side_card.get(key) != card.get(key):
                 raise err(f"{p}: the embedded model card and {side.name} disagree on {key!r} "
                           f"({card.get(key)!r} vs {side_card.get(key)!r})")
     inputs, outputs = sess.get_inputs(), sess.get_outputs()
@@ -213,7 +213,10 @@ class OnnxPolicy(Bot):
                 and mask.shape == (obs.shape[0], self.num_actions)):
             obs = self.encoder.encode_batch(obs, mask)
         if obs.shape[1:] != (self.obs_size,) or mask.shape != (obs.shape[0], self.num_actions):
-            raise ValueError(f"{self.path.name}: expected observation (B, {self.obs_size}) and action_mask "
+            what = (f"(B, {self.obs_size})" if self.encoder.identity else
+                    f"(B, W) with W in {[raw, self.obs_size]} (the game's observation, or with the "
+                    f"{self.encoder.name!r} encoder's features appended)")
+            raise ValueError(f"{self.path.name}: expected observation {what} and action_mask "
                              f"(B, {self.num_actions}), got {obs.shape} and {mask.shape}")
         action, logits = self.session.run(["action", "logits"], {"observation": obs, "action_mask": mask})
         return action, logits

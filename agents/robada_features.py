@@ -56,7 +56,9 @@ def plan_features(observation: np.ndarray, action_mask: np.ndarray) -> np.ndarra
         float32 (135,): feature ``k`` of action ``a`` at index ``27 * k + a`` (table above).
 
     Raises:
-        ValueError: wrong shapes (the expected ones are named) or a mask that allows nothing.
+        ValueError: wrong shapes (the expected ones are named), a mask that allows nothing, or
+            a vector that is not a Ronda Robada observation (no player count set; from
+            :func:`robada_env.observation.decode`).
     """
     from robada_env.observation import LAYOUT, decode
 
@@ -88,7 +90,11 @@ def plan_features(observation: np.ndarray, action_mask: np.ndarray) -> np.ndarra
 
 def plan_features_batch(observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
     """:func:`plan_features` of M decisions: float32 (M, 135) for observations float32 (M, 192)
-    and masks (M, 27) (one row at a time: the planner is plain Python)."""
+    and masks (M, 27) (one row at a time: the planner is plain Python).
+
+    Raises:
+        ValueError: not two 2-D arrays with the same M, or any row :func:`plan_features` refuses.
+    """
     obs = np.asarray(observations, np.float32)
     masks = np.asarray(action_masks)
     if obs.ndim != 2 or masks.ndim != 2 or len(obs) != len(masks):

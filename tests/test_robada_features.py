@@ -213,3 +213,39 @@ def test_an_encoded_export_plays_without_torch(encoded_run):
     )
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r.stderr
+
+
+def test_bad_encoder_names_and_a_resume_with_another_encoder_are_refused(encoded_run, tmp_path):
+    from training.card import CheckpointError, validate_card
+    from training.config import smoke_config
+    from training.train import Trainer
+
+    with pytest.raises(ConfigError, match="legal values"):
+        get_encoder(["robada_plans"])
+    t, s, _ = encoded_run
+    card = json.loads(t.out.joinpath("checkpoints", "final.json").read_text())
+    with pytest.raises(CheckpointError, match="legal values"):
+        validate_card(dict(card, obs_encoder=["robada_plans"]), "card", game="robada")
+    cfg = smoke_config("robada", obs_encoder="none", heuristics=["random"], players=[2, 4])
+    with pytest.raises(CheckpointError, match="keeps its encoder"):
+        Trainer("robada", cfg, tmp_path, resume=s["checkpoint"], progress=False, log=None)
+
+
+def test_onnx_side_card_must_agree_on_the_encoder(encoded_run, tmp_path):
+    import shutil
+
+    from agents.onnx_policy import OnnxPolicy
+    from training.card import CheckpointError
+
+    _, _, onnx_path = encoded_run
+    dst = tmp_path / "m.onnx"
+    shutil.copy(onnx_path, dst)
+    side = json.loads(onnx_path.with_suffix(".json").read_text())
+    side["obs_encoder"] = "none"
+    dst.with_suffix(".json").write_text(json.dumps(side))
+    with pytest.raises(CheckpointError, match="disagree on 'obs_encoder'"):
+        OnnxPolicy(dst)
+    # the error for a wrong width names both accepted widths
+    bot = OnnxPolicy(onnx_path)
+    with pytest.raises(ValueError, match=r"\[192, 327\]"):
+        bot.run(np.zeros(191, np.float32), np.ones(NUM_ACTIONS, np.int8))

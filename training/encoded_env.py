@@ -21,7 +21,8 @@ class EncodedVecEnv(VecEnvWrapper):
 
     Args:
         venv: a training VecEnv with ``action_masks()`` (bool (num_envs, num_actions)).
-        encoder: the encoder (not the identity).
+        encoder: the encoder (the trainer only wraps for a non-identity one; with the identity
+            the wrapper changes nothing).
     """
 
     def __init__(self, venv: VecEnv, encoder: Encoder) -> None:

@@ -22,7 +22,8 @@ class ScaledRewardVecEnv(VecEnvWrapper):
     """
 
     def __init__(self, venv: VecEnv, scale: float) -> None:
-        if not (isinstance(scale, (int, float)) and np.isfinite(scale) and scale > 0):
+        if isinstance(scale, (bool, np.bool_)) or not (isinstance(scale, (int, float, np.integer, np.floating))
+                                                       and np.isfinite(scale) and scale > 0):
             raise ValueError(f"reward_scale={scale!r} must be a positive number")
         super().__init__(venv)
         self.scale = float(scale)

@@ -105,6 +105,13 @@ class Trainer:
         self.wall_clock_before = 0.0
         self.resumed_from = None
         if resume is not None:
+            from .checkpoint import read_checkpoint
+
+            _, known = read_checkpoint(resume, game=game)
+            if known.get("obs_encoder", "none") != self.encoder.name:
+                raise CheckpointError(f"{resume}: the policy reads observations through encoder "
+                                      f"{known.get('obs_encoder', 'none')!r}, not the configured "
+                                      f"{self.encoder.name!r}; a resumed run keeps its encoder")
             model, card, snaps = load_checkpoint(resume, game=game, env=self.env, device=c["device"], **ppo_kwargs)
             want = {"net_arch": list(c["net_arch"]), "activation": c["activation"]}
             if card.get("policy") != want:
