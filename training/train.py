@@ -329,12 +329,19 @@ def _SelfPlayCallback(trainer: Trainer):
 
 
 # ---- command line -------------------------------------------------------------------------------
+class _HelpFormatter(argparse.ArgumentDefaultsHelpFormatter):
+    """Shows defaults, except ``None`` ones (the config keys' flags say their file default themselves)."""
+
+    def _get_help_string(self, action):
+        return action.help if action.default is None else super()._get_help_string(action)
+
+
 def build_parser(game: str, defaults: dict) -> argparse.ArgumentParser:
     """The argparse parser: run options plus one flag per config key of ``defaults``."""
     p = argparse.ArgumentParser(
         prog="python -m training.train",
         description="PPO self-play training (sb3-contrib MaskablePPO) against an opponent pool.",
-        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+        formatter_class=_HelpFormatter,
     )
     p.add_argument("--game", choices=["tapeo", "robada"], required=True)
     p.add_argument("--config", help="TOML file of defaults (default: training/configs/<game>.toml)")
