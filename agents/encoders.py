@@ -73,6 +73,32 @@ class Encoder:
             return obs
         return self.encode_batch(obs[None], np.asarray(action_mask)[None])[0]
 
+    def network_input(self, observations: np.ndarray, action_masks: np.ndarray, width: int) -> np.ndarray:
+        """The input of a network ``width`` wide that reads through this encoder.
+
+        Args:
+            observations: float32 (M, W): the game's observations (W = ``width - extra``; the
+                features are appended here) or already encoded ones (W = ``width``, kept as they are).
+            action_masks: (M, A), the observations' masks.
+            width: the network's input width.
+
+        Returns:
+            float32 (M, width).
+
+        Raises:
+            ValueError: another W (the legal widths are named), or as :meth:`encode_batch`.
+        """
+        obs = np.asarray(observations, np.float32)
+        w = obs.shape[-1] if obs.ndim == 2 else -1
+        if w == width:
+            return obs
+        if not self.identity and w == width - self.extra:
+            return self.encode_batch(obs, action_masks)
+        if self.identity:
+            raise ValueError(f"expected observation (B, {width}), got {obs.shape}")
+        raise ValueError(f"observations {obs.shape} do not fit: legal widths {[width - self.extra, width]} "
+                         f"(the game's observation, or with the {self.name!r} encoder's features appended)")
+
     def size(self, obs_size: int) -> int:
         """Network input width for an observation of ``obs_size`` floats."""
         return int(obs_size) + self.extra

@@ -208,16 +208,13 @@ class OnnxPolicy(Bot):
         mask = np.asarray(action_mask).astype(np.int8)
         if obs.ndim == 1:
             obs, mask = obs[None], mask[None]
-        raw = self.obs_size - self.encoder.extra
-        if (not self.encoder.identity and obs.ndim == 2 and obs.shape[1] == raw
-                and mask.shape == (obs.shape[0], self.num_actions)):
-            obs = self.encoder.encode_batch(obs, mask)
-        if obs.shape[1:] != (self.obs_size,) or mask.shape != (obs.shape[0], self.num_actions):
-            what = (f"(B, {self.obs_size})" if self.encoder.identity else
-                    f"(B, W) with W in {[raw, self.obs_size]} (the game's observation, or with the "
-                    f"{self.encoder.name!r} encoder's features appended)")
-            raise ValueError(f"{self.path.name}: expected observation {what} and action_mask "
+        if obs.ndim != 2 or mask.shape != (obs.shape[0], self.num_actions):
+            raise ValueError(f"{self.path.name}: expected observation (B, W) and action_mask "
                              f"(B, {self.num_actions}), got {obs.shape} and {mask.shape}")
+        try:
+            obs = self.encoder.network_input(obs, mask, self.obs_size)
+        except ValueError as e:
+            raise ValueError(f"{self.path.name}: {e}") from None
         action, logits = self.session.run(["action", "logits"], {"observation": obs, "action_mask": mask})
         return action, logits
 

@@ -63,21 +63,16 @@ class NumpyPolicy:
     def prepare(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
         """The network input for ``obs`` float32 (obs_size,) or (M, obs_size): encoded with the
         policy's encoder when it has the game observation's width (``mask``: the matching action
-        mask(s)), as it is when it is already ``obs_size`` wide.
+        mask(s)), as it is when it is already ``obs_size`` wide
+        (:meth:`agents.encoders.Encoder.network_input`).
 
         Raises:
-            ValueError: another width (the legal ones are named).
+            ValueError: another width (the accepted ones are named).
         """
         obs = np.asarray(obs, np.float32)
-        width = obs.shape[-1] if obs.ndim else -1
-        if width == self.obs_size:
-            return obs
-        if not self.encoder.identity and width == self.obs_size - self.encoder.extra:
-            if obs.ndim == 1:
-                return self.encoder.encode(obs, mask)
-            return self.encoder.encode_batch(obs, mask)
-        legal = sorted({self.obs_size, self.obs_size - self.encoder.extra})
-        raise ValueError(f"observation width {width} does not fit this policy; legal widths: {legal}")
+        if obs.ndim == 1:
+            return self.encoder.network_input(obs[None], np.asarray(mask)[None], self.obs_size)[0]
+        return self.encoder.network_input(obs, mask, self.obs_size)
 
     def logits(self, obs: np.ndarray) -> np.ndarray:
         """Unmasked action logits: float32 (B, num_actions) for ``obs`` float32 (B, obs_size) or (obs_size,)."""
