@@ -4,7 +4,7 @@ from .registry import GAMES, make, names, register
 
 __all__ = ["Bot", "RandomBot", "legal_actions", "GAMES", "make", "names", "register"]
 
-from . import robada_bots, tapeo_bots  # noqa: E402,F401  (register "greedy" and "expert" of each game)
+from . import robada_bots, robada_search, tapeo_bots  # noqa: E402,F401  (register "greedy", "expert", "rollout")
 
 from .onnx_policy import register_shipped_opponents as _register_shipped_opponents  # noqa: E402
 

@@ -101,3 +101,67 @@ def test_collect_checks_its_arguments():
         collect_teacher_decisions("robada", "greedy", [], 10)
     with pytest.raises(ConfigError, match=r"legal values: \[2, 3, 4\]"):
         collect_teacher_decisions("robada", "greedy", [5], 10)
+
+
+def test_same_data_for_any_number_of_workers(monkeypatch):
+    import training.imitation as imitation
+
+    # 100 decisions in chunks of 40: chunks of 40, 40 and 20 decisions, seeded 5, [5, 1], [5, 2]
+    monkeypatch.setattr(imitation, "CHUNK_DECISIONS", 40)
+    one = collect_teacher_decisions("robada", "greedy", [2, 3], 100, seed=5)
+    two = collect_teacher_decisions("robada", "greedy", [2, 3], 100, seed=5, workers=2)
+    for k in one:
+        assert len(one[k]) == 100 and np.array_equal(one[k], two[k]), k
+    # chunk 0 is the plain run with the same seed: its 40 decisions are the first 40 of any run
+    first = collect_teacher_decisions("robada", "greedy", [2, 3], 40, seed=5)
+    assert np.array_equal(first["observation"], one["observation"][:40])
+    with pytest.raises(ConfigError, match="workers"):
+        collect_teacher_decisions("robada", "greedy", [2], 10, workers=0)
+
+
+def test_a_search_teacher_gets_belief_samples_and_its_options():
+    # "rollout" needs belief samples (agents.robada_search); with 2 determinizations it is quick
+    data = collect_teacher_decisions("robada", "rollout", [2], 40, seed=0,
+                                     teacher_options={"determinizations": 2})
+    assert data["action_mask"][np.arange(40), data["action"]].all()
+    with pytest.raises(ConfigError, match="legal options"):
+        collect_teacher_decisions("robada", "rollout", [2], 40, teacher_options={"rollouts": 2})
+
+
+def test_the_cache_is_reused_and_a_truncated_file_is_recorded_again(tmp_path, monkeypatch):
+    import training.imitation as imitation
+
+    kw = dict(game="robada", teacher="greedy", player_counts=[2], num_decisions=30, seed=1)
+    first = imitation.cached_teacher_decisions(str(tmp_path), **kw)
+    files = list(tmp_path.glob("bc_*.npz"))
+    assert len(files) == 1
+    calls = []
+    real = imitation.collect_teacher_decisions
+    monkeypatch.setattr(imitation, "collect_teacher_decisions", lambda **k: calls.append(k) or real(**k))
+    again = imitation.cached_teacher_decisions(str(tmp_path), **kw, workers=2)   # workers: same file
+    assert calls == [] and all(np.array_equal(first[k], again[k]) for k in first)
+    imitation.cached_teacher_decisions(str(tmp_path), **{**kw, "seed": 2})        # another seed: new file
+    assert len(calls) == 1 and len(list(tmp_path.glob("bc_*.npz"))) == 2
+    files[0].write_bytes(files[0].read_bytes()[:100])                             # truncated
+    redone = imitation.cached_teacher_decisions(str(tmp_path), **kw)
+    assert len(calls) == 2 and all(np.array_equal(first[k], redone[k]) for k in first)
+
+
+@pytest.mark.parametrize("key, value, match", [("bc_workers", 0, "bc_workers"),
+                                               ("bc_teacher_options", {"depth": 3}, "legal options"),
+                                               ("bc_teacher_options", [1], "bc_teacher_options")])
+def test_config_refuses_bad_teacher_settings(key, value, match):
+    cfg = config_mod.override_keys(config_mod.load_config("robada"), {"bc_teacher": "expert", key: value})
+    with pytest.raises(ConfigError, match=match):
+        config_mod.validate_config("robada", cfg)
+
+
+def test_teacher_options_are_a_json_object_on_the_command_line():
+    import argparse
+
+    parser = argparse.ArgumentParser()
+    config_mod.add_config_arguments(parser, config_mod.load_config("robada"))
+    args = parser.parse_args(["--bc-teacher-options", '{"determinizations": 16}'])
+    assert args.bc_teacher_options == {"determinizations": 16}
+    with pytest.raises(SystemExit):
+        parser.parse_args(["--bc-teacher-options", "[16]"])

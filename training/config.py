@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import copy
+import json
 import tomllib
 from pathlib import Path
 from typing import Any, Optional
@@ -69,11 +70,25 @@ def add_config_arguments(parser: argparse.ArgumentParser, defaults: dict[str, di
             shown = f"default: {value!r}"
             if isinstance(value, bool):
                 group.add_argument(flag, dest=key, action=argparse.BooleanOptionalAction, default=None, help=shown)
+            elif isinstance(value, dict):
+                group.add_argument(flag, dest=key, type=_json_object, default=None,
+                                   help=f"{shown} (a JSON object)")
             elif isinstance(value, list):
                 elem = type(value[0]) if value else str
                 group.add_argument(flag, dest=key, nargs="+", type=elem, default=None, help=shown)
             else:
                 group.add_argument(flag, dest=key, type=type(value), default=None, help=shown)
+
+
+def _json_object(text: str) -> dict:
+    """A command-line value that must be a JSON object (dict-valued keys, e.g. ``bc_teacher_options``)."""
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise argparse.ArgumentTypeError(f"not JSON: {e}; expected an object such as '{{\"determinizations\": 16}}'")
+    if not isinstance(value, dict):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a JSON object; expected e.g. '{{\"determinizations\": 16}}'")
+    return value
 
 
 def apply_overrides(cfg: dict[str, dict[str, Any]], args: argparse.Namespace | dict) -> dict[str, dict[str, Any]]:
@@ -162,6 +177,16 @@ def validate_config(game: str, cfg: dict[str, dict[str, Any]]) -> None:
                 raise ConfigError(f"{k}={flat.get(k)!r} must be a positive integer when bc_teacher is set")
         if not flat.get("bc_learning_rate", 0) > 0:
             raise ConfigError(f"bc_learning_rate={flat.get('bc_learning_rate')!r} must be positive")
+        workers = flat.get("bc_workers", 1)   # configs from before the key: one process
+        if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+            raise ConfigError(f"bc_workers={workers!r} must be a positive integer")
+        options = flat.get("bc_teacher_options", {})
+        if not isinstance(options, dict):
+            raise ConfigError(f"bc_teacher_options={options!r} must be a table of the teacher's options, e.g. "
+                              "{determinizations = 16}")
+        import agents
+
+        agents.make(game, flat["bc_teacher"], seed=0, **options)   # unknown options: ConfigError naming the legal ones
     if flat["batch_size"] > flat["n_steps"] * flat["tables"] * flat["learner_seats"]:
         raise ConfigError(
             f"batch_size={flat['batch_size']} exceeds the rollout size n_steps*tables*learner_seats="

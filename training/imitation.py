@@ -27,22 +27,36 @@ import numpy as np
 from hod_common.errors import ConfigError
 
 
+#: Decisions recorded per chunk: chunk 0 is seeded with the run's seed, chunk i > 0 with
+#: ``numpy.random.SeedSequence([seed, i])``, so the data does not depend on how many worker
+#: processes record the chunks.
+CHUNK_DECISIONS = 5_000
+
+
 def collect_teacher_decisions(game: str, teacher: str, player_counts: Sequence[int], num_decisions: int,
                               seed: int = 0, reward_scheme: str = "win_loss", gamma: float = 1.0,
-                              env_options: Optional[dict] = None) -> dict[str, np.ndarray]:
+                              env_options: Optional[dict] = None, teacher_options: Optional[dict] = None,
+                              workers: int = 1) -> dict[str, np.ndarray]:
     """Decisions of ``teacher`` playing every seat, until ``num_decisions`` are recorded.
+
+    The decisions are recorded in chunks of :data:`CHUNK_DECISIONS` (seeded per chunk, see there),
+    ``workers`` chunks at a time in worker processes. A search teacher (``needs_belief``, e.g.
+    Ronda Robada ``rollout``) gets ``belief(rng)``: full states consistent with what its seat knows,
+    from the game's ``sample_consistent_state`` (RULINGS R9).
 
     Args:
         game: ``"tapeo"`` or ``"robada"``.
         teacher: a registered bot name (``agents.names(game)``).
         player_counts: table sizes, drawn uniformly per game (legal sizes of the game, at least one).
         num_decisions: decisions to record (N >= 1).
-        seed: seeds the table sizes, the deals and the bots (same seed, same data).
+        seed: seeds the table sizes, the deals and the bots (same seed, same data, for any ``workers``).
         reward_scheme: scheme of the rewards (``hod_common.rewards``).
         gamma: discount of the value targets per later decision of the same seat.
         env_options: other options of the game's ``raw_env`` (the trainer's: Tapeo
             ``round_rewards``, Ronda Robada rule options, ...); ``illegal_action`` is always
             ``"raise"`` and ``reward_scheme`` is the argument above.
+        teacher_options: keyword options of the teacher bot (e.g. ``{"determinizations": 16}``).
+        workers: processes recording chunks in parallel (int >= 1; 1 = this process).
 
     Returns:
         ``{"observation": float32 (N, obs_size), "action_mask": int8 (N, A), "action": int64 (N,),
@@ -53,30 +67,101 @@ def collect_teacher_decisions(game: str, teacher: str, player_counts: Sequence[i
         ``gamma ** (k - 1 - j) * final reward``.
 
     Raises:
-        ConfigError: unknown game or bot name, ``num_decisions`` not an int >= 1, no table size or
-            an illegal one (the messages name the legal values), or an unknown env option.
+        ConfigError: unknown game or bot name, ``num_decisions`` or ``workers`` not an int >= 1, no
+            table size or an illegal one (the messages name the legal values), an unknown env or
+            teacher option, or a search teacher for a game without ``sample_consistent_state``.
     """
     import agents
 
     from .games import check_player_counts, env_module, get_spec
 
     mod = env_module(game)
-    if isinstance(num_decisions, bool) or not isinstance(num_decisions, (int, np.integer)) or num_decisions < 1:
-        raise ConfigError(f"num_decisions={num_decisions!r} must be an integer >= 1; legal values: 1, 2, 3, ...")
+    for name, value in (("num_decisions", num_decisions), ("workers", workers)):
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+            raise ConfigError(f"{name}={value!r} must be an integer >= 1; legal values: 1, 2, 3, ...")
     counts = list(player_counts) if not isinstance(player_counts, (int, np.integer)) else [player_counts]
     if not counts:
         raise ConfigError(f"player_counts must name at least one table size; legal values: "
                           f"{list(get_spec(game).player_counts)}")
     check_player_counts(game, counts)   # each a legal table size
+    probe = agents.make(game, teacher, seed=0, **(teacher_options or {}))   # unknown bot or option: ConfigError
+    if getattr(probe, "needs_belief", False) and not hasattr(mod, "sample_consistent_state"):
+        raise ConfigError(f"teacher {teacher!r} needs belief samples but {game!r} provides no sample_consistent_state")
     opts = dict(env_options or {})
     opts.update(illegal_action="raise", reward_scheme=reward_scheme)
+    sizes = [CHUNK_DECISIONS] * (num_decisions // CHUNK_DECISIONS)
+    if num_decisions % CHUNK_DECISIONS:
+        sizes.append(num_decisions % CHUNK_DECISIONS)
+    jobs = [(game, teacher, dict(teacher_options or {}), counts, size,
+             seed if i == 0 else np.random.SeedSequence([seed, i]), gamma, opts)
+            for i, size in enumerate(sizes)]
+    if workers == 1 or len(jobs) == 1:
+        parts = [_collect_chunk(*job) for job in jobs]
+    else:
+        import multiprocessing
+        from concurrent.futures import ProcessPoolExecutor
+
+        with ProcessPoolExecutor(min(workers, len(jobs)), mp_context=multiprocessing.get_context("spawn")) as ex:
+            parts = list(ex.map(_collect_chunk, *zip(*jobs)))
+    return {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
+
+
+def cached_teacher_decisions(cache_dir: Optional[str], **kwargs: Any) -> dict[str, np.ndarray]:
+    """:func:`collect_teacher_decisions` (``kwargs`` are its arguments), kept in ``cache_dir``.
+
+    The file is ``<cache_dir>/bc_<key>.npz``, ``key`` a SHA-256 of the arguments that decide the
+    data (everything but ``workers``), so a run with another teacher, seed, table sizes or reward
+    records afresh. A missing, truncated or unreadable file is recorded again and rewritten
+    atomically. ``cache_dir`` empty or None: no cache.
+
+    Returns:
+        the dict of :func:`collect_teacher_decisions`.
+    """
+    if not cache_dir:
+        return collect_teacher_decisions(**kwargs)
+    import hashlib
+    import io
+    import json
+    from pathlib import Path
+
+    from hod_common.atomic import atomic_write_bytes
+
+    keyed = {k: v for k, v in kwargs.items() if k != "workers"}
+    key = hashlib.sha256(json.dumps(keyed, sort_keys=True, default=str).encode()).hexdigest()[:16]
+    path = Path(cache_dir) / f"bc_{key}.npz"
+    names = ("observation", "action_mask", "action", "value_target")
+    if path.exists():
+        try:
+            with np.load(path) as f:
+                data = {k: f[k] for k in names}
+            if len(data["action"]) == kwargs.get("num_decisions"):
+                return data
+        except Exception:   # truncated or foreign file: record again
+            pass
+    data = collect_teacher_decisions(**kwargs)
+    buf = io.BytesIO()
+    np.savez(buf, **data)
+    atomic_write_bytes(path, buf.getvalue())
+    return data
+
+
+def _collect_chunk(game: str, teacher: str, teacher_options: dict, counts: list, num_decisions: int,
+                   seed: Any, gamma: float, opts: dict) -> dict[str, np.ndarray]:
+    """One chunk of :func:`collect_teacher_decisions` (arguments checked there): whole seeded
+    games until ``num_decisions`` are recorded, the last game cut where the chunk is full."""
+    import agents
+
+    from .games import env_module
+
+    mod = env_module(game)
     rng = np.random.default_rng(seed)
     obs, masks, acts, targets = [], [], [], []
     while len(acts) < num_decisions:
         n = int(rng.choice(counts))
         env = mod.raw_env(num_players=n, **opts)
         env.reset(seed=int(rng.integers(2**31)))
-        bots = {a: agents.make(game, teacher, seed=int(rng.integers(2**31))) for a in env.agents}
+        bots = {a: agents.make(game, teacher, seed=int(rng.integers(2**31)), **teacher_options) for a in env.agents}
+        seat_of = {a: i for i, a in enumerate(env.possible_agents)}
         rows: dict[str, list[int]] = {a: [] for a in env.agents}
         after: dict[str, list[float]] = {a: [] for a in env.agents}   # reward after each decision
         for agent in env.agent_iter():
@@ -86,7 +171,12 @@ def collect_teacher_decisions(game: str, teacher: str, player_counts: Sequence[i
             if term or trunc:
                 env.step(None)
                 continue
-            a = int(bots[agent].act(o))
+            bot = bots[agent]
+            if getattr(bot, "needs_belief", False):
+                seat = seat_of[agent]
+                a = int(bot.act(o, lambda g, seat=seat: mod.sample_consistent_state(env.unwrapped.game_state, seat, g)))
+            else:
+                a = int(bot.act(o))
             rows[agent].append(len(acts))
             after[agent].append(0.0)
             obs.append(np.array(o["observation"], np.float32))

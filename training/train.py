@@ -137,20 +137,24 @@ class Trainer:
 
     def _warm_start(self) -> dict:
         """Behaviour cloning of the ``bc_teacher`` bot before PPO (:mod:`training.imitation`)."""
-        from .imitation import behaviour_clone, collect_teacher_decisions
+        from .imitation import behaviour_clone, cached_teacher_decisions
 
         c = self.c
         t0 = time.perf_counter()
-        data = collect_teacher_decisions(self.game, c["bc_teacher"], c["players"], c["bc_decisions"],
-                                         seed=c["seed"], reward_scheme=c["reward_scheme"], gamma=c["gamma"],
-                                         env_options=self.env_options)
+        data = cached_teacher_decisions(c.get("bc_cache_dir") or None, game=self.game, teacher=c["bc_teacher"],
+                                        player_counts=list(c["players"]), num_decisions=c["bc_decisions"],
+                                        seed=c["seed"], reward_scheme=c["reward_scheme"], gamma=c["gamma"],
+                                        env_options=self.env_options,
+                                        teacher_options=c.get("bc_teacher_options") or {},
+                                        workers=c.get("bc_workers", 1))
         if not self.encoder.identity:
             data["observation"] = self.encoder.encode_batch(data["observation"], data["action_mask"])
         data["value_target"] = data["value_target"] * np.float32(c.get("reward_scale", 1.0))   # as PPO's returns
         collect_s = time.perf_counter() - t0
         stats = behaviour_clone(self.model, data, c["bc_epochs"], c["bc_learning_rate"],
                                 batch_size=c["batch_size"], vf_coef=c["vf_coef"], seed=c["seed"])
-        info = {"teacher": c["bc_teacher"], "decisions": int(c["bc_decisions"]), "epochs": int(c["bc_epochs"]),
+        info = {"teacher": c["bc_teacher"], "teacher_options": dict(c.get("bc_teacher_options") or {}),
+                "decisions": int(c["bc_decisions"]), "epochs": int(c["bc_epochs"]),
                 "collect_s": round(collect_s, 1), **stats}
         self.log(f"behaviour cloning of {c['bc_teacher']!r}: {info}")
         return info

@@ -1,0 +1,173 @@
+"""Ronda Robada search bot ``rollout``: determinized Monte Carlo rollouts of the expert.
+
+A one-step policy improvement of :class:`agents.robada_bots.ExpertBot` (the "rollout algorithm"
+of Bertsekas, here over sampled hidden cards as in Perfect Information Monte Carlo, PIMC):
+
+1. The candidates are the legal actions whose best plan, as the expert values it
+   (:meth:`ExpertBot.plans` and :meth:`ExpertBot.evaluate`), is within ``window`` margin points
+   of the expert's best, at most ``candidates`` of them, best first. A decision with one
+   candidate is the expert's choice, with no search.
+2. ``determinizations`` times: draw a full state the seat cannot tell from the real one (the
+   ``belief`` sampler: other hands and the deck reshuffled, RULINGS R9); for each candidate, play
+   it on a copy of that state and then play the game out with the expert in every seat (the
+   seat's own later decisions included), with the same expert seeds for every candidate (common
+   random numbers: the candidates are compared on the same deals and the same tie-breaks).
+3. Each playout scores ``win share + margin_weight * margin / 100``: the win share is 1 for the
+   only top score, 1/k when k seats share it, 0 otherwise (ronda_robada.txt 'End of the game and
+   scoring'); the margin is the seat's points minus the mean of the others', in game points.
+4. The candidate with the best mean score is played (exact ties: the bot's seeded generator).
+
+It needs the hidden state only through ``belief`` (``needs_belief = True``): the tournament
+(``benchmarks.tournament``), the play CLI and the imitation warm start
+(``training.imitation``) pass ``belief(rng) -> State`` built on
+``robada_env.sample_consistent_state``. Cost: about ``candidates x determinizations`` playouts of
+1-5 ms each per decision with more than one candidate (about 5 s per 2-player game at the
+defaults on one core), so it is a strong baseline and a teacher, not a fast opponent.
+"""
+from __future__ import annotations
+
+from typing import Any, Optional
+
+import numpy as np
+
+from hod_common.errors import ConfigError
+from robada_env import engine
+from robada_env.observation import decode, encode
+
+from .base import BeliefSampler, Bot, Observation, legal_actions
+from .registry import register
+from .robada_bots import ExpertBot
+
+__all__ = ["RolloutBot", "playout_score"]
+
+
+def playout_score(points: list, seat: int, margin_weight: float) -> float:
+    """Score of a finished game for ``seat``: win share + ``margin_weight`` x margin / 100.
+
+    Args:
+        points: final points per seat (ints, game points).
+        seat: the seat scored.
+        margin_weight: weight of the margin (points minus the others' mean) per 100 points.
+
+    Returns:
+        float; e.g. points [120, 100] for seat 0 with weight 1: 1 + (120 - 100) / 100 = 1.2.
+    """
+    best = max(points)
+    share = 1.0 / points.count(best) if points[seat] == best else 0.0
+    others = [p for i, p in enumerate(points) if i != seat]
+    return share + margin_weight * (points[seat] - sum(others) / len(others)) / 100.0
+
+
+class RolloutBot(Bot):
+    """Determinized rollouts of the expert (module docstring; registry name ``"rollout"``).
+
+    Args:
+        seed: seed of the bot's generator (determinizations, playout seeds, ties).
+        determinizations: hidden-card samples per decision (int >= 1).
+        candidates: at most this many actions are searched, the expert's best first (int >= 1).
+        window: only actions whose expert value is within this many margin points of the best
+            are searched (float >= 0).
+        margin_weight: weight of the margin per 100 points in the playout score (float >= 0).
+
+    Raises:
+        ConfigError: an option outside its legal values (the message names them), or ``act``
+            called without ``belief``.
+    """
+
+    needs_belief = True
+
+    def __init__(self, seed: Optional[int] = None, determinizations: int = 48, candidates: int = 4,
+                 window: float = 30.0, margin_weight: float = 1.0, **options: Any) -> None:
+        super().__init__(seed, **options)
+        for name, value, low in (("determinizations", determinizations, 1), ("candidates", candidates, 1)):
+            if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low:
+                raise ConfigError(f"{name}={value!r}: legal values are integers >= {low}")
+        for name, value in (("window", window), ("margin_weight", margin_weight)):
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not value >= 0:
+                raise ConfigError(f"{name}={value!r}: legal values are numbers >= 0")
+        self.determinizations = int(determinizations)
+        self.candidates = int(candidates)
+        self.window = float(window)
+        self.margin_weight = float(margin_weight)
+        self._expert = ExpertBot(seed=seed)
+        self._players = [ExpertBot() for _ in range(engine.MAX_PLAYERS)]
+
+    def reset(self, seed: Optional[int] = None) -> None:
+        super().reset(seed)
+        self._expert.reset(seed)
+
+    def candidate_actions(self, observation: Observation) -> list:
+        """The actions to search, the expert's best first (step 1 of the module docstring).
+
+        Returns:
+            list of int legal actions, 1 to ``candidates`` long.
+        """
+        legal = legal_actions(observation).tolist()
+        if len(legal) == 1:
+            return [int(legal[0])]
+        view = decode(observation["observation"])
+        best: dict = {}
+        for plan in self._expert.plans(view, legal):
+            v = self._expert.evaluate(view, plan)
+            if plan.action in legal and v > best.get(plan.action, -np.inf):
+                best[plan.action] = v
+        if not best:
+            return [int(legal[0])]
+        ranked = sorted(best, key=lambda a: -best[a])
+        top = best[ranked[0]]
+        return [int(a) for a in ranked[: self.candidates] if best[a] >= top - self.window]
+
+    def act(self, observation: Observation, belief: Optional[BeliefSampler] = None) -> int:
+        cands = self.candidate_actions(observation)
+        if len(cands) == 1:
+            return cands[0]
+        values = self.action_values(observation, belief, cands)
+        best = max(values.values())
+        top = [a for a in cands if values[a] >= best - 1e-9]
+        return top[0] if len(top) == 1 else top[int(self.rng.integers(len(top)))]
+
+    def action_values(self, observation: Observation, belief: Optional[BeliefSampler],
+                      candidates: Optional[list] = None) -> dict:
+        """Mean playout score of each candidate (steps 2-3 of the module docstring).
+
+        Args:
+            observation: the seat's observation dict (the seat is the one to act).
+            belief: ``belief(rng) -> robada_env.engine.State``, a full state the seat cannot tell
+                from the real one.
+            candidates: actions to score (default: :meth:`candidate_actions`).
+
+        Returns:
+            ``{action: mean score}`` (floats; win share + margin_weight x margin / 100).
+
+        Raises:
+            ConfigError: ``belief`` is None.
+        """
+        if belief is None:
+            raise ConfigError(
+                "RolloutBot is a search bot (needs_belief): act(observation, belief) needs "
+                "belief(rng) -> State, e.g. lambda rng: robada_env.sample_consistent_state(state, seat, rng)"
+            )
+        cands = self.candidate_actions(observation) if candidates is None else list(candidates)
+        totals = np.zeros(len(cands))
+        for _ in range(self.determinizations):
+            base = belief(self.rng)
+            seeds = self.rng.integers(2**31, size=base.n)
+            for i, action in enumerate(cands):
+                totals[i] += self._playout(base, action, base.current, seeds)
+        return {a: float(t) / self.determinizations for a, t in zip(cands, totals)}
+
+    def _playout(self, base: "engine.State", action: int, seat: int, seeds: np.ndarray) -> float:
+        """Play ``action`` on a copy of ``base``, then the expert in every seat to the end."""
+        s = base.clone()
+        engine.apply_action(s, action)
+        players = self._players
+        for k in range(s.n):
+            players[k].reset(int(seeds[k]))
+        while not s.terminal:
+            p = s.current
+            engine.apply_action(s, players[p].act({"observation": encode(s, p),
+                                                   "action_mask": engine.legal_mask(s, p)}))
+        return playout_score(s.points, seat, self.margin_weight)
+
+
+register("robada", "rollout", RolloutBot)

@@ -1,0 +1,116 @@
+"""Ronda Robada search bot ``rollout`` (agents.robada_search): playout scores worked out by hand,
+the candidates, the errors, and games through the raw env and the tournament."""
+import numpy as np
+import pytest
+
+import agents
+import robada_env
+from _robada_helpers import position
+from agents.robada_bots import ExpertBot
+from agents.robada_search import RolloutBot, playout_score
+from benchmarks.tournament import run_tournament
+from hod_common.errors import ConfigError
+from robada_env.actions import DROP, START
+from robada_env.engine import legal_mask
+from robada_env.observation import encode
+
+FIVE = 4  # rank index of the 5 (ranks A, 2, ..., 7, Sota, Caballo, Rey are 0..9)
+
+
+def obs_of(s, seat=None):
+    seat = s.current if seat is None else seat
+    return {"observation": encode(s, seat), "action_mask": legal_mask(s, seat)}
+
+
+def test_playout_score_is_win_share_plus_weighted_margin():
+    # 2 players, 120 v 100: I win (1) and my margin is 120 - 100 = 20 -> 1 + 20 / 100 = 1.2
+    assert playout_score([120, 100], 0, 1.0) == pytest.approx(1.2)
+    # the loser: 0 + (100 - 120) / 100 = -0.2
+    assert playout_score([120, 100], 1, 1.0) == pytest.approx(-0.2)
+    # 3 players, two share the top score: share 1/2, margin weight 0 -> 0.5
+    assert playout_score([50, 50, 30], 0, 0.0) == pytest.approx(0.5)
+    # 4 players: 40 against the others' mean (10 + 30 + 20) / 3 = 20 -> 1 + 0.5 * 20 / 100 = 1.1
+    assert playout_score([10, 40, 30, 20], 1, 0.5) == pytest.approx(1.1)
+
+
+def _last_cards():
+    # Last two cards of the game (deck empty): I hold 5o, seat 1 holds 7c. Loose: 5c. My pile:
+    # Ao (1 point). Seat 1's pile: every other card, 6b on top, so 244 - (5 + 7 + 5 + 1) = 226
+    # points (the deck holds 4 x (1 + ... + 7 + 10 + 11 + 12) = 4 x 61 = 244 points). Seat 1 made
+    # the last run. Hidden from me: only seat 1's one card, so every belief sample is this state.
+    s = position(["5o", "7c"], loose="5c", piles=[["Ao"], ["6b"]], to_deck=False, last_runner=1)
+    assert s.deck == [] and s.points == [1, 226]
+    return s
+
+
+def test_action_values_are_the_exact_playouts_when_nothing_is_hidden():
+    s = _last_cards()
+    bot = RolloutBot(seed=0, determinizations=3, window=1e9)
+    belief = lambda rng: robada_env.sample_consistent_state(s, 0, rng)  # noqa: E731
+    values = bot.action_values(obs_of(s), belief)
+    assert set(values) == {START + FIVE, DROP + FIVE}
+    # start 5: 5o + 5c, the run needs a 6: no loose 6, seat 1's pile shows 6b -> the expert takes
+    # it (226 points) and confirms: my pile 1 + 10 + 226 = 237. Seat 1 cannot start 7c (no loose
+    # 7) and drops it, the game's last card: the leftover 7 goes to me, the last runner (R7):
+    # 237 + 7 = 244 against 0. Score: win 1 + (244 - 0) / 100 = 3.44.
+    assert values[START + FIVE] == pytest.approx(3.44)
+    # drop 5: loose 5c 5o; seat 1 drops 7c; the leftovers 5 + 5 + 7 = 17 go to seat 1 (last
+    # runner): 226 + 17 = 243 against my 1. Score: 0 + (1 - 243) / 100 = -2.42.
+    assert values[DROP + FIVE] == pytest.approx(-2.42)
+    assert bot.act(obs_of(s), belief) == START + FIVE
+
+
+def test_candidates_are_the_expert_best_within_the_window():
+    s = _last_cards()
+    # The expert values the start about 500 points above the drop, so a 30-point window keeps only
+    # the start: the decision needs no search (and no belief).
+    assert RolloutBot(seed=0).candidate_actions(obs_of(s)) == [START + FIVE]
+    assert RolloutBot(seed=0).act(obs_of(s)) == START + FIVE
+    assert RolloutBot(seed=0, window=1e9).candidate_actions(obs_of(s)) == [START + FIVE, DROP + FIVE]
+    assert RolloutBot(seed=0, window=1e9, candidates=1).candidate_actions(obs_of(s)) == [START + FIVE]
+
+
+def test_a_searched_decision_without_belief_is_refused():
+    s = _last_cards()
+    with pytest.raises(ConfigError, match="belief"):
+        RolloutBot(seed=0, window=1e9).act(obs_of(s))
+
+
+@pytest.mark.parametrize("options", [dict(determinizations=0), dict(candidates=1.5), dict(window=-1.0),
+                                     dict(margin_weight="x"), dict(rollouts=4)])
+def test_bad_options_name_the_legal_values(options):
+    with pytest.raises(ConfigError, match="legal"):
+        RolloutBot(seed=0, **options)
+
+
+def test_one_candidate_is_the_expert_choice():
+    # candidates=1: the expert's best action with no search, decision by decision, in seeded games
+    # (the expert breaks exact ties with its generator: both use seed 0 and decide the same way).
+    env = robada_env.raw_env(num_players=3, illegal_action="raise")
+    env.reset(seed=4)
+    rollout, expert = RolloutBot(seed=0, candidates=1), ExpertBot(seed=0)
+    checked = 0
+    for agent in env.agent_iter():
+        obs, _, term, trunc, _ = env.last()
+        if term or trunc:
+            env.step(None)
+            continue
+        a = rollout.act(obs)
+        if obs["action_mask"].sum() > 1:
+            checked += 1
+            view = robada_env.observation.decode(obs["observation"])
+            legal = np.flatnonzero(obs["action_mask"]).tolist()
+            plans = expert.plans(view, legal)
+            best = max(expert.evaluate(view, p) for p in plans)
+            assert any(p.action == a and p.value >= best - 1e-9 for p in plans)
+        env.step(a)
+    assert checked > 20
+
+
+def test_registered_and_plays_a_tournament_against_the_expert():
+    assert isinstance(agents.make("robada", "rollout", seed=0), RolloutBot)
+    # the tournament gives the search bot its belief sampler; seats rotated over one deal
+    result = run_tournament("robada", [("rollout", lambda: RolloutBot(determinizations=2)), "expert"],
+                            num_games=2, seed=0)
+    assert [b.games for b in result.bots] == [2, 2]
+    assert sum(b.wins for b in result.bots) == pytest.approx(2.0)   # one win (or two halves) per game
