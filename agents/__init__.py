@@ -1,8 +1,8 @@
 """Bots for both games behind one protocol (:class:`agents.base.Bot`), and their registry."""
 from .base import Bot, RandomBot, legal_actions
-from .registry import GAMES, make, names, register
+from .registry import GAMES, make, names, needs_belief, register
 
-__all__ = ["Bot", "RandomBot", "legal_actions", "GAMES", "make", "names", "register"]
+__all__ = ["Bot", "RandomBot", "legal_actions", "GAMES", "make", "names", "needs_belief", "register"]
 
 from . import robada_bots, robada_search, tapeo_bots  # noqa: E402,F401  (register "greedy", "expert", "rollout")
 

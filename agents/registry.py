@@ -25,6 +25,18 @@ def names(game: str) -> list[str]:
     return sorted(n for g, n in _REGISTRY if g == game)
 
 
+def needs_belief(game: str, name: str) -> bool:
+    """Whether registered bot ``name`` is a search bot (its class sets ``needs_belief``: it must be
+    given ``belief(rng)`` samples of the hidden state, see :class:`agents.base.Bot`).
+
+    Raises:
+        ConfigError: unknown game or bot name (the message lists the registered names).
+    """
+    if (game, name) not in _REGISTRY:
+        raise ConfigError(f"no bot {name!r} for {game!r}; registered: {names(game)}")
+    return bool(getattr(_REGISTRY[(game, name)], "needs_belief", False))
+
+
 def make(game: str, name: str, seed: Optional[int] = None, **kwargs: Any) -> Bot:
     """Build a registered bot.
 

@@ -5,8 +5,9 @@ of Bertsekas, here over sampled hidden cards as in Perfect Information Monte Car
 
 1. The candidates are the legal actions whose best plan, as the expert values it
    (:meth:`ExpertBot.plans` and :meth:`ExpertBot.evaluate`), is within ``window`` margin points
-   of the expert's best, at most ``candidates`` of them, best first. A decision with one
-   candidate is the expert's choice, with no search.
+   of the expert's best, at most ``candidates`` of them, best first (exact ties in the order of
+   the expert's plans). A decision with one candidate plays it, with no search: a best action of
+   the expert (on an exact tie not always the one :class:`ExpertBot` would draw).
 2. ``determinizations`` times: draw a full state the seat cannot tell from the real one (the
    ``belief`` sampler: other hands and the deck reshuffled, RULINGS R9); for each candidate, play
    it on a copy of that state and then play the game out with the expert in every seat (the
@@ -32,6 +33,7 @@ import numpy as np
 
 from hod_common.errors import ConfigError
 from robada_env import engine
+from robada_env.actions import CONFIRM
 from robada_env.observation import decode, encode
 
 from .base import BeliefSampler, Bot, Observation, legal_actions
@@ -51,7 +53,13 @@ def playout_score(points: list, seat: int, margin_weight: float) -> float:
 
     Returns:
         float; e.g. points [120, 100] for seat 0 with weight 1: 1 + (120 - 100) / 100 = 1.2.
+
+    Raises:
+        ConfigError: fewer than 2 seats, or ``seat`` not one of them.
     """
+    points = [int(p) for p in points]
+    if len(points) < 2 or not 0 <= seat < len(points):
+        raise ConfigError(f"points={points!r}, seat={seat!r}: need 2-4 seats' points and a seat in 0..{len(points) - 1}")
     best = max(points)
     share = 1.0 / points.count(best) if points[seat] == best else 0.0
     others = [p for i, p in enumerate(points) if i != seat]
@@ -83,7 +91,8 @@ class RolloutBot(Bot):
             if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low:
                 raise ConfigError(f"{name}={value!r}: legal values are integers >= {low}")
         for name, value in (("window", window), ("margin_weight", margin_weight)):
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or not value >= 0:
+            if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)) \
+                    or not value >= 0:
                 raise ConfigError(f"{name}={value!r}: legal values are numbers >= 0")
         self.determinizations = int(determinizations)
         self.candidates = int(candidates)
@@ -93,11 +102,15 @@ class RolloutBot(Bot):
         self._players = [ExpertBot() for _ in range(engine.MAX_PLAYERS)]
 
     def reset(self, seed: Optional[int] = None) -> None:
+        """Start a new game; reseeds the bot's generator (and its expert's) when ``seed`` is given."""
         super().reset(seed)
         self._expert.reset(seed)
 
     def candidate_actions(self, observation: Observation) -> list:
         """The actions to search, the expert's best first (step 1 of the module docstring).
+
+        Args:
+            observation: the seat's ``{"observation": float32 (192,), "action_mask": int8 (27,)}``.
 
         Returns:
             list of int legal actions, 1 to ``candidates`` long.
@@ -111,13 +124,25 @@ class RolloutBot(Bot):
             v = self._expert.evaluate(view, plan)
             if plan.action in legal and v > best.get(plan.action, -np.inf):
                 best[plan.action] = v
-        if not best:
-            return [int(legal[0])]
+        if not best:   # no plan (not expected): what ExpertBot.act falls back to
+            return [CONFIRM if CONFIRM in legal else int(legal[0])]
         ranked = sorted(best, key=lambda a: -best[a])
         top = best[ranked[0]]
         return [int(a) for a in ranked[: self.candidates] if best[a] >= top - self.window]
 
     def act(self, observation: Observation, belief: Optional[BeliefSampler] = None) -> int:
+        """The legal action to play (module docstring, steps 1-4).
+
+        Args:
+            observation: the seat's observation dict.
+            belief: ``belief(rng) -> State`` (needed only when there are several candidates).
+
+        Returns:
+            int action with ``observation["action_mask"][action] == 1``.
+
+        Raises:
+            ConfigError: several candidates and no ``belief``.
+        """
         cands = self.candidate_actions(observation)
         if len(cands) == 1:
             return cands[0]

@@ -124,8 +124,14 @@ def test_a_search_teacher_gets_belief_samples_and_its_options():
     data = collect_teacher_decisions("robada", "rollout", [2], 40, seed=0,
                                      teacher_options={"determinizations": 2})
     assert data["action_mask"][np.arange(40), data["action"]].all()
+    # the options reach the teacher: with one candidate per decision it plays the expert's best
+    # actions only, so its game (same seed) is another one than the searching teacher's
+    expertish = collect_teacher_decisions("robada", "rollout", [2], 40, seed=0, teacher_options={"candidates": 1})
+    assert not np.array_equal(data["action"], expertish["action"])
     with pytest.raises(ConfigError, match="legal options"):
         collect_teacher_decisions("robada", "rollout", [2], 40, teacher_options={"rollouts": 2})
+    with pytest.raises(ConfigError, match="teacher_options"):
+        collect_teacher_decisions("robada", "rollout", [2], 40, teacher_options=[2])
 
 
 def test_the_cache_is_reused_and_a_truncated_file_is_recorded_again(tmp_path, monkeypatch):
@@ -142,9 +148,39 @@ def test_the_cache_is_reused_and_a_truncated_file_is_recorded_again(tmp_path, mo
     assert calls == [] and all(np.array_equal(first[k], again[k]) for k in first)
     imitation.cached_teacher_decisions(str(tmp_path), **{**kw, "seed": 2})        # another seed: new file
     assert len(calls) == 1 and len(list(tmp_path.glob("bc_*.npz"))) == 2
+    imitation.cached_teacher_decisions(str(tmp_path), **kw, teacher_options=None)  # = no options: same file
+    assert len(calls) == 1
     files[0].write_bytes(files[0].read_bytes()[:100])                             # truncated
     redone = imitation.cached_teacher_decisions(str(tmp_path), **kw)
     assert len(calls) == 2 and all(np.array_equal(first[k], redone[k]) for k in first)
+    np.savez(files[0], **{**first, "observation": first["observation"][:, :3]})   # malformed: wrong width
+    imitation.cached_teacher_decisions(str(tmp_path), **kw)
+    assert len(calls) == 3
+
+
+def test_a_cache_dir_that_is_a_file_is_refused_before_recording(tmp_path, monkeypatch):
+    import training.imitation as imitation
+
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    monkeypatch.setattr(imitation, "collect_teacher_decisions", lambda **k: pytest.fail("recorded"))
+    with pytest.raises(ConfigError, match="bc_cache_dir"):
+        imitation.cached_teacher_decisions(str(blocker), game="robada", teacher="greedy", player_counts=[2],
+                                           num_decisions=10)
+    cfg = config_mod.override_keys(config_mod.load_config("robada"), {"bc_cache_dir": str(blocker)})
+    with pytest.raises(ConfigError, match="bc_cache_dir"):
+        config_mod.validate_config("robada", cfg)
+
+
+def test_search_bots_are_refused_as_training_opponents():
+    # training opponents get no belief samples: "rollout" can be a teacher, not a pool member
+    from training.single_agent import SingleAgentEnv
+
+    cfg = config_mod.override_keys(config_mod.load_config("robada"), {"heuristics": ["expert", "rollout"]})
+    with pytest.raises(ConfigError, match="search bots.*usable"):
+        config_mod.validate_config("robada", cfg)
+    with pytest.raises(ConfigError, match="search bots"):
+        SingleAgentEnv("robada", num_players=2, opponents="rollout")
 
 
 @pytest.mark.parametrize("key, value, match", [("bc_workers", 0, "bc_workers"),

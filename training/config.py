@@ -168,8 +168,13 @@ def validate_config(game: str, cfg: dict[str, dict[str, Any]]) -> None:
     get_encoder(flat.get("obs_encoder", "none"), game)   # configs from before the key: "none"
     if not flat["net_arch"] or any(h < 1 for h in flat["net_arch"]):
         raise ConfigError(f"net_arch={flat['net_arch']!r} must list positive layer sizes")
+    from .pool import check_bot_names, check_observation_only
+
+    check_observation_only(game, flat["heuristics"])   # pool opponents get no belief samples
+    cache = flat.get("bc_cache_dir", "")
+    if not isinstance(cache, str) or (cache and Path(cache).exists() and not Path(cache).is_dir()):
+        raise ConfigError(f"bc_cache_dir={cache!r} must be \"\" (no cache) or a directory path (it is created)")
     if flat.get("bc_teacher"):
-        from .pool import check_bot_names
 
         check_bot_names(game, [flat["bc_teacher"]])
         for k in ("bc_decisions", "bc_epochs"):

@@ -3,7 +3,8 @@
 Self-play PPO from a random network spends millions of steps rediscovering what the heuristic
 bots already know (in Ronda Robada especially, where a turn is a chain of decisions and the
 reward comes only at the end). The ``[imitation]`` section of a training config (``bc_teacher``,
-``bc_decisions``, ``bc_epochs``, ``bc_learning_rate``) starts a new run by:
+``bc_teacher_options``, ``bc_decisions``, ``bc_workers``, ``bc_cache_dir``, ``bc_epochs``,
+``bc_learning_rate``) starts a new run by:
 
 1. :func:`collect_teacher_decisions`: the teacher bot plays every seat of seeded games through the
    raw AEC env (illegal actions raise; the run's env options, e.g. Tapeo ``round_rewards`` or
@@ -84,6 +85,9 @@ def collect_teacher_decisions(game: str, teacher: str, player_counts: Sequence[i
         raise ConfigError(f"player_counts must name at least one table size; legal values: "
                           f"{list(get_spec(game).player_counts)}")
     check_player_counts(game, counts)   # each a legal table size
+    if teacher_options is not None and not isinstance(teacher_options, dict):
+        raise ConfigError(f"teacher_options={teacher_options!r} must be a dict of the teacher's options, "
+                          "e.g. {'determinizations': 16}")
     probe = agents.make(game, teacher, seed=0, **(teacher_options or {}))   # unknown bot or option: ConfigError
     if getattr(probe, "needs_belief", False) and not hasattr(mod, "sample_consistent_state"):
         raise ConfigError(f"teacher {teacher!r} needs belief samples but {game!r} provides no sample_consistent_state")
@@ -106,35 +110,67 @@ def collect_teacher_decisions(game: str, teacher: str, player_counts: Sequence[i
     return {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
 
 
+#: Version of the cache files of :func:`cached_teacher_decisions` (part of their key).
+CACHE_FORMAT = 1
+
+
 def cached_teacher_decisions(cache_dir: Optional[str], **kwargs: Any) -> dict[str, np.ndarray]:
     """:func:`collect_teacher_decisions` (``kwargs`` are its arguments), kept in ``cache_dir``.
 
-    The file is ``<cache_dir>/bc_<key>.npz``, ``key`` a SHA-256 of the arguments that decide the
-    data (everything but ``workers``), so a run with another teacher, seed, table sizes or reward
-    records afresh. A missing, truncated or unreadable file is recorded again and rewritten
-    atomically. ``cache_dir`` empty or None: no cache.
+    The file is ``<cache_dir>/bc_<key>.npz``, ``key`` a SHA-256 of what decides the data: the
+    arguments but ``workers`` (normalised: no options = ``{}``, ints as ints), the game's
+    observation layout version, :data:`CHUNK_DECISIONS` and :data:`CACHE_FORMAT`; so a run with
+    another teacher, seed, table sizes, reward or layout records afresh. (A change of a bot's
+    code is not seen: clear the directory after one.) A missing, truncated or malformed file
+    (wrong keys, shapes or length) is recorded again and rewritten atomically. ``cache_dir``
+    empty or None: no cache.
 
     Returns:
         the dict of :func:`collect_teacher_decisions`.
+
+    Raises:
+        ConfigError: ``cache_dir`` is not a directory and cannot be made one (checked before
+            recording), or any error of :func:`collect_teacher_decisions`.
     """
     if not cache_dir:
         return collect_teacher_decisions(**kwargs)
     import hashlib
+    import importlib
     import io
     import json
     from pathlib import Path
 
     from hod_common.atomic import atomic_write_bytes
 
-    keyed = {k: v for k, v in kwargs.items() if k != "workers"}
+    from .games import env_module
+
+    folder = Path(cache_dir)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise ConfigError(f"bc_cache_dir={str(cache_dir)!r} is not a usable directory: {e}") from None
+    game = kwargs.get("game")
+    layout = importlib.import_module(env_module(game).__name__ + ".observation").LAYOUT
+    counts = kwargs.get("player_counts")
+    keyed = {
+        "game": game, "teacher": kwargs.get("teacher"),
+        "teacher_options": dict(kwargs.get("teacher_options") or {}),
+        "player_counts": [int(c) for c in ([counts] if isinstance(counts, (int, np.integer)) else counts)],
+        "num_decisions": int(kwargs.get("num_decisions")), "seed": int(kwargs.get("seed", 0)),
+        "reward_scheme": kwargs.get("reward_scheme", "win_loss"), "gamma": float(kwargs.get("gamma", 1.0)),
+        "env_options": dict(kwargs.get("env_options") or {}),
+        "layout": [layout.game, layout.version, layout.size], "chunk": CHUNK_DECISIONS, "format": CACHE_FORMAT,
+    }
     key = hashlib.sha256(json.dumps(keyed, sort_keys=True, default=str).encode()).hexdigest()[:16]
-    path = Path(cache_dir) / f"bc_{key}.npz"
-    names = ("observation", "action_mask", "action", "value_target")
+    path = folder / f"bc_{key}.npz"
+    n = keyed["num_decisions"]
+    shapes = {"observation": (n, layout.size), "action": (n,), "value_target": (n,)}
     if path.exists():
         try:
             with np.load(path) as f:
-                data = {k: f[k] for k in names}
-            if len(data["action"]) == kwargs.get("num_decisions"):
+                data = {k: f[k] for k in ("observation", "action_mask", "action", "value_target")}
+            if all(data[k].shape == v for k, v in shapes.items()) and data["action_mask"].shape[0] == n \
+                    and data["action_mask"].ndim == 2:
                 return data
         except Exception:   # truncated or foreign file: record again
             pass

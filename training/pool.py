@@ -85,11 +85,16 @@ def make_named_bot(game: str, name: str, seed: Optional[int] = None) -> Bot:
     return RandomBot(seed=seed)
 
 
-def check_bot_names(game: str, names: Iterable[str]) -> list[str]:
+def check_bot_names(game: str, names: Iterable[str], observation_only: bool = False) -> list[str]:
     """Return ``names`` as a list after checking each is registered.
 
+    Args:
+        observation_only: also refuse search bots (``needs_belief``): opponents of the training
+            envs decide from their observation alone, nobody gives them belief samples.
+
     Raises:
-        ConfigError: empty list or unknown name (the registered names are listed).
+        ConfigError: empty list, unknown name (the registered names are listed) or, with
+            ``observation_only``, a search bot (the usable names are listed).
     """
     names = [names] if isinstance(names, str) else list(names)
     known = registered_bot_names(game)
@@ -98,19 +103,40 @@ def check_bot_names(game: str, names: Iterable[str]) -> list[str]:
     for n in names:
         if n not in known:
             raise ConfigError(f"no bot {n!r} for {game!r}; registered: {known}")
+    if observation_only:
+        check_observation_only(game, names)
     return names
+
+
+def check_observation_only(game: str, names: Iterable[str]) -> None:
+    """Refuse registered search bots (``agents.needs_belief``) among ``names`` (unregistered names
+    are left to the caller).
+
+    Raises:
+        ConfigError: a search bot; the message lists the names that decide from the observation.
+    """
+    import agents
+
+    if game not in agents.GAMES:   # a game without registry (test games): only "random"
+        return
+    known = registered_bot_names(game)
+    search = [n for n in names if n in known and agents.needs_belief(game, n)]
+    if search:
+        usable = [n for n in known if not agents.needs_belief(game, n)]
+        raise ConfigError(f"{search} are search bots (they need belief samples of the hidden cards); "
+                          f"training opponents decide from their observation only; usable: {usable}")
 
 
 class FixedOpponents:
     """Registry bots drawn uniformly per seat: ``FixedOpponents("tapeo", ["greedy", "expert"])``.
 
     Raises:
-        ConfigError: unknown bot name.
+        ConfigError: unknown bot name, or a search bot (:func:`check_observation_only`).
     """
 
     def __init__(self, game: str, names: str | Sequence[str]) -> None:
         self.game = game
-        self.names = check_bot_names(game, names)
+        self.names = check_bot_names(game, names, observation_only=True)
 
     def sample(self, rng: np.random.Generator) -> str:
         """One of the bot names, uniformly (a name listed twice is twice as likely): exactly
@@ -163,7 +189,8 @@ class OpponentPool:
         deterministic: whether policy opponents play argmax (True) or sample (False).
 
     Raises:
-        ConfigError: negative probability, all zero, or negative ``max_size``.
+        ConfigError: negative probability, all zero, negative ``max_size``, or a search bot
+            among ``heuristics`` (:func:`check_observation_only`).
     """
 
     def __init__(self, game: str, heuristics: Sequence[str] = ("greedy", "expert"), max_size: int = 10,
@@ -175,6 +202,7 @@ class OpponentPool:
         if max_size < 0:
             raise ConfigError(f"pool max_size={max_size!r} must be >= 0")
         self.game = game
+        check_observation_only(game, heuristics)
         known = registered_bot_names(game)
         missing = [h for h in heuristics if h not in known]
         if missing:
