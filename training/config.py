@@ -175,7 +175,6 @@ def validate_config(game: str, cfg: dict[str, dict[str, Any]]) -> None:
     if not isinstance(cache, str) or (cache and Path(cache).exists() and not Path(cache).is_dir()):
         raise ConfigError(f"bc_cache_dir={cache!r} must be \"\" (no cache) or a directory path (it is created)")
     if flat.get("bc_teacher"):
-
         check_bot_names(game, [flat["bc_teacher"]])
         for k in ("bc_decisions", "bc_epochs"):
             if not isinstance(flat.get(k), int) or flat[k] < 1:

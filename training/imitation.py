@@ -190,6 +190,7 @@ def _collect_chunk(game: str, teacher: str, teacher_options: dict, counts: list,
     from .games import env_module
 
     mod = env_module(game)
+    sampler = getattr(mod, "sample_consistent_state", None)
     rng = np.random.default_rng(seed)
     obs, masks, acts, targets = [], [], [], []
     while len(acts) < num_decisions:
@@ -207,12 +208,10 @@ def _collect_chunk(game: str, teacher: str, teacher_options: dict, counts: list,
             if term or trunc:
                 env.step(None)
                 continue
-            bot = bots[agent]
-            if getattr(bot, "needs_belief", False):
-                seat = seat_of[agent]
-                a = int(bot.act(o, lambda g, seat=seat: mod.sample_consistent_state(env.unwrapped.game_state, seat, g)))
-            else:
-                a = int(bot.act(o))
+            # every registry bot takes the optional belief; only search bots draw from it
+            belief = None if sampler is None else (
+                lambda g, seat=seat_of[agent]: sampler(env.unwrapped.game_state, seat, g))
+            a = int(bots[agent].act(o, belief))
             rows[agent].append(len(acts))
             after[agent].append(0.0)
             obs.append(np.array(o["observation"], np.float32))
