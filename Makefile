@@ -19,7 +19,7 @@ $(VENV)/.installed: $(BIN)/activate pyproject.toml constraints.txt
 setup: $(VENV)/.installed
 
 demo: setup
-	$(BIN)/python -m training.main
+	$(BIN)/python -m hod.apps.demo
 
 test: setup
 	$(BIN)/python -m pytest -q -n 2

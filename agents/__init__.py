@@ -1,4 +1,4 @@
-"""Bots for both games behind one protocol (:class:`agents.base.Bot`), and their registry."""
+"""Bots for both games behind one protocol (:class:`hod.agents.base.Bot`), and their registry."""
 from .base import Bot, RandomBot, legal_actions
 from .registry import GAMES, make, names, needs_belief, register
 

@@ -14,7 +14,7 @@ from typing import Any, Callable, Mapping, Optional
 
 import numpy as np
 
-from hod_common.errors import ConfigError
+from hod.core.errors import ConfigError
 
 Observation = Mapping[str, np.ndarray]
 BeliefSampler = Callable[[np.random.Generator], Any]

@@ -1,5 +1,5 @@
-"""Batch policies: opponents of the vectorized training envs (``tapeo_env.vector``,
-``robada_env.vector``), which play many games' seats at once.
+"""Batch policies: opponents of the vectorized training envs (``hod.training.tapeo_vector``,
+``hod.training.robada_vector``), which play many games' seats at once.
 
 A batch policy is a callable ``policy(observations, action_masks) -> actions`` on float32
 (M, obs_size) observations and int8 (M, num_actions) masks of the M seats to act, returning M
@@ -8,7 +8,7 @@ given an empty (M, 0) array instead of observations, which saves encoding those 
 
 When a vector env holds several policies, each opponent seat of each game is given one when the
 game starts: uniformly, or with the probabilities ``weights`` (:func:`check_weights`,
-:func:`draw_policies`), e.g. the self-play pool's sampling scheme (``training.batched_env``).
+:func:`draw_policies`), e.g. the self-play pool's sampling scheme (``hod.training.batched_env``).
 """
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from typing import Any, Callable, Optional, Sequence
 
 import numpy as np
 
-from hod_common.errors import ConfigError
+from hod.core.errors import ConfigError
 
 from .base import Bot
 
@@ -44,7 +44,7 @@ class RandomPolicy:
 
 
 class BotPolicy:
-    """A batch policy that asks a per-observation :class:`agents.base.Bot` for each row (a Python
+    """A batch policy that asks a per-observation :class:`hod.agents.base.Bot` for each row (a Python
     loop: as fast as the bot). The bot must decide from the observation alone.
 
     Subclasses set :attr:`game` to the game they serve.
@@ -85,7 +85,7 @@ def as_policies(opponents: Any, bot_policy: type = BotPolicy) -> list:
         elif callable(p):
             pols.append(p)
         else:
-            raise ConfigError(f"opponent {p!r} is neither a batch policy (callable) nor an agents.base.Bot")
+            raise ConfigError(f"opponent {p!r} is neither a batch policy (callable) nor an hod.agents.base.Bot")
     if not pols:
         raise ConfigError("opponents must hold at least one policy")
     return pols

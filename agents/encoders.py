@@ -1,19 +1,19 @@
 """Observation encoders: what a policy network reads, computed from a seat's observation dict.
 
-The environments emit each game's observation layout (``<game>_env.observation.LAYOUT``). A
+The environments emit each game's observation layout (``<game>_env.LAYOUT``). A
 policy may read that vector as it is (encoder ``"none"``) or with features appended that are a
 pure function of the observation and the action mask (so they reveal nothing the seat does not
 know). The encoder is part of a policy: training records its name in the model card
 (``obs_encoder``; a card without the key means ``"none"``) and every player of the policy (the
-training env, the opponent pool's snapshots, :class:`agents.onnx_policy.OnnxPolicy`,
-:class:`agents.ppo.PPOBot`) applies the same one, so the network input is
+training env, the opponent pool's snapshots, :class:`hod.agents.onnx_policy.OnnxPolicy`,
+:class:`hod.training.ppo_bot.PPOBot`) applies the same one, so the network input is
 ``concat(observation, features)``, float32 ``(layout size + extra,)``.
 
 =================  ========  =====  ==================================================
 name               game      extra  features
 =================  ========  =====  ==================================================
 ``none``           any       0      (the observation as it is)
-``robada_plans``   robada    135    :mod:`agents.robada_features` (the expert's plan values per action)
+``robada_plans``   robada    135    :mod:`hod.agents.robada_features` (the expert's plan values per action)
 =================  ========  =====  ==================================================
 """
 from __future__ import annotations
@@ -23,7 +23,7 @@ from typing import Callable, Optional
 
 import numpy as np
 
-from hod_common.errors import ConfigError
+from hod.core.errors import ConfigError
 
 __all__ = ["Encoder", "ENCODERS", "get_encoder"]
 

@@ -1,6 +1,6 @@
 """Trained policies exported to ONNX, played with onnxruntime and numpy only (no torch, no pickle).
 
-An export is ``NAME.onnx`` (written by ``python -m training.export``) and, next to it,
+An export is ``NAME.onnx`` (written by ``python -m hod.training.export``) and, next to it,
 ``NAME.json``, its model card. The graph takes ``observation`` float32 [B, obs_size] and
 ``action_mask`` int8 [B, num_actions], applies the mask itself and returns ``action`` (argmax of
 the masked logits) and ``logits`` (illegal actions at -1e8). The card is also embedded in the
@@ -31,7 +31,7 @@ METADATA_KEY = "model_card"
 
 
 def _checkpoint_error():
-    from training.card import CheckpointError
+    from hod.agents.model_card import CheckpointError
 
     return CheckpointError
 
@@ -85,7 +85,7 @@ def _load(path: str, threads: int, stamp: tuple = (), verify: bool = True):
         # the weights, which onnxruntime cannot notice) fails here.
         if side_card is None:
             raise err(f"{p}: no model card {side.name} beside it, so the file's integrity cannot be checked "
-                      f"(export with python -m training.export, or pass verify=False to load it unchecked)")
+                      f"(export with python -m hod.training.export, or pass verify=False to load it unchecked)")
         onnx_entry = side_card.get("onnx")
         want = onnx_entry.get("sha256") if isinstance(onnx_entry, dict) else None
         if not isinstance(want, str):
@@ -130,13 +130,13 @@ def _load(path: str, threads: int, stamp: tuple = (), verify: bool = True):
 
 def game_sizes(game: str) -> tuple[int, int]:
     """``(obs_size, num_actions)`` of the installed ``game``: the length of its observation layout
-    (``training.games.obs_layout(game).size``) and of its action list (``<game>_env.ACTION_NAMES``).
+    (``hod.core.games.obs_layout(game).size``) and of its action list (``<game>_env.ACTION_NAMES``).
 
     Raises:
         CheckpointError: unknown game (the message lists the known ones).
     """
-    from hod_common.errors import ConfigError
-    from training.games import env_module, obs_layout
+    from hod.core.errors import ConfigError
+    from hod.core.games import env_module, obs_layout
 
     try:
         return int(obs_layout(game).size), len(env_module(game).ACTION_NAMES)
@@ -156,7 +156,7 @@ class OnnxPolicy(Bot):
         seed: the bot's seed.
         threads: onnxruntime intra-op threads.
         verify: check the file's integrity against the model card beside it (``NAME.json``, as
-            ``python -m training.export`` writes it and as the shipped opponents have): the card
+            ``python -m hod.training.export`` writes it and as the shipped opponents have): the card
             must exist and hold ``onnx.sha256``, the sha256 of the file's bytes. ``verify=False``
             loads an export without that card (or with another file's bytes) unchecked; the other
             checks below still apply.
@@ -176,7 +176,7 @@ class OnnxPolicy(Bot):
                  deterministic: bool = True, seed: Optional[int] = None, threads: int = 1, verify: bool = True,
                  **options: Any) -> None:
         super().__init__(seed=seed, **options)
-        from training.card import validate_card
+        from hod.agents.model_card import validate_card
 
         self.path = Path(path).resolve()
         # the card beside the export is part of the key: a changed card is read and checked again
@@ -197,7 +197,7 @@ class OnnxPolicy(Bot):
 
         Args:
             observation: float32 [B, W] (or [W]): the game's observation (the card's
-                ``obs_encoder`` then appends its features, :mod:`agents.encoders`) or, W =
+                ``obs_encoder`` then appends its features, :mod:`hod.agents.encoders`) or, W =
                 ``obs_size``, an already encoded one.
             action_mask: int8/bool [B, num_actions] (or [num_actions]).
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, Dict, Optional, Tuple
 
-from hod_common.errors import ConfigError
+from hod.core.errors import ConfigError
 
 from .base import Bot, RandomBot
 
@@ -27,7 +27,7 @@ def names(game: str) -> list[str]:
 
 def needs_belief(game: str, name: str) -> bool:
     """Whether registered bot ``name`` is a search bot (its class sets ``needs_belief``: it must be
-    given ``belief(rng)`` samples of the hidden state, see :class:`agents.base.Bot`).
+    given ``belief(rng)`` samples of the hidden state, see :class:`hod.agents.base.Bot`).
 
     Raises:
         ConfigError: unknown game or bot name (the message lists the registered names).

@@ -3,7 +3,7 @@ the rule text, ronda_robada.txt 'Tips and strategy', as a one-turn planner that 
 next players can do with the table it leaves).
 
 Both decide from the seat's observation dict only (decoded with
-:func:`robada_env.observation.decode`): their own hand, the loose cards, every pile's visible card
+:func:`robada_env.rules.observation.decode`): their own hand, the loose cards, every pile's visible card
 and points, the run in progress, hand sizes, cards left in the deck and which ranks are unseen.
 A turn is several decisions (``start`` or ``drop``, then ``tap`` / ``take`` ..., then ``confirm``);
 each decision is made afresh from the current observation, which holds the run in progress. The
@@ -25,9 +25,9 @@ from typing import Any, Optional
 
 import numpy as np
 
-from robada_env.actions import CONFIRM, DROP, START, TAKE, TAP
-from robada_env.cards import ACE, NUM_RANKS, RANK_POINTS, REY
-from robada_env.observation import ObsView, decode
+from robada_env.rules.actions import CONFIRM, DROP, START, TAKE, TAP
+from robada_env.rules.cards import ACE, NUM_RANKS, RANK_POINTS, REY
+from robada_env.rules.observation import ObsView, decode
 
 from .base import BeliefSampler, Bot, Observation, legal_actions
 from .registry import register

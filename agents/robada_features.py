@@ -2,12 +2,12 @@
 
 A learned policy that sees only the raw observation (layout ``robada`` v1, 192 floats) has to
 rediscover how a run unfolds, which piles it reaches and what the next seats can do with the
-table it leaves; behaviour cloning of :class:`agents.robada_bots.ExpertBot` from the raw
+table it leaves; behaviour cloning of :class:`hod.agents.robada_bots.ExpertBot` from the raw
 observation reaches only ~87% agreement. The ``robada_plans`` observation encoder
-(:mod:`agents.encoders`) appends, for every action, the numbers the expert's planner computes
+(:mod:`hod.agents.encoders`) appends, for every action, the numbers the expert's planner computes
 for it, so the network starts from the expert's judgement and learns where to depart from it.
 
-For each action ``a`` of the 27 (``robada_env.actions``), among the plans that start with ``a``
+For each action ``a`` of the 27 (``robada_env.rules.actions``), among the plans that start with ``a``
 (:meth:`ExpertBot.plans`: every way to finish the turn), the one the expert values most gives
 five features (points in margin points, i.e. my points minus the others' mean, divided by
 :data:`SCALE`):
@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from robada_env.actions import NUM_ACTIONS
+from robada_env.rules.actions import NUM_ACTIONS
 
 from .robada_bots import ExpertBot, _EPS
 
@@ -49,7 +49,7 @@ def plan_features(observation: np.ndarray, action_mask: np.ndarray) -> np.ndarra
     """The plan features of one decision.
 
     Args:
-        observation: float32 (192,), layout ``robada`` v1 (:mod:`robada_env.observation`).
+        observation: float32 (192,), layout ``robada`` v1 (:mod:`robada_env.rules.observation`).
         action_mask: int8 (27,), nonzero = legal.
 
     Returns:
@@ -58,9 +58,9 @@ def plan_features(observation: np.ndarray, action_mask: np.ndarray) -> np.ndarra
     Raises:
         ValueError: wrong shapes (the expected ones are named), a mask that allows nothing, or
             a vector that is not a Ronda Robada observation (no player count set; from
-            :func:`robada_env.observation.decode`).
+            :func:`robada_env.rules.observation.decode`).
     """
-    from robada_env.observation import LAYOUT, decode
+    from robada_env.rules.observation import LAYOUT, decode
 
     obs = np.asarray(observation, np.float32)
     mask = np.asarray(action_mask)

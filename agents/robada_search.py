@@ -1,6 +1,6 @@
 """Ronda Robada search bot ``rollout``: determinized Monte Carlo rollouts of the expert.
 
-A one-step policy improvement of :class:`agents.robada_bots.ExpertBot` (the "rollout algorithm"
+A one-step policy improvement of :class:`hod.agents.robada_bots.ExpertBot` (the "rollout algorithm"
 of Bertsekas, here over sampled hidden cards as in Perfect Information Monte Carlo, PIMC):
 
 1. The candidates are the legal actions whose best plan, as the expert values it
@@ -19,8 +19,8 @@ of Bertsekas, here over sampled hidden cards as in Perfect Information Monte Car
 4. The candidate with the best mean score is played (exact ties: the bot's seeded generator).
 
 It needs the hidden state only through ``belief`` (``needs_belief = True``): the tournament
-(``benchmarks.tournament``), the play CLI and the imitation warm start
-(``training.imitation``) pass ``belief(rng) -> State`` built on
+(``hod.evaluation.tournament``), the play CLI and the imitation warm start
+(``hod.training.imitation``) pass ``belief(rng) -> State`` built on
 ``robada_env.sample_consistent_state``. Cost: about ``candidates x determinizations`` playouts of
 1-5 ms each per decision with more than one candidate (about 5 s per 2-player game at the
 defaults on one core), so it is a strong baseline and a teacher, not a fast opponent.
@@ -31,10 +31,10 @@ from typing import Any, Optional
 
 import numpy as np
 
-from hod_common.errors import ConfigError
-from robada_env import engine
-from robada_env.actions import CONFIRM
-from robada_env.observation import decode, encode
+from hod.core.errors import ConfigError
+from robada_env.rules import engine
+from robada_env.rules.actions import CONFIRM
+from robada_env.rules.observation import decode, encode
 
 from .base import BeliefSampler, Bot, Observation, legal_actions
 from .registry import register
@@ -157,7 +157,7 @@ class RolloutBot(Bot):
 
         Args:
             observation: the seat's observation dict (the seat is the one to act).
-            belief: ``belief(rng) -> robada_env.engine.State``, a full state the seat cannot tell
+            belief: ``belief(rng) -> robada_env.rules.engine.State``, a full state the seat cannot tell
                 from the real one.
             candidates: actions to score (default: :meth:`candidate_actions`).
 

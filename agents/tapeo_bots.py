@@ -2,8 +2,8 @@
 text, tapeo.txt 'Tips and strategy', as an expected-value scorer over the legal actions).
 
 Both decide from the seat's observation dict only (decoded with
-:func:`tapeo_env.observation.decode`), score every tapa with the scoring functions of
-:mod:`tapeo_env.scoring` (the one source of truth: nothing is re-implemented here), and break ties
+:func:`tapeo_env.rules.observation.decode`), score every tapa with the scoring functions of
+:mod:`tapeo_env.rules.scoring` (the one source of truth: nothing is re-implemented here), and break ties
 with their own seeded generator. Importing this module registers them:
 ``agents.make("tapeo", "greedy", seed=0)`` and ``agents.make("tapeo", "expert", seed=0)``.
 """
@@ -15,10 +15,10 @@ from typing import Any, Optional
 
 import numpy as np
 
-from tapeo_env.cards import (BREAD, CHURRO, CROQUETA, FREELOADER, HAM_KINDS, HAM_SLICES, NUM_KINDS, PEPPER, PRAWNS,
+from tapeo_env.rules.cards import (BREAD, CHURRO, CROQUETA, FREELOADER, HAM_KINDS, HAM_SLICES, NUM_KINDS, PEPPER, PRAWNS,
                              TORTILLA)
-from tapeo_env.observation import ObsView, decode
-from tapeo_env.scoring import (DEFAULT_RULINGS, Rulings, churro_points, croqueta_points, ham_points, pepper_points,
+from tapeo_env.rules.observation import ObsView, decode
+from tapeo_env.rules.scoring import (DEFAULT_RULINGS, Rulings, churro_points, croqueta_points, ham_points, pepper_points,
                                prawn_points, tortilla_points)
 
 from .base import BeliefSampler, Bot, Observation, legal_actions
@@ -35,15 +35,15 @@ def immediate_gains(view: ObsView, seat: int = 0, rulings: Rulings = DEFAULT_RUL
     tapa of the kind joined its bar now and the round (for churros: the game) ended at once.
 
     Args:
-        view: decoded observation (:func:`tapeo_env.observation.decode`); seats seat-relative.
+        view: decoded observation (:func:`tapeo_env.rules.observation.decode`); seats seat-relative.
         seat: the seat-relative index of the seat valued (0 = the observer, 1 = its left
             neighbour, ...).
-        rulings: scoring numbers (:class:`tapeo_env.scoring.Rulings`).
+        rulings: scoring numbers (:class:`tapeo_env.rules.scoring.Rulings`).
         kinds: the kinds to value (default: all); the other entries are left at 0.
 
     Returns:
         float64 (NUM_KINDS,), one entry per kind (= action). Rules (tapeo.txt 'How each tapa
-        scores', 'End'; RULINGS T2-T5, T9), every one computed by calling :mod:`tapeo_env.scoring`
+        scores', 'End'; RULINGS T2-T5, T9), every one computed by calling :mod:`tapeo_env.rules.scoring`
         on the bars with and without the tapa:
 
         * tortilla, croqueta, prawns, bread: change of :func:`tortilla_points`,
@@ -78,7 +78,7 @@ def immediate_gains(view: ObsView, seat: int = 0, rulings: Rulings = DEFAULT_RUL
 
 @functools.lru_cache(maxsize=1 << 16)
 def _cached(rule, counts: tuple, rulings: Rulings) -> tuple:
-    """``rule(counts, rulings)`` (a :mod:`tapeo_env.scoring` table rule) as a tuple, memoised:
+    """``rule(counts, rulings)`` (a :mod:`tapeo_env.rules.scoring` table rule) as a tuple, memoised:
     the rules are pure and the bots ask the same small count vectors again and again."""
     return tuple(int(x) for x in rule(np.array(counts, np.int64), rulings))
 

@@ -1,6 +1,6 @@
 """Throughput of a game's environments under random legal play, with PettingZoo references.
 
-``python -m benchmarks.env_speed --game tapeo --players 4 --steps 50000`` measures, in one run:
+``python -m hod.benchmarks.env_speed --game tapeo --players 4 --steps 50000`` measures, in one run:
 
 * ``<game>_env.env()`` (AEC, wrapped) and ``<game>_env.parallel_env()``;
 * PettingZoo's ``leduc_holdem_v4.env()`` (AEC) and ``rps_v2.parallel_env()`` as references

@@ -1,16 +1,16 @@
 """Throughput of our environments and of the libraries researchers would otherwise use.
 
-``python -m benchmarks.throughput [--games tapeo robada] [--quick] [--out-dir benchmarks/results]``
+``python -m hod.benchmarks.throughput [--games tapeo robada] [--quick] [--out-dir benchmarks/results]``
 
 Everything runs in this one process with uniformly random legal play; each figure is the median
 of ``--repeats`` (3) timed runs of at least ``--seconds`` each. Measured, per game and player
 count (Tapeo 2, 4, 6; Ronda Robada 2, 4):
 
 * ``<game>_env.env()`` (AEC, wrapped) and ``<game>_env.parallel_env()``, through
-  :mod:`benchmarks.env_speed` (observations and masks are read as a learner would);
+  :mod:`hod.benchmarks.env_speed` (observations and masks are read as a learner would);
 * the batched engine at B = 1, 64, 1024, 4096, 8192 (each step: the masks, the observations of
   every seat that acts, the random legal actions, the step, the reset of finished games);
-* the vectorized training env :class:`tapeo_env.vector.TapeoVecEnv` (1024 tables, learner in
+* the vectorized training env :class:`hod.training.tapeo_vector.TapeoVecEnv` (1024 tables, learner in
   seat 0, random opponents in batch);
 
 and, as references: PettingZoo classic ``leduc_holdem_v4``, ``texas_holdem_v4``,
@@ -19,7 +19,7 @@ and, as references: PettingZoo classic ``leduc_holdem_v4``, ``texas_holdem_v4``,
 actions mask). Also: state bytes per game of the batched engine at B = 8192 (``nbytes``) and its
 peak traced allocation per game (``tracemalloc``: state, observation buffers and temporaries of
 one step), and MaskablePPO self-play training steps per second end to end through the training
-code path (:func:`bench_ppo`: ``training.train.Trainer`` with the game's default configuration,
+code path (:func:`bench_ppo`: ``hod.training.train.Trainer`` with the game's default configuration,
 [256, 256] networks, for each engine, ``single`` and ``batched``).
 
 An agent-step is one agent choosing one action (Tapeo: each seat's pick; turn-based games: one
@@ -28,7 +28,7 @@ decision); games/s counts finished games. Writes ``throughput.md`` (tables) and
 atomically.
 
 Batched engines are found through :data:`BATCHED_DRIVERS`: a game's driver builds its engine and
-plays one random step; Ronda Robada's uses ``robada_env.batched.BatchedRobada`` when that module
+plays one random step; Ronda Robada's uses ``robada_env.rules.batched.BatchedRobada`` when that module
 is present (otherwise its rows say "not available").
 """
 from __future__ import annotations
@@ -44,7 +44,7 @@ from typing import Callable, Optional
 
 import numpy as np
 
-from hod_common.atomic import atomic_write_bytes, atomic_write_text
+from hod.core.atomic import atomic_write_bytes, atomic_write_text
 
 from .env_speed import bench_aec, bench_parallel
 
@@ -55,10 +55,10 @@ MEMORY_BATCH = 8192
 
 # ---- batched drivers ------------------------------------------------------------------------------
 class _TapeoDriver:
-    """Random legal play of :class:`tapeo_env.batched.BatchedTapeo` (all seats pick each step)."""
+    """Random legal play of :class:`tapeo_env.rules.batched.BatchedTapeo` (all seats pick each step)."""
 
     def __init__(self, batch: int, players: int, seed: int) -> None:
-        from tapeo_env.batched import BatchedTapeo
+        from tapeo_env.rules.batched import BatchedTapeo
         self.eng = BatchedTapeo(batch, players, seed=seed)
         self.eng.reset()
         self.agents_per_step = batch * players
@@ -80,10 +80,10 @@ class _TapeoDriver:
 
 
 class _RobadaDriver:
-    """Random legal play of ``robada_env.batched.BatchedRobada`` (one decision per game per step)."""
+    """Random legal play of ``robada_env.rules.batched.BatchedRobada`` (one decision per game per step)."""
 
     def __init__(self, batch: int, players: int, seed: int) -> None:
-        mod = importlib.import_module("robada_env.batched")
+        mod = importlib.import_module("robada_env.rules.batched")
         self.eng = mod.BatchedRobada(batch, players)
         self.eng.reset(seed=seed)
         self.rng = np.random.default_rng(seed)
@@ -149,17 +149,17 @@ def bench_memory(game: str, players: int, batch: int = MEMORY_BATCH) -> dict:
 
 
 def bench_vec_env(game: str, players: int, tables: int, seconds: float, repeats: int) -> dict:
-    """Rates of the game's SB3 vector env (:class:`tapeo_env.vector.TapeoVecEnv` or
-    :class:`robada_env.vector.RobadaVecEnv`; one learner seat per table, random opponents), learner
+    """Rates of the game's SB3 vector env (:class:`hod.training.tapeo_vector.TapeoVecEnv` or
+    :class:`hod.training.robada_vector.RobadaVecEnv`; one learner seat per table, random opponents), learner
     actions drawn at random from ``action_masks()``. agent-steps count every seat's decision
     (Tapeo: every seat picks each step; Ronda Robada: the learner's decisions plus the opponents'
     decisions played inside the step, from the env's ``decisions`` counter)."""
     if game == "tapeo":
-        from tapeo_env.batched import random_legal_actions
-        from tapeo_env.vector import TapeoVecEnv as VecEnvCls
+        from tapeo_env.rules.batched import random_legal_actions
+        from hod.training.tapeo_vector import TapeoVecEnv as VecEnvCls
     else:
-        from robada_env.batched import random_legal_actions
-        from robada_env.vector import RobadaVecEnv as VecEnvCls
+        from robada_env.rules.batched import random_legal_actions
+        from hod.training.robada_vector import RobadaVecEnv as VecEnvCls
     env = VecEnvCls(num_tables=tables, num_players=players, learner_seats=1, seed=0)
     env.reset()
     rng = np.random.default_rng(0)
@@ -205,8 +205,8 @@ def _steps_bench(fn: Callable, make: Callable, seconds: float, repeats: int) -> 
 
 def bench_ppo(game: str = "tapeo", engine: str = "batched", total_steps: int = 100_000,
               heuristics: tuple[str, ...] = ("random",), overrides: Optional[dict] = None) -> dict:
-    """MaskablePPO training through the training code path (:class:`training.train.Trainer`,
-    what ``python -m training.train --game GAME --engine ENGINE`` runs) with the game's default
+    """MaskablePPO training through the training code path (:class:`hod.training.train.Trainer`,
+    what ``python -m hod.training.train --game GAME --engine ENGINE`` runs) with the game's default
     configuration (``training/configs/<game>.toml``: the [256, 256] actor and critic, its PPO
     settings, tables and table sizes, ``torch_threads = 1``) and no evaluation: environment steps
     (learner decisions, SB3 timesteps) per second, end to end (rollouts including the opponents'
@@ -225,8 +225,8 @@ def bench_ppo(game: str = "tapeo", engine: str = "batched", total_steps: int = 1
 
     import torch
 
-    from training import config as config_mod
-    from training.train import Trainer
+    from hod.training import config as config_mod
+    from hod.training.train import Trainer
 
     over = {"engine": engine, "total_steps": total_steps, "eval_every": 0, "heuristics": list(heuristics),
             "obs_encoder": "none",
@@ -331,7 +331,7 @@ def format_markdown(result: dict, header: str = "") -> str:
                          f"{m['peak_bytes_per_game']:,.0f} |")
     ppo_rows = result.get("ppo_rows") or ([result["ppo"]] if result.get("ppo") else [])
     if ppo_rows:
-        lines += ["", "MaskablePPO self-play training through the training code path (`training.train.Trainer`, "
+        lines += ["", "MaskablePPO self-play training through the training code path (`hod.training.train.Trainer`, "
                       "the game's default configuration, no evaluation; pool of the latest copy and `random`), "
                       "end to end:", "",
                   "| game | engine | env steps/s | steps | seconds | torch threads | configuration |",

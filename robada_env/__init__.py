@@ -14,7 +14,7 @@ Observation layout     ``robada_env.LAYOUT`` (version ``OBS_VERSION``); table in
                        docs/robada_env.md (``LAYOUT.markdown_table()``)
 Rewards                at game end only, ``reward_scheme`` in points / win_loss / margin
 Final infos            ``"final_score"`` (int points), ``"win_share"`` (1/k for k tied winners)
-Engine state           ``env.unwrapped.game_state`` (:class:`robada_env.engine.State`)
+Engine state           ``env.unwrapped.game_state`` (:class:`robada_env.rules.engine.State`)
 =====================  =======================================================================
 
 Actions (names from :func:`action_name`):
@@ -42,24 +42,24 @@ Constructors:
 * ``env(num_players=2, render_mode=None, reward_scheme="points", max_cycles=1000, **rules)``:
   ``raw_env(illegal_action="lose")`` under PettingZoo's bounds and order wrappers.
 * ``raw_env(..., illegal_action="raise")``: unwrapped AEC; an illegal action raises
-  :class:`hod_common.errors.IllegalActionError` naming the legal actions, state unchanged.
+  :class:`hod.core.errors.IllegalActionError` naming the legal actions, state unchanged.
 * ``parallel_env(...)``: Parallel form, ``illegal_action="lose"``; every agent acts every step,
-  the seats not to act with ``no-op`` (see :mod:`robada_env.parallel`).
+  the seats not to act with ``no-op`` (see :mod:`robada_env.env`).
 
-``rules`` are the options of :class:`robada_env.engine.Config`: ``closing_ace`` (R2),
+``rules`` are the options of :class:`robada_env.rules.engine.Config`: ``closing_ace`` (R2),
 ``may_take_own_pile`` (R3), ``leftovers_to_last_runner`` (R7). Render modes: ``"ansi"``
 (returns the position as text, with suits), ``"human"`` (prints it). Game records:
-:mod:`robada_env.record`. The pure engine (``Config``, ``State``, ``new_game``, ``legal_actions``,
+:mod:`robada_env.rules.record`. The pure engine (``Config``, ``State``, ``new_game``, ``legal_actions``,
 ``apply_action``, ``legal_mask``, ``sample_consistent_state`` for search bots) is
-:mod:`robada_env.engine`.
+:mod:`robada_env.rules.engine`.
 """
-from .actions import ACTION_NAMES, NUM_ACTIONS, NOOP, action_name
-from .engine import (Config, State, apply_action, legal_actions, legal_mask, new_game,
+from .rules.actions import ACTION_NAMES, NUM_ACTIONS, NOOP, action_name
+from .rules.engine import (Config, State, apply_action, legal_actions, legal_mask, new_game,
                      sample_consistent_state)
 from .env import ENV_NAME, env, raw_env
-from .observation import LAYOUT, OBS_SIZE, OBS_VERSION, encode
-from .parallel import RobadaParallelEnv, parallel_env
-from .record import load_record, make_record, replay, save_record
+from .rules.observation import LAYOUT, OBS_SIZE, OBS_VERSION, encode
+from .env import RobadaParallelEnv, parallel_env
+from .rules.record import load_record, make_record, replay, save_record
 
 __all__ = [
     "ACTION_NAMES", "Config", "ENV_NAME", "LAYOUT", "NOOP", "NUM_ACTIONS", "OBS_SIZE",
@@ -69,6 +69,6 @@ __all__ = [
 ]
 
 # Register the single-agent Gymnasium view (one learner seat against given opponents); lazy entry point.
-from training.registration import register_envs as _register_envs  # noqa: E402
+from hod.adapters.registration import register_envs as _register_envs  # noqa: E402
 
 _register_envs()

@@ -3,7 +3,21 @@
 One agent acts at a time; a turn is several decisions of the same agent (``start`` then
 ``tap``/``take`` ... then ``confirm``, or one ``drop``), so ``agent_selection`` stays on the
 runner until the run is confirmed. See the package docstring for the action table and
-:mod:`robada_env.observation` for the observation layout.
+:mod:`robada_env.rules.observation` for the observation layout.
+
+Parallel form (:class:`RobadaParallelEnv`):
+Ronda Robada is turn-based, so the Parallel form makes every agent submit an action at every
+step, and only one of them matters:
+
+* the seat to act gets its real action mask and its action is applied (one decision per step,
+  exactly as one AEC step);
+* every other seat gets a mask that allows only ``no-op`` (action 26) and must send it
+  (a missing action for such a seat counts as ``no-op``; a missing action for the seat to act
+  is a ``ValueError`` naming it).
+
+So a Parallel episode is the same sequence of decisions as an AEC episode, with the same
+observations, and ``max_cycles`` counts the same decisions. Rewards come at the end of the game
+to every seat at once; all agents terminate together.
 """
 from __future__ import annotations
 
@@ -11,19 +25,19 @@ from typing import Any, Optional
 
 import numpy as np
 from gymnasium import spaces
-from pettingzoo import AECEnv
+from pettingzoo import AECEnv, ParallelEnv
 
-from hod_common import env_support
-from hod_common.env_support import begin_aec_step, end_aec_episode, final_infos, forfeit, start_aec_episode
-from hod_common.errors import IllegalActionError, ResetNeededError
-from hod_common.options import RENDER_MODES, GameSeeds, check_env_options, check_unknown_options
-from hod_common.rewards import final_rewards
-from hod_common.wrappers import wrap_aec
+from hod.adapters import env_support
+from hod.adapters.env_support import begin_aec_step, check_in_game, end_aec_episode, final_infos, forfeit, start_aec_episode
+from hod.core.errors import IllegalActionError, ResetNeededError
+from hod.adapters.options import RENDER_MODES, GameSeeds, check_env_options, check_unknown_options
+from hod.core.rewards import final_rewards
+from hod.adapters.wrappers import wrap_aec
 
-from .actions import NUM_ACTIONS, action_name
-from .engine import Config, State, apply_action, legal_actions, legal_mask, legal_masks, new_game, winners
-from .observation import OBS_SIZE, encode, encode_all
-from .render import render_text
+from robada_env.rules.actions import NOOP, NUM_ACTIONS, action_name
+from robada_env.rules.engine import Config, State, apply_action, legal_actions, legal_mask, legal_masks, new_game, winners
+from robada_env.rules.observation import OBS_SIZE, encode, encode_all
+from robada_env.rules.render import render_text
 
 #: Versioned environment name.
 ENV_NAME = "robada_v0"
@@ -38,7 +52,7 @@ def parse_options(
     num_players: int, render_mode: Optional[str], reward_scheme: str, illegal_action: str,
     max_cycles: int, rules: dict,
 ) -> tuple[Config, int]:
-    """Check the environment options (``hod_common.options``) and build the rules ``Config``.
+    """Check the environment options (``hod.adapters.options``) and build the rules ``Config``.
 
     Returns:
         ``(config, max_cycles)``.
@@ -81,7 +95,7 @@ def observations_of(s: State, agents: list[str]) -> dict[str, dict[str, np.ndarr
 
 class _RobadaCore:
     """Options, spaces, seeding, the outcome of a decision, records and rendering, shared by the
-    AEC (:class:`raw_env`) and Parallel (:class:`robada_env.parallel.RobadaParallelEnv`) forms."""
+    AEC (:class:`raw_env`) and Parallel (:class:`robada_env.env.RobadaParallelEnv`) forms."""
 
     def _setup(self, num_players, render_mode, reward_scheme, illegal_action, max_cycles, rules) -> None:
         self.config, self.max_cycles = parse_options(num_players, render_mode, reward_scheme, illegal_action,
@@ -115,7 +129,7 @@ class _RobadaCore:
         the game seed from the env's generator (seeded by the last seeded reset, else fresh).
 
         Raises:
-            ConfigError: ``seed`` is not None or a non-negative int (hod_common.options.GameSeeds).
+            ConfigError: ``seed`` is not None or a non-negative int (hod.adapters.options.GameSeeds).
         """
         self.game_seed = self._seeds.next(seed)
         self.game_state = new_game(self.config, seed=self.game_seed)
@@ -127,7 +141,7 @@ class _RobadaCore:
         Returns:
             ``(rewards, infos, truncated)``: at the game's end the final rewards (float64 (n,),
             ``reward_scheme`` over the scores and winners of R8) and final infos
-            (``hod_common.env_support.final_infos``); else ``None, None`` and whether
+            (``hod.adapters.env_support.final_infos``); else ``None, None`` and whether
             ``max_cycles`` decisions have now been made.
         """
         s = self.game_state
@@ -139,17 +153,17 @@ class _RobadaCore:
         return None, None, self._decisions >= self.max_cycles
 
     def _forfeit(self, offenders: list[int]) -> tuple[np.ndarray, list[dict]]:
-        """hod_common.wrappers 'lose' (:func:`hod_common.env_support.forfeit`); final_score is
+        """hod.adapters.wrappers 'lose' (:func:`hod.adapters.env_support.forfeit`); final_score is
         the points in each pile now."""
         return forfeit(offenders, self.possible_agents, self.game_state.points)
 
     def record(self) -> dict:
-        """The JSON game record of the finished game (:mod:`robada_env.record`).
+        """The JSON game record of the finished game (:mod:`robada_env.rules.record`).
 
         Raises:
             RecordError: no game, or the game is not finished.
         """
-        from .record import make_record
+        from robada_env.rules.record import make_record
         return make_record(self.game_state, seed=self.game_seed)
 
     def render(self) -> Optional[str]:
@@ -168,10 +182,10 @@ class raw_env(_RobadaCore, AECEnv):
     Args:
         num_players: 2..4.
         render_mode: None, ``"ansi"`` (``render()`` returns a str) or ``"human"`` (prints).
-        reward_scheme: one of ``hod_common.rewards.REWARD_SCHEMES``; rewards come at game end.
-        illegal_action: ``"raise"`` (default) or ``"lose"`` (see ``hod_common.wrappers``).
+        reward_scheme: one of ``hod.core.rewards.REWARD_SCHEMES``; rewards come at game end.
+        illegal_action: ``"raise"`` (default) or ``"lose"`` (see ``hod.adapters.wrappers``).
         max_cycles: truncate after this many decisions (default 1000: never in a real game).
-        **rules: options of :class:`robada_env.engine.Config` (``closing_ace``,
+        **rules: options of :class:`robada_env.rules.engine.Config` (``closing_ace``,
             ``may_take_own_pile``, ``leftovers_to_last_runner``).
 
     Raises:
@@ -253,7 +267,7 @@ class raw_env(_RobadaCore, AECEnv):
 def env(num_players: int = 2, render_mode: Optional[str] = None, reward_scheme: str = "points",
         max_cycles: int = DEFAULT_MAX_CYCLES, **rules: Any):
     """Ronda Robada, AEC form, wrapped for users: ``raw_env(illegal_action="lose")`` under
-    PettingZoo's bounds-check and order-enforcing wrappers (``hod_common.wrappers.wrap_aec``).
+    PettingZoo's bounds-check and order-enforcing wrappers (``hod.adapters.wrappers.wrap_aec``).
 
     An action outside the mask ends the game: the offender gets -1, the others 0. Options as
     :class:`raw_env` (``illegal_action`` may be given to override).
@@ -261,3 +275,102 @@ def env(num_players: int = 2, render_mode: Optional[str] = None, reward_scheme: 
     rules.setdefault("illegal_action", "lose")
     return wrap_aec(raw_env(num_players=num_players, render_mode=render_mode,
                             reward_scheme=reward_scheme, max_cycles=max_cycles, **rules))
+
+
+# ---------------------------------------------------------------- Parallel form
+
+
+class RobadaParallelEnv(_RobadaCore, ParallelEnv):
+    """Ronda Robada, Parallel form (see the module docstring for how turns map to steps).
+
+    Args: as :class:`robada_env.env.raw_env`; ``illegal_action`` defaults to ``"lose"``.
+
+    Raises:
+        ConfigError: a bad value (names the legal ones).
+        UnknownOptionError: an unknown option (lists the legal ones).
+    """
+
+    metadata = {"name": ENV_NAME, "render_modes": list(RENDER_MODES), "render_fps": 1}
+
+    def __init__(self, num_players: int = 2, render_mode: Optional[str] = None,
+                 reward_scheme: str = "points", illegal_action: str = "lose",
+                 max_cycles: int = DEFAULT_MAX_CYCLES, **rules: Any) -> None:
+        self._setup(num_players, render_mode, reward_scheme, illegal_action, max_cycles, rules)
+        self._agent_keys = self._seat.keys()
+        self.agents: list[str] = []
+
+    def _observations(self) -> dict:
+        return observations_of(self.game_state, self.possible_agents)
+
+    def reset(self, seed: Optional[int] = None, options: Optional[dict] = None):
+        """Shuffle and deal a new game (``seed`` fixes the deal). Returns ``(observations, infos)``."""
+        self._new_game(seed)
+        self.agents = list(self.possible_agents)
+        return self._observations(), {a: {} for a in self.agents}
+
+    def step(self, actions: dict):
+        """Apply the action of the seat to act; every other live agent must send ``no-op`` (or
+        leave it out).
+
+        Returns:
+            ``(observations, rewards, terminations, truncations, infos)``, dicts over the agents
+            that were live before the step.
+
+        Raises:
+            IllegalActionError: with ``illegal_action="raise"``, an action outside an agent's
+                mask (names the legal actions); nothing changes.
+            ValueError: ``actions`` names an agent that is not live, or leaves out the agent to
+                act (the message lists the missing agents); nothing changes.
+            ResetNeededError: before ``reset()``, or after the game ended.
+        """
+        if not self.agents:
+            check_in_game(self.game_state is not None, False)
+        s = self.game_state
+        live = self.agents
+        actor = self.possible_agents[s.current]
+        # fast path: a dict naming exactly the live agents (every seat is live until the end)
+        if not (type(actions) is dict and actions.keys() == self._agent_keys):
+            extra = [a for a in actions if a not in live]
+            missing = [] if actor in actions else [actor]
+            if extra or missing:
+                raise ValueError(f"step() needs an action for {actor} (the agent to act; the others may "
+                                 f"leave out their no-op) and none for other agents; missing {missing}, "
+                                 f"not live {extra}; live agents: {live}")
+        offenders = []
+        for i, a in enumerate(live):
+            act = actions.get(a, NOOP)
+            if a == actor:
+                legal = legal_actions(s)
+                if act is None or act not in legal:
+                    offenders.append((i, act, legal))
+            elif act is None or act != NOOP:
+                offenders.append((i, act, [NOOP]))
+        truncated = False
+        if offenders:
+            if self.illegal_action == "raise":
+                seat, act, legal = offenders[0]
+                raise IllegalActionError(live[seat], act, legal, action_name)
+            rewards, infos = self._forfeit([o[0] for o in offenders])
+        else:
+            rewards, infos, truncated = self._advance(actions[actor])
+        terminated = rewards is not None
+        rew = dict.fromkeys(live, 0.0) if rewards is None else dict(zip(live, rewards.tolist()))
+        infos = {a: {} for a in live} if infos is None else dict(zip(live, infos))
+        terms = dict.fromkeys(live, terminated)
+        truncs = dict.fromkeys(live, truncated)
+        obs = self._observations()
+        if terminated or truncated:
+            self.agents = []
+        if self.render_mode == "human":
+            self.render()
+        return obs, rew, terms, truncs, infos
+
+
+def parallel_env(num_players: int = 2, render_mode: Optional[str] = None, reward_scheme: str = "points",
+                 max_cycles: int = DEFAULT_MAX_CYCLES, **rules: Any) -> RobadaParallelEnv:
+    """Ronda Robada, Parallel form, with ``illegal_action="lose"`` unless given.
+
+    See :class:`RobadaParallelEnv`."""
+    rules.setdefault("illegal_action", "lose")
+    return RobadaParallelEnv(num_players=num_players, render_mode=render_mode,
+                             reward_scheme=reward_scheme, max_cycles=max_cycles, **rules)

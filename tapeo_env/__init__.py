@@ -18,12 +18,12 @@ Arguments: ``env(num_players=4, render_mode=None, reward_scheme="points", max_cy
 round_rewards=False)``; the same for ``parallel_env`` and ``raw_env`` (which also take
 ``illegal_action``: ``"raise"`` by default for ``raw_env`` and ``TapeoParallelEnv``, ``"lose"``
 for ``env()`` and ``parallel_env()``). Unknown options raise TypeError; a value outside its legal
-set raises ``hod_common.errors.ConfigError`` naming the legal values.
+set raises ``hod.core.errors.ConfigError`` naming the legal values.
 
 Actions: one per kind of tapa (hams by slice count): 0 tortilla, 1 croqueta, 2 ham1, 3 ham2,
 4 ham3, 5 prawns, 6 bread, 7 pepper, 8 freeloader, 9 churro. The mask marks the kinds in hand.
 
-Rewards: at game end, by ``reward_scheme`` (``hod_common.rewards``: ``points``, ``win_loss``,
+Rewards: at game end, by ``reward_scheme`` (``hod.core.rewards``: ``points``, ``win_loss``,
 ``margin``). With ``round_rewards=True`` each round's end pays the change of the scheme's value of
 the standings (round scores so far, provisional winners by T10 with churros held; after the last
 round, the final scores and winners), so the rewards of a game still add up to the final reward.
@@ -31,13 +31,13 @@ At the end ``infos[agent]`` holds ``final_score`` and ``win_share``.
 
 Observation layout (seat-relative: own seat first, then the left neighbour, padded to 6 seats):
 """
-from .cards import DECK_COMPOSITION, HAND_SIZES, KIND_NAMES, NUM_KINDS, kind_name
-from .engine import Config, State, apply_picks, legal_actions, legal_mask, new_game, sample_consistent_state
+from .rules.cards import DECK_COMPOSITION, HAND_SIZES, KIND_NAMES, NUM_KINDS, kind_name
+from .rules.engine import Config, State, apply_picks, legal_actions, legal_mask, new_game, sample_consistent_state
 from .env import DEFAULT_MAX_CYCLES, ENV_NAME, TapeoParallelEnv, raw_env
-from .observation import LAYOUT, OBS_SIZE, OBS_VERSION, encode
-from .record import load_record, make_record, replay, save_record
+from .rules.observation import LAYOUT, OBS_SIZE, OBS_VERSION, encode
+from .rules.record import load_record, make_record, replay, save_record
 
-from hod_common.wrappers import wrap_aec as _wrap_aec
+from hod.adapters.wrappers import wrap_aec as _wrap_aec
 
 #: Action names, in action order.
 ACTION_NAMES = KIND_NAMES
@@ -68,6 +68,6 @@ __all__ = [
 ]
 
 # Register the single-agent Gymnasium view (one learner seat against given opponents); lazy entry point.
-from training.registration import register_envs as _register_envs  # noqa: E402
+from hod.adapters.registration import register_envs as _register_envs  # noqa: E402
 
 _register_envs()

@@ -1,8 +1,8 @@
 """PettingZoo adapters of the Tapeo engine: the AEC :class:`raw_env` and the Parallel
 :class:`TapeoParallelEnv` (the natural form: picks are simultaneous).
 
-Both are thin: the rules live in :mod:`tapeo_env.engine`, the observation in
-:mod:`tapeo_env.observation`, the text in :mod:`tapeo_env.render`. See the package docstring
+Both are thin: the rules live in :mod:`tapeo_env.rules.engine`, the observation in
+:mod:`tapeo_env.rules.observation`, the text in :mod:`tapeo_env.rules.render`. See the package docstring
 (``tapeo_env.__doc__``) for the documentation page.
 """
 from __future__ import annotations
@@ -13,18 +13,18 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv, ParallelEnv
 
-from hod_common import env_support
-from hod_common.env_support import (begin_aec_step, check_in_game, end_aec_episode, final_infos, forfeit,
+from hod.adapters import env_support
+from hod.adapters.env_support import (begin_aec_step, check_in_game, end_aec_episode, final_infos, forfeit,
                                     start_aec_episode)
-from hod_common.errors import IllegalActionError, ResetNeededError, check_choice
-from hod_common.options import RENDER_MODES, GameSeeds, check_env_options, check_unknown_options
-from hod_common.rewards import final_rewards
+from hod.core.errors import IllegalActionError, ResetNeededError, check_choice
+from hod.adapters.options import RENDER_MODES, GameSeeds, check_env_options, check_unknown_options
+from hod.core.rewards import final_rewards
 
-from .cards import NUM_KINDS
-from .engine import Config, apply_checked_picks, check_pick, legal_mask, legal_masks, new_game, State
-from .observation import OBS_HIGH, OBS_SIZE, encode, encode_all
-from .render import render_text
-from .scoring import winners
+from tapeo_env.rules.cards import NUM_KINDS
+from tapeo_env.rules.engine import Config, apply_checked_picks, check_pick, legal_mask, legal_masks, new_game, State
+from tapeo_env.rules.observation import OBS_HIGH, OBS_SIZE, encode, encode_all
+from tapeo_env.rules.render import render_text
+from tapeo_env.rules.scoring import winners
 
 ENV_NAME = "tapeo_v0"
 #: Default truncation limit in cycles (one cycle = every seat picks once). A full game takes at
@@ -76,7 +76,7 @@ class _TapeoCore:
 
     @property
     def game_state(self) -> State:
-        """The engine state (:class:`tapeo_env.engine.State`) of the game in progress."""
+        """The engine state (:class:`tapeo_env.rules.engine.State`) of the game in progress."""
         return self.state
 
     def action_mask(self, agent: str) -> np.ndarray:
@@ -89,7 +89,7 @@ class _TapeoCore:
         with ``s``); ``reset()`` draws the game seed from the env's generator.
 
         Raises:
-            ConfigError: ``seed`` is not None or a non-negative int (hod_common.options.GameSeeds).
+            ConfigError: ``seed`` is not None or a non-negative int (hod.adapters.options.GameSeeds).
         """
         self.game_seed = self._seeds.next(seed)
         self.state = new_game(self.config, seed=self.game_seed)
@@ -130,13 +130,13 @@ class _TapeoCore:
         return final_infos(self.state.final_scores, self.state.winners)
 
     def _forfeit(self, offenders: list[int]) -> tuple[np.ndarray, list[dict]]:
-        """hod_common.wrappers 'lose' (:func:`hod_common.env_support.forfeit`); final_score is
+        """hod.adapters.wrappers 'lose' (:func:`hod.adapters.env_support.forfeit`); final_score is
         the points of finished rounds."""
         return forfeit(offenders, self.possible_agents, self.state.scores_so_far())
 
     def record(self) -> dict:
-        """The JSON game record of the finished game (:mod:`tapeo_env.record`)."""
-        from .record import make_record
+        """The JSON game record of the finished game (:mod:`tapeo_env.rules.record`)."""
+        from tapeo_env.rules.record import make_record
         return make_record(self.state, seed=self.game_seed)
 
     # -- rendering ---------------------------------------------------------------------------
@@ -184,7 +184,7 @@ class raw_env(_TapeoCore, AECEnv):
 
     def observe(self, agent: str) -> dict:
         """What ``agent`` knows now: ``{"observation": float32 (OBS_SIZE,), "action_mask": int8
-        (10,)}`` (the layout: :data:`tapeo_env.observation.LAYOUT`; mask 1 = a kind in hand, all 0
+        (10,)}`` (the layout: :data:`tapeo_env.rules.observation.LAYOUT`; mask 1 = a kind in hand, all 0
         once the game is over). Fresh arrays.
 
         Raises:

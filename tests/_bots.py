@@ -1,5 +1,5 @@
 """Bots shared by the tests of both games' play commands (tests/test_play_*.py)."""
-from agents.base import Bot
+from hod.agents.base import Bot
 
 
 class Scripted(Bot):

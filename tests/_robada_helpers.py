@@ -1,6 +1,6 @@
 """Shared helpers of the Ronda Robada tests: card shorthand and hand-built positions/decks."""
-from robada_env.cards import parse_card
-from robada_env.engine import Config, from_position
+from robada_env.rules.cards import parse_card
+from robada_env.rules.engine import Config, from_position
 
 _SUITS = {"o": "oros", "c": "copas", "e": "espadas", "b": "bastos"}
 _RANKS = {"A": "A", "S": "Sota", "C": "Caballo", "R": "Rey"}

@@ -4,10 +4,10 @@ import json
 import numpy as np
 import pytest
 
-from hod_common.atomic import atomic_write_json
-from hod_common.errors import ConfigError, check_choice, check_int_range
-from hod_common.layout import ObsLayout, Piece
-from hod_common.rewards import final_rewards, win_shares
+from hod.core.atomic import atomic_write_json
+from hod.core.errors import ConfigError, check_choice, check_int_range
+from hod.core.layout import ObsLayout, Piece
+from hod.core.rewards import final_rewards, win_shares
 
 
 def test_points_scheme_is_the_scores():
@@ -74,7 +74,7 @@ def test_atomic_write_json(tmp_path):
 def test_illegal_action_error_pickles():
     import pickle
 
-    from hod_common.errors import IllegalActionError
+    from hod.core.errors import IllegalActionError
 
     e = IllegalActionError("player_1", 7, [0, 2])
     e2 = pickle.loads(pickle.dumps(e))
@@ -83,7 +83,6 @@ def test_illegal_action_error_pickles():
 
 
 def test_unknown_bot_option_is_refused_with_the_legal_ones():
-    import agents
-
+    from hod import agents
     with pytest.raises(ConfigError, match=r"unknown option\(s\) \['agression'\].*legal options: \['seed'"):
         agents.make("tapeo", "expert", seed=0, agression=5)

@@ -10,10 +10,10 @@ from pettingzoo.test import api_test, parallel_api_test, parallel_seed_test, ren
 
 import robada_env
 import tapeo_env
-from hod_common.errors import ConfigError, RecordError, ResetNeededError, UnknownOptionError
-from robada_env.parallel import RobadaParallelEnv
-from robada_env import record as robada_record
-from tapeo_env import record as tapeo_record
+from hod.core.errors import ConfigError, RecordError, ResetNeededError, UnknownOptionError
+from robada_env.env import RobadaParallelEnv
+from robada_env.rules import record as robada_record
+from tapeo_env.rules import record as tapeo_record
 
 GAMES = {"tapeo": (tapeo_env, tapeo_env.TapeoParallelEnv), "robada": (robada_env, RobadaParallelEnv)}
 BOTH = pytest.mark.parametrize("game", sorted(GAMES))

@@ -10,14 +10,14 @@ import onnx
 import pytest
 import torch
 
-import agents
-from agents import registry
-from agents.onnx_policy import OnnxPolicy, register_shipped_opponents, shipped_opponents
-from agents.ppo import PPOBot
-from training.card import CheckpointError
-from training.config import smoke_config
-from training.export import METADATA_KEY, export_onnx, main as export_main
-from training.train import Trainer
+from hod import agents
+from hod.agents import registry
+from hod.agents.onnx_policy import OnnxPolicy, register_shipped_opponents, shipped_opponents
+from hod.training.ppo_bot import PPOBot
+from hod.agents.model_card import CheckpointError
+from hod.training.config import smoke_config
+from hod.training.export import METADATA_KEY, export_onnx, main as export_main
+from hod.training.train import Trainer
 
 
 @pytest.fixture(scope="module")
@@ -208,7 +208,7 @@ def test_onnx_policy_runs_without_torch(exported):
     _, onnx_path, _ = exported
     code = (
         "import sys, numpy as np\n"
-        "from agents.onnx_policy import OnnxPolicy\n"
+        "from hod.agents.onnx_policy import OnnxPolicy\n"
         f"b = OnnxPolicy({str(onnx_path)!r}, game='tapeo', seed=0)\n"
         "m = np.zeros(10, np.int8); m[[2, 5]] = 1\n"
         "a = b.act({'observation': np.zeros(157, np.float32), 'action_mask': m})\n"
@@ -233,7 +233,7 @@ def test_shipped_opponents_registry(exported, tmp_path, monkeypatch):
     assert register_shipped_opponents(tmp_path) == [("tapeo", "ppo"), ("tapeo", "ppo_4p")]
     bot = agents.make("tapeo", "ppo", seed=0)
     assert isinstance(bot, OnnxPolicy) and bot.name == "ppo" and bot.game == "tapeo"
-    from benchmarks.tournament import run_tournament
+    from hod.evaluation.tournament import run_tournament
 
     res = run_tournament("tapeo", ["ppo", "random"], num_games=4, seed=0)
     assert res.num_games == 4 and abs(sum(b.wins for b in res.bots) - 4) < 1e-9

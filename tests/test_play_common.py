@@ -6,9 +6,9 @@ import io
 
 import pytest
 
-from agents.play_cli import (EXIT_INTERRUPTED, Choice, Quit, Terminal, bot_seed, build_parser, parse_opponents,
+from hod.apps.play import (EXIT_INTERRUPTED, Choice, Quit, Terminal, bot_seed, build_parser, parse_opponents,
                              parse_table, run, strongest)
-from hod_common.errors import ConfigError
+from hod.core.errors import ConfigError
 
 
 def test_strongest_follows_ppo_expert_greedy_random():
@@ -133,8 +133,8 @@ def test_run_exit_codes():
 
 
 def test_default_is_the_strongest_registered():
-    from agents.onnx_policy import OPPONENTS_DIR
-    from agents.play_cli import load_bots
+    from hod.agents.onnx_policy import OPPONENTS_DIR
+    from hod.apps.play import load_bots
 
     load_bots()
     # agents/opponents/tapeo_ppo.onnx is shipped: Tapeo's default is the trained policy "ppo"
@@ -149,8 +149,8 @@ def test_random_input_never_crashes():
     """Lines drawn at random from numbers, names and garbage: every game still ends normally."""
     import random
 
-    import robada_env.play as rp
-    import tapeo_env.play as tp
+    import hod.apps.play_robada as rp
+    import hod.apps.play_tapeo as tp
 
     words = ["1", "2", "3", "5", "8", "0", "-3", "x", "", "?", "tortilla", "churro", "ham3", "freeloader",
              "confirm", "tap", "start Sota", "drop 4", "take pile +1", "c", "99999999999999999999", "1.5", " 2 ",
@@ -170,9 +170,9 @@ def test_random_input_never_crashes():
 def test_record_path_in_a_missing_folder_is_a_usage_error(tmp_path, capsys):
     import pytest as _pytest
 
-    from agents.play_cli import build_parser, parse_table
+    from hod.apps.play import build_parser, parse_table
 
-    ap = build_parser("tapeo", "python -m tapeo_env.play", "Tapeo", 2, 6, 4)
+    ap = build_parser("tapeo", "python -m hod.apps.play_tapeo", "Tapeo", 2, 6, 4)
     with _pytest.raises(SystemExit) as e:
         parse_table(ap, "tapeo", ["--players", "2", "--opponents", "random", "--record",
                                   str(tmp_path / "missing" / "r.json")])
@@ -181,7 +181,7 @@ def test_record_path_in_a_missing_folder_is_a_usage_error(tmp_path, capsys):
 
 
 def test_record_write_failure_is_reported_not_raised(tmp_path):
-    from agents.play_cli import record_line
+    from hod.apps.play import record_line
 
     def failing_save():
         raise PermissionError(13, "Permission denied")

@@ -7,12 +7,12 @@ import re
 import numpy as np
 
 from _bots import Scripted
-from agents.play_cli import Table, Terminal, make_bots
-from robada_env.actions import DROP
-from robada_env.cards import card
-from robada_env.engine import Config, from_position, legal_actions, new_game, sample_consistent_state
-from robada_env.play import RobadaSession, carta, main
-from robada_env.record import load_record, replay
+from hod.apps.play import Table, Terminal, make_bots
+from robada_env.rules.actions import DROP
+from robada_env.rules.cards import card
+from robada_env.rules.engine import Config, from_position, legal_actions, new_game, sample_consistent_state
+from hod.apps.play_robada import RobadaSession, carta, main
+from robada_env.rules.record import load_record, replay
 
 OROS, COPAS, ESPADAS, BASTOS = range(4)
 SOTA, CABALLO, REY = 7, 8, 9

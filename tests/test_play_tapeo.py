@@ -8,11 +8,11 @@ import numpy as np
 import pytest
 
 from _bots import Scripted
-from agents.play_cli import Table, Terminal
-from tapeo_env.cards import CHURRO, CROQUETA, FREELOADER, HAM3, KIND_NAMES, NUM_KINDS, PEPPER, PRAWNS, TORTILLA
-from tapeo_env.engine import Config, new_game, sample_consistent_state
-from tapeo_env.play import TAPA_NAMES, TapeoSession, main, steals
-from tapeo_env.record import load_record, replay
+from hod.apps.play import Table, Terminal
+from tapeo_env.rules.cards import CHURRO, CROQUETA, FREELOADER, HAM3, KIND_NAMES, NUM_KINDS, PEPPER, PRAWNS, TORTILLA
+from tapeo_env.rules.engine import Config, new_game, sample_consistent_state
+from hod.apps.play_tapeo import TAPA_NAMES, TapeoSession, main, steals
+from tapeo_env.rules.record import load_record, replay
 
 #: 4 players: 8 tapas a hand, 7 decision picks a round (T7), 3 rounds.
 PICKS_4P = 3 * 7
@@ -150,7 +150,7 @@ def test_screen_shows_no_hidden_information():
 
     out = io.StringIO()
     table = Table(players=4, seat=1, seed=11, opponents={2: "random", 3: "random", 0: "random"}, record=None)
-    from agents.play_cli import make_bots
+    from hod.apps.play import make_bots
     Checked(table, Terminal(io.StringIO("1\n" * PICKS_4P), out), make_bots("tapeo", table)).play()
     assert len(screens) == PICKS_4P and "=== Game over ===" in out.getvalue()
     # and the sampler did hide something: at the first pick the other hands differ

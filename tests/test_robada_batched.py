@@ -1,7 +1,7 @@
 """Batched Ronda Robada engine and its vectorized envs (issue 6).
 
 The core is a differential test: thousands of seeded games played through both the single-game
-engine (:mod:`robada_env.engine`) and the batched one from the same deck orders, requiring
+engine (:mod:`robada_env.rules.engine`) and the batched one from the same deck orders, requiring
 identical states, masks, observations and rewards at every step. Exact hand-worked values check
 the deal, a run and its points, the reward schemes and the state size.
 """
@@ -9,13 +9,13 @@ import numpy as np
 import pytest
 
 from _robada_helpers import cs
-from hod_common.errors import ConfigError, IllegalActionError
-from hod_common.rewards import final_rewards, win_shares
-from robada_env.actions import CONFIRM, DROP, NOOP, START, TAKE, TAP
-from robada_env.batched import BatchedRobada, batched_final_rewards, random_legal_actions
-from robada_env.cards import NUM_RANKS
-from robada_env.engine import Config, apply_action, legal_mask, new_game, winners
-from robada_env.observation import LAYOUT, encode
+from hod.core.errors import ConfigError, IllegalActionError
+from hod.core.rewards import final_rewards, win_shares
+from robada_env.rules.actions import CONFIRM, DROP, NOOP, START, TAKE, TAP
+from robada_env.rules.batched import BatchedRobada, batched_final_rewards, random_legal_actions
+from robada_env.rules.cards import NUM_RANKS
+from robada_env.rules.engine import Config, apply_action, legal_mask, new_game, winners
+from robada_env.rules.observation import LAYOUT, encode
 
 FIELDS = ("hand_cnt", "hand_size", "hand_total", "loose_cnt", "pile_cnt", "pile_top", "pile_size",
           "pile_pts", "seen_cnt", "run_cnt", "run_card", "run_start", "run_rank", "run_next",
@@ -289,7 +289,7 @@ def test_same_seed_same_games_and_partial_reset():
 
 
 # ---- vectorized envs ---------------------------------------------------------------------------
-from robada_env.vector import RandomPolicy, RobadaVecEnv, RobadaVectorEnv  # noqa: E402
+from hod.training.robada_vector import RandomPolicy, RobadaVecEnv, RobadaVectorEnv  # noqa: E402
 
 
 def test_vec_env_final_reward_reaches_the_learner_seat():

@@ -1,19 +1,19 @@
-"""Ronda Robada baseline bots (agents.robada_bots) and the observation decoder they read
-(robada_env.observation.decode): legality over many seeded games through the raw env (which
+"""Ronda Robada baseline bots (hod.agents.robada_bots) and the observation decoder they read
+(robada_env.rules.observation.decode): legality over many seeded games through the raw env (which
 raises on an illegal action), determinism per seed, and hand-built positions where a rule of the
 bots' docstrings forces the decision (worked out by hand in the comments)."""
 import numpy as np
 import pytest
 
-import agents
-import agents.robada_bots  # noqa: F401  (registers robada greedy / expert)
+from hod import agents
+import hod.agents.robada_bots  # noqa: F401  (registers robada greedy / expert)
 import robada_env
 from _robada_helpers import position
-from agents.robada_bots import ExpertBot, GreedyBot, greedy_run_points
-from robada_env.actions import CONFIRM, DROP, START, TAKE, TAP
-from robada_env.cards import ACE, CABALLO, REY, SOTA
-from robada_env.engine import Config, apply_action, legal_actions, legal_mask, new_game
-from robada_env.observation import decode, encode
+from hod.agents.robada_bots import ExpertBot, GreedyBot, greedy_run_points
+from robada_env.rules.actions import CONFIRM, DROP, START, TAKE, TAP
+from robada_env.rules.cards import ACE, CABALLO, REY, SOTA
+from robada_env.rules.engine import Config, apply_action, legal_actions, legal_mask, new_game
+from robada_env.rules.observation import decode, encode
 
 
 def obs_of(s, seat=None):
@@ -54,7 +54,7 @@ def _facts(s, seat):
         run_closed=bool(s.run) and s.run_next == -1,
         run_gathered=per_rank(s.run),
         run_size=len(s.run),
-        run_points=sum(robada_env.cards.CARD_POINTS[x] for x in s.run),
+        run_points=sum(robada_env.rules.cards.CARD_POINTS[x] for x in s.run),
         run_piles_taken=tuple(1 if i in s.run_taken else 0 for i in order),
         deck_left=len(s.deck),
         seen=tuple(seen),

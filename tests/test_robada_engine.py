@@ -5,10 +5,10 @@ import numpy as np
 import pytest
 
 from _robada_helpers import c, cs, position
-from hod_common.errors import ConfigError, IllegalActionError
-from robada_env.actions import CONFIRM, DROP, NOOP, NUM_ACTIONS, START, TAKE, TAP, action_name
-from robada_env.cards import ACE, CABALLO, CARD_POINTS, REY, SOTA, TOTAL_POINTS, card_name
-from robada_env.engine import (RUN_CLOSED, Config, apply_action, legal_actions, legal_mask, new_game,
+from hod.core.errors import ConfigError, IllegalActionError
+from robada_env.rules.actions import CONFIRM, DROP, NOOP, NUM_ACTIONS, START, TAKE, TAP, action_name
+from robada_env.rules.cards import ACE, CABALLO, CARD_POINTS, REY, SOTA, TOTAL_POINTS, card_name
+from robada_env.rules.engine import (RUN_CLOSED, Config, apply_action, legal_actions, legal_mask, new_game,
                                scores, winners)
 
 

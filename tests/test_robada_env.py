@@ -6,10 +6,10 @@ from _pz_helpers import check_max_cycles, masked, play_random_aec
 from pettingzoo.utils.conversions import parallel_to_aec
 
 import robada_env
-from hod_common.errors import ConfigError, IllegalActionError
-from hod_common.rewards import final_rewards
-from robada_env.actions import CONFIRM, NOOP
-from robada_env.engine import Config, new_game, winners
+from hod.core.errors import ConfigError, IllegalActionError
+from hod.core.rewards import final_rewards
+from robada_env.rules.actions import CONFIRM, NOOP
+from robada_env.rules.engine import Config, new_game, winners
 from test_robada_engine import FULL_ACTIONS, FULL_DECK
 
 
@@ -205,7 +205,7 @@ def test_env_metadata_and_exports():
 
 
 def test_observe_before_reset_says_to_reset():
-    from hod_common.errors import ResetNeededError
+    from hod.core.errors import ResetNeededError
 
     env = robada_env.raw_env(num_players=2)
     with pytest.raises(ResetNeededError, match=r"observe\(\) called before reset\(\): call reset\(\)"):

@@ -1,4 +1,4 @@
-"""The ``robada_plans`` observation encoder (agents.robada_features, agents.encoders) and its use
+"""The ``robada_plans`` observation encoder (hod.agents.robada_features, hod.agents.encoders) and its use
 by every player of a policy: hand-worked feature values, agreement with the expert's choice,
 the encoded training run (warm start included), the export and the bots that read it."""
 from __future__ import annotations
@@ -9,14 +9,14 @@ import numpy as np
 import pytest
 
 from _robada_helpers import position
-from agents.encoders import ENCODERS, get_encoder
-from agents.robada_bots import ExpertBot
-from agents.robada_features import PER_ACTION, SCALE, SIZE, plan_features, plan_features_batch
-from hod_common.errors import ConfigError
-from robada_env.actions import CONFIRM, DROP, NUM_ACTIONS, START, TAKE, TAP
-from robada_env.cards import SOTA
-from robada_env.engine import apply_action, legal_mask, new_game, Config
-from robada_env.observation import LAYOUT, encode
+from hod.agents.encoders import ENCODERS, get_encoder
+from hod.agents.robada_bots import ExpertBot
+from hod.agents.robada_features import PER_ACTION, SCALE, SIZE, plan_features, plan_features_batch
+from hod.core.errors import ConfigError
+from robada_env.rules.actions import CONFIRM, DROP, NUM_ACTIONS, START, TAKE, TAP
+from robada_env.rules.cards import SOTA
+from robada_env.rules.engine import apply_action, legal_mask, new_game, Config
+from robada_env.rules.observation import LAYOUT, encode
 
 
 def _obs(s):
@@ -124,9 +124,9 @@ def test_encoder_registry():
 @pytest.fixture(scope="module")
 def encoded_run(tmp_path_factory):
     """A tiny Ronda Robada run with the encoder and a behaviour-cloning warm start, exported."""
-    from training.config import smoke_config
-    from training.export import export_onnx
-    from training.train import Trainer
+    from hod.training.config import smoke_config
+    from hod.training.export import export_onnx
+    from hod.training.train import Trainer
 
     out = tmp_path_factory.mktemp("encoded_run")
     cfg = smoke_config("robada", obs_encoder="robada_plans", bc_teacher="expert", bc_decisions=400,
@@ -147,7 +147,7 @@ def test_encoded_training_records_the_encoder_everywhere(encoded_run):
     # the pool's snapshots read the game's observation and encode it themselves
     snap = next(iter(t.pool.past.values()))
     assert snap.encoder.name == "robada_plans" and snap.obs_size == 327
-    from training.numpy_policy import NumpyPolicy
+    from hod.training.numpy_policy import NumpyPolicy
 
     again = NumpyPolicy.from_bytes(snap.to_bytes())
     assert again.encoder.name == "robada_plans"
@@ -156,8 +156,8 @@ def test_encoded_training_records_the_encoder_everywhere(encoded_run):
 
 
 def test_every_player_of_the_policy_agrees(encoded_run):
-    from agents.onnx_policy import OnnxPolicy
-    from agents.ppo import PPOBot
+    from hod.agents.onnx_policy import OnnxPolicy
+    from hod.training.ppo_bot import PPOBot
 
     t, s, onnx_path = encoded_run
     onnx_bot = OnnxPolicy(onnx_path, game="robada", num_players=2)
@@ -182,7 +182,7 @@ def test_every_player_of_the_policy_agrees(encoded_run):
 
 
 def test_a_card_with_an_unknown_encoder_is_refused(encoded_run, tmp_path):
-    from training.card import CheckpointError, validate_card
+    from hod.agents.model_card import CheckpointError, validate_card
 
     t, s, _ = encoded_run
     card = json.loads(t.out.joinpath("checkpoints", "final.json").read_text())
@@ -203,7 +203,7 @@ def test_an_encoded_export_plays_without_torch(encoded_run):
     obs, mask = _obs(s)
     code = (
         "import sys, numpy as np\n"
-        "from agents.onnx_policy import OnnxPolicy\n"
+        "from hod.agents.onnx_policy import OnnxPolicy\n"
         f"b = OnnxPolicy({str(onnx_path)!r}, game='robada', seed=0)\n"
         f"obs = np.array({obs.tolist()!r}, np.float32); m = np.array({mask.tolist()!r}, np.int8)\n"
         "a = b.act({'observation': obs, 'action_mask': m})\n"
@@ -216,9 +216,9 @@ def test_an_encoded_export_plays_without_torch(encoded_run):
 
 
 def test_bad_encoder_names_and_a_resume_with_another_encoder_are_refused(encoded_run, tmp_path):
-    from training.card import CheckpointError, validate_card
-    from training.config import smoke_config
-    from training.train import Trainer
+    from hod.agents.model_card import CheckpointError, validate_card
+    from hod.training.config import smoke_config
+    from hod.training.train import Trainer
 
     with pytest.raises(ConfigError, match="legal values"):
         get_encoder(["robada_plans"])
@@ -234,8 +234,8 @@ def test_bad_encoder_names_and_a_resume_with_another_encoder_are_refused(encoded
 def test_onnx_side_card_must_agree_on_the_encoder(encoded_run, tmp_path):
     import shutil
 
-    from agents.onnx_policy import OnnxPolicy
-    from training.card import CheckpointError
+    from hod.agents.onnx_policy import OnnxPolicy
+    from hod.agents.model_card import CheckpointError
 
     _, _, onnx_path = encoded_run
     dst = tmp_path / "m.onnx"

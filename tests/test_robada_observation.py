@@ -4,9 +4,9 @@ import numpy as np
 import pytest
 
 from _robada_helpers import cs, position
-from robada_env.actions import START, TAKE
-from robada_env.engine import Config, apply_action, legal_actions, new_game
-from robada_env.observation import LAYOUT, OBS_SIZE, OBS_VERSION, encode
+from robada_env.rules.actions import START, TAKE
+from robada_env.rules.engine import Config, apply_action, legal_actions, new_game
+from robada_env.rules.observation import LAYOUT, OBS_SIZE, OBS_VERSION, encode
 
 
 def piece(obs, name):
@@ -110,7 +110,7 @@ def test_env_page_shows_the_current_layout_table():
 
 
 def test_sample_consistent_state_keeps_what_the_seat_knows():
-    from robada_env.engine import sample_consistent_state
+    from robada_env.rules.engine import sample_consistent_state
     rng = np.random.default_rng(7)
     s = new_game(Config(num_players=3), seed=7)
     apply_action(s, legal_actions(s)[0])        # seat 0 starts a run (or drops)
@@ -126,7 +126,7 @@ def test_sample_consistent_state_keeps_what_the_seat_knows():
 
 
 def test_seat_outside_the_table_is_a_value_error_naming_the_legal_seats():
-    from hod_common.errors import ConfigError
+    from hod.core.errors import ConfigError
 
     s = new_game(Config(num_players=3), seed=0)
     for bad in (3, -1, 7):   # 3 players: seats 0, 1, 2 (no wrap-around, no negative index)

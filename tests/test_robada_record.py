@@ -4,9 +4,9 @@ import json
 import numpy as np
 import pytest
 
-from hod_common.errors import RecordError
-from robada_env.engine import Config, apply_action, legal_actions, new_game
-from robada_env.record import FORMAT_VERSION, load_record, make_record, replay, save_record
+from hod.core.errors import RecordError
+from robada_env.rules.engine import Config, apply_action, legal_actions, new_game
+from robada_env.rules.record import FORMAT_VERSION, load_record, make_record, replay, save_record
 from test_robada_engine import FULL_ACTIONS, FULL_DECK
 
 

@@ -1,18 +1,18 @@
-"""Ronda Robada search bot ``rollout`` (agents.robada_search): playout scores worked out by hand,
+"""Ronda Robada search bot ``rollout`` (hod.agents.robada_search): playout scores worked out by hand,
 the candidates, the errors, and games through the raw env and the tournament."""
 import numpy as np
 import pytest
 
-import agents
+from hod import agents
 import robada_env
 from _robada_helpers import position
-from agents.robada_bots import ExpertBot
-from agents.robada_search import RolloutBot, playout_score
-from benchmarks.tournament import run_tournament
-from hod_common.errors import ConfigError
-from robada_env.actions import DROP, START
-from robada_env.engine import legal_mask
-from robada_env.observation import encode
+from hod.agents.robada_bots import ExpertBot
+from hod.agents.robada_search import RolloutBot, playout_score
+from hod.evaluation.tournament import run_tournament
+from hod.core.errors import ConfigError
+from robada_env.rules.actions import DROP, START
+from robada_env.rules.engine import legal_mask
+from robada_env.rules.observation import encode
 
 FIVE = 4  # rank index of the 5 (ranks A, 2, ..., 7, Sota, Caballo, Rey are 0..9)
 
@@ -98,7 +98,7 @@ def test_one_candidate_is_a_best_action_of_the_expert():
         a = rollout.act(obs)
         if obs["action_mask"].sum() > 1:
             checked += 1
-            view = robada_env.observation.decode(obs["observation"])
+            view = robada_env.rules.observation.decode(obs["observation"])
             legal = np.flatnonzero(obs["action_mask"]).tolist()
             plans = expert.plans(view, legal)
             best = max(expert.evaluate(view, p) for p in plans)

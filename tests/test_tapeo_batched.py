@@ -1,4 +1,4 @@
-"""Batched Tapeo engine (tapeo_env.batched), its vector envs (tapeo_env.vector) and the
+"""Batched Tapeo engine (tapeo_env.rules.batched), its vector envs (hod.training.tapeo_vector) and the
 throughput benchmark smoke run.
 
 The differential test plays thousands of seeded games through the batched engine and replays
@@ -7,17 +7,17 @@ identical hands, bars, churros, scores, masks, observations and rewards at every
 import numpy as np
 import pytest
 
-from hod_common.errors import ConfigError, IllegalActionError
-from hod_common.rewards import final_rewards
-from tapeo_env import engine as E
-from tapeo_env.batched import BatchedTapeo, random_legal_actions
-from tapeo_env.batched_obs import BatchedEncoder
-from hod_common.rewards import final_rewards_batch
-from tapeo_env.batched_scoring import (churro_points_batch, ham_points_batch,
+from hod.core.errors import ConfigError, IllegalActionError
+from hod.core.rewards import final_rewards
+from tapeo_env.rules import engine as E
+from tapeo_env.rules.batched import BatchedTapeo, random_legal_actions
+from tapeo_env.rules.batched_obs import BatchedEncoder
+from hod.core.rewards import final_rewards_batch
+from tapeo_env.rules.batched_scoring import (churro_points_batch, ham_points_batch,
                                        pepper_points_batch, round_points_batch)
-from tapeo_env.cards import (BREAD, CHURRO, CROQUETA, FREELOADER, HAM1, HAM2, HAM3, NUM_KINDS, PEPPER, PRAWNS,
+from tapeo_env.rules.cards import (BREAD, CHURRO, CROQUETA, FREELOADER, HAM1, HAM2, HAM3, NUM_KINDS, PEPPER, PRAWNS,
                              TORTILLA)
-from tapeo_env.observation import OBS_SIZE, encode
+from tapeo_env.rules.observation import OBS_SIZE, encode
 
 K = NUM_KINDS
 
@@ -151,7 +151,7 @@ def test_observe_seat_subsets_and_out_match_all_seats():
 # ---- rules with hand-made deals ---------------------------------------------------------------
 def _deal_rounds(first_round, n, hs):
     """deals (1, 3, n, K): the given first round, then rounds dealing the sorted deck in order."""
-    from tapeo_env.cards import deck_cards
+    from tapeo_env.rules.cards import deck_cards
     d = np.zeros((1, 3, n, K), np.int64)
     for i, hand in enumerate(first_round):
         for kind in hand:
@@ -312,7 +312,7 @@ def test_state_under_2_kib_per_game():
 # ---- vector envs ------------------------------------------------------------------------------
 def test_sb3_vec_env_episode_masks_and_final_rewards():
     from sb3_contrib.common.maskable.utils import get_action_masks, is_masking_supported
-    from tapeo_env.vector import TapeoVecEnv
+    from hod.training.tapeo_vector import TapeoVecEnv
     env = TapeoVecEnv(num_tables=6, num_players=[2, 3], learner_seats=2, reward_scheme="win_loss", seed=5)
     assert env.num_envs == 12 and is_masking_supported(env)
     obs = env.reset()
@@ -338,8 +338,8 @@ def test_sb3_vec_env_episode_masks_and_final_rewards():
 
 
 def test_sb3_vec_env_with_bot_and_several_opponents():
-    from agents.base import RandomBot
-    from tapeo_env.vector import BotPolicy, RandomPolicy, TapeoVecEnv
+    from hod.agents.base import RandomBot
+    from hod.training.tapeo_vector import BotPolicy, RandomPolicy, TapeoVecEnv
     calls = []
 
     class Counting(RandomPolicy):
@@ -363,7 +363,7 @@ def test_sb3_vec_env_with_bot_and_several_opponents():
 def test_maskable_ppo_learns_a_few_hundred_steps():
     import torch
     from sb3_contrib import MaskablePPO
-    from tapeo_env.vector import TapeoVecEnv
+    from hod.training.tapeo_vector import TapeoVecEnv
     torch.set_num_threads(1)
     env = TapeoVecEnv(num_tables=8, num_players=[2, 4], learner_seats=2, reward_scheme="win_loss", seed=0)
     model = MaskablePPO("MlpPolicy", env, n_steps=32, batch_size=128, n_epochs=1, seed=0, device="cpu")
@@ -373,7 +373,7 @@ def test_maskable_ppo_learns_a_few_hundred_steps():
 
 def test_gymnasium_vector_env_view():
     import gymnasium
-    from tapeo_env.vector import TapeoVectorEnv
+    from hod.training.tapeo_vector import TapeoVectorEnv
     env = TapeoVectorEnv(num_tables=4, num_players=2, learner_seats=2, reward_scheme="points", seed=3)
     assert isinstance(env, gymnasium.vector.VectorEnv) and env.num_envs == 8
     obs, info = env.reset(seed=3)
@@ -395,7 +395,7 @@ def test_gymnasium_vector_env_view():
 
 # ---- benchmark smoke run ------------------------------------------------------------------------
 def test_throughput_benchmark_quick_smoke(tmp_path):
-    from benchmarks import throughput
+    from hod.benchmarks import throughput
     result = throughput.main(["--quick", "--games", "tapeo", "--out-dir", str(tmp_path)])
     text = (tmp_path / "throughput.md").read_text()
     assert "batched B=64" in text and "leduc_holdem_v4" in text and "pyspiel leduc_poker" in text

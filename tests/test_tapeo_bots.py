@@ -1,15 +1,15 @@
-"""Tapeo bots (agents/tapeo_bots.py) and the observation decoder (tapeo_env.observation.decode):
+"""Tapeo bots (agents/tapeo_bots.py) and the observation decoder (tapeo_env.rules.observation.decode):
 decode inverts encode, every bot action is legal in the raw env (illegal_action="raise"), bots are
 deterministic per seed, and hand-built positions where a documented rule forces the decision."""
 import numpy as np
 import pytest
 
 import tapeo_env
-from agents import make, names
-from agents.tapeo_bots import ExpertBot, GreedyBot, immediate_gains  # registers "greedy" and "expert"
-from tapeo_env.cards import BREAD, CROQUETA, FREELOADER, HAM3, NUM_KINDS, PEPPER, PRAWNS, TORTILLA
-from tapeo_env.engine import Config, apply_picks, known_hands, legal_mask, new_game, unseen_counts
-from tapeo_env.observation import OBS_SIZE, decode, encode
+from hod.agents import make, names
+from hod.agents.tapeo_bots import ExpertBot, GreedyBot, immediate_gains  # registers "greedy" and "expert"
+from tapeo_env.rules.cards import BREAD, CROQUETA, FREELOADER, HAM3, NUM_KINDS, PEPPER, PRAWNS, TORTILLA
+from tapeo_env.rules.engine import Config, apply_picks, known_hands, legal_mask, new_game, unseen_counts
+from tapeo_env.rules.observation import OBS_SIZE, decode, encode
 
 
 # -- decode ----------------------------------------------------------------------------------

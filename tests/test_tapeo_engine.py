@@ -3,13 +3,13 @@ with hand-made deals and values worked out by hand; invariants over many seeded 
 import numpy as np
 import pytest
 
-from hod_common.errors import ConfigError, IllegalActionError
-from tapeo_env.cards import (BREAD, CHURRO, CROQUETA, DECK_COMPOSITION, FREELOADER, HAM3, NUM_KINDS, PEPPER, PRAWNS,
+from hod.core.errors import ConfigError, IllegalActionError
+from tapeo_env.rules.cards import (BREAD, CHURRO, CROQUETA, DECK_COMPOSITION, FREELOADER, HAM3, NUM_KINDS, PEPPER, PRAWNS,
                              TORTILLA)
-from tapeo_env.engine import (Config, apply_picks, legal_actions, new_game, sample_consistent_state,
+from tapeo_env.rules.engine import (Config, apply_picks, legal_actions, new_game, sample_consistent_state,
                               unseen_counts)
-from tapeo_env.observation import encode
-from tapeo_env.scoring import churro_points, round_breakdown
+from tapeo_env.rules.observation import encode
+from tapeo_env.rules.scoring import churro_points, round_breakdown
 
 DECK = np.array(DECK_COMPOSITION)
 

@@ -5,11 +5,11 @@ import pytest
 from _pz_helpers import check_max_cycles, masked, play_random_aec
 
 import tapeo_env
-from hod_common.errors import ConfigError, IllegalActionError
-from hod_common.rewards import final_rewards
-from tapeo_env.cards import CHURRO, CROQUETA, FREELOADER, HAM3, PEPPER, TORTILLA
-from tapeo_env.engine import Config, new_game
-from tapeo_env.observation import LAYOUT, OBS_SIZE, encode
+from hod.core.errors import ConfigError, IllegalActionError
+from hod.core.rewards import final_rewards
+from tapeo_env.rules.cards import CHURRO, CROQUETA, FREELOADER, HAM3, PEPPER, TORTILLA
+from tapeo_env.rules.engine import Config, new_game
+from tapeo_env.rules.observation import LAYOUT, OBS_SIZE, encode
 
 
 # PettingZoo's api, seed and render tests: tests/test_env_contract.py (both games alike).
@@ -223,14 +223,14 @@ def test_docs_page_carries_the_current_layout_table():
 
 
 def test_demo_prints_rounds_and_winner():
-    from tapeo_env.demo import play
+    from hod.apps.show_game import play
     text = play(seed=0, players=3)
     assert text.count("finished") == 3 and "Final scores: player_0" in text and "Winner: player_" in text
     assert play(seed=0, players=3) == text  # seeded
 
 
 def test_env_speed_benchmark_smoke():
-    from benchmarks.env_speed import format_table, run
+    from hod.benchmarks.env_speed import format_table, run
     rows = run("tapeo", 2, 300)
     assert rows[0][1]["agent_steps"] >= 300 and rows[1][1]["games"] >= 1
     assert "agent-steps/s" in format_table(rows)
@@ -249,7 +249,7 @@ def test_encode_refuses_a_seat_outside_the_table():
 
 
 def test_observe_before_reset_says_to_reset():
-    from hod_common.errors import ResetNeededError
+    from hod.core.errors import ResetNeededError
 
     env = tapeo_env.raw_env(num_players=3)
     with pytest.raises(ResetNeededError, match=r"observe\(\) called before reset\(\): call reset\(\)"):

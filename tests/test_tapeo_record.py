@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 import tapeo_env
-from hod_common.errors import RecordError
-from tapeo_env.record import load_record, make_record, replay, save_record
+from hod.core.errors import RecordError
+from tapeo_env.rules.record import load_record, make_record, replay, save_record
 
 
 def finished_env(n=4, seed=21):
@@ -110,7 +110,7 @@ def test_replay_refuses_an_edited_deck_composition():
 
 
 def test_record_of_a_game_with_another_deck_is_refused():
-    from tapeo_env.engine import Config, apply_picks, legal_actions, new_game
+    from tapeo_env.rules.engine import Config, apply_picks, legal_actions, new_game
 
     s = new_game(Config(num_players=2, deck=(20, 14, 4, 4, 4, 10, 8, 10, 6, 4)), seed=0)
     while not s.is_over:

@@ -2,9 +2,9 @@
 import numpy as np
 import pytest
 
-from tapeo_env.cards import (BREAD, CHURRO, CROQUETA, DECK_COMPOSITION, FREELOADER, HAM1, HAM2, HAM3, HAND_SIZES,
+from tapeo_env.rules.cards import (BREAD, CHURRO, CROQUETA, DECK_COMPOSITION, FREELOADER, HAM1, HAM2, HAM3, HAND_SIZES,
                              NUM_KINDS, PEPPER, PRAWNS, TORTILLA)
-from tapeo_env.scoring import (Rulings, churro_points, croqueta_points, ham_points, pepper_points, prawn_points,
+from tapeo_env.rules.scoring import (Rulings, churro_points, croqueta_points, ham_points, pepper_points, prawn_points,
                                round_breakdown, round_points, split_points, tortilla_points, winners)
 
 

@@ -13,12 +13,13 @@ import pickle
 import numpy as np
 import pytest
 
-import training.fake_env as fake_env
-from agents.base import Bot, RandomBot
-from benchmarks import _play, _stats
-from benchmarks._schedule import make_schedule
-from benchmarks.tournament import main, run_tournament
-from hod_common.errors import ConfigError, IllegalActionError
+import hod.training.fake_env as fake_env
+from hod.agents.base import Bot, RandomBot
+from hod.evaluation import play as _play, stats as _stats
+from hod.evaluation.schedule import make_schedule
+from hod.benchmarks.tournament import main
+from hod.evaluation.tournament import run_tournament
+from hod.core.errors import ConfigError, IllegalActionError
 
 Z = 1.959963984540054  # standard normal 0.975 quantile
 T3 = 3.182446305284263  # Student t 0.975 quantile, 3 degrees of freedom
@@ -35,7 +36,7 @@ def kw(**options):
 
 @pytest.fixture
 def fake(monkeypatch):
-    monkeypatch.setitem(_play.ENV_MODULES, "fake", "training.fake_env")
+    monkeypatch.setitem(_play.ENV_MODULES, "fake", "hod.training.fake_env")
     return "fake"
 
 
@@ -378,7 +379,7 @@ def test_results_pickle_for_worker_transport():
 
 
 def test_cli_out_folder_that_cannot_be_made_fails_before_playing(tmp_path, capsys):
-    from benchmarks.tournament import main
+    from hod.benchmarks.tournament import main
 
     blocker = tmp_path / "file"
     blocker.write_text("x")  # a file where the output folder should be: the folder cannot be made

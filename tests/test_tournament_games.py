@@ -3,9 +3,10 @@ import json
 
 import pytest
 
-from agents.base import Bot, legal_actions
-from benchmarks.tournament import main, run_tournament
-from hod_common.errors import ConfigError
+from hod.agents.base import Bot, legal_actions
+from hod.benchmarks.tournament import main
+from hod.evaluation.tournament import run_tournament
+from hod.core.errors import ConfigError
 
 
 class FirstLegalBot(Bot):

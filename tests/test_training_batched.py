@@ -8,13 +8,13 @@ import numpy as np
 import pytest
 from sb3_contrib.common.maskable.utils import get_action_masks, is_masking_supported
 
-from hod_common.errors import ConfigError, IllegalActionError
-from training import config as C
-from training.batched_env import BatchOpponents, PoolOpponentsVecEnv
-from training.numpy_policy import NumpyBatchPolicy, NumpyPolicy
-from training.pool import OpponentPool
-from training.train import Trainer
-from training.vec_env import make_vec_env
+from hod.core.errors import ConfigError, IllegalActionError
+from hod.training import config as C
+from hod.training.batched_env import BatchOpponents, PoolOpponentsVecEnv
+from hod.training.numpy_policy import NumpyBatchPolicy, NumpyPolicy
+from hod.training.pool import OpponentPool
+from hod.training.train import Trainer
+from hod.training.vec_env import make_vec_env
 
 OBS = {"tapeo": 157, "robada": 192}
 ACTIONS = {"tapeo": 10, "robada": 27}
@@ -112,8 +112,8 @@ def test_pool_weights_follow_the_sampling_scheme():
 
 @pytest.mark.parametrize("game", ["tapeo", "robada"])
 def test_vector_envs_draw_opponents_with_the_weights(game):
-    from robada_env.vector import RandomPolicy as RobadaRandom, RobadaVecEnv
-    from tapeo_env.vector import RandomPolicy as TapeoRandom, TapeoVecEnv
+    from hod.training.robada_vector import RandomPolicy as RobadaRandom, RobadaVecEnv
+    from hod.training.tapeo_vector import RandomPolicy as TapeoRandom, TapeoVecEnv
 
     if game == "tapeo":
         env = TapeoVecEnv(3000, 4, 1, [TapeoRandom(0), TapeoRandom(1)], opponent_weights=[4, 1], seed=0)
@@ -155,8 +155,8 @@ def _opponents_now(env):
 
 @pytest.mark.parametrize("game", ["tapeo", "robada"])
 def test_games_in_progress_keep_their_opponents_when_the_pool_changes(game):
-    from robada_env.vector import RobadaVecEnv
-    from tapeo_env.vector import TapeoVecEnv
+    from hod.training.robada_vector import RobadaVecEnv
+    from hod.training.tapeo_vector import TapeoVecEnv
 
     a, b, c = _Tagged(1), _Tagged(2), _Tagged(3)
     cls = TapeoVecEnv if game == "tapeo" else RobadaVecEnv

@@ -8,10 +8,10 @@ import zipfile
 import numpy as np
 import pytest
 
-from training.card import CARD_FORMAT, CheckpointError
-from training.checkpoint import CARD_MEMBER, load_checkpoint, read_checkpoint
-from training.config import smoke_config
-from training.train import Trainer
+from hod.agents.model_card import CARD_FORMAT, CheckpointError
+from hod.training.checkpoint import CARD_MEMBER, load_checkpoint, read_checkpoint
+from hod.training.config import smoke_config
+from hod.training.train import Trainer
 
 
 @pytest.fixture(scope="module")
@@ -123,7 +123,7 @@ def test_truncated_corrupt_and_foreign_files_fail_clearly(run, tmp_path):
 
 
 def test_ppo_bot_validates_and_plays_masked(run):
-    from agents.ppo import PPOBot
+    from hod.training.ppo_bot import PPOBot
 
     t, _ = run
     ckpt = t.out / "checkpoints" / "final.zip"

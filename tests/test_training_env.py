@@ -7,15 +7,15 @@ import pytest
 from gymnasium.utils.env_checker import check_env
 from sb3_contrib.common.maskable.utils import get_action_masks, is_masking_supported
 
-from agents.base import Bot, RandomBot
-from hod_common.errors import ConfigError, IllegalActionError
-from training.fake_env import register_fake_game
-from training.numpy_policy import NumpyPolicy
-from training.pool import FixedOpponents, OpponentPool
-from training.registration import ENV_IDS, register_envs
-from training.single_agent import SingleAgentEnv
-from training.table import Table
-from training.vec_env import make_vec_env
+from hod.agents.base import Bot, RandomBot
+from hod.core.errors import ConfigError, IllegalActionError
+from hod.training.fake_env import register_fake_game
+from hod.training.numpy_policy import NumpyPolicy
+from hod.training.pool import FixedOpponents, OpponentPool
+from hod.adapters.registration import ENV_IDS, register_envs
+from hod.training.single_agent import SingleAgentEnv
+from hod.training.table import Table
+from hod.training.vec_env import make_vec_env
 
 register_fake_game()
 
@@ -107,7 +107,7 @@ def test_return_equals_final_score_for_every_seat(game, counts, extra):
 
 @pytest.mark.parametrize("game", ["tapeo", "robada"])
 def test_win_loss_return_two_players(game):
-    # win_loss with 2 seats: winner +1, loser -1, a shared win 0 (hod_common.rewards)
+    # win_loss with 2 seats: winner +1, loser -1, a shared win 0 (hod.core.rewards)
     env = SingleAgentEnv(game, 2, "random", reward_scheme="win_loss", illegal_action="raise")
     rng = np.random.default_rng(11)
     for _ in range(40):
@@ -151,7 +151,7 @@ def test_illegal_learner_action_raises_or_loses():
     env = SingleAgentEnv("tapeo", 3, "random", illegal_action="lose")
     env.reset(seed=0)
     _, r, term, _, _ = env.step(illegal)
-    assert term and r == -1.0  # hod_common.wrappers.ILLEGAL_REWARD
+    assert term and r == -1.0  # hod.adapters.wrappers.ILLEGAL_REWARD
 
 
 def test_same_seed_same_episode():
@@ -296,7 +296,7 @@ def test_single_agent_view_does_not_import_torch():
     import sys
 
     code = ("import sys, gymnasium\n"
-            "from training.registration import register_envs\n"
+            "from hod.adapters.registration import register_envs\n"
             "register_envs()\n"
             "env = gymnasium.make('robada_env/Robada-v0', num_players=2)\n"
             "env.reset(seed=0)\n"

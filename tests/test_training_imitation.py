@@ -1,10 +1,10 @@
-"""Behaviour-cloning warm start (training.imitation)."""
+"""Behaviour-cloning warm start (hod.training.imitation)."""
 import numpy as np
 import pytest
 
-from hod_common.errors import ConfigError
-from training import config as config_mod
-from training.imitation import behaviour_clone, collect_teacher_decisions
+from hod.core.errors import ConfigError
+from hod.training import config as config_mod
+from hod.training.imitation import behaviour_clone, collect_teacher_decisions
 
 
 def test_teacher_decisions_are_legal_and_value_targets_are_final_rewards():
@@ -35,7 +35,7 @@ def test_discounted_targets_shrink_with_the_decisions_left():
 def test_behaviour_cloning_fits_the_teacher():
     from sb3_contrib import MaskablePPO
 
-    from training.single_agent import SingleAgentEnv
+    from hod.training.single_agent import SingleAgentEnv
 
     env = SingleAgentEnv("robada", num_players=2, opponents="random")
     model = MaskablePPO("MlpPolicy", env, seed=0, policy_kwargs=dict(net_arch=[64, 64]))
@@ -104,7 +104,7 @@ def test_collect_checks_its_arguments():
 
 
 def test_same_data_for_any_number_of_workers(monkeypatch):
-    import training.imitation as imitation
+    import hod.training.imitation as imitation
 
     # 100 decisions in chunks of 40: chunks of 40, 40 and 20 decisions, seeded 5, [5, 1], [5, 2]
     monkeypatch.setattr(imitation, "CHUNK_DECISIONS", 40)
@@ -120,7 +120,7 @@ def test_same_data_for_any_number_of_workers(monkeypatch):
 
 
 def test_a_search_teacher_gets_belief_samples_and_its_options():
-    # "rollout" needs belief samples (agents.robada_search); with 2 determinizations it is quick
+    # "rollout" needs belief samples (hod.agents.robada_search); with 2 determinizations it is quick
     data = collect_teacher_decisions("robada", "rollout", [2], 40, seed=0,
                                      teacher_options={"determinizations": 2})
     assert data["action_mask"][np.arange(40), data["action"]].all()
@@ -135,7 +135,7 @@ def test_a_search_teacher_gets_belief_samples_and_its_options():
 
 
 def test_the_cache_is_reused_and_a_truncated_file_is_recorded_again(tmp_path, monkeypatch):
-    import training.imitation as imitation
+    import hod.training.imitation as imitation
 
     kw = dict(game="robada", teacher="greedy", player_counts=[2], num_decisions=30, seed=1)
     first = imitation.cached_teacher_decisions(str(tmp_path), **kw)
@@ -159,7 +159,7 @@ def test_the_cache_is_reused_and_a_truncated_file_is_recorded_again(tmp_path, mo
 
 
 def test_a_cache_dir_that_is_a_file_is_refused_before_recording(tmp_path, monkeypatch):
-    import training.imitation as imitation
+    import hod.training.imitation as imitation
 
     blocker = tmp_path / "file"
     blocker.write_text("x")
@@ -174,7 +174,7 @@ def test_a_cache_dir_that_is_a_file_is_refused_before_recording(tmp_path, monkey
 
 def test_search_bots_are_refused_as_training_opponents():
     # training opponents get no belief samples: "rollout" can be a teacher, not a pool member
-    from training.single_agent import SingleAgentEnv
+    from hod.training.single_agent import SingleAgentEnv
 
     cfg = config_mod.override_keys(config_mod.load_config("robada"), {"heuristics": ["expert", "rollout"]})
     with pytest.raises(ConfigError, match="search bots.*usable"):

@@ -6,9 +6,9 @@ import json
 import numpy as np
 import pytest
 
-from hod_common.errors import ConfigError, IllegalActionError
-from training import config as C
-from training.train import Trainer, main, parse_args
+from hod.core.errors import ConfigError, IllegalActionError
+from hod.training import config as C
+from hod.training.train import Trainer, main, parse_args
 
 
 @pytest.mark.parametrize("game", ["tapeo", "robada"])
@@ -70,8 +70,8 @@ def test_config_files_share_one_schema_and_validate():
 
 
 def test_reward_scale_multiplies_the_rewards_ppo_sees():
-    from training.reward_scale import ScaledRewardVecEnv
-    from training.vec_env import make_vec_env
+    from hod.training.reward_scale import ScaledRewardVecEnv
+    from hod.training.vec_env import make_vec_env
 
     def env():
         return make_vec_env("robada", 4, [2], 1, "random", {"reward_scheme": "margin", "illegal_action": "raise"},

@@ -1,8 +1,8 @@
 """PPO self-play training (sb3-contrib ``MaskablePPO``), checkpoints and ONNX export.
 
-Modules: :mod:`training.single_agent` (Gymnasium view), :mod:`training.table` and
-:mod:`training.vec_env` (training envs), :mod:`training.pool` (opponent pool),
-:mod:`training.train` (CLI), :mod:`training.checkpoint` / :mod:`training.card` (checkpoints and
-model cards), :mod:`training.export` (ONNX). See docs/training.md. Importing this package does
+Modules: :mod:`hod.training.single_agent` (Gymnasium view), :mod:`hod.training.table` and
+:mod:`hod.training.vec_env` (training envs), :mod:`hod.training.pool` (opponent pool),
+:mod:`hod.training.train` (CLI), :mod:`hod.training.checkpoint` / :mod:`hod.agents.model_card` (checkpoints and
+model cards), :mod:`hod.training.export` (ONNX). See docs/training.md. Importing this package does
 not import torch.
 """

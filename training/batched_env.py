@@ -1,20 +1,20 @@
 """Training envs over the games' batched engines (config ``engine = "batched"``).
 
 :func:`make_batched_vec_env` builds the game's stable-baselines3 ``VecEnv`` over its batched
-numpy engine (:class:`tapeo_env.vector.TapeoVecEnv`, :class:`robada_env.vector.RobadaVecEnv`):
+numpy engine (:class:`hod.training.tapeo_vector.TapeoVecEnv`, :class:`hod.training.robada_vector.RobadaVecEnv`):
 all the tables of one size advance together as arrays, and the opponent seats are played in
-batch by *batch policies* (``agents.batch_policies``), so a training step never loops over games
+batch by *batch policies* (``hod.agents.batch_policies``), so a training step never loops over games
 in Python (except for heuristic bots, which decide one observation at a time).
 
-The opponent source of the single-game tables (:mod:`training.pool`) is turned into batch
+The opponent source of the single-game tables (:mod:`hod.training.pool`) is turned into batch
 policies by :class:`BatchOpponents`:
 
 ===================  =========================================================================
 label                batch policy
 ===================  =========================================================================
-``latest``           :class:`training.numpy_policy.NumpyBatchPolicy` on the pool's latest copy
+``latest``           :class:`hod.training.numpy_policy.NumpyBatchPolicy` on the pool's latest copy
                      (the same object, refreshed in place each rollout, so nothing to swap)
-``past:<name>``      :class:`~training.numpy_policy.NumpyBatchPolicy` on that snapshot
+``past:<name>``      :class:`~hod.training.numpy_policy.NumpyBatchPolicy` on that snapshot
 ``heuristic:random`` the game's vectorized ``RandomPolicy`` (uniform legal actions, in batch)
 ``heuristic:<bot>``  the game's ``BotPolicy`` around ``agents.make(game, bot)`` (one call per
                      row: as fast as the bot)
@@ -22,7 +22,7 @@ label                batch policy
 
 Each member is drawn with its probability in the pool's sampling scheme (category probability
 over the available categories, split evenly among the category's members; see
-:class:`training.pool.OpponentPool`), per opponent seat, when a game is dealt (the vector envs'
+:class:`hod.training.pool.OpponentPool`), per opponent seat, when a game is dealt (the vector envs'
 ``opponent_weights``). :class:`PoolOpponentsVecEnv` watches the source: when its members change
 (the first latest copy, a snapshot added or evicted) it calls the env's ``set_opponents`` before
 the next step. A member that stays keeps its index and its policy object (newcomers are
@@ -31,7 +31,7 @@ a seat whose opponent left the pool is drawn again, and games dealt from then on
 new weights. Policy opponents sample from their masked softmax unless the pool is
 ``deterministic``.
 
-Differences from the single-game tables (``engine = "single"``, :mod:`training.vec_env`):
+Differences from the single-game tables (``engine = "single"``, :mod:`hod.training.vec_env`):
 
 * table sizes: the tables are split evenly among the sizes of ``players`` once (a fixed split,
   one batched engine per size), instead of a size drawn per episode;
@@ -48,7 +48,7 @@ from typing import Any, Optional
 import numpy as np
 from stable_baselines3.common.vec_env.base_vec_env import VecEnv, VecEnvWrapper
 
-from hod_common.errors import ConfigError
+from hod.core.errors import ConfigError
 
 from .config import BATCHED_GAMES
 from .numpy_policy import NumpyBatchPolicy, NumpyPolicy
@@ -58,17 +58,17 @@ from .pool import FixedOpponents, OpponentPool, make_named_bot, resolve_opponent
 
 def _vector_module(game: str):
     if game == "tapeo":
-        import tapeo_env.vector as mod
+        import hod.training.tapeo_vector as mod
     elif game == "robada":
-        import robada_env.vector as mod
+        import hod.training.robada_vector as mod
     else:
         raise ConfigError(f"engine='batched' is not available for {game!r}; legal games: {list(BATCHED_GAMES)}")
     return mod
 
 
 class BatchOpponents:
-    """An opponent source (:class:`~training.pool.OpponentPool`, :class:`~training.pool.FixedOpponents`,
-    or any :class:`~training.pool.OpponentSource`) as batch policies with drawing probabilities.
+    """An opponent source (:class:`~hod.training.pool.OpponentPool`, :class:`~hod.training.pool.FixedOpponents`,
+    or any :class:`~hod.training.pool.OpponentSource`) as batch policies with drawing probabilities.
 
     Args:
         game: ``"tapeo"`` or ``"robada"``.
@@ -212,7 +212,7 @@ class PoolOpponentsVecEnv(VecEnvWrapper):
 
 def make_batched_vec_env(game: str, num_tables: int, num_players, learner_seats: int, opponents,
                          env_options: Optional[dict] = None, seed: int = 0) -> PoolOpponentsVecEnv:
-    """The game's batched ``VecEnv`` (arguments as :func:`training.vec_env.make_vec_env`).
+    """The game's batched ``VecEnv`` (arguments as :func:`hod.training.vec_env.make_vec_env`).
 
     Args:
         game: ``"tapeo"`` or ``"robada"``.

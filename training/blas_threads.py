@@ -1,7 +1,7 @@
 """Threads of numpy's BLAS (OpenBLAS) in the training process.
 
 The opponents of the batched training envs run their networks in numpy
-(:meth:`training.numpy_policy.NumpyPolicy.act_batch`): matrix products of a few dozen rows. By
+(:meth:`hod.training.numpy_policy.NumpyPolicy.act_batch`): matrix products of a few dozen rows. By
 default OpenBLAS splits such products over every core; on a 2-core machine shared with the
 learner (and other jobs), waking and synchronising those threads made each product about 10x
 slower (measured: 2 ms instead of 0.18 ms for 12 rows through a [256, 256] network). The trainer

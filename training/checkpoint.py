@@ -3,17 +3,17 @@
 ``NAME.zip`` is the archive ``MaskablePPO.save`` writes (policy and optimizer weights, hyper-
 parameters, step count) with two more kinds of members:
 
-* ``model_card.json``: the model card (:mod:`training.card`), also written next to the archive
+* ``model_card.json``: the model card (:mod:`hod.agents.model_card`), also written next to the archive
   as ``NAME.json`` for people and tools;
-* ``pool/<name>.npz``: the opponent pool's past snapshots (:class:`training.pool.OpponentPool`),
+* ``pool/<name>.npz``: the opponent pool's past snapshots (:class:`hod.training.pool.OpponentPool`),
   so that training resumes with the same pool.
 
-The archive is assembled in memory and written with :func:`hod_common.atomic.atomic_write_bytes`
+The archive is assembled in memory and written with :func:`hod.core.atomic.atomic_write_bytes`
 (temporary file + ``os.replace``), so a reader never sees half a checkpoint.
 
 :func:`load_checkpoint` validates before it unpickles anything SB3 stored: the zip's CRCs, the
 card, the game, the player count and the observation layout version; any failure is a
-:class:`training.card.CheckpointError` (a ``ValueError``) with a clear message.
+:class:`hod.agents.model_card.CheckpointError` (a ``ValueError``) with a clear message.
 """
 from __future__ import annotations
 
@@ -24,9 +24,9 @@ import zipfile
 from pathlib import Path
 from typing import Any, Optional
 
-from hod_common.atomic import atomic_write_bytes, atomic_write_json
+from hod.core.atomic import atomic_write_bytes, atomic_write_json
 
-from .card import CheckpointError, validate_card
+from hod.agents.model_card import CheckpointError, validate_card
 from .numpy_policy import NumpyPolicy
 
 CARD_MEMBER = "model_card.json"

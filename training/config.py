@@ -15,12 +15,12 @@ import tomllib
 from pathlib import Path
 from typing import Any, Optional
 
-from hod_common.errors import ConfigError
+from hod.core.errors import ConfigError
 
 CONFIG_DIR = Path(__file__).resolve().parent / "configs"
 SECTIONS = ("env", "ppo", "imitation", "run", "pool", "eval")
-#: Values of the ``engine`` key: ``"single"`` = single-game tables (:class:`training.vec_env.TableVecEnv`),
-#: ``"batched"`` = the game's vector env over its batched engine (:mod:`training.batched_env`).
+#: Values of the ``engine`` key: ``"single"`` = single-game tables (:class:`hod.training.vec_env.TableVecEnv`),
+#: ``"batched"`` = the game's vector env over its batched engine (:mod:`hod.training.batched_env`).
 ENGINES = ("single", "batched")
 #: Games that have a batched engine.
 BATCHED_GAMES = ("tapeo", "robada")
@@ -117,9 +117,9 @@ def validate_config(game: str, cfg: dict[str, dict[str, Any]]) -> None:
     Raises:
         ConfigError: missing key or illegal value (the message names the key and legal values).
     """
-    from hod_common.rewards import REWARD_SCHEMES
+    from hod.core.rewards import REWARD_SCHEMES
 
-    from .games import check_player_counts, get_spec
+    from hod.core.games import check_player_counts, get_spec
 
     flat = flatten(cfg)
     required = ["players", "learner_seats", "tables", "reward_scheme", "learning_rate", "n_steps", "batch_size",
@@ -163,7 +163,7 @@ def validate_config(game: str, cfg: dict[str, dict[str, Any]]) -> None:
     scale = flat.get("reward_scale", 1.0)
     if isinstance(scale, bool) or not isinstance(scale, (int, float)) or not 0 < scale < float("inf"):
         raise ConfigError(f"reward_scale={scale!r} must be a positive number (1.0: rewards as the game gives them)")
-    from agents.encoders import get_encoder
+    from hod.agents.encoders import get_encoder
 
     get_encoder(flat.get("obs_encoder", "none"), game)   # configs from before the key: "none"
     if not flat["net_arch"] or any(h < 1 for h in flat["net_arch"]):
@@ -188,8 +188,7 @@ def validate_config(game: str, cfg: dict[str, dict[str, Any]]) -> None:
         if not isinstance(options, dict):
             raise ConfigError(f"bc_teacher_options={options!r} must be a table of the teacher's options, e.g. "
                               "{determinizations = 16}")
-        import agents
-
+        from hod import agents
         agents.make(game, flat["bc_teacher"], seed=0, **options)   # unknown options: ConfigError naming the legal ones
     if flat["batch_size"] > flat["n_steps"] * flat["tables"] * flat["learner_seats"]:
         raise ConfigError(

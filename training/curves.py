@@ -5,11 +5,11 @@ import io
 import os
 from typing import Sequence
 
-from hod_common.atomic import atomic_write_bytes
+from hod.core.atomic import atomic_write_bytes
 
 
 def learning_curve_png(rows: Sequence[dict], title: str = "") -> bytes:
-    """PNG bytes of the learning curve drawn from evaluation rows (:mod:`training.evaluate`).
+    """PNG bytes of the learning curve drawn from evaluation rows (:mod:`hod.training.evaluate`).
 
     One line per (table size, baseline): win rate with its 95% Wilson band over steps, and a
     dotted line at par (1/n) per table size.

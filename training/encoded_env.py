@@ -1,10 +1,10 @@
 """The training env's observations passed through the policy's observation encoder.
 
-:class:`EncodedVecEnv` wraps a training ``VecEnv`` (:func:`training.vec_env.make_vec_env`) and
-appends the encoder's features (:mod:`agents.encoders`) to every observation it returns, using
+:class:`EncodedVecEnv` wraps a training ``VecEnv`` (:func:`hod.training.vec_env.make_vec_env`) and
+appends the encoder's features (:mod:`hod.agents.encoders`) to every observation it returns, using
 the action masks of the same step (``venv.action_masks()``), so the learner's network reads
-exactly what the pool's snapshots, :class:`agents.onnx_policy.OnnxPolicy` and
-:class:`agents.ppo.PPOBot` read. A ``terminal_observation`` (a finished game: no decision, no
+exactly what the pool's snapshots, :class:`hod.agents.onnx_policy.OnnxPolicy` and
+:class:`hod.training.ppo_bot.PPOBot` read. A ``terminal_observation`` (a finished game: no decision, no
 mask) gets zero features; SB3 reads it only on truncation, which these games never do.
 """
 from __future__ import annotations
@@ -13,7 +13,7 @@ import numpy as np
 from gymnasium import spaces
 from stable_baselines3.common.vec_env.base_vec_env import VecEnv, VecEnvWrapper
 
-from agents.encoders import Encoder
+from hod.agents.encoders import Encoder
 
 
 class EncodedVecEnv(VecEnvWrapper):

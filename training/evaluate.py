@@ -1,7 +1,7 @@
 """Evaluation of a policy against the baseline bots with the tournament harness.
 
 For each table size ``n`` and each baseline ``b``, :func:`evaluate_policy` plays
-``benchmarks.tournament.run_tournament(game, [policy, b, ..., b], games)`` (duplicate deals,
+``hod.evaluation.tournament.run_tournament(game, [policy, b, ..., b], games)`` (duplicate deals,
 seats rotated, the policy always plays with its action mask: bots receive the observation dict
 and a policy bot masks its logits itself). One evaluation row per (n, b):
 
@@ -25,7 +25,7 @@ import math
 import time
 from typing import Callable, Optional, Sequence
 
-from agents.base import Bot
+from hod.agents.base import Bot
 
 
 def round_games(games: int, n: int) -> int:
@@ -51,7 +51,7 @@ def evaluate_policy(game: str, make_policy_bot: Callable[[], Bot], baselines: Se
     Raises:
         ConfigError: unknown baseline or game (from the tournament).
     """
-    from benchmarks.tournament import run_tournament
+    from hod.evaluation.tournament import run_tournament
 
     rows = []
     for n in player_counts:

@@ -1,4 +1,4 @@
-"""Export a checkpoint's policy to ONNX: ``python -m training.export CHECKPOINT [--out DIR] [--name NAME]``.
+"""Export a checkpoint's policy to ONNX: ``python -m hod.training.export CHECKPOINT [--out DIR] [--name NAME]``.
 
 Writes ``DIR/NAME.onnx`` and ``DIR/NAME.json`` (its model card), atomically. Defaults: ``DIR``
 is the checkpoint's folder, ``NAME`` is ``<game>_ppo`` (the name the shipped-opponent registry
@@ -13,9 +13,9 @@ The graph (opset :data:`OPSET`, batch dimension dynamic):
   actions set to -1e8 (as sb3-contrib's ``MaskableCategorical`` does).
 
 The mask is applied inside the graph, so a consumer cannot forget it. The model card (schema in
-:mod:`training.card`, plus an ``onnx`` entry) is also stored in the ONNX file's metadata under
+:mod:`hod.agents.model_card`, plus an ``onnx`` entry) is also stored in the ONNX file's metadata under
 the key ``model_card``, so the ``.onnx`` file alone describes itself.
-:class:`agents.onnx_policy.OnnxPolicy` runs it with onnxruntime and numpy only.
+:class:`hod.agents.onnx_policy.OnnxPolicy` runs it with onnxruntime and numpy only.
 """
 from __future__ import annotations
 
@@ -31,9 +31,9 @@ from typing import Optional
 
 import numpy as np
 
-from hod_common.atomic import atomic_write_bytes, atomic_write_json
+from hod.core.atomic import atomic_write_bytes, atomic_write_json
 
-from .card import CheckpointError
+from hod.agents.model_card import CheckpointError
 
 OPSET = 17
 INPUTS = ("observation", "action_mask")
@@ -49,7 +49,7 @@ def export_onnx(checkpoint: str | Path, out_dir: Optional[str | Path] = None, na
     pick the same actions on ``check_samples`` random observations with random masks.
 
     Raises:
-        CheckpointError: unusable checkpoint (:func:`training.checkpoint.load_checkpoint`), or an
+        CheckpointError: unusable checkpoint (:func:`hod.training.checkpoint.load_checkpoint`), or an
             export that fails its check.
     """
     import onnx
@@ -87,7 +87,7 @@ def export_onnx(checkpoint: str | Path, out_dir: Optional[str | Path] = None, na
     del proto.metadata_props[:]
     entry = proto.metadata_props.add()
     entry.key, entry.value = METADATA_KEY, json.dumps(card)
-    proto.producer_name = "house-of-decks-rl training.export"
+    proto.producer_name = "house-of-decks-rl hod.training.export"
     onnx.checker.check_model(proto)
     data = proto.SerializeToString()
     _check_against_torch(data, module, obs_size, num_actions, check_samples)
@@ -116,10 +116,10 @@ def _check_against_torch(data: bytes, module, obs_size: int, num_actions: int, s
 
 
 def main(argv: Optional[list[str]] = None) -> int:
-    """Entry point of ``python -m training.export``."""
-    p = argparse.ArgumentParser(prog="python -m training.export",
+    """Entry point of ``python -m hod.training.export``."""
+    p = argparse.ArgumentParser(prog="python -m hod.training.export",
                                 description="Export a training checkpoint's policy to ONNX with its model card.")
-    p.add_argument("checkpoint", help="checkpoint .zip written by training.train")
+    p.add_argument("checkpoint", help="checkpoint .zip written by hod.training.train")
     p.add_argument("--out", help="output folder (default: the checkpoint's folder)")
     p.add_argument("--name", help="file stem (default: <game>_ppo)")
     p.add_argument("--opset", type=int, default=OPSET, help="ONNX opset (>= 14)")

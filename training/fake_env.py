@@ -34,11 +34,11 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
 
-from hod_common.env_support import begin_aec_step, final_infos, start_aec_episode
-from hod_common.errors import IllegalActionError, check_choice, check_int_range
-from hod_common.layout import ObsLayout, Piece
-from hod_common.rewards import REWARD_SCHEMES, final_rewards
-from hod_common.wrappers import ILLEGAL_ACTION_MODES, ILLEGAL_REWARD
+from hod.adapters.env_support import begin_aec_step, final_infos, start_aec_episode
+from hod.core.errors import IllegalActionError, check_choice, check_int_range
+from hod.core.layout import ObsLayout, Piece
+from hod.core.rewards import REWARD_SCHEMES, final_rewards
+from hod.adapters.wrappers import ILLEGAL_ACTION_MODES, ILLEGAL_REWARD
 
 ROUNDS = 3
 NUM_ACTIONS = 5
@@ -199,7 +199,7 @@ def sample_consistent_state(state: dict, seat: int, rng: np.random.Generator) ->
 
 
 def register_fake_game() -> None:
-    """Add the fake game to :data:`training.games.GAMES` as ``"fake"`` (2-4 players, simultaneous)."""
-    from .games import GAMES, GameSpec
+    """Add the fake game to :data:`hod.core.games.GAMES` as ``"fake"`` (2-4 players, simultaneous)."""
+    from hod.core.games import GAMES, GameSpec
 
-    GAMES["fake"] = GameSpec("fake", "training.fake_env", (2, 3, 4), True, "fake/Fake-v0", "training.fake_env")
+    GAMES["fake"] = GameSpec("fake", "hod.training.fake_env", (2, 3, 4), True, "fake/Fake-v0", "hod.training.fake_env")

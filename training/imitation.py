@@ -16,7 +16,7 @@ reward comes only at the end). The ``[imitation]`` section of a training config 
    actions plus ``vf_coef`` times the squared error of the value head, with Adam, in minibatches.
 
 PPO then continues from that policy (the usual schedule, opponent pool and evaluations). The
-warm start is recorded in the model card (``training.imitation``).
+warm start is recorded in the model card (``hod.training.imitation``).
 """
 from __future__ import annotations
 
@@ -25,7 +25,7 @@ from typing import Any, Optional, Sequence
 
 import numpy as np
 
-from hod_common.errors import ConfigError
+from hod.core.errors import ConfigError
 
 
 #: Decisions recorded per chunk: chunk 0 is seeded with the run's seed, chunk i > 0 with
@@ -51,7 +51,7 @@ def collect_teacher_decisions(game: str, teacher: str, player_counts: Sequence[i
         player_counts: table sizes, drawn uniformly per game (legal sizes of the game, at least one).
         num_decisions: decisions to record (N >= 1).
         seed: seeds the table sizes, the deals and the bots (same seed, same data, for any ``workers``).
-        reward_scheme: scheme of the rewards (``hod_common.rewards``).
+        reward_scheme: scheme of the rewards (``hod.core.rewards``).
         gamma: discount of the value targets per later decision of the same seat.
         env_options: other options of the game's ``raw_env`` (the trainer's: Tapeo
             ``round_rewards``, Ronda Robada rule options, ...); ``illegal_action`` is always
@@ -72,9 +72,8 @@ def collect_teacher_decisions(game: str, teacher: str, player_counts: Sequence[i
             table size or an illegal one (the messages name the legal values), an unknown env or
             teacher option, or a search teacher for a game without ``sample_consistent_state``.
     """
-    import agents
-
-    from .games import check_player_counts, env_module, get_spec
+    from hod import agents
+    from hod.core.games import check_player_counts, env_module, get_spec
 
     mod = env_module(game)
     for name, value in (("num_decisions", num_decisions), ("workers", workers)):
@@ -140,9 +139,9 @@ def cached_teacher_decisions(cache_dir: Optional[str], **kwargs: Any) -> dict[st
     import json
     from pathlib import Path
 
-    from hod_common.atomic import atomic_write_bytes
+    from hod.core.atomic import atomic_write_bytes
 
-    from .games import env_module
+    from hod.core.games import env_module
 
     folder = Path(cache_dir)
     try:
@@ -150,7 +149,7 @@ def cached_teacher_decisions(cache_dir: Optional[str], **kwargs: Any) -> dict[st
     except OSError as e:
         raise ConfigError(f"bc_cache_dir={str(cache_dir)!r} is not a usable directory: {e}") from None
     game = kwargs.get("game")
-    layout = importlib.import_module(env_module(game).__name__ + ".observation").LAYOUT
+    layout = env_module(game).LAYOUT
     counts = kwargs.get("player_counts")
     keyed = {
         "game": game, "teacher": kwargs.get("teacher"),
@@ -185,9 +184,8 @@ def _collect_chunk(game: str, teacher: str, teacher_options: dict, counts: list,
                    seed: Any, gamma: float, opts: dict) -> dict[str, np.ndarray]:
     """One chunk of :func:`collect_teacher_decisions` (arguments checked there): whole seeded
     games until ``num_decisions`` are recorded, the last game cut where the chunk is full."""
-    import agents
-
-    from .games import env_module
+    from hod import agents
+    from hod.core.games import env_module
 
     mod = env_module(game)
     sampler = getattr(mod, "sample_consistent_state", None)

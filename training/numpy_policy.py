@@ -9,7 +9,7 @@ The network is the actor of an SB3 ``MlpPolicy`` with a flatten feature extracto
 ``MaskableCategorical``: illegal logits are replaced by :data:`HUGE_NEG`.
 
 :meth:`NumpyPolicy.act_batch` and :class:`NumpyBatchPolicy` play many seats at once (the
-opponents of the batched training envs, :mod:`training.batched_env`).
+opponents of the batched training envs, :mod:`hod.training.batched_env`).
 """
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ from typing import Optional, Sequence
 
 import numpy as np
 
-from agents.base import Bot, Observation, legal_actions
+from hod.agents.base import Bot, Observation, legal_actions
 
 #: Logit given to illegal actions (the value sb3-contrib's MaskableCategorical uses).
 HUGE_NEG = -1e8
@@ -33,7 +33,7 @@ class NumpyPolicy:
             ``b`` float32 (out,).
         head: the action layer ``(W, b)``, ``W`` float32 (num_actions, last_hidden).
         activation: ``"tanh"`` or ``"relu"`` (applied after every hidden layer).
-        encoder: observation encoder name (:mod:`agents.encoders`): :meth:`act` and
+        encoder: observation encoder name (:mod:`hod.agents.encoders`): :meth:`act` and
             :meth:`act_batch` accept the game's observation (width ``obs_size - extra``) and
             append the encoder's features themselves; an already encoded input
             (width ``obs_size``) is used as it is.
@@ -44,7 +44,7 @@ class NumpyPolicy:
 
     def __init__(self, layers: Sequence[tuple[np.ndarray, np.ndarray]], head: tuple[np.ndarray, np.ndarray],
                  activation: str = "tanh", encoder: str = "none") -> None:
-        from agents.encoders import get_encoder
+        from hod.agents.encoders import get_encoder
 
         if activation not in ACTIVATIONS:
             raise ValueError(f"activation={activation!r} is not supported; legal values: {list(ACTIVATIONS)}")
@@ -64,7 +64,7 @@ class NumpyPolicy:
         """The network input for ``obs`` float32 (obs_size,) or (M, obs_size): encoded with the
         policy's encoder when it has the game observation's width (``mask``: the matching action
         mask(s)), as it is when it is already ``obs_size`` wide
-        (:meth:`agents.encoders.Encoder.network_input`).
+        (:meth:`hod.agents.encoders.Encoder.network_input`).
 
         Raises:
             ValueError: another width (the accepted ones are named).
@@ -174,7 +174,7 @@ class NumpyPolicy:
         """
         import zipfile
 
-        from hod_common.errors import ConfigError
+        from hod.core.errors import ConfigError
 
         try:
             with np.load(io.BytesIO(data), allow_pickle=False) as z:
@@ -190,7 +190,7 @@ class NumpyPolicy:
 
 
 class PolicyBot(Bot):
-    """A :class:`agents.base.Bot` playing a :class:`NumpyPolicy` (always masked).
+    """A :class:`hod.agents.base.Bot` playing a :class:`NumpyPolicy` (always masked).
 
     Args:
         policy: the network (shared, not copied: an in-place update changes the bot's play).
@@ -212,7 +212,7 @@ class PolicyBot(Bot):
 
 
 class NumpyBatchPolicy:
-    """A :class:`NumpyPolicy` as a batch policy of the vectorized envs (``agents.batch_policies``):
+    """A :class:`NumpyPolicy` as a batch policy of the vectorized envs (``hod.agents.batch_policies``):
     ``policy(observations float32 (M, obs_size), masks int8 (M, num_actions)) -> int64 (M,)``
     legal actions (:meth:`NumpyPolicy.act_batch`).
 

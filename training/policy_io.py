@@ -1,9 +1,9 @@
 """Conversions of a trained sb3-contrib ``MaskablePPO`` policy (torch) to torch-free forms.
 
-* :func:`to_numpy_policy`: the actor as a :class:`training.numpy_policy.NumpyPolicy`
+* :func:`to_numpy_policy`: the actor as a :class:`hod.training.numpy_policy.NumpyPolicy`
   (opponent-pool snapshots, fast evaluation).
 * :func:`actor_module`: a torch module ``(observation, action_mask) -> (action, masked_logits)``
-  used by the ONNX export (:mod:`training.export`).
+  used by the ONNX export (:mod:`hod.training.export`).
 
 Only the network SB3 builds for a flat ``Box`` observation is supported: flatten features, an
 MLP actor of ``Linear`` + ``Tanh``/``ReLU`` layers, a ``Linear`` action head.
@@ -40,7 +40,7 @@ def _mlp_layers(policy) -> tuple[list[nn.Linear], str]:
 
 def to_numpy_policy(policy, encoder: str = "none") -> NumpyPolicy:
     """Copy the actor of an SB3 ``MaskableActorCriticPolicy`` into a :class:`NumpyPolicy`
-    that reads observations through ``encoder`` (:mod:`agents.encoders`, the one it was trained with).
+    that reads observations through ``encoder`` (:mod:`hod.agents.encoders`, the one it was trained with).
 
     Raises:
         ValueError: a network other than flatten + MLP (see the module docstring).

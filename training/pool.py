@@ -22,7 +22,7 @@ An *opponent source* hands the training environments one label per opponent seat
   probabilities are renormalised. Policy opponents sample from their masked softmax
   (``deterministic=False``, more varied play) unless told otherwise.
 
-Nothing here imports torch: policies are :class:`training.numpy_policy.NumpyPolicy`.
+Nothing here imports torch: policies are :class:`hod.training.numpy_policy.NumpyPolicy`.
 """
 from __future__ import annotations
 
@@ -32,8 +32,8 @@ from typing import Iterable, Optional, Protocol, Sequence, runtime_checkable
 
 import numpy as np
 
-from agents.base import Bot, RandomBot
-from hod_common.errors import ConfigError
+from hod.agents.base import Bot, RandomBot
+from hod.core.errors import ConfigError
 
 from .numpy_policy import NumpyPolicy, PolicyBot
 
@@ -49,7 +49,7 @@ class OpponentSource(Protocol):
         with ``rng`` (the only source of randomness: same generator state, same label)."""
 
     def make_bot(self, label: str, seed: Optional[int] = None) -> Bot:
-        """A fresh :class:`agents.base.Bot` for ``label`` (one of :meth:`labels`), its generator
+        """A fresh :class:`hod.agents.base.Bot` for ``label`` (one of :meth:`labels`), its generator
         seeded with ``seed`` (None: unseeded).
 
         Raises:
@@ -63,8 +63,7 @@ class OpponentSource(Protocol):
 
 def registered_bot_names(game: str) -> list[str]:
     """Bot names ``agents.make`` knows for ``game`` (only ``["random"]`` for a game it does not know)."""
-    import agents
-
+    from hod import agents
     if game not in agents.GAMES:
         return ["random"]
     return agents.names(game)
@@ -76,8 +75,7 @@ def make_named_bot(game: str, name: str, seed: Optional[int] = None) -> Bot:
     Raises:
         ConfigError: unknown bot name (the registered names are listed).
     """
-    import agents
-
+    from hod import agents
     if game in agents.GAMES:
         return agents.make(game, name, seed=seed)
     if name != "random":
@@ -115,8 +113,7 @@ def check_observation_only(game: str, names: Iterable[str]) -> None:
     Raises:
         ConfigError: a search bot; the message lists the names that decide from the observation.
     """
-    import agents
-
+    from hod import agents
     if game not in agents.GAMES:   # a game without registry (test games): only "random"
         return
     known = registered_bot_names(game)
@@ -173,7 +170,7 @@ def resolve_opponents(game: str, opponents) -> OpponentSource:
         return opponents
     raise TypeError(
         f"opponents={opponents!r}: give a bot name, a list of bot names or an opponent source "
-        f"(training.pool.OpponentPool / FixedOpponents)"
+        f"(hod.training.pool.OpponentPool / FixedOpponents)"
     )
 
 
@@ -265,7 +262,7 @@ class OpponentPool:
         """Bot for ``label`` (``latest``, ``past:<name>`` or ``heuristic:<name>``).
 
         Returns:
-            a :class:`training.numpy_policy.PolicyBot` on the latest copy or on the snapshot
+            a :class:`hod.training.numpy_policy.PolicyBot` on the latest copy or on the snapshot
             (sharing its weights; ``deterministic`` as the pool), or the registry's heuristic
             bot, seeded with ``seed``.
 

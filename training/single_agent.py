@@ -1,16 +1,16 @@
 """The single-agent (Gymnasium) view of a game: one learner seat against given opponents.
 
 ``gymnasium.make("tapeo_env/Tapeo-v0", num_players=4, opponents="expert")`` (after
-:func:`training.registration.register_envs`) builds a :class:`SingleAgentEnv`:
+:func:`hod.adapters.registration.register_envs`) builds a :class:`SingleAgentEnv`:
 
 * observation: the seat's ``"observation"`` vector (``Box`` float32, same size at every table
   size); action: ``Discrete(num_actions)``; the action mask is ``action_masks()`` (int8 ->
   bool array, the method sb3-contrib's ``MaskablePPO`` looks for) and ``info["action_mask"]``;
 * the learner's seat is drawn per episode (it learns every seat), and so is the table size when
   ``num_players`` is a list; the opponents come from ``opponents`` (a bot name, a list of names,
-  or an opponent source such as :class:`training.pool.OpponentPool`);
+  or an opponent source such as :class:`hod.training.pool.OpponentPool`);
 * reward: everything the game credited to the learner since its previous decision; the final
-  reward always arrives, even when an opponent acted last (see :mod:`training.table`);
+  reward always arrives, even when an opponent acted last (see :mod:`hod.training.table`);
 * at the end ``info`` carries ``final_score``, ``win_share``, ``seat`` and ``num_players``.
 
 ``illegal_action`` is ``"lose"`` by default here (an illegal action ends the episode with reward
@@ -35,8 +35,8 @@ class SingleAgentEnv(gym.Env):
         game: ``"tapeo"`` or ``"robada"``.
         num_players: table size or list of sizes drawn per episode.
         opponents: bot name (``"random"``, ``"greedy"``, ``"expert"``...), list of names drawn per
-            seat, or an opponent source (:mod:`training.pool`).
-        reward_scheme: ``"points"``, ``"win_loss"`` or ``"margin"`` (:mod:`hod_common.rewards`).
+            seat, or an opponent source (:mod:`hod.training.pool`).
+        reward_scheme: ``"points"``, ``"win_loss"`` or ``"margin"`` (:mod:`hod.core.rewards`).
         illegal_action: ``"lose"`` (default) or ``"raise"``.
         render_mode: passed to the game env (only ``None`` is used by training).
         **env_options: other options of the game's ``raw_env``.

@@ -28,10 +28,10 @@ from typing import Any, Optional, Sequence
 
 import numpy as np
 
-from agents.base import Bot
-from hod_common.errors import ConfigError
+from hod.agents.base import Bot
+from hod.core.errors import ConfigError
 
-from .games import check_player_counts, get_spec, make_raw_env
+from hod.core.games import check_player_counts, get_spec, make_raw_env
 from .pool import OpponentSource, resolve_opponents
 
 
@@ -60,13 +60,13 @@ class Table:
     """One game of ``game`` with ``num_learners`` learner seats and opponents in the others.
 
     Args:
-        game: game name (see :mod:`training.games`).
+        game: game name (see :mod:`hod.core.games`).
         num_players: table size, or a list of sizes drawn uniformly per episode.
         num_learners: learner seats per table (``>1`` only for simultaneous games).
-        opponents: bot name, list of bot names or an opponent source (:mod:`training.pool`).
+        opponents: bot name, list of bot names or an opponent source (:mod:`hod.training.pool`).
         env_options: extra options of ``raw_env`` (``reward_scheme``, ``illegal_action``...).
             ``illegal_action`` defaults to ``"raise"``: a learner action outside the mask raises
-            :class:`hod_common.errors.IllegalActionError`.
+            :class:`hod.core.errors.IllegalActionError`.
 
     Raises:
         ConfigError: unknown game, illegal table size, ``num_learners`` above the smallest table

@@ -1,9 +1,9 @@
-"""PPO self-play training: ``python -m training.train --game tapeo --players 4 ...``.
+"""PPO self-play training: ``python -m hod.training.train --game tapeo --players 4 ...``.
 
 sb3-contrib ``MaskablePPO`` learns, through the training env chosen by the ``engine`` key
-(``"batched"``: the game's vector env over its batched engine, :mod:`training.batched_env`;
-``"single"``: single-game tables, :class:`training.vec_env.TableVecEnv`), against the opponent
-pool (:mod:`training.pool`: frozen copies of itself plus the heuristic bots) over every table
+(``"batched"``: the game's vector env over its batched engine, :mod:`hod.training.batched_env`;
+``"single"``: single-game tables, :class:`hod.training.vec_env.TableVecEnv`), against the opponent
+pool (:mod:`hod.training.pool`: frozen copies of itself plus the heuristic bots) over every table
 size of ``--players``. Defaults come from ``training/configs/<game>.toml``; every
 key is a flag (``--help`` lists them). A run writes to ``--out`` (default ``runs/<game>_s<seed>``):
 
@@ -11,7 +11,7 @@ key is a flag (``--help`` lists them). A run writes to ``--out`` (default ``runs
   on Ctrl-C and at the end; ``checkpoints/step_<N>.zip`` (policy only, no pool) each time too;
   ``checkpoints/final.zip`` at the end;
 * ``tb/`` TensorBoard logs (``tensorboard --logdir runs``);
-* ``eval.json`` (evaluation rows, :mod:`training.evaluate`) and ``learning_curve.png``;
+* ``eval.json`` (evaluation rows, :mod:`hod.training.evaluate`) and ``learning_curve.png``;
 * ``config.json`` (the effective configuration).
 
 ``--resume PATH`` continues a run from a checkpoint (its configuration, pool and step count;
@@ -31,17 +31,17 @@ from typing import Any, Optional
 
 import numpy as np
 
-from hod_common.atomic import atomic_write_json
-from hod_common.errors import ConfigError
+from hod.core.atomic import atomic_write_json
+from hod.core.errors import ConfigError
 
 from . import config as config_mod
 from .blas_threads import set_blas_threads
-from .card import CARD_FORMAT, CARD_VERSION, CheckpointError, library_versions, utc_now
+from hod.agents.model_card import CARD_FORMAT, CARD_VERSION, CheckpointError, library_versions, utc_now
 from .checkpoint import load_checkpoint, save_checkpoint
 from .curves import save_learning_curve
 from .evaluate import evaluate_policy, format_rows
-from .games import layout_version
-from agents.encoders import get_encoder
+from hod.core.games import layout_version
+from hod.agents.encoders import get_encoder
 from .numpy_policy import PolicyBot
 from .pool import OpponentPool, check_bot_names
 
@@ -51,7 +51,7 @@ class Trainer:
 
     Args:
         game: ``"tapeo"`` or ``"robada"``.
-        cfg: configuration ``{section: {key: value}}`` (:mod:`training.config`).
+        cfg: configuration ``{section: {key: value}}`` (:mod:`hod.training.config`).
         out: run folder.
         resume: checkpoint to resume from (None: new run).
         progress: show SB3's progress bar.
@@ -78,7 +78,7 @@ class Trainer:
         self.c = c = config_mod.flatten(cfg)
         self.progress, self.log = progress, (log or (lambda *a, **k: None))
         torch.set_num_threads(c["torch_threads"])
-        set_blas_threads(c["torch_threads"])  # numpy's BLAS too: the batched envs' opponents (training.blas_threads)
+        set_blas_threads(c["torch_threads"])  # numpy's BLAS too: the batched envs' opponents (hod.training.blas_threads)
         self.pool = OpponentPool(game, c["heuristics"], c["pool_size"], c["p_latest"], c["p_past"],
                                  c["p_heuristic"], c["opponent_deterministic"])
         self.baselines = check_bot_names(game, c["baselines"]) if c["eval_every"] else []
@@ -92,7 +92,7 @@ class Trainer:
 
             self.env = ScaledRewardVecEnv(self.env, scale)
         self.encoder = get_encoder(c.get("obs_encoder", "none"), game)
-        if not self.encoder.identity:   # the network reads observation + features (agents.encoders)
+        if not self.encoder.identity:   # the network reads observation + features (hod.agents.encoders)
             from .encoded_env import EncodedVecEnv
 
             self.env = EncodedVecEnv(self.env, self.encoder)
@@ -136,7 +136,7 @@ class Trainer:
         self.eval_time = 0.0
 
     def _warm_start(self) -> dict:
-        """Behaviour cloning of the ``bc_teacher`` bot before PPO (:mod:`training.imitation`)."""
+        """Behaviour cloning of the ``bc_teacher`` bot before PPO (:mod:`hod.training.imitation`)."""
         from .imitation import behaviour_clone, cached_teacher_decisions
 
         c = self.c
@@ -196,7 +196,7 @@ class Trainer:
         return steps / t if t > 0 else 0.0
 
     def card(self) -> dict[str, Any]:
-        """The model card of the current policy (schema in :mod:`training.card`)."""
+        """The model card of the current policy (schema in :mod:`hod.agents.model_card`)."""
         space = self.model.observation_space
         return {
             "format": CARD_FORMAT,
@@ -343,7 +343,7 @@ class _HelpFormatter(argparse.ArgumentDefaultsHelpFormatter):
 def build_parser(game: str, defaults: dict) -> argparse.ArgumentParser:
     """The argparse parser: run options plus one flag per config key of ``defaults``."""
     p = argparse.ArgumentParser(
-        prog="python -m training.train",
+        prog="python -m hod.training.train",
         description="PPO self-play training (sb3-contrib MaskablePPO) against an opponent pool.",
         formatter_class=_HelpFormatter,
     )
@@ -392,7 +392,7 @@ def parse_args(argv: Optional[list[str]] = None):
 
 
 def main(argv: Optional[list[str]] = None) -> int:
-    """Entry point of ``python -m training.train``; returns the exit status (130 after Ctrl-C)."""
+    """Entry point of ``python -m hod.training.train``; returns the exit status (130 after Ctrl-C)."""
     game, cfg, args = parse_args(argv)
     seed = config_mod.flatten(cfg)["seed"]
     if args.out:

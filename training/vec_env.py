@@ -8,8 +8,8 @@ so advantages never mix seats.
 * Tapeo (simultaneous picks): L learner seats per table play at once, the rest of the table is
   filled from the opponent pool; one ``step`` plays one pick at every table.
 * Ronda Robada (turn-based): L = 1, so this is exactly a vector of K single-agent envs
-  (:class:`training.single_agent.SingleAgentEnv`), without the per-env wrappers of
-  ``DummyVecEnv``; both are built on :class:`training.table.Table`.
+  (:class:`hod.training.single_agent.SingleAgentEnv`), without the per-env wrappers of
+  ``DummyVecEnv``; both are built on :class:`hod.training.table.Table`.
 
 Finished tables reset themselves (SB3's auto-reset convention: the last observation goes to
 ``info["terminal_observation"]``, ``info["episode"] = {"r", "l", "t"}`` feeds SB3's episode
@@ -21,7 +21,7 @@ All tables live in this process (they share the opponent pool's policies with th
 2 cores this is also the fastest layout.
 
 :func:`make_vec_env` builds this env (``engine="single"``) or, with ``engine="batched"``, the
-game's vector env over its batched numpy engine (:mod:`training.batched_env`).
+game's vector env over its batched numpy engine (:mod:`hod.training.batched_env`).
 """
 from __future__ import annotations
 
@@ -31,8 +31,8 @@ from typing import Any, Optional, Sequence
 import numpy as np
 from stable_baselines3.common.vec_env.base_vec_env import VecEnv
 
-from hod_common.errors import ConfigError
-from hod_common.sb3_vec_env import MaskedVecEnv
+from hod.core.errors import ConfigError
+from hod.training.sb3_vec_env import MaskedVecEnv
 
 from .table import Table
 
@@ -139,7 +139,7 @@ def make_vec_env(game: str, num_tables: int, num_players, learner_seats: int, op
     (see :class:`Table` for the arguments); ``env_options`` default to ``illegal_action="raise"``
     (training never plays an illegal move). ``engine="batched"``: the game's vector env over its
     batched engine with the opponents as batch policies
-    (:func:`training.batched_env.make_batched_vec_env`, same arguments).
+    (:func:`hod.training.batched_env.make_batched_vec_env`, same arguments).
 
     Raises:
         ConfigError: unknown ``engine`` (legal values listed), or what the chosen builder raises.

@@ -1,0 +1,42 @@
+"""``python -m hod.apps.show_game --seed 0 --players 4``: a seeded game between random bots, printed
+round by round (every bar and the scores), then the final scores and the winner."""
+from __future__ import annotations
+
+import argparse
+
+from hod.agents import make
+
+from tapeo_env.env import raw_env
+
+
+def play(seed: int = 0, players: int = 4, bot: str = "random") -> str:
+    """Play one seeded game and return the printed text."""
+    env = raw_env(num_players=players, render_mode="ansi")
+    env.reset(seed=seed)
+    bots = {a: make("tapeo", bot, seed=seed * 100 + i) for i, a in enumerate(env.possible_agents)}
+    out = [f"Tapeo ({env.metadata['name']}), {players} players, seed {seed}, {bot} bots", ""]
+    rounds_done = 0
+    for agent in env.agent_iter():
+        obs, _, term, trunc, info = env.last()
+        env.step(None if term or trunc else bots[agent].act(obs))
+        if len(env.game_state.round_bars) > rounds_done:
+            rounds_done = len(env.game_state.round_bars)
+            out += [env.render(), ""]
+    s = env.game_state
+    out.append("Final scores: " + ", ".join(f"player_{i} {int(x)}" for i, x in enumerate(s.final_scores)))
+    out.append("Winner: " + " and ".join(f"player_{w}" for w in s.winners)
+               + (" (shared)" if len(s.winners) > 1 else ""))
+    return "\n".join(out)
+
+
+def main(argv: list[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--seed", type=int, default=0, help="game seed (default 0)")
+    ap.add_argument("--players", type=int, default=4, choices=range(2, 7), help="2-6 (default 4)")
+    ap.add_argument("--bot", default="random", help="registered Tapeo bot for every seat (default random)")
+    args = ap.parse_args(argv)
+    print(play(args.seed, args.players, args.bot))
+
+
+if __name__ == "__main__":
+    main()

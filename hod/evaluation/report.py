@@ -1,0 +1,128 @@
+"""Rendering a :class:`hod.evaluation.tournament.TournamentResult`: Markdown tables and a PNG chart."""
+from __future__ import annotations
+
+import io
+import math
+from typing import TYPE_CHECKING, Optional
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .tournament import BotStats, TournamentResult
+
+GAME_TITLES = {"tapeo": "Tapeo", "robada": "Ronda Robada"}
+
+
+def _pct(x: Optional[float]) -> str:
+    return "n/a" if x is None or math.isnan(x) else f"{round(100 * x, 1) + 0.0:.1f}%"
+
+
+def _num(x: Optional[float], digits: int = 2) -> str:
+    return "n/a" if x is None or math.isnan(x) else f"{round(x, digits) + 0.0:.{digits}f}"  # no -0.00
+
+
+def _ci(lo: Optional[float], hi: Optional[float], fmt) -> str:
+    if lo is None or hi is None or math.isnan(lo) or math.isnan(hi):
+        return "n/a"
+    return f"[{fmt(lo)}, {fmt(hi)}]"
+
+
+def _bot_row(b: "BotStats", bold: bool = False) -> str:
+    label = f"*{b.label}*" if bold else b.label
+    cells = [
+        label,
+        str(b.games),
+        _pct(b.win_rate),
+        _ci(*b.win_ci, _pct),
+        _num(b.points),
+        _ci(*b.points_ci, _num),
+        _num(b.margin),
+        _ci(*b.margin_ci, _num),
+        _num(b.rating_mu),
+        _num(b.rating_sigma),
+        _num(b.rating_ordinal),
+    ]
+    return "| " + " | ".join(cells) + " |"
+
+
+def scheme_line(r: "TournamentResult") -> str:
+    """One sentence saying how many games, deals and rotations the run played."""
+    if r.duplicate:
+        how = f"{r.num_deals} deals x {r.num_players} seat rotations (duplicate deals)"
+    else:
+        how = f"{r.num_deals} deals, one game each, seat rotation advancing every game"
+    return f"{r.num_games} games = {how}, seed {r.seed}."
+
+
+def markdown(r: "TournamentResult", include_timing: bool = True) -> str:
+    """The full Markdown report (see docs/tournament.md for the column definitions)."""
+    title = GAME_TITLES.get(r.game, r.game)
+    lines = [
+        f"## Tournament: {title}, {r.num_players} players",
+        "",
+        scheme_line(r)
+        + (f" Environment options: `{r.env_kwargs}`." if r.env_kwargs else ""),
+        "",
+        "| bot | games | win rate | 95% CI (Wilson) | mean points | 95% CI | mean margin | 95% CI "
+        "| rating mu | sigma | ordinal |",
+        "|---|---:|---:|---|---:|---|---:|---|---:|---:|---:|",
+    ]
+    lines += [_bot_row(b) for b in r.bots]
+    lines += [_bot_row(b, bold=True) for b in r.aggregates]
+    lines += [
+        "",
+        "Win rate: ties shared (1/k each for k tied winners). Margin: points minus the mean points "
+        "of the other seats. Points and margin intervals: Student t over deal means. Rating: "
+        "OpenSkill Plackett-Luce, ordinal = mu - 3 sigma."
+        + (" Aggregate rows (italics): per game mean over the named bot's seats." if r.aggregates else ""),
+        "",
+        "### Head to head",
+        "",
+        "Share of games in which the row bot finished ahead of the column bot (a tie counts 1/2).",
+        "",
+        "| | " + " | ".join(r.labels) + " |",
+        "|---|" + "---:|" * len(r.labels),
+    ]
+    for label, hrow in zip(r.labels, r.head_to_head):
+        lines.append(f"| {label} | " + " | ".join("-" if v is None else _pct(v) for v in hrow) + " |")
+    lines += [
+        "",
+        "### Seats (all bots pooled)",
+        "",
+        "| seat | win rate | mean points |",
+        "|---:|---:|---:|",
+    ]
+    lines += [f"| {s['seat']} | {_pct(s['win_rate'])} | {_num(s['points'])} |" for s in r.seats]
+    if include_timing:
+        lines += [
+            "",
+            f"Played in {r.elapsed_s:.1f} s: {r.games_per_s:.1f} games/s with {r.workers} "
+            f"worker{'s' if r.workers != 1 else ''}.",
+        ]
+    return "\n".join(lines)
+
+
+def png_bytes(r: "TournamentResult") -> bytes:
+    """PNG of the win rate of every slot (and aggregate) with 95% Wilson error bars."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg  # Agg canvas, no pyplot state
+    from matplotlib.figure import Figure
+
+    rows = list(r.bots) + list(r.aggregates)
+    labels = [b.label for b in rows]
+    rates = [b.win_rate for b in rows]
+    lo = [b.win_rate - b.win_ci[0] for b in rows]
+    hi = [b.win_ci[1] - b.win_rate for b in rows]
+    fig = Figure(figsize=(max(4.0, 1.2 * len(rows) + 1.5), 3.6), dpi=100)
+    FigureCanvasAgg(fig)
+    ax = fig.add_subplot()
+    colors = ["tab:blue"] * len(r.bots) + ["tab:gray"] * len(r.aggregates)
+    ax.bar(range(len(rows)), rates, yerr=[lo, hi], capsize=4, color=colors)
+    ax.axhline(1 / r.num_players, color="k", linestyle="--", linewidth=1, label="1 / players")
+    ax.set_xticks(range(len(rows)), labels, rotation=20, ha="right")
+    ax.set_ylabel("win rate (ties shared)")
+    ax.set_ylim(0, 1)
+    ax.set_title(f"{GAME_TITLES.get(r.game, r.game)}, {r.num_players} players, "
+                 f"{r.num_games} games (95% Wilson)")
+    ax.legend(loc="upper right", fontsize="small")
+    fig.tight_layout()
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png")
+    return buf.getvalue()

@@ -1,0 +1,442 @@
+"""Tournament harness: play N seeded games between a lineup of bots and report publishable numbers.
+
+Library::
+
+    from hod.evaluation.tournament import run_tournament
+    res = run_tournament("tapeo", ["expert", "greedy", "greedy", "greedy"], num_games=2000,
+                         seed=0, workers=2, progress=True)
+    print(res.to_markdown()); res.save_json("t.json"); res.save_png("t.png")
+
+Command line::
+
+    python -m hod.benchmarks.tournament --game tapeo --lineup expert greedy greedy greedy \\
+        --games 2000 --seed 0 --workers 2 --out results/tapeo_4p
+
+Scheme (details in docs/tournament.md and :mod:`hod.evaluation.schedule`): every deal is replayed
+with the lineup rotated through every seat (``duplicate=True``), or each game has its own deal and
+the rotation advances game by game (``duplicate=False``). ``num_games`` counts games and must be a
+multiple of the player count. Games are played through the raw AEC environment with
+``illegal_action="raise"``; every seed derives from ``seed`` (numpy ``SeedSequence``), so the same
+call gives the same result whatever ``workers`` is.
+
+Statistics (:mod:`hod.evaluation.stats`): win rate with ties shared and its 95% Wilson interval
+(statsmodels), mean points and mean margin with 95% t intervals over deal means (scipy), OpenSkill
+Plackett-Luce ratings, and a head-to-head table.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import math
+import pickle
+import sys
+import time
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import asdict, dataclass, field
+from typing import Any, Callable, Optional, Sequence, Tuple, Union
+
+import numpy as np
+
+from hod.agents.base import Bot
+from hod.core.atomic import atomic_write_bytes, atomic_write_json, atomic_write_text
+from hod.core.errors import ConfigError
+
+from . import report as _report, stats as _stats
+from .play import (
+    BotSpec,
+    GameOutcome,
+    Table,
+    WorkerFailure,
+    check_game,
+    check_is_bot,
+    init_worker,
+    play_chunk,
+)
+from .schedule import GameSpec, check_seed, make_schedule
+
+#: One lineup slot: a registry name, a bot instance, or a (label, zero-argument factory) pair.
+LineupEntry = Union[str, Bot, Tuple[str, Callable[[], Bot]]]
+
+__all__ = ["BotStats", "TournamentResult", "run_tournament", "summarize"]
+
+
+@dataclass
+class BotStats:
+    """Statistics of one lineup slot, or of a group of same-named slots (an aggregate row).
+
+    Attributes:
+        label: unique label ("greedy#2") or, for an aggregate, "greedy (all 3)".
+        slots: lineup slots it covers (one slot, or the group's slots).
+        games: number of games G played.
+        wins: sum of win shares (a win shared by k players counts 1/k); for an aggregate, the
+            sum over games of the group's mean win share.
+        win_rate: wins / G.
+        win_ci: 95% Wilson interval of the win rate, (low, high).
+        points: mean final points.
+        points_ci: 95% t interval of the mean points (over deal means), (low, high).
+        margin: mean margin (points minus the mean points of the other seats).
+        margin_ci: 95% t interval of the mean margin (over deal means), (low, high).
+        rating_mu, rating_sigma: OpenSkill Plackett-Luce rating after all games (None for
+            aggregates); rating_ordinal = mu - 3 sigma.
+        seat_games: games played at each seat (list of n ints).
+    """
+
+    label: str
+    slots: list[int]
+    games: int
+    wins: float
+    win_rate: float
+    win_ci: tuple[float, float]
+    points: float
+    points_ci: tuple[float, float]
+    margin: float
+    margin_ci: tuple[float, float]
+    rating_mu: Optional[float]
+    rating_sigma: Optional[float]
+    rating_ordinal: Optional[float]
+    seat_games: list[int]
+
+
+@dataclass
+class TournamentResult:
+    """Everything a tournament measured. Deterministic given the arguments, except the timing
+    fields (``elapsed_s``, ``games_per_s``).
+
+    Attributes:
+        game, num_players, num_games, seed, duplicate, env_kwargs: the run's arguments.
+        num_deals: number of distinct deals; games_per_deal: n when duplicate, else 1.
+        labels: unique label of each lineup slot.
+        bots: one :class:`BotStats` per slot, in lineup order.
+        aggregates: one :class:`BotStats` per label used by several (but not all) slots.
+        head_to_head: ``H[i][j]`` share of games slot i finished ahead of slot j (ties 1/2),
+            None on the diagonal.
+        seats: per seat, ``{"seat", "win_rate", "points"}`` over all games (the seat advantage
+            the rotation cancels).
+        games: per game, ``{"game", "deal", "env_seed", "seating", "bot_seeds", "points",
+            "win_share", "steps"}`` (points and win_share by slot, seating[seat] = slot).
+        workers, elapsed_s, games_per_s: how the run went (playing time only).
+    """
+
+    game: str
+    num_players: int
+    num_games: int
+    num_deals: int
+    games_per_deal: int
+    seed: int
+    duplicate: bool
+    env_kwargs: dict
+    labels: list[str]
+    bots: list[BotStats]
+    aggregates: list[BotStats]
+    head_to_head: list[list[Optional[float]]]
+    seats: list[dict]
+    games: list[dict] = field(repr=False)
+    workers: int = 1
+    elapsed_s: float = 0.0
+    games_per_s: float = 0.0
+
+    def to_dict(self, include_games: bool = True) -> dict:
+        """JSON-ready dict (nan becomes None); ``include_games=False`` drops the per-game list."""
+        d = asdict(self)
+        if not include_games:
+            d.pop("games")
+        return _json_clean(d)
+
+    def stats(self, label: str) -> BotStats:
+        """The :class:`BotStats` row (slot or aggregate) with this label.
+
+        Raises:
+            KeyError: unknown label (the message lists them).
+        """
+        for b in self.bots + self.aggregates:
+            if b.label == label:
+                return b
+        raise KeyError(f"no bot {label!r}; labels: {[b.label for b in self.bots + self.aggregates]}")
+
+    def to_markdown(self, include_timing: bool = True) -> str:
+        """The report as Markdown: the bots table, head-to-head, seats and (optionally) timing."""
+        return _report.markdown(self, include_timing)
+
+    def save_json(self, path) -> None:
+        """Write :meth:`to_dict` (with per-game records) to ``path`` atomically."""
+        atomic_write_json(path, self.to_dict())
+
+    def save_markdown(self, path) -> None:
+        """Write :meth:`to_markdown` to ``path`` atomically."""
+        atomic_write_text(path, self.to_markdown() + "\n")
+
+    def save_png(self, path) -> None:
+        """Write the win-rate chart (bars with 95% Wilson error bars) to ``path`` atomically."""
+        atomic_write_bytes(path, _report.png_bytes(self))
+
+
+def _json_clean(x: Any) -> Any:
+    if isinstance(x, float):
+        return None if math.isnan(x) else x
+    if isinstance(x, dict):
+        return {k: _json_clean(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [_json_clean(v) for v in x]
+    if isinstance(x, np.generic):
+        return _json_clean(x.item())
+    return x
+
+
+# ---------------------------------------------------------------- lineup
+
+
+def _resolve_lineup(game: str, lineup: Sequence[LineupEntry], workers: int):
+    """Turn lineup entries into (labels, BotSpecs). See :func:`run_tournament` for the forms."""
+    if isinstance(lineup, (str, bytes)) or not isinstance(lineup, Sequence):
+        raise ConfigError(f"lineup must be a list of bots, got {lineup!r}")
+    bases: list[str] = []
+    specs: list[BotSpec] = []
+    seen_instances: set[int] = set()
+    for slot, entry in enumerate(lineup):
+        if isinstance(entry, str):
+            from hod import agents
+            known = agents.names(game)
+            if entry not in known:
+                raise ConfigError(f"no bot {entry!r} for {game!r}; registered: {known}")
+            bases.append(entry)
+            specs.append(BotSpec(name=entry))
+        elif isinstance(entry, (tuple, list)) and len(entry) == 2 and isinstance(entry[0], str):
+            label, factory = entry
+            if not callable(factory):
+                raise ConfigError(f"lineup slot {slot}: factory of {label!r} is not callable")
+            if workers > 1:
+                try:
+                    pickle.dumps(factory)
+                except Exception as e:
+                    raise ConfigError(
+                        f"lineup slot {slot} ({label!r}): its factory cannot be sent to worker "
+                        f"processes ({e}); use a module-level function or functools.partial, "
+                        "or workers=1"
+                    ) from e
+            bases.append(label)
+            specs.append(BotSpec(factory=factory))
+        else:
+            check_is_bot(entry, f"lineup slot {slot}")
+            if workers > 1:
+                raise ConfigError(
+                    f"lineup slot {slot} is a bot instance ({entry!r}); instances only run with "
+                    "workers=1: pass a registry name or a (label, factory) pair instead"
+                )
+            if id(entry) in seen_instances:
+                raise ConfigError(
+                    f"lineup slot {slot}: the same bot instance sits in two slots; give each slot "
+                    "its own bot"
+                )
+            seen_instances.add(id(entry))
+            bot_game = getattr(entry, "game", "")
+            if bot_game and bot_game != game:
+                raise ConfigError(f"lineup slot {slot}: {entry!r} plays {bot_game!r}, not {game!r}")
+            bases.append(getattr(entry, "name", "") or type(entry).__name__)
+            specs.append(BotSpec(instance=entry))
+    labels = []
+    for slot, base in enumerate(bases):
+        if bases.count(base) > 1:
+            labels.append(f"{base}#{bases[: slot + 1].count(base)}")
+        else:
+            labels.append(base)
+    if len(set(labels)) != len(labels):
+        raise ConfigError(f"lineup labels are not unique: {labels}")
+    return bases, labels, specs
+
+
+# ---------------------------------------------------------------- running
+
+
+def run_tournament(
+    game: str,
+    lineup: Sequence[LineupEntry],
+    num_games: int,
+    seed: int = 0,
+    workers: int = 1,
+    duplicate: bool = True,
+    progress: bool = False,
+    env_kwargs: Optional[dict] = None,
+) -> TournamentResult:
+    """Play ``num_games`` games of ``game`` between the bots of ``lineup`` and measure them.
+
+    Args:
+        game: ``"tapeo"`` or ``"robada"``.
+        lineup: one entry per slot (the player count is ``len(lineup)``), each either a registry
+            name (``agents.names(game)``), a bot instance (then ``workers`` must be 1), or a
+            ``(label, factory)`` pair with a zero-argument factory returning a bot (picklable
+            when ``workers > 1``). Repeated names are labelled ``name#1``, ``name#2``...
+        num_games: games to play in total; a positive multiple of the player count.
+        seed: tournament seed (non-negative int); every deal and bot seed derives from it.
+        workers: processes playing games (1 = this process). Results do not depend on it.
+        duplicate: replay each deal once per seat rotation (n games per deal); else one game
+            per deal with the rotation advancing each game.
+        progress: show a tqdm progress bar on stderr.
+        env_kwargs: extra options of ``raw_env`` (not ``num_players`` / ``illegal_action``).
+
+    Returns:
+        :class:`TournamentResult`.
+
+    Raises:
+        ConfigError: unknown game or bot name (the message lists the legal ones), bad player
+            count (from the environment), num_games not a multiple of the player count, bad
+            seed/workers, instances with workers > 1, unpicklable factories with workers > 1.
+        IllegalActionError: a bot played an action outside the mask (with a note naming the game).
+    """
+    check_game(game)
+    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+        raise ConfigError(f"workers={workers!r} must be a positive integer")
+    seed = check_seed(seed)
+    env_kwargs = dict(env_kwargs or {})
+    for reserved in ("num_players", "illegal_action"):
+        if reserved in env_kwargs:
+            raise ConfigError(f"env_kwargs may not set {reserved!r}: the tournament sets it")
+    if isinstance(lineup, Sequence) and not isinstance(lineup, str) and len(lineup) < 2:
+        raise ConfigError(f"a lineup needs at least 2 bots, got {len(lineup)}")
+    bases, labels, specs = _resolve_lineup(game, lineup, workers)
+    n = len(specs)
+    schedule = make_schedule(num_games, n, seed, bool(duplicate))
+    table = Table(game, n, specs, env_kwargs)  # checks the player count and builds every bot
+
+    from tqdm.auto import tqdm
+
+    bar = tqdm(total=len(schedule), disable=not progress, unit="game", desc=f"{game} {n}p")
+    t0 = time.perf_counter()
+    outcomes: list[GameOutcome] = []
+    try:
+        if workers == 1:
+            for spec in schedule:
+                outcomes.append(table.play(spec))
+                bar.update(1)
+        else:
+            size = max(1, min(50, len(schedule) // (workers * 8)))
+            chunks = [schedule[i : i + size] for i in range(0, len(schedule), size)]
+            with ProcessPoolExecutor(
+                max_workers=workers, initializer=init_worker, initargs=(game, n, specs, env_kwargs)
+            ) as pool:
+                for chunk_out in pool.map(play_chunk, chunks):
+                    if isinstance(chunk_out, WorkerFailure):
+                        raise chunk_out.rebuild()
+                    outcomes.extend(chunk_out)
+                    bar.update(len(chunk_out))
+    finally:
+        bar.close()
+    elapsed = time.perf_counter() - t0
+    result = summarize(game, bases, labels, schedule, outcomes, seed, bool(duplicate), env_kwargs)
+    result.workers = workers
+    result.elapsed_s = elapsed
+    result.games_per_s = len(schedule) / elapsed if elapsed > 0 else math.inf
+    return result
+
+
+def summarize(
+    game: str,
+    bases: Sequence[str],
+    labels: Sequence[str],
+    schedule: Sequence[GameSpec],
+    outcomes: Sequence[GameOutcome],
+    seed: int,
+    duplicate: bool,
+    env_kwargs: dict,
+) -> TournamentResult:
+    """Compute every statistic from the played games (pure function of its arguments).
+
+    Raises:
+        RuntimeError: a game's win shares do not add up to 1 (environment contract broken).
+    """
+    n = len(labels)
+    G = len(schedule)
+    assert [o.index for o in outcomes] == list(range(G)), "outcomes out of order"
+    points = np.array([o.points for o in outcomes], dtype=np.float64)
+    shares = np.array([o.win_share for o in outcomes], dtype=np.float64)
+    bad = np.flatnonzero(np.abs(shares.sum(axis=1) - 1.0) > 1e-9)
+    if bad.size:
+        g = int(bad[0])
+        raise RuntimeError(f"game {g}: win shares {shares[g].tolist()} do not add up to 1")
+    deals = np.array([s.deal for s in schedule], dtype=np.int64)
+    seating = np.array([s.seating for s in schedule], dtype=np.int64)  # (G, n) seat -> slot
+    seat_of_slot = np.argsort(seating, axis=1)  # (G, n) slot -> seat
+    marg = _stats.margins(points)
+    keys = _stats.finish_keys(points, shares)
+    ratings = _stats.openskill_ratings(keys)
+
+    def row(label, slots, w, p, m, rating, seat_games) -> BotStats:
+        wins = float(w.sum())
+        pm, plo, phi = _stats.t_interval(_stats.deal_means(p, deals))
+        mm, mlo, mhi = _stats.t_interval(_stats.deal_means(m, deals))
+        mu, sigma = rating if rating else (None, None)
+        return BotStats(
+            label=label,
+            slots=list(slots),
+            games=G,
+            wins=wins,
+            win_rate=wins / G,
+            win_ci=_stats.wilson_interval(wins, G),
+            points=pm,
+            points_ci=(plo, phi),
+            margin=mm,
+            margin_ci=(mlo, mhi),
+            rating_mu=mu,
+            rating_sigma=sigma,
+            rating_ordinal=None if mu is None else mu - 3 * sigma,
+            seat_games=seat_games,
+        )
+
+    def seat_counts(slots) -> list[int]:
+        return np.bincount(seat_of_slot[:, list(slots)].ravel(), minlength=n).tolist()
+
+    bots = [
+        row(labels[k], [k], shares[:, k], points[:, k], marg[:, k], ratings[k], seat_counts([k]))
+        for k in range(n)
+    ]
+    aggregates = []
+    for base in dict.fromkeys(bases):
+        slots = [k for k in range(n) if bases[k] == base]
+        if 1 < len(slots) < n:  # a group holding every seat would always average 1/n
+            aggregates.append(
+                row(
+                    f"{base} (all {len(slots)})",
+                    slots,
+                    shares[:, slots].mean(axis=1),
+                    points[:, slots].mean(axis=1),
+                    marg[:, slots].mean(axis=1),
+                    None,
+                    seat_counts(slots),
+                )
+            )
+    h2h = _stats.head_to_head(keys)
+    seat_shares = np.take_along_axis(shares, seating, axis=1)  # (G, n) by seat
+    seat_points = np.take_along_axis(points, seating, axis=1)
+    seats = [
+        {"seat": i, "win_rate": float(seat_shares[:, i].mean()), "points": float(seat_points[:, i].mean())}
+        for i in range(n)
+    ]
+    games = [
+        {
+            "game": s.index,
+            "deal": s.deal,
+            "env_seed": s.env_seed,
+            "seating": list(s.seating),
+            "bot_seeds": list(s.bot_seeds),
+            "points": list(o.points),
+            "win_share": list(o.win_share),
+            "steps": o.steps,
+        }
+        for s, o in zip(schedule, outcomes)
+    ]
+    return TournamentResult(
+        game=game,
+        num_players=n,
+        num_games=G,
+        num_deals=int(deals.max()) + 1,
+        games_per_deal=n if duplicate else 1,
+        seed=seed,
+        duplicate=duplicate,
+        env_kwargs=dict(env_kwargs),
+        labels=list(labels),
+        bots=bots,
+        aggregates=aggregates,
+        head_to_head=[[None if math.isnan(v) else float(v) for v in r] for r in h2h],
+        seats=seats,
+        games=games,
+    )

@@ -1,0 +1,708 @@
+"""Batched numpy engine of Ronda Robada: B games advanced at once (issue 6).
+
+The rules are those of the single-game engine :mod:`robada_env.rules.engine` (ronda_robada.txt,
+RULINGS R1-R8), including its documented choices, and its constants are reused from there and
+from :mod:`robada_env.rules.cards` (one source of truth for the rule constants):
+
+* the same ``Discrete(27)`` actions (:mod:`robada_env.rules.actions`), one per game per step, for the
+  seat to act in that game (a turn is several decisions: ``start``, ``tap``/``take``...,
+  ``confirm``; or one ``drop``);
+* the same deal order (4 loose cards, then blocks of 3 per seat, seat 0 first, R6), turn order
+  (to the left), re-deal when every hand is empty (R6), leftovers to the last runner under the
+  visible card (R7, ``Config.leftovers_to_last_runner``), ``closing_ace`` (R2) and
+  ``may_take_own_pile`` (R3);
+* which copy of a rank is used: the first in hand order (deal order). The visible card of a pile
+  is therefore the same card id (suit included) as in the single engine. Loose cards, piles and
+  runs are kept as rank counts: suits never matter for the rules (R1) and the order of the
+  cards under a visible card is never observable.
+
+The observation of a seat equals :func:`robada_env.rules.observation.encode` bit for bit (float32) and
+the mask equals :func:`robada_env.rules.engine.legal_mask` for the seat to act (int8). Both are built
+in batch by :mod:`robada_env.rules.batched_obs`. ``tests/test_robada_batched.py`` plays thousands of
+seeded games through both engines and requires identical states, masks, observations and
+rewards at every step.
+
+State (``BatchedRobada`` attributes; B = ``batch_size``, n = ``num_players``, every field has the
+batch axis first; card ids 0..39 as in :mod:`robada_env.rules.cards`, -1 for "none"):
+
+==============  =============  ==================================================================
+field           dtype, shape   meaning
+==============  =============  ==================================================================
+deck            int8 (B, 40)   the shuffled deck in dealing order (the game's whole deal)
+deck_left       int8 (B,)      cards still to deal; the next one is ``deck[b, 40 - deck_left]``
+hand_cards      int8 (B,n,3)   hand cards in deal order, -1 for a slot already played
+hand_cnt        int8 (B,n,10)  cards of each rank in each hand
+hand_size       int8 (B, n)    cards in each hand
+hand_total      int8 (B,)      cards in all hands
+loose_cnt       int8 (B, 10)   loose cards of each rank on the table
+pile_cnt        int8 (B,n,10)  cards of each rank in each pile
+pile_top        int8 (B, n)    visible card id of each pile, -1 for an empty pile
+pile_size       int8 (B, n)    cards in each pile
+pile_pts        int16 (B, n)   points in each pile (the score so far, R8)
+seen_cnt        int8 (B, 10)   cards of each rank seen by everyone (loose, piles, run; R9)
+run_cnt         int8 (B, 10)   cards of each rank gathered by the run in progress
+run_card        int8 (B,)      the hand card that started the run (-1: no run)
+run_start       int8 (B,)      rank the run started with (-1: no run)
+run_rank        int8 (B,)      rank of the run's latest step (-1: no run)
+run_next        int8 (B,)      rank the run needs next (-1: no run or closed, R2)
+run_active      bool (B,)      a run is in progress
+run_size        int8 (B,)      cards gathered by the run
+run_pts         int16 (B,)     points gathered by the run
+run_taken       bool (B, n)    seats whose piles the run has taken
+current         int8 (B,)      seat to act (after the end: the seat after the last actor)
+last_runner     int8 (B,)      seat that confirmed the last run, -1 nobody (R7)
+terminal        bool (B,)      the game is over
+decisions       int16 (B,)     decisions played in the game so far
+==============  =============  ==================================================================
+
+That is ``85 + 29 n`` bytes per game (201 B at 4 players), well under the 2 KiB target; the
+observation, mask and hand caches add ``4 * 192 + 27 + 10`` bytes per game
+(:meth:`BatchedRobada.nbytes`).
+
+Interface (the same shape as Tapeo's batched engine, so benchmarks and training treat both
+games alike): ``reset``, ``observe``, ``legal_mask``, ``step``, ``random_legal_actions``,
+``scores``, ``final_rewards``.
+"""
+from __future__ import annotations
+
+from typing import NamedTuple, Optional, Sequence
+
+import numpy as np
+
+from hod.core.errors import ConfigError, IllegalActionError, check_choice
+from hod.core.rewards import REWARD_SCHEMES, final_rewards_batch, win_shares_batch
+
+from .actions import CONFIRM, DROP, NOOP, NUM_ACTIONS, START, TAKE, TAKE_SEATS, TAP, action_name
+from .cards import ACE, DECK_SIZE, NUM_RANKS, RANK_POINTS, REY, next_rank
+from .engine import CARDS_PER_DEAL, LOOSE_AT_START, MAX_GAME_LENGTH, NOBODY, RUN_CLOSED, Config
+from .observation import OBS_SIZE
+
+__all__ = ["BatchedRobada", "StepResult", "random_legal_actions", "batched_final_rewards", "win_shares", "NAME"]
+
+#: Short game name (the benchmark and training registries key on it).
+NAME = "robada"
+
+# ---- lookup tables (built from the single engine's constants) ---------------------------------
+#: Rank of each card id; index -1 (no card) gives -1.
+_RANK_OF = np.array([c % NUM_RANKS for c in range(DECK_SIZE)] + [-1], np.int8)
+#: One-hot rank counts of each card id (int8 (41, 10)); row -1 (no card) is zeros.
+_CARD_ONEHOT = np.zeros((DECK_SIZE + 1, NUM_RANKS), np.int8)
+_CARD_ONEHOT[np.arange(DECK_SIZE), np.arange(DECK_SIZE) % NUM_RANKS] = 1
+#: Points of each rank (R8).
+_PTS = np.array(RANK_POINTS, np.int16)
+#: Points of a run just started (two cards of the rank).
+_PTS2 = 2 * _PTS
+#: Action kind: 0 start, 1 drop, 2 tap, 3 take, 4 confirm, 5 no-op.
+_K_START, _K_DROP, _K_TAP, _K_TAKE, _K_CONFIRM, _K_NOOP = range(6)
+_KIND = np.empty(NUM_ACTIONS, np.int8)
+_KIND[START:DROP] = _K_START
+_KIND[DROP:TAP] = _K_DROP
+_KIND[TAP] = _K_TAP
+_KIND[TAKE:CONFIRM] = _K_TAKE
+_KIND[CONFIRM] = _K_CONFIRM
+_KIND[NOOP] = _K_NOOP
+#: Rank named by a start/drop action (else 0).
+_ACTION_RANK = np.zeros(NUM_ACTIONS, np.int8)
+_ACTION_RANK[START:DROP] = np.arange(NUM_RANKS)
+_ACTION_RANK[DROP:TAP] = np.arange(NUM_RANKS)
+#: Bytes of state per game: fixed part and part per seat (see the module docstring).
+_STATE_BYTES_FIXED = 40 + 1 + 1 + 10 + 10 + 10 + 1 + 1 + 1 + 1 + 1 + 1 + 2 + 1 + 1 + 1 + 2
+_STATE_BYTES_PER_SEAT = 3 + 10 + 1 + 10 + 1 + 1 + 2 + 1
+
+
+def random_legal_actions(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """One uniformly random legal action per row of ``mask`` (one uniform draw per row).
+
+    Args:
+        mask: int8 or bool (B, NUM_ACTIONS), at least one legal action per row. Fastest when
+            ``mask.T`` is C-contiguous (the masks :meth:`BatchedRobada.legal_mask` returns).
+        rng: numpy Generator.
+
+    Returns:
+        int64 (B,) actions with ``mask[b, a[b]] == 1``.
+
+    Raises:
+        ValueError: a row allows no action.
+    """
+    mt = np.asarray(mask).T                                   # (A, B): one row per action
+    cs = np.empty(mt.shape, np.int16)
+    np.copyto(cs[0], mt[0], casting="unsafe")
+    for j in range(1, mt.shape[0]):                           # running count of legal actions
+        np.add(cs[j - 1], mt[j], out=cs[j], casting="unsafe")
+    cnt = cs[-1]
+    if cnt.size and cnt.min() <= 0:
+        raise ValueError(f"row {int(np.argmin(cnt))} of the mask allows no action")
+    k = (rng.random(cnt.size) * cnt).astype(np.int16)       # pick the k-th legal action (0-based)
+    return (cs <= k).sum(0, dtype=np.int64)
+
+
+def batched_final_rewards(scores: np.ndarray, scheme: str) -> np.ndarray:
+    """Final reward of every seat of every game: :func:`hod.core.rewards.final_rewards_batch`
+    with Ronda Robada's winners (R8: every seat with the highest score; a tie is a shared win).
+
+    Args:
+        scores: int (G, n) final points.
+        scheme: one of :data:`hod.core.rewards.REWARD_SCHEMES`.
+
+    Returns:
+        float64 (G, n), equal to ``final_rewards(scores[g], winners, scheme)`` for each game g.
+
+    Raises:
+        ConfigError: unknown scheme.
+    """
+    s = np.asarray(scores)
+    return final_rewards_batch(s, s == s.max(1, keepdims=True), scheme)
+
+
+def win_shares(scores: np.ndarray) -> np.ndarray:
+    """Share of a win per seat (float64 (G, n)): 1/k to each of k tied winners (R8), else 0."""
+    s = np.asarray(scores)
+    return win_shares_batch(s == s.max(1, keepdims=True))
+
+
+class StepResult(NamedTuple):
+    """What :meth:`BatchedRobada.step` returns (unpacks as ``rewards, game_over``).
+
+    Attributes:
+        rewards: float32 (G, n), every seat's final reward under ``reward_scheme`` in the games
+            that ended with this step, 0 elsewhere (rewards come only at the end).
+        game_over: bool (G,), the game ended with this step.
+    """
+
+    rewards: np.ndarray
+    game_over: np.ndarray
+
+
+class BatchedRobada:
+    """``batch_size`` games of Ronda Robada with the same :class:`~robada_env.rules.engine.Config`,
+    as numpy arrays (fields in the module docstring).
+
+    Args:
+        batch_size: B >= 1.
+        num_players: 2..4 (ignored when ``config`` is given).
+        reward_scheme: one of :data:`hod.core.rewards.REWARD_SCHEMES` (rewards of :meth:`step`).
+        config: a :class:`~robada_env.rules.engine.Config` (rules options R2, R3, R7).
+        seed: seed of the engine's own generator (deals without an explicit ``seed``/``rng``,
+            :meth:`random_actions`).
+        **rules: options of ``Config`` when ``config`` is not given.
+
+    Raises:
+        ConfigError: bad batch size, player count, option or scheme (names the legal values).
+
+    Call :meth:`reset` before anything else.
+    """
+
+    name = NAME
+    num_actions = NUM_ACTIONS
+    max_game_length = MAX_GAME_LENGTH
+
+    def __init__(self, batch_size: int, num_players: int = 2, reward_scheme: str = "points",
+                 config: Optional[Config] = None, seed: Optional[int] = None, **rules) -> None:
+        if config is None:
+            unknown = set(rules) - set(Config.option_names())
+            if unknown:
+                raise ConfigError(f"unknown option(s) {sorted(unknown)}; legal options: {Config.option_names()}")
+            config = Config(num_players=num_players, **rules)
+        elif not isinstance(config, Config):
+            raise ConfigError(f"config must be a robada_env.rules.engine.Config, got {type(config).__name__}")
+        elif rules:
+            raise ConfigError("give either config or rules options, not both")
+        if isinstance(batch_size, bool) or not isinstance(batch_size, (int, np.integer)) or batch_size < 1:
+            raise ConfigError(f"batch_size={batch_size!r} must be a positive integer")
+        B = int(batch_size)
+        check_choice("reward_scheme", reward_scheme, REWARD_SCHEMES)
+        self.config = config
+        self.reward_scheme = reward_scheme
+        self.rng = np.random.default_rng(seed)
+        self.batch_size = B
+        self.num_players = n = config.num_players
+        self.obs_size = OBS_SIZE
+        # rules tables from the config (R2, R3)
+        self._next_after_start = np.array(
+            [next_rank(r, config.closing_ace) for r in range(NUM_RANKS)], np.int8)
+        # a rank reached by extension: an Ace there is the closing Ace, nothing follows (R2)
+        self._next_after_step = np.array(
+            [RUN_CLOSED if r == ACE else next_rank(r, config.closing_ace) for r in range(NUM_RANKS)], np.int8)
+        assert self._next_after_start[REY] in (ACE, RUN_CLOSED)
+        self._first_take = 0 if config.may_take_own_pile else 1
+        self._seat_next = np.array([(i + 1) % n for i in range(n)], np.int8)
+        self._seat_add = np.array([[(i + k) % n for k in range(TAKE_SEATS)] for i in range(n)], np.int8)
+        #: relative seat of seat t seen from seat s, at [s * (n + 1) + t + 1]; t = -1 (nobody): -1
+        self._rel_last = np.array([[-1] + [(t - s) % n for t in range(n)] for s in range(n)], np.int8).reshape(-1)
+        self._deal_offsets = np.arange(n * CARDS_PER_DEAL, dtype=np.intp)
+        self._arange = np.arange(B, dtype=np.intp)
+        self._arange_n = self._arange * n
+        # state
+        i8 = np.int8
+        self.deck = np.zeros((B, DECK_SIZE), i8)
+        self.deck_left = np.zeros(B, i8)
+        self.hand_cards = np.full((B, n, CARDS_PER_DEAL), -1, i8)
+        self.hand_cnt = np.zeros((B, n, NUM_RANKS), i8)
+        self.hand_size = np.zeros((B, n), i8)
+        self.hand_total = np.zeros(B, i8)
+        self.loose_cnt = np.zeros((B, NUM_RANKS), i8)
+        self.pile_cnt = np.zeros((B, n, NUM_RANKS), i8)
+        self.pile_top = np.full((B, n), -1, i8)
+        self.pile_size = np.zeros((B, n), i8)
+        self.pile_pts = np.zeros((B, n), np.int16)
+        self.seen_cnt = np.zeros((B, NUM_RANKS), i8)
+        self.run_cnt = np.zeros((B, NUM_RANKS), i8)
+        self.run_card = np.full(B, -1, i8)
+        self.run_start = np.full(B, -1, i8)
+        self.run_rank = np.full(B, -1, i8)
+        self.run_next = np.full(B, RUN_CLOSED, i8)
+        self.run_active = np.zeros(B, bool)
+        self.run_size = np.zeros(B, i8)
+        self.run_pts = np.zeros(B, np.int16)
+        self.run_taken = np.zeros((B, n), bool)
+        self.current = np.zeros(B, i8)
+        self.last_runner = np.full(B, NOBODY, i8)
+        self.terminal = np.ones(B, bool)
+        self.decisions = np.zeros(B, np.int16)
+        # flat (B * n, ...) views of the per-seat fields: row b * n + seat
+        self._hcards_f = self.hand_cards.reshape(B * n, CARDS_PER_DEAL)
+        self._hcnt_f = self.hand_cnt.reshape(B * n, NUM_RANKS)
+        self._hsize_f = self.hand_size.reshape(B * n)
+        self._pcnt_f = self.pile_cnt.reshape(B * n, NUM_RANKS)
+        self._ptop_f = self.pile_top.reshape(B * n)
+        self._psize_f = self.pile_size.reshape(B * n)
+        self._ppts_f = self.pile_pts.reshape(B * n)
+        self._taken_f = self.run_taken.reshape(B * n)
+        # flat 1-D views for (row, column) updates: index row * columns + column
+        self._hcards1 = self.hand_cards.reshape(-1)
+        self._deck1 = self.deck.reshape(-1)
+        self._hcnt1 = self.hand_cnt.reshape(-1)
+        self._loose1 = self.loose_cnt.reshape(-1)
+        self._seen1 = self.seen_cnt.reshape(-1)
+        self._run1 = self.run_cnt.reshape(-1)
+        # caches of the whole batch's mask / observation of the seats to act
+        # caches of the whole batch's mask / observation / hand of the seats to act, valid while
+        # their version equals ``_version`` (bumped by every step and reset); feature-major
+        self._version = 0
+        self._mask_t = np.zeros((NUM_ACTIONS, B), i8)
+        self._mask_ver = -1
+        self._obs_t = np.zeros((OBS_SIZE, B), np.float32)
+        self._obs_ver = -1
+        self._hand_buf = np.zeros((B, NUM_RANKS), i8)
+        self._hand_ver = -1
+        self._reset_called = False
+
+    # ---- sizes ---------------------------------------------------------------------------------
+    @staticmethod
+    def state_bytes_per_game(num_players: int) -> int:
+        """Bytes of game state per game for ``num_players`` (the fields of the module docstring)."""
+        return _STATE_BYTES_FIXED + _STATE_BYTES_PER_SEAT * num_players
+
+    def nbytes(self) -> dict:
+        """Memory actually held, in bytes: ``{"state": ..., "caches": ..., "per_game_state": ...,
+        "per_game_total": ...}`` (caches: the mask and observation buffers)."""
+        state = sum(v.nbytes for k, v in vars(self).items()
+                    if isinstance(v, np.ndarray) and not k.startswith("_"))
+        caches = self._mask_t.nbytes + self._obs_t.nbytes + self._hand_buf.nbytes
+        B = self.batch_size
+        return {"state": state, "caches": caches, "per_game_state": state / B,
+                "per_game_total": (state + caches) / B}
+
+    # ---- reset -----------------------------------------------------------------------------------
+    def reset(self, seed: Optional[int] = None, rng: Optional[np.random.Generator] = None,
+              decks: Optional[np.ndarray] = None, games: Optional[Sequence[int]] = None) -> None:
+        """Shuffle and deal new games (R6): 4 loose cards, then 3 cards to each seat 0, 1, ...;
+        seat 0 acts first. The same seed gives the same batch of deals.
+
+        Args:
+            seed: seed of a fresh ``numpy.random.default_rng`` (used when ``rng`` is None);
+                with neither, the engine's own generator (``seed`` of the constructor).
+            rng: generator to draw the shuffles from (one permutation per game).
+            decks: explicit deck orders instead, int (G, 40), each a permutation of 0..39
+                (``deck[b]`` deals like ``engine.new_game(deck=deck[b])``).
+            games: indices of the games to reset (default: all B); G = len(games).
+
+        Raises:
+            ConfigError: ``decks`` of the wrong shape or not permutations of 0..39; a game index
+                out of range.
+        """
+        g = self._games(games)
+        m = g.size
+        if decks is None:
+            if rng is None:
+                rng = self.rng if seed is None else np.random.default_rng(seed)
+            decks = rng.permuted(np.broadcast_to(np.arange(DECK_SIZE, dtype=np.int8), (m, DECK_SIZE)), axis=1)
+        else:
+            decks = np.asarray(decks)
+            if decks.shape != (m, DECK_SIZE) or not np.array_equal(
+                    np.sort(decks, axis=1), np.broadcast_to(np.arange(DECK_SIZE), (m, DECK_SIZE))):
+                raise ConfigError(f"decks must be an int array of shape ({m}, {DECK_SIZE}), "
+                                  f"each row a permutation of the card ids 0..{DECK_SIZE - 1}")
+        self.deck[g] = decks
+        self.deck_left[g] = DECK_SIZE - LOOSE_AT_START
+        self.loose_cnt[g] = _CARD_ONEHOT[self.deck[g, :LOOSE_AT_START]].sum(1, dtype=np.int8)
+        self.seen_cnt[g] = self.loose_cnt[g]
+        self.pile_cnt[g] = 0
+        self.pile_top[g] = -1
+        self.pile_size[g] = 0
+        self.pile_pts[g] = 0
+        self._clear_run(g)
+        self.current[g] = 0
+        self.last_runner[g] = NOBODY
+        self.terminal[g] = False
+        self.decisions[g] = 0
+        self._deal(g)
+        self._version += 1
+        self._reset_called = True
+
+    def _games(self, games) -> np.ndarray:
+        if games is None:
+            return self._arange
+        g = np.asarray(games)
+        if g.dtype == bool:
+            if g.shape != (self.batch_size,):
+                raise ConfigError(f"a boolean games selector must have shape ({self.batch_size},)")
+            return np.flatnonzero(g)
+        g = g.astype(np.intp, copy=False).reshape(-1)
+        if g.size and (g.min() < 0 or g.max() >= self.batch_size):
+            raise ConfigError(f"game indices must be in 0..{self.batch_size - 1}")
+        return g
+
+    def _clear_run(self, g: np.ndarray) -> None:
+        self.run_cnt[g] = 0
+        self.run_card[g] = -1
+        self.run_start[g] = -1
+        self.run_rank[g] = -1
+        self.run_next[g] = RUN_CLOSED
+        self.run_active[g] = False
+        self.run_size[g] = 0
+        self.run_pts[g] = 0
+        self.run_taken[g] = False
+
+    def _deal(self, g: np.ndarray) -> None:
+        """R6: 3 cards to each seat in seat order from the top of the deck (games ``g``)."""
+        if g.size == 0:
+            return
+        n = self.num_players
+        start = g * DECK_SIZE + (DECK_SIZE - self.deck_left[g])
+        cards = self._deck1[start[:, None] + self._deal_offsets]               # (m, 3n)
+        self.hand_cards[g] = cards.reshape(-1, n, CARDS_PER_DEAL)
+        self.hand_cnt[g] = 0
+        ranks = _RANK_OF[cards]
+        hcnt1 = self._hcnt1
+        for i in range(n):
+            row = (g * n + i) * NUM_RANKS
+            for j in range(i * CARDS_PER_DEAL, (i + 1) * CARDS_PER_DEAL):
+                hcnt1[row + ranks[:, j]] += 1       # one card per game: no repeated index
+        self.hand_size[g] = CARDS_PER_DEAL
+        self.hand_total[g] = n * CARDS_PER_DEAL
+        self.deck_left[g] -= n * CARDS_PER_DEAL
+
+    # ---- masks and observations ---------------------------------------------------------------
+    def _acting_hand(self) -> np.ndarray:
+        """int8 (B, 10) hand counts of the seat to act in every game (cached per position)."""
+        if self._hand_ver != self._version:
+            np.take(self._hcnt_f, self._arange_n + self.current, axis=0, out=self._hand_buf)
+            self._hand_ver = self._version
+        return self._hand_buf
+
+    def legal_mask(self, games: Optional[Sequence[int]] = None) -> np.ndarray:
+        """int8 (G, NUM_ACTIONS) legal actions of the seat to act in each game (as
+        ``engine.legal_mask(state, state.current)``; a finished game allows only ``no-op``).
+
+        Without ``games`` the whole batch's mask is returned: a view of an internal
+        feature-major buffer (``(NUM_ACTIONS, B)`` transposed), valid until the next
+        :meth:`step`/:meth:`reset` (copy it to keep it). With ``games``, a new array.
+        """
+        if games is None:
+            if self._mask_ver != self._version:
+                self._check_reset()
+                self._compute_mask(None, self._mask_t)
+                self._mask_ver = self._version
+            return self._mask_t.T
+        g = self._games(games)
+        if self._mask_ver == self._version:
+            return self._mask_t.T[g]
+        out = np.empty((NUM_ACTIONS, g.size), np.int8)
+        self._compute_mask(g, out)
+        return out.T
+
+    def _compute_mask(self, g: Optional[np.ndarray], out: np.ndarray) -> None:
+        """Rules of ``engine.legal_actions``, written into ``out`` (int8 (NUM_ACTIONS, G)):
+        no run -> ``start r`` (hand and loose card of rank r) and ``drop r`` (hand card of rank
+        r, R4); run -> ``tap`` if a loose card of the needed rank is there, else ``take +k`` for
+        each pile showing it (R3); ``confirm``; a finished game: ``no-op`` only."""
+        n = self.num_players
+        if g is None:
+            loose, active, need, term = self.loose_cnt, self.run_active, self.run_next, self.terminal
+            cur = self.current
+            base = self._arange_n
+            hand = self._acting_hand()
+        else:
+            loose, active, need, term = (self.loose_cnt[g], self.run_active[g], self.run_next[g],
+                                         self.terminal[g])
+            cur = self.current[g]
+            base = g * n
+            hand = np.take(self._hcnt_f, base + cur, axis=0)
+        norun = ~active
+        drop = out[DROP:TAP]
+        np.greater(hand.T, 0, out=drop, casting="unsafe")
+        drop &= norun
+        np.greater(loose.T, 0, out=out[START:DROP], casting="unsafe")
+        out[START:DROP] &= drop
+        open_run = need >= 0                                                   # run active, not closed
+        m = need.size
+        loose_need = np.take(loose.reshape(-1), np.arange(0, m * NUM_RANKS, NUM_RANKS) + np.maximum(need, 0)) > 0
+        out[TAP] = open_run & loose_need
+        piles_ok = open_run & ~loose_need
+        out[TAKE:CONFIRM] = 0
+        seat_add = self._seat_add
+        for k in range(self._first_take, n):
+            top_rank = _RANK_OF[self._ptop_f[base + seat_add[cur, k]]]
+            np.equal(top_rank, need, out=out[TAKE + k], casting="unsafe")
+            out[TAKE + k] &= piles_ok
+        out[CONFIRM] = active
+        out[NOOP] = term
+
+    def observe(self, games: Optional[Sequence[int]] = None,
+                seats: Optional[np.ndarray] = None) -> np.ndarray:
+        """Observations, equal to ``observation.encode(state_b, seat_b)`` for each game b.
+
+        Args:
+            games: game indices (default: the whole batch).
+            seats: int (G,) seat observing in each selected game (default: the seat to act).
+
+        Returns:
+            float32 (G, OBS_SIZE), a transposed view of a feature-major ``(OBS_SIZE, G)`` array
+            (column-major; ``np.ascontiguousarray`` gives rows). For the whole batch with the
+            default seats it is an internal buffer, valid until the next :meth:`step` or
+            :meth:`reset` (copy it to keep it); otherwise a new array.
+
+        Raises:
+            ConfigError: bad game indices or seats.
+        """
+        from .batched_obs import encode_batch
+        self._check_reset()
+        if games is None and seats is None:
+            if self._obs_ver != self._version:
+                encode_batch(self, None, None, self._obs_t, hand=self._acting_hand())
+                self._obs_ver = self._version
+            return self._obs_t.T
+        g = self._games(games)
+        if seats is not None:
+            seats = np.asarray(seats).astype(np.intp).reshape(-1)
+            if seats.shape != g.shape or (seats.size and (seats.min() < 0 or seats.max() >= self.num_players)):
+                raise ConfigError(f"seats must be {g.size} seat numbers in 0..{self.num_players - 1}")
+        out = np.zeros((self.obs_size, g.size), np.float32)
+        encode_batch(self, g, seats, out)
+        return out.T
+
+    def _check_reset(self) -> None:
+        if not self._reset_called:
+            raise RuntimeError("call reset() before using the batched engine")
+
+    # ---- step ----------------------------------------------------------------------------------
+    def step(self, actions: np.ndarray, games: Optional[Sequence[int]] = None,
+             check: bool = True) -> tuple[np.ndarray, np.ndarray]:
+        """Apply one action per selected game, for the seat to act there (``engine.apply_action``).
+
+        A finished game only takes ``no-op`` (and stays finished; reset it with
+        ``reset(games=...)``).
+
+        Args:
+            actions: int (G,) one action per selected game.
+            games: game indices (default: the whole batch, G = B).
+            check: verify every action against the mask first (``False`` skips it, for callers
+                that draw from the mask themselves).
+
+        Returns:
+            :class:`StepResult` ``(rewards, game_over)``: float32 (G, n) final rewards under
+            ``reward_scheme`` for the games that ended with this step (0 elsewhere), and bool
+            (G,) which games ended now.
+
+        Raises:
+            IllegalActionError: an action outside its game's mask (names the game, the seat and
+                the legal actions); nothing changes in any game.
+            ValueError: ``actions`` of the wrong shape or not integers.
+        """
+        self._check_reset()
+        full = games is None
+        g = self._arange if full else self._games(games)
+        a = np.asarray(actions)
+        if a.shape != g.shape or not (a.dtype.kind in "iu" or a.size == 0):
+            raise ValueError(f"actions must be an int array of shape {g.shape}, got {a.dtype} {a.shape}")
+        if check:
+            self._check_actions(g, a, full)
+        if a.dtype != np.intp:
+            a = a.astype(np.intp)
+        n = self.num_players
+        R = NUM_RANKS
+        kind = _KIND[a]
+        cur_all = self.current
+        pick = np.flatnonzero if full else (lambda sel: g[sel])
+        # --- start / drop: a hand card leaves the hand (first of its rank in hand order) -------
+        sel = kind <= _K_DROP
+        gh = pick(sel)
+        gd = gh[:0]
+        if gh.size:
+            ah = a[sel]
+            rh = _ACTION_RANK[ah]
+            fh = gh * n + cur_all[gh]
+            f3 = fh * CARDS_PER_DEAL
+            hc1 = self._hcards1
+            j = np.where(_RANK_OF[hc1[f3]] == rh, 0, np.where(_RANK_OF[hc1[f3 + 1]] == rh, 1, 2))
+            f3 += j
+            played = hc1[f3]
+            hc1[f3] = -1
+            self._hcnt1[fh * R + rh] -= 1
+            self._hsize_f[fh] -= 1
+            self.hand_total[gh] -= 1
+            fr = gh * R + rh                                   # (game, rank) flat index
+            self._seen1[fr] += 1
+            st = ah < DROP
+            gs = gh[st]
+            if gs.size:                    # start: hand card + loose card of the same rank
+                rs = rh[st]
+                frs = fr[st]
+                self._loose1[frs] -= 1
+                self._run1[frs] = 2
+                self.run_card[gs] = played[st]
+                self.run_start[gs] = rs
+                self.run_rank[gs] = rs
+                self.run_next[gs] = self._next_after_start[rs]     # a starting Ace needs the 2
+                self.run_active[gs] = True
+                self.run_size[gs] = 2
+                self.run_pts[gs] = _PTS2[rs]
+            if gs.size < gh.size:          # drop: the card becomes loose, the turn ends (R4)
+                dr = ~st
+                gd = gh[dr]
+                self._loose1[fr[dr]] += 1
+        # --- tap / take: extend the run by the needed rank (R3) ---------------------------------
+        sel = kind == _K_TAP
+        gt = pick(sel)
+        if gt.size:
+            r = self.run_next[gt]
+            fr = gt * R + r
+            self._loose1[fr] -= 1
+            self._run1[fr] += 1
+            self.run_size[gt] += 1
+            self.run_pts[gt] += _PTS[r]
+            self.run_rank[gt] = r
+            self.run_next[gt] = self._next_after_step[r]
+        sel = kind == _K_TAKE
+        gk = pick(sel)
+        if gk.size:
+            t = self._seat_add[cur_all[gk], a[sel] - TAKE]
+            ft = gk * n + t
+            self.run_cnt[gk] += np.take(self._pcnt_f, ft, axis=0)
+            self.run_size[gk] += self._psize_f[ft]
+            self.run_pts[gk] += self._ppts_f[ft]
+            self._pcnt_f[ft] = 0
+            self._psize_f[ft] = 0
+            self._ppts_f[ft] = 0
+            self._ptop_f[ft] = -1
+            self._taken_f[ft] = True
+            r = self.run_next[gk]
+            self.run_rank[gk] = r
+            self.run_next[gk] = self._next_after_step[r]
+        # --- confirm: everything gathered to the pile, starting card on top (R5) ---------------
+        sel = kind == _K_CONFIRM
+        gc = pick(sel)
+        if gc.size:
+            c = cur_all[gc]
+            fc = gc * n + c
+            self._pcnt_f[fc] += np.take(self.run_cnt, gc, axis=0)
+            self._psize_f[fc] += self.run_size[gc]
+            self._ppts_f[fc] += self.run_pts[gc]
+            self._ptop_f[fc] = self.run_card[gc]
+            self.last_runner[gc] = c
+            self._clear_run(gc)
+            ge = np.concatenate((gd, gc)) if gd.size else gc
+        else:
+            ge = gd
+        played_any = kind != _K_NOOP
+        self.decisions[g[played_any] if not played_any.all() else g] += 1
+        self._version += 1
+        # --- end of turn: to the left; re-deal or end the game (R6, R7) ------------------------
+        rewards = np.zeros((g.size, n), np.float32)
+        ended_games = g[:0]
+        if ge.size:
+            self.current[ge] = self._seat_next[self.current[ge]]
+            gz = ge[self.hand_total[ge] == 0]
+            if gz.size:
+                more = self.deck_left[gz] > 0
+                self._deal(gz[more])
+                ended_games = gz[~more]
+                if ended_games.size:
+                    self._finish(ended_games)
+        if ended_games.size:
+            if full:
+                pos = ended_games
+                ended = np.zeros(g.size, bool)
+                ended[pos] = True
+            else:
+                ended = np.isin(g, ended_games)
+                pos = np.flatnonzero(ended)
+            rewards[pos] = self.final_rewards(ended_games)
+        else:
+            ended = np.zeros(g.size, bool)
+        return StepResult(rewards, ended)
+
+    def _check_actions(self, g: np.ndarray, a: np.ndarray, full: bool) -> None:
+        bad = (a < 0) | (a >= NUM_ACTIONS)
+        if not bad.any():
+            mask = self.legal_mask(None if full else g)
+            bad = mask[np.arange(g.size), a] == 0
+        if bad.any():
+            i = int(np.argmax(bad))
+            b = int(g[i])
+            legal = np.flatnonzero(self.legal_mask([b])[0]).tolist()
+            who = (f"game {b} (finished)" if self.terminal[b]
+                   else f"player_{int(self.current[b])} in game {b}")
+            raise IllegalActionError(who, int(a[i]), legal, action_name)
+
+    def _finish(self, g: np.ndarray) -> None:
+        """R7: the game is over; leftover loose cards go under the visible card of the last
+        runner's pile (``Config.leftovers_to_last_runner``), to nobody if nobody ran."""
+        self.terminal[g] = True
+        if not self.config.leftovers_to_last_runner:
+            return
+        w = self.last_runner[g]
+        has = w >= 0
+        gw = g[has]
+        if gw.size == 0:
+            return
+        fw = gw * self.num_players + w[has]
+        lc = self.loose_cnt[gw]
+        self._pcnt_f[fw] += lc
+        self._psize_f[fw] += lc.sum(1, dtype=np.int8)
+        self._ppts_f[fw] += lc.astype(np.int16) @ _PTS
+        self.loose_cnt[gw] = 0
+
+    # ---- results ---------------------------------------------------------------------------------
+    def scores(self, games: Optional[Sequence[int]] = None) -> np.ndarray:
+        """int16 (G, n) points in each pile (R8; the final scores once a game is over)."""
+        return self.pile_pts[self._games(games)].copy()
+
+    def final_rewards(self, games: Optional[Sequence[int]] = None,
+                      scheme: Optional[str] = None) -> np.ndarray:
+        """float32 (G, n) rewards of the scores under ``scheme`` (default ``reward_scheme``)."""
+        r = batched_final_rewards(self.pile_pts[self._games(games)], scheme or self.reward_scheme)
+        return r.astype(np.float32)
+
+    def random_legal_actions(self, rng: Optional[np.random.Generator] = None,
+                             games: Optional[Sequence[int]] = None) -> np.ndarray:
+        """One uniformly random legal action per selected game (int64 (G,)), drawn from ``rng``
+        (default: the engine's own generator)."""
+        return random_legal_actions(self.legal_mask(games), self.rng if rng is None else rng)
+
+    def random_actions(self, mask: Optional[np.ndarray] = None,
+                       rng: Optional[np.random.Generator] = None) -> np.ndarray:
+        """Uniformly random legal actions for ``mask`` (default: the whole batch's mask now), as
+        ``BatchedTapeo.random_actions``. int64 (B,)."""
+        return random_legal_actions(self.legal_mask() if mask is None else mask,
+                                    self.rng if rng is None else rng)
+
+    @property
+    def game_over(self) -> np.ndarray:
+        """bool (B,) the games that are over (a view of ``terminal``)."""
+        return self.terminal
+
+    def __repr__(self) -> str:
+        return (f"BatchedRobada(batch_size={self.batch_size}, num_players={self.num_players}, "
+                f"reward_scheme={self.reward_scheme!r}, config={self.config})")

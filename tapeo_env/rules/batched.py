@@ -1,0 +1,414 @@
+"""The batched Tapeo engine: B games advanced at once as numpy arrays (no Python loop over games).
+
+Same rules as the single-game engine :mod:`tapeo_env.rules.engine` (tapeo.txt; RULINGS T1-T10), which
+stays the reference: ``tests/test_tapeo_batched.py`` plays thousands of seeded games through both
+and requires identical hands, bars, churros, scores, masks, observations and rewards at every
+step. Constants (deck, hand sizes, rounds, scoring numbers, rulings) come from the same
+:class:`tapeo_env.rules.engine.Config`; the scoring is :mod:`tapeo_env.rules.batched_scoring`, the
+observations :mod:`tapeo_env.rules.batched_obs`.
+
+Layout. Every state field has a leading batch axis (:class:`BatchedState`). Unlike the single
+engine, hands are stored by the seat that *holds* them now: ``hands[b, i]`` is the hand seat ``i``
+holds, and passing left is a roll of that axis (tapeo.txt 'Each pick'). Each game has its own
+round and pick counter, so games reset at different times may be at different points; every game
+must be live when :meth:`BatchedTapeo.step` is called (reset finished games first, as the vector
+envs of :mod:`hod.training.tapeo_vector` do automatically).
+
+Deals. Each round the whole 84-tapa deck is reshuffled (tapeo.txt): a uniformly random
+permutation per game (a Fisher-Yates shuffle vectorised over the games, seat ``i`` gets cards
+``i * hand_size ...`` of it), or explicit dealt hands (``reset(deals=...)``, used by the differential test).
+
+Memory: about 25 + 33 n bytes of state per game (n seats; 4 players: 157 bytes), see
+:meth:`BatchedState.nbytes`.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+from typing import NamedTuple, Optional
+
+import numpy as np
+
+from hod.core.errors import ConfigError, IllegalActionError, check_choice, check_int_range
+from hod.core.rewards import REWARD_SCHEMES, final_rewards_batch
+
+from .batched_scoring import churro_points_batch, round_points_batch, winners_batch
+from .cards import CHURRO, FREELOADER, NUM_KINDS, deck_cards, kind_name
+from .engine import CHURROS_KEPT_ACROSS_ROUNDS, FREELOADER_STEALS_FREELOADER, LAST_TAPA_AUTOMATIC, Config
+
+_K = NUM_KINDS
+
+
+@dataclass
+class BatchedState:
+    """State of B games (B = batch size, n = seats, K = NUM_KINDS, R = rounds).
+
+    Attributes:
+        hands: uint8 (B, n, K), the hand each seat holds now (by holder, not by dealt seat).
+        bars: uint8 (B, n, K), each seat's bar this round (Freeloader cards and loot included).
+        churros_kept: uint8 (B, n), churros kept from finished rounds (T8).
+        undealt: uint8 (B, K), tapas of this round's deck not dealt (hidden).
+        round_scores: int16 (B, R, n), points of each finished round.
+        final_scores: int16 (B, n), round scores + end churros (T9) once over, else 0.
+        winners: bool (B, n), the winners (T10) once over, else False.
+        round: int8 (B,), current round, 0-based (``R`` once over).
+        pick: int8 (B,), tapas revealed from each hand this round.
+    """
+
+    hands: np.ndarray
+    bars: np.ndarray
+    churros_kept: np.ndarray
+    undealt: np.ndarray
+    round_scores: np.ndarray
+    final_scores: np.ndarray
+    winners: np.ndarray
+    round: np.ndarray
+    pick: np.ndarray
+
+    @classmethod
+    def zeros(cls, batch: int, config: Config) -> "BatchedState":
+        n, r = config.num_players, config.num_rounds
+        return cls(
+            hands=np.zeros((batch, n, _K), np.uint8), bars=np.zeros((batch, n, _K), np.uint8),
+            churros_kept=np.zeros((batch, n), np.uint8), undealt=np.zeros((batch, _K), np.uint8),
+            round_scores=np.zeros((batch, r, n), np.int16), final_scores=np.zeros((batch, n), np.int16),
+            winners=np.zeros((batch, n), bool), round=np.zeros(batch, np.int8), pick=np.zeros(batch, np.int8),
+        )
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes held by the state arrays (all games)."""
+        return sum(getattr(self, f.name).nbytes for f in fields(self))
+
+    @property
+    def batch_size(self) -> int:
+        return self.hands.shape[0]
+
+
+class StepResult(NamedTuple):
+    """What :meth:`BatchedTapeo.step` returns (B games, n seats).
+
+    Attributes:
+        rewards: float64 (B, n), by the engine's reward scheme: the final reward when the game
+            ended on this step (or, with ``round_rewards``, the change of the standings' value at
+            each round end, as :mod:`tapeo_env.env`), else 0.
+        round_over: bool (B,), a round ended on this step.
+        game_over: bool (B,), the game ended on this step.
+    """
+
+    rewards: np.ndarray
+    round_over: np.ndarray
+    game_over: np.ndarray
+
+
+def _config(num_players: int | Config | None) -> Config:
+    if isinstance(num_players, Config):
+        return num_players
+    return Config(num_players=4 if num_players is None else num_players)
+
+
+class BatchedTapeo:
+    """B Tapeo games stepped together.
+
+    Args:
+        num_games: batch size B (>= 1).
+        config: a :class:`tapeo_env.rules.engine.Config` or a player count (2..6).
+        reward_scheme: ``"points"``, ``"win_loss"`` or ``"margin"`` (:mod:`hod.core.rewards`).
+        round_rewards: also reward each round's end (the env option of the same name).
+        seed: seed of the engine's generator (every deal is drawn from it).
+
+    Raises:
+        ConfigError: a player count, scheme or batch size outside its legal values.
+
+    Example::
+
+        eng = BatchedTapeo(4096, 4, seed=0)
+        eng.reset()
+        while True:
+            res = eng.step(eng.random_actions())
+            if res.game_over.all():
+                break
+    """
+
+    def __init__(self, num_games: int, config: int | Config | None = 4, reward_scheme: str = "points",
+                 round_rewards: bool = False, seed: Optional[int] = None) -> None:
+        self.config = cfg = _config(config)
+        self.num_games = B = check_int_range("num_games", num_games, 1, 1 << 24)
+        check_choice("reward_scheme", reward_scheme, REWARD_SCHEMES)
+        check_choice("round_rewards", round_rewards, (False, True))
+        self.reward_scheme = reward_scheme
+        self.round_rewards = bool(round_rewards)
+        self.num_players = n = cfg.num_players
+        self.hand_size = cfg.hand_size
+        self.rng = np.random.default_rng(seed)
+        self.state = BatchedState.zeros(B, cfg)
+        self._deck = np.asarray(cfg.deck, np.int16)
+        self._deck_cards = deck_cards(cfg.deck).astype(np.int8)
+        self._seat_base = (np.arange(B * n, dtype=np.intp) * _K).reshape(B, n)
+        self._next_seat = (np.arange(n) + 1) % n
+        self._phi = np.zeros((B, n))
+        self._preset: Optional[np.ndarray] = None
+        self._use_preset = np.zeros(B, bool)
+        self._scratch = np.empty_like(self.state.hands)
+        self._zero_rewards = np.zeros((B, n))
+        self._obs_encoder = None
+
+    # ---- reset and deals --------------------------------------------------------------------
+    def reset(self, seed: Optional[int] = None, games: Optional[np.ndarray] = None,
+              deals: Optional[np.ndarray] = None) -> None:
+        """Start new games and deal their first round.
+
+        Args:
+            seed: reseed the engine's generator first (``numpy.random.default_rng(seed)``).
+            games: indices (or a bool mask of shape (B,)) of the games to restart; None = all.
+            deals: explicit deals instead of shuffling, int (G, R, n, K): for each restarted game,
+                round and seat, the count of each kind dealt to that seat. Each hand must hold
+                ``hand_size`` tapas and a round may not deal more of a kind than the deck has.
+
+        Raises:
+            ConfigError: malformed ``deals`` or ``games`` (nothing is changed).
+        """
+        g = self._games(games)
+        cfg = self.config
+        if deals is not None:
+            deals = np.asarray(deals)
+            want = (len(g), cfg.num_rounds, self.num_players, _K)
+            if deals.shape != want:
+                raise ConfigError(f"deals must have shape {want} (games, rounds, seats, kinds), got {deals.shape}")
+            if (deals < 0).any() or (deals.sum(axis=3) != cfg.hand_size).any():
+                raise ConfigError(f"every dealt hand must hold {cfg.hand_size} tapas (non-negative counts)")
+            if (deals.sum(axis=2) > self._deck).any():
+                raise ConfigError(f"a round deals more of a kind than the deck {list(cfg.deck)}")
+            if self._preset is None:
+                self._preset = np.zeros((self.num_games,) + want[1:], np.uint8)
+            self._preset[g] = deals
+        self._use_preset[g] = deals is not None
+        if not self._use_preset.any():
+            self._preset = None
+        if seed is not None:
+            self.rng = np.random.default_rng(seed)
+        s = self.state
+        s.churros_kept[g] = 0
+        s.round_scores[g] = 0
+        s.final_scores[g] = 0
+        s.winners[g] = False
+        s.round[g] = 0
+        self._phi[g] = 0.0
+        self._deal(g)
+
+    def _games(self, games) -> np.ndarray:
+        if games is None:
+            return np.arange(self.num_games)
+        g = np.asarray(games)
+        if g.dtype == bool:
+            if g.shape != (self.num_games,):
+                raise ConfigError(f"games mask must have shape ({self.num_games},), got {g.shape}")
+            return np.flatnonzero(g)
+        bad_range = g.size and (g.min() < 0 or g.max() >= self.num_games)
+        if g.ndim != 1 or not np.issubdtype(g.dtype, np.integer) or bad_range:
+            raise ConfigError(f"games must be indices in 0..{self.num_games - 1} or a bool mask")
+        return g
+
+    def _deal(self, g: np.ndarray) -> None:
+        """Deal round ``round[g]`` of games ``g`` (tapeo.txt: the whole deck reshuffled each round)."""
+        s, n, hs = self.state, self.num_players, self.hand_size
+        G = len(g)
+        if G == 0:
+            return
+        s.bars[g] = 0
+        s.pick[g] = 0
+        if self._preset is not None and self._use_preset[g].any():
+            pre = self._use_preset[g]
+            s.hands[g[pre]] = self._preset[g[pre], s.round[g[pre]]]
+            s.undealt[g[pre]] = self._deck - s.hands[g[pre]].sum(axis=1)
+            g = g[~pre]
+            G = len(g)
+        if G:
+            counts = self._shuffled_hands(G)
+            s.hands[g] = counts
+            s.undealt[g] = self._deck - counts.sum(axis=1)
+
+    def _shuffled_hands(self, G: int) -> np.ndarray:
+        """Counts int (G, n, K) of the first ``n * hand_size`` cards of G uniformly shuffled decks
+        (Fisher-Yates, vectorised over the games: draw position j from positions j..D-1)."""
+        n, hs = self.num_players, self.hand_size
+        D, dealt = len(self._deck_cards), n * hs
+        deck = np.empty((G, D), np.int8)
+        deck[:] = self._deck_cards
+        flat = deck.reshape(-1)
+        row = np.arange(G, dtype=np.intp) * D
+        u = self.rng.random((dealt, G))
+        cards = np.empty((dealt, G), np.int8)
+        for j in range(dealt):
+            r = row + j + (u[j] * (D - j)).astype(np.intp)     # uniform over positions j..D-1
+            cards[j] = flat[r]
+            flat[r] = deck[:, j]
+        # card j of the shuffled deck goes to seat j // hs
+        seat_of = np.repeat(np.arange(n, dtype=np.intp), hs)
+        idx = (np.arange(G, dtype=np.intp)[None, :] * n + seat_of[:, None]) * _K + cards
+        return np.bincount(idx.ravel(), minlength=G * n * _K).reshape(G, n, _K)
+
+    # ---- queries ----------------------------------------------------------------------------
+    @property
+    def game_over(self) -> np.ndarray:
+        """bool (B,): the game has been scored (its last round is over)."""
+        return self.state.round >= self.config.num_rounds
+
+    def legal_mask(self) -> np.ndarray:
+        """int8 (B, n, K): 1 for each kind in the hand a seat holds (all zeros once over)."""
+        return (self.state.hands > 0).view(np.int8)
+
+    def observe(self, seats=None, out: Optional[np.ndarray] = None) -> np.ndarray:
+        """Observations of every game, float32 (B, len(seats), OBS_SIZE), each row identical to
+        :func:`tapeo_env.rules.observation.encode` of that game and seat (see
+        :class:`tapeo_env.rules.batched_obs.BatchedEncoder`). ``seats`` default: all seats in order.
+        Without ``out`` the returned array is the encoder's buffer, overwritten by the next call."""
+        if self._obs_encoder is None:
+            from .batched_obs import BatchedEncoder
+            self._obs_encoder = BatchedEncoder(self.config)
+        return self._obs_encoder.encode(self.state, seats, out)
+
+    def random_actions(self, mask: Optional[np.ndarray] = None,
+                       rng: Optional[np.random.Generator] = None) -> np.ndarray:
+        """Uniformly random legal actions: int64 (B, n), see :func:`random_legal_actions`."""
+        return random_legal_actions(self.legal_mask() if mask is None else mask, rng or self.rng)
+
+    # ---- step -------------------------------------------------------------------------------
+    def step(self, picks: np.ndarray) -> StepResult:
+        """Reveal one pick of every seat of every game and pass the hands left (tapeo.txt 'Each
+        pick'); then the Freeloaders steal (T6), the last tapa is revealed automatically (T7),
+        finished rounds are scored, churros kept and bars cleared (T8), the next round is dealt,
+        and finished games get their end churros (T9) and winners (T10).
+
+        Args:
+            picks: int (B, n), one kind per seat, each in the hand that seat holds.
+
+        Returns:
+            :class:`StepResult`.
+
+        Raises:
+            ValueError: ``picks`` of the wrong shape, or a finished game in the batch.
+            IllegalActionError: a pick outside a seat's hand (names the first offending game
+                and seat and its legal actions); nothing is changed.
+        """
+        s, n, B = self.state, self.num_players, self.num_games
+        picks = np.asarray(picks)
+        if picks.shape != (B, n):
+            raise ValueError(f"picks must have shape ({B}, {n}) (games, seats), got {picks.shape}")
+        if (s.round >= self.config.num_rounds).any():
+            over = np.flatnonzero(s.round >= self.config.num_rounds)
+            raise ValueError(f"games {over[:10].tolist()} are over: reset them first (reset(games=...))")
+        if not np.issubdtype(picks.dtype, np.integer):
+            raise IllegalActionError("table", picks.dtype, [f"integer kinds in 0..{_K - 1}"])
+        in_range = (picks >= 0) & (picks < _K)
+        flat = self._seat_base + np.where(in_range, picks, 0)
+        ok = in_range & (s.hands.reshape(-1)[flat] > 0)
+        if not ok.all():
+            b, i = np.argwhere(~ok)[0]
+            legal = np.flatnonzero(s.hands[b, i]).tolist()
+            raise IllegalActionError(f"game {b} seat {i}", picks[b, i].item(), legal, names=kind_name)
+        self._reveal(picks, flat, None)
+        last = np.flatnonzero(self.hand_size - s.pick == 1) if LAST_TAPA_AUTOMATIC else np.empty(0, np.intp)
+        if len(last):
+            if len(last) == B:
+                auto = s.hands.argmax(axis=2)
+                self._reveal(auto, self._seat_base + auto, None)
+            else:
+                auto = s.hands[last].argmax(axis=2)
+                self._reveal(auto, self._seat_base[last] + auto, last)
+        ended = s.pick == self.hand_size
+        if not ended.any():
+            return StepResult(self._zero_rewards, np.zeros(B, bool), np.zeros(B, bool))
+        return self._end_round(np.flatnonzero(ended), ended)
+
+    def _reveal(self, kinds: np.ndarray, flat: np.ndarray, g: Optional[np.ndarray]) -> None:
+        """Move each seat's tapa from its hand to its bar, resolve the steals (T6), pass left.
+
+        ``kinds`` (G, n) are legal, ``flat`` their flat indices in hands/bars; ``g`` the games
+        (None: all)."""
+        s, n = self.state, self.num_players
+        hf, bf = s.hands.reshape(-1), s.bars.reshape(-1)
+        hf[flat] -= 1
+        bf[flat] += 1
+        free = kinds == FREELOADER
+        if free.any():
+            loot = kinds[:, self._next_seat]            # what the left neighbour revealed
+            steal = free if FREELOADER_STEALS_FREELOADER else free & (loot != FREELOADER)
+            gi, si = np.nonzero(steal)
+            if len(gi):
+                games = gi if g is None else g[gi]
+                lk = loot[gi, si]
+                bf[self._seat_base[games, si] + lk] += 1
+                bf[self._seat_base[games, self._next_seat[si]] + lk] -= 1
+        if g is None:
+            s.pick += 1
+            h, tmp = s.hands, self._scratch
+            tmp[:] = h
+            h[:, 1:] = tmp[:, :-1]                      # seat i+1 now holds what seat i held
+            h[:, 0] = tmp[:, -1]
+        else:
+            s.pick[g] += 1
+            s.hands[g] = np.roll(s.hands[g], 1, axis=1)
+
+    def _end_round(self, e: np.ndarray, ended: np.ndarray) -> StepResult:
+        """Score the round of games ``e``, keep churros, clear bars, deal or finish (T8-T10)."""
+        s, cfg, B = self.state, self.config, self.num_games
+        bars = s.bars[e]
+        r = s.round[e].astype(np.intp)
+        s.round_scores[e, r] = round_points_batch(bars, cfg.rulings)
+        if CHURROS_KEPT_ACROSS_ROUNDS:
+            s.churros_kept[e] += bars[:, :, CHURRO]
+        s.round[e] += 1
+        done = s.round[e] >= cfg.num_rounds
+        fin, cont = e[done], e[~done]
+        s.bars[fin] = 0
+        s.pick[fin] = 0
+        self._deal(cont)
+        game_over = np.zeros(B, bool)
+        game_over[fin] = True
+        rewards = np.zeros((B, self.num_players))
+        if len(fin):
+            kept = s.churros_kept[fin]
+            final = s.round_scores[fin].sum(axis=1, dtype=np.int32) + churro_points_batch(kept, cfg.rulings)
+            s.final_scores[fin] = final
+            s.winners[fin] = w = winners_batch(final, kept, cfg.rulings)
+            phi = final_rewards_batch(final, w, self.reward_scheme)
+            rewards[fin] = phi - self._phi[fin]
+            self._phi[fin] = phi
+        if self.round_rewards and len(cont):
+            scores = s.round_scores[cont].sum(axis=1, dtype=np.int32)
+            churros = s.churros_kept[cont]
+            phi = final_rewards_batch(scores, winners_batch(scores, churros, cfg.rulings), self.reward_scheme)
+            rewards[cont] = phi - self._phi[cont]
+            self._phi[cont] = phi
+        return StepResult(rewards, ended, game_over)
+
+
+def random_legal_actions(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """One uniformly random legal action per row of ``mask``.
+
+    Args:
+        mask: int8 or bool (..., K) legal-action masks; every row must allow an action.
+        rng: the generator.
+
+    Returns:
+        int64 (...,): for each row, one of its legal actions, each with probability 1/#legal.
+
+    Raises:
+        ValueError: a row allows no action.
+    """
+    m = mask.view(np.int8) if mask.dtype == bool else mask
+    k = m.shape[-1]
+    count = m[..., 0].astype(np.int16)
+    for a in range(1, k):                       # loops over the K kinds beat reductions on a short axis
+        count += m[..., a]
+    if (count <= 0).any():
+        raise ValueError("random_legal_actions: a mask allows no action")
+    draw = (rng.random(count.shape, dtype=np.float32) * count).astype(np.int16)   # 0..count-1
+    np.minimum(draw, count - 1, out=draw)
+    # the action is the (draw+1)-th legal kind: the number of kinds whose running count <= draw
+    action = np.zeros(count.shape, np.int64)
+    run = np.zeros(count.shape, np.int16)
+    for a in range(k - 1):
+        run += m[..., a]
+        action += run <= draw
+    return action
