@@ -37,13 +37,12 @@ from hod.adapters.wrappers import wrap_aec
 from robada_env.rules.actions import NOOP, NUM_ACTIONS, action_name
 from robada_env.rules.engine import Config, State, apply_action, legal_actions, legal_mask, legal_masks, new_game, winners
 from robada_env.rules.observation import OBS_SIZE, encode, encode_all
+from robada_env.rules.game import ENV_NAME, GAME
 from robada_env.rules.render import render_text
 
-#: Versioned environment name.
-ENV_NAME = "robada_v0"
 #: Default ``max_cycles``: more decisions than any game can take (engine.MAX_GAME_LENGTH = 432),
 #: so a real game is never truncated unless the user asks for it.
-DEFAULT_MAX_CYCLES = 1000
+DEFAULT_MAX_CYCLES = GAME.default_max_cycles
 #: Options of every Ronda Robada environment (besides the rules options of ``engine.Config``).
 ENV_OPTIONS = ("num_players", "render_mode", "reward_scheme", "illegal_action", "max_cycles")
 

@@ -119,7 +119,7 @@ def validate_config(game: str, cfg: dict[str, dict[str, Any]]) -> None:
     """
     from hod.core.rewards import REWARD_SCHEMES
 
-    from hod.core.games import check_player_counts, get_spec
+    from hod.core.games import check_player_counts, get_game
 
     flat = flatten(cfg)
     required = ["players", "learner_seats", "tables", "reward_scheme", "learning_rate", "n_steps", "batch_size",
@@ -133,7 +133,7 @@ def validate_config(game: str, cfg: dict[str, dict[str, Any]]) -> None:
         raise ConfigError(f"config lacks keys {missing}")
     check_player_counts(game, flat["players"])
     check_player_counts(game, flat["eval_players"])
-    spec = get_spec(game)
+    spec = get_game(game)
     if flat["learner_seats"] < 1 or flat["learner_seats"] > min(flat["players"]):
         raise ConfigError(f"learner_seats={flat['learner_seats']} must be in 1..{min(flat['players'])}")
     if flat["learner_seats"] > 1 and not spec.simultaneous:

@@ -73,7 +73,7 @@ def collect_teacher_decisions(game: str, teacher: str, player_counts: Sequence[i
             teacher option, or a search teacher for a game without ``sample_consistent_state``.
     """
     from hod import agents
-    from hod.core.games import check_player_counts, env_module, get_spec
+    from hod.core.games import check_player_counts, env_module, get_game
 
     mod = env_module(game)
     for name, value in (("num_decisions", num_decisions), ("workers", workers)):
@@ -82,7 +82,7 @@ def collect_teacher_decisions(game: str, teacher: str, player_counts: Sequence[i
     counts = list(player_counts) if not isinstance(player_counts, (int, np.integer)) else [player_counts]
     if not counts:
         raise ConfigError(f"player_counts must name at least one table size; legal values: "
-                          f"{list(get_spec(game).player_counts)}")
+                          f"{list(get_game(game).player_counts)}")
     check_player_counts(game, counts)   # each a legal table size
     if teacher_options is not None and not isinstance(teacher_options, dict):
         raise ConfigError(f"teacher_options={teacher_options!r} must be a dict of the teacher's options, "
