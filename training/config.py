@@ -16,14 +16,18 @@ from pathlib import Path
 from typing import Any, Optional
 
 from hod.core.errors import ConfigError
+from hod.core.games import check_player_counts, game_names, get_game
 
 CONFIG_DIR = Path(__file__).resolve().parent / "configs"
 SECTIONS = ("env", "ppo", "imitation", "run", "pool", "eval")
 #: Values of the ``engine`` key: ``"single"`` = single-game tables (:class:`hod.training.vec_env.TableVecEnv`),
 #: ``"batched"`` = the game's vector env over its batched engine (:mod:`hod.training.batched_env`).
 ENGINES = ("single", "batched")
-#: Games that have a batched engine.
-BATCHED_GAMES = ("tapeo", "robada")
+
+
+def batched_games() -> list[str]:
+    """Games whose declaration names a vectorized env over a batched engine."""
+    return [g for g in game_names() if get_game(g).vector_env is not None]
 
 
 def default_config_path(game: str) -> Path:
@@ -119,7 +123,6 @@ def validate_config(game: str, cfg: dict[str, dict[str, Any]]) -> None:
     """
     from hod.core.rewards import REWARD_SCHEMES
 
-    from hod.core.games import check_player_counts, get_game
 
     flat = flatten(cfg)
     required = ["players", "learner_seats", "tables", "reward_scheme", "learning_rate", "n_steps", "batch_size",
@@ -153,9 +156,9 @@ def validate_config(game: str, cfg: dict[str, dict[str, Any]]) -> None:
     if engine not in ENGINES:
         raise ConfigError(f"engine={engine!r}; legal values: {list(ENGINES)}")
     if engine == "batched":
-        if game not in BATCHED_GAMES:
+        if game not in batched_games():
             raise ConfigError(f"engine='batched' is not available for {game!r}; games with a batched engine: "
-                              f"{list(BATCHED_GAMES)} (use engine='single')")
+                              f"{batched_games()} (use engine='single')")
         sizes = len(set(flat["players"]))
         if flat["tables"] < sizes:
             raise ConfigError(f"tables={flat['tables']} must be >= the number of table sizes ({sizes}) with "
@@ -209,5 +212,5 @@ SMOKE_OVERRIDES: dict[str, Any] = {
 
 def smoke_config(game: str, **overrides: Any) -> dict[str, dict[str, Any]]:
     """The game's default config with :data:`SMOKE_OVERRIDES` and then ``overrides`` applied."""
-    cfg = override_keys(load_config(game if game in ("tapeo", "robada") else "tapeo"), SMOKE_OVERRIDES)
+    cfg = override_keys(load_config(game if default_config_path(game).is_file() else "tapeo"), SMOKE_OVERRIDES)
     return override_keys(cfg, overrides)

@@ -33,6 +33,7 @@ import numpy as np
 
 from hod.core.atomic import atomic_write_json
 from hod.core.errors import ConfigError
+from hod.core.games import game_names
 
 from . import config as config_mod
 from .blas_threads import set_blas_threads
@@ -347,7 +348,7 @@ def build_parser(game: str, defaults: dict) -> argparse.ArgumentParser:
         description="PPO self-play training (sb3-contrib MaskablePPO) against an opponent pool.",
         formatter_class=_HelpFormatter,
     )
-    p.add_argument("--game", choices=["tapeo", "robada"], required=True)
+    p.add_argument("--game", choices=game_names(), required=True)
     p.add_argument("--config", help="TOML file of defaults (default: training/configs/<game>.toml)")
     p.add_argument("--out", help="run folder (default: runs/<game>_s<seed>; with --resume: the checkpoint's run)")
     p.add_argument("--resume", metavar="CHECKPOINT", help="continue from this checkpoint (.zip)")
@@ -366,11 +367,11 @@ def parse_args(argv: Optional[list[str]] = None):
     """
     argv = list(sys.argv[1:] if argv is None else argv)
     pre = argparse.ArgumentParser(add_help=False)
-    pre.add_argument("--game", choices=["tapeo", "robada"])
+    pre.add_argument("--game", choices=game_names())
     pre.add_argument("--config")
     pre.add_argument("--resume")
     known, _ = pre.parse_known_args(argv)
-    game = known.game or "tapeo"
+    game = known.game or "tapeo"   # --help without --game shows the defaults of Tapeo's config
     try:
         if known.resume and not known.config:
             from .checkpoint import read_checkpoint
