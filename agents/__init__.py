@@ -2,7 +2,7 @@
 
 ``agents.make(game, name, seed=...)`` builds any bot a game declares (its
 :attr:`hod.core.games.GameInfo.bots`), a shipped trained opponent (``"ppo"``) or a bot registered
-with :func:`register`; importing this package imports no bot module and no game.
+with :func:`register`; a declared bot's module is imported when a bot of that name is made.
 """
 from .base import Bot, RandomBot, legal_actions
 from .registry import factory, make, names, needs_belief, register

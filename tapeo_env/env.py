@@ -14,17 +14,23 @@ from gymnasium import spaces
 from pettingzoo import AECEnv, ParallelEnv
 
 from hod.adapters import env_support
-from hod.adapters.env_support import (begin_aec_step, check_in_game, end_aec_episode, final_infos, forfeit,
-                                    start_aec_episode)
-from hod.core.errors import IllegalActionError, ResetNeededError, check_choice
+from hod.adapters.env_support import (
+    begin_aec_step,
+    check_in_game,
+    end_aec_episode,
+    final_infos,
+    forfeit,
+    start_aec_episode,
+)
 from hod.adapters.options import RENDER_MODES, GameSeeds, check_env_options, check_unknown_options
-from hod.core.rewards import final_rewards
 from hod.adapters.wrappers import wrap_aec
-
+from hod.core.errors import IllegalActionError, ResetNeededError, check_choice
+from hod.core.rewards import final_rewards
 from tapeo_env.rules.cards import NUM_KINDS
-from tapeo_env.rules.engine import Config, apply_checked_picks, check_pick, legal_mask, legal_masks, new_game, State
-from tapeo_env.rules.observation import OBS_HIGH, OBS_SIZE, encode, encode_all
+from tapeo_env.rules.engine import Config, State, apply_checked_picks, check_pick, legal_mask, legal_masks, new_game
 from tapeo_env.rules.game import ENV_NAME, GAME
+from tapeo_env.rules.observation import OBS_HIGH, OBS_SIZE, encode, encode_all
+from tapeo_env.rules.record import make_record
 from tapeo_env.rules.render import render_text
 from tapeo_env.rules.scoring import winners
 
@@ -137,7 +143,6 @@ class _TapeoCore:
 
     def record(self) -> dict:
         """The JSON game record of the finished game (:mod:`tapeo_env.rules.record`)."""
-        from tapeo_env.rules.record import make_record
         return make_record(self.state, seed=self.game_seed)
 
     # -- rendering ---------------------------------------------------------------------------

@@ -15,8 +15,13 @@ import tomllib
 from pathlib import Path
 from typing import Any, Optional
 
+from hod import agents
+from hod.agents.encoders import get_encoder
 from hod.core.errors import ConfigError
 from hod.core.games import check_player_counts, game_names, get_game
+from hod.core.rewards import REWARD_SCHEMES
+
+from .pool import check_bot_names, check_observation_only
 
 CONFIG_DIR = Path(__file__).resolve().parent / "configs"
 SECTIONS = ("env", "ppo", "imitation", "run", "pool", "eval")
@@ -121,7 +126,6 @@ def validate_config(game: str, cfg: dict[str, dict[str, Any]]) -> None:
     Raises:
         ConfigError: missing key or illegal value (the message names the key and legal values).
     """
-    from hod.core.rewards import REWARD_SCHEMES
 
 
     flat = flatten(cfg)
@@ -166,12 +170,10 @@ def validate_config(game: str, cfg: dict[str, dict[str, Any]]) -> None:
     scale = flat.get("reward_scale", 1.0)
     if isinstance(scale, bool) or not isinstance(scale, (int, float)) or not 0 < scale < float("inf"):
         raise ConfigError(f"reward_scale={scale!r} must be a positive number (1.0: rewards as the game gives them)")
-    from hod.agents.encoders import get_encoder
 
     get_encoder(flat.get("obs_encoder", "none"), game)   # configs from before the key: "none"
     if not flat["net_arch"] or any(h < 1 for h in flat["net_arch"]):
         raise ConfigError(f"net_arch={flat['net_arch']!r} must list positive layer sizes")
-    from .pool import check_bot_names, check_observation_only
 
     check_observation_only(game, flat["heuristics"])   # pool opponents get no belief samples
     cache = flat.get("bc_cache_dir", "")
@@ -191,7 +193,6 @@ def validate_config(game: str, cfg: dict[str, dict[str, Any]]) -> None:
         if not isinstance(options, dict):
             raise ConfigError(f"bc_teacher_options={options!r} must be a table of the teacher's options, e.g. "
                               "{determinizations = 16}")
-        from hod import agents
         agents.make(game, flat["bc_teacher"], seed=0, **options)   # unknown options: ConfigError naming the legal ones
     if flat["batch_size"] > flat["n_steps"] * flat["tables"] * flat["learner_seats"]:
         raise ConfigError(

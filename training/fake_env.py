@@ -35,11 +35,11 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 
 from hod.adapters.env_support import begin_aec_step, final_infos, start_aec_episode
+from hod.adapters.wrappers import ILLEGAL_ACTION_MODES, ILLEGAL_REWARD
 from hod.core.errors import IllegalActionError, check_choice, check_int_range
-from hod.core.games import GameInfo
+from hod.core.games import GameInfo, game_names, register_game
 from hod.core.layout import ObsLayout, Piece
 from hod.core.rewards import REWARD_SCHEMES, final_rewards
-from hod.adapters.wrappers import ILLEGAL_ACTION_MODES, ILLEGAL_REWARD
 
 ROUNDS = 3
 NUM_ACTIONS = 5
@@ -202,7 +202,6 @@ def sample_consistent_state(state: dict, seat: int, rng: np.random.Generator) ->
 def register_fake_game() -> None:
     """Declare the fake game as ``"fake"`` (2-4 players, simultaneous; only the ``random`` bot)
     with :func:`hod.core.games.register_game` (idempotent)."""
-    from hod.core.games import game_names, register_game
 
     if "fake" not in game_names():
         register_game(FAKE_GAME)

@@ -15,6 +15,7 @@ import traceback
 from dataclasses import dataclass
 from typing import Any, Callable, Optional, Sequence, Union
 
+from hod import agents
 from hod.core.errors import ConfigError
 from hod.core.games import get_game
 
@@ -41,7 +42,6 @@ class BotSpec:
         if self.instance is not None:
             return self.instance
         if self.name is not None:
-            from hod import agents
             return agents.make(game, self.name)
         bot = self.factory()
         check_is_bot(bot, "the factory's return value")
