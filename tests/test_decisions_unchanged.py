@@ -12,7 +12,7 @@ import robada_env
 import tapeo_env
 from hod import agents
 
-DATA = np.load(Path(__file__).parent / "data" / "shipped_opponents_decisions.npz")
+DATA = np.load(Path(__file__).parent / "data" / "shipped_opponents_decisions.npz", allow_pickle=False)
 PLAYERS = {"tapeo": 4, "robada": 2}
 ENVS = {"tapeo": tapeo_env, "robada": robada_env}
 
