@@ -14,7 +14,7 @@ from hod.training.numpy_policy import NumpyPolicy
 from hod.training.pool import FixedOpponents, OpponentPool
 from hod.adapters.registration import ENV_IDS, register_envs
 from hod.training.single_agent import SingleAgentEnv
-from hod.training.table import Table
+from hod.training.table import LearnerTable
 from hod.training.vec_env import make_vec_env
 
 register_fake_game()
@@ -82,7 +82,7 @@ def test_unknown_options_and_names_are_rejected():
     with pytest.raises(ConfigError, match="legal values"):
         SingleAgentEnv("chess")
     with pytest.raises(ConfigError, match="turn-based"):
-        Table("robada", 2, num_learners=2)
+        LearnerTable("robada", 2, num_learners=2)
 
 
 # ---- every seat's return equals the game's payoff ----------------------------------------------
@@ -211,7 +211,7 @@ def test_vec_env_two_learners_same_table_hand_computed():
 def test_table_refuses_several_learners_when_observations_change():
     # The fake game in turn-based mode shows a pick at once, so the second learner's observation
     # changes after the first acted: the table must notice rather than train on stale data.
-    t = Table("fake", 2, num_learners=2, env_options={"simultaneous": False})
+    t = LearnerTable("fake", 2, num_learners=2, env_options={"simultaneous": False})
     t.reset(np.random.default_rng(0))
     with pytest.raises(RuntimeError, match="simultaneous"):
         for _ in range(3):
