@@ -25,6 +25,8 @@ import numpy as np
 
 from hod.core.errors import ConfigError
 
+from .robada_features import plan_features_batch
+
 __all__ = ["Encoder", "ENCODERS", "get_encoder"]
 
 
@@ -105,7 +107,6 @@ class Encoder:
 
 
 def _robada_plans(obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
-    from .robada_features import plan_features_batch
 
     return plan_features_batch(obs, masks)
 

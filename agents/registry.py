@@ -1,28 +1,73 @@
-"""Registry of bots by game and name: ``agents.make("tapeo", "expert", seed=0)``."""
+"""Registry of bots by game and name: ``agents.make("tapeo", "expert", seed=0)``.
+
+Where the names come from, in this order (a later one replaces an earlier one of the same name):
+
+1. the game's declaration, :attr:`hod.core.games.GameInfo.bots` (``"module:Class"`` strings,
+   imported only when a bot of that name is made or inspected);
+2. the shipped trained opponents, ``agents/opponents/<game>_ppo*.onnx`` (``"ppo"``, ...);
+3. :func:`register` calls at run time (a user's own bots).
+"""
 from __future__ import annotations
 
-from typing import Any, Callable, Dict, Optional, Tuple
+from typing import Any, Callable, Dict, Optional, Tuple, Union
 
 from hod.core.errors import ConfigError
+from hod.core.games import game_names, get_game, load_object
 
-from .base import Bot, RandomBot
+from .base import Bot
+from .onnx_policy import shipped_factories
 
-GAMES = ("tapeo", "robada")
-_REGISTRY: Dict[Tuple[str, str], Callable[..., Bot]] = {}
+#: A factory ``f(seed=..., **kwargs) -> Bot``, or its ``"module:attr"`` entry point.
+Factory = Union[str, Callable[..., Bot]]
+_REGISTERED: Dict[Tuple[str, str], Factory] = {}
 
 
-def register(game: str, name: str, factory: Callable[..., Bot]) -> None:
-    """Register ``factory(seed=..., **kwargs) -> Bot`` as bot ``name`` of ``game``."""
-    if game not in GAMES:
-        raise ConfigError(f"unknown game {game!r}; legal values: {list(GAMES)}")
-    _REGISTRY[(game, name)] = factory
+def _check_game(game: str) -> str:
+    if not isinstance(game, str) or game not in game_names():
+        raise ConfigError(f"unknown game {game!r}; legal values: {game_names()}")
+    return game
+
+
+def _factories(game: str) -> Dict[str, Factory]:
+    out: Dict[str, Factory] = dict(get_game(_check_game(game)).bots)
+    out.update(shipped_factories(game))
+    out.update({n: f for (g, n), f in _REGISTERED.items() if g == game})
+    return out
+
+
+def register(game: str, name: str, factory: Factory) -> None:
+    """Register ``factory(seed=..., **kwargs) -> Bot`` (or its ``"module:attr"`` string) as bot
+    ``name`` of ``game``; it replaces a declared bot of the same name.
+
+    Raises:
+        ConfigError: unknown game (legal values listed) or an empty name.
+    """
+    _check_game(game)
+    if not isinstance(name, str) or not name:
+        raise ConfigError(f"bot name must be a non-empty string, got {name!r}")
+    _REGISTERED[(game, name)] = factory
 
 
 def names(game: str) -> list[str]:
-    """Registered bot names for ``game``, sorted."""
-    if game not in GAMES:
-        raise ConfigError(f"unknown game {game!r}; legal values: {list(GAMES)}")
-    return sorted(n for g, n in _REGISTRY if g == game)
+    """Registered bot names for ``game``, sorted.
+
+    Raises:
+        ConfigError: unknown game (legal values listed).
+    """
+    return sorted(_factories(game))
+
+
+def factory(game: str, name: str) -> Callable[..., Bot]:
+    """The factory of bot ``name`` of ``game`` (its entry point imported if needed).
+
+    Raises:
+        ConfigError: unknown game or bot name (the message lists the registered names).
+    """
+    found = _factories(game)
+    if name not in found:
+        raise ConfigError(f"no bot {name!r} for {game!r}; registered: {sorted(found)}")
+    f = found[name]
+    return load_object(f) if isinstance(f, str) else f
 
 
 def needs_belief(game: str, name: str) -> bool:
@@ -32,23 +77,16 @@ def needs_belief(game: str, name: str) -> bool:
     Raises:
         ConfigError: unknown game or bot name (the message lists the registered names).
     """
-    if (game, name) not in _REGISTRY:
-        raise ConfigError(f"no bot {name!r} for {game!r}; registered: {names(game)}")
-    return bool(getattr(_REGISTRY[(game, name)], "needs_belief", False))
+    return bool(getattr(factory(game, name), "needs_belief", False))
 
 
 def make(game: str, name: str, seed: Optional[int] = None, **kwargs: Any) -> Bot:
-    """Build a registered bot.
+    """Build a registered bot; ``bot.game`` and ``bot.name`` are set to ``game`` and ``name``.
 
     Raises:
-        ConfigError: unknown game or bot name (the message lists the registered names).
+        ConfigError: unknown game or bot name (the message lists the registered names), or an
+            option the bot refuses.
     """
-    if (game, name) not in _REGISTRY:
-        raise ConfigError(f"no bot {name!r} for {game!r}; registered: {names(game)}")
-    bot = _REGISTRY[(game, name)](seed=seed, **kwargs)
+    bot = factory(game, name)(seed=seed, **kwargs)
     bot.game, bot.name = game, name
     return bot
-
-
-for _g in GAMES:
-    register(_g, "random", RandomBot)

@@ -30,7 +30,6 @@ from robada_env.rules.cards import ACE, NUM_RANKS, RANK_POINTS, REY
 from robada_env.rules.observation import ObsView, decode
 
 from .base import BeliefSampler, Bot, Observation, legal_actions
-from .registry import register
 
 __all__ = ["GreedyBot", "ExpertParams", "ExpertBot", "greedy_run_points", "Plan"]
 
@@ -525,7 +524,3 @@ def _reply(plan: Plan, j: int, h: int, unseen: tuple, pool: int, n: int, inv: fl
         if future:  # j drops a card; the table I see stays as the plan left it
             mine += none_before * _my_best(plan.hand, loose, top, pts, n, inv)
     return damage, mine
-
-
-register("robada", "greedy", GreedyBot)
-register("robada", "expert", ExpertBot)

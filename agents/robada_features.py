@@ -32,8 +32,9 @@ from __future__ import annotations
 import numpy as np
 
 from robada_env.rules.actions import NUM_ACTIONS
+from robada_env.rules.observation import LAYOUT, decode
 
-from .robada_bots import ExpertBot, _EPS
+from .robada_bots import _EPS, ExpertBot
 
 #: Margin points per feature unit.
 SCALE = 100.0
@@ -60,7 +61,6 @@ def plan_features(observation: np.ndarray, action_mask: np.ndarray) -> np.ndarra
             a vector that is not a Ronda Robada observation (no player count set; from
             :func:`robada_env.rules.observation.decode`).
     """
-    from robada_env.rules.observation import LAYOUT, decode
 
     obs = np.asarray(observation, np.float32)
     mask = np.asarray(action_mask)

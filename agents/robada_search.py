@@ -37,7 +37,6 @@ from robada_env.rules.actions import CONFIRM
 from robada_env.rules.observation import decode, encode
 
 from .base import BeliefSampler, Bot, Observation, legal_actions
-from .registry import register
 from .robada_bots import ExpertBot
 
 __all__ = ["RolloutBot", "playout_score"]
@@ -193,6 +192,3 @@ class RolloutBot(Bot):
             engine.apply_action(s, players[p].act({"observation": encode(s, p),
                                                    "action_mask": engine.legal_mask(s, p)}))
         return playout_score(s.points, seat, self.margin_weight)
-
-
-register("robada", "rollout", RolloutBot)

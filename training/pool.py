@@ -32,6 +32,7 @@ from typing import Iterable, Optional, Protocol, Sequence, runtime_checkable
 
 import numpy as np
 
+from hod import agents
 from hod.agents.base import Bot, RandomBot
 from hod.core.errors import ConfigError
 
@@ -62,25 +63,21 @@ class OpponentSource(Protocol):
 
 
 def registered_bot_names(game: str) -> list[str]:
-    """Bot names ``agents.make`` knows for ``game`` (only ``["random"]`` for a game it does not know)."""
-    from hod import agents
-    if game not in agents.GAMES:
-        return ["random"]
+    """Bot names ``agents.make`` knows for ``game``.
+
+    Raises:
+        ConfigError: unknown game (legal values listed).
+    """
     return agents.names(game)
 
 
 def make_named_bot(game: str, name: str, seed: Optional[int] = None) -> Bot:
-    """``agents.make(game, name, seed=seed)``; a :class:`RandomBot` for ``"random"`` of an unregistered game.
+    """``agents.make(game, name, seed=seed)``.
 
     Raises:
-        ConfigError: unknown bot name (the registered names are listed).
+        ConfigError: unknown game or bot name (the registered names are listed).
     """
-    from hod import agents
-    if game in agents.GAMES:
-        return agents.make(game, name, seed=seed)
-    if name != "random":
-        raise ConfigError(f"no bot {name!r} for {game!r}; registered: ['random']")
-    return RandomBot(seed=seed)
+    return agents.make(game, name, seed=seed)
 
 
 def check_bot_names(game: str, names: Iterable[str], observation_only: bool = False) -> list[str]:
@@ -113,9 +110,6 @@ def check_observation_only(game: str, names: Iterable[str]) -> None:
     Raises:
         ConfigError: a search bot; the message lists the names that decide from the observation.
     """
-    from hod import agents
-    if game not in agents.GAMES:   # a game without registry (test games): only "random"
-        return
     known = registered_bot_names(game)
     search = [n for n in names if n in known and agents.needs_belief(game, n)]
     if search:
