@@ -8,7 +8,7 @@ import zipfile
 import numpy as np
 import pytest
 
-from hod.agents.model_card import CARD_FORMAT, CheckpointError
+from hod.agents.model_card import MODEL_CARD_FORMAT, CheckpointError
 from hod.training.checkpoint import CARD_MEMBER, load_checkpoint, read_checkpoint
 from hod.training.config import smoke_config
 from hod.training.train import Trainer
@@ -42,7 +42,7 @@ def test_checkpoint_files_and_card(run):
     ckpt = t.out / "checkpoints" / "final.zip"
     assert summary["checkpoint"] == str(ckpt) and summary["steps"] >= 256
     card = json.loads(ckpt.with_suffix(".json").read_text())
-    assert card["format"] == CARD_FORMAT and card["game"] == "tapeo"
+    assert card["format"] == MODEL_CARD_FORMAT and card["game"] == "tapeo"
     assert card["player_counts"] == [2, 4]
     assert card["obs_size"] == 157 and card["num_actions"] == 10  # tapeo_env: obs (157,), Discrete(10)
     assert card["training"]["steps"] == summary["steps"] and card["training"]["seed"] == 0

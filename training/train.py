@@ -32,7 +32,7 @@ from typing import Any, Optional
 import numpy as np
 
 from hod.agents.encoders import get_encoder
-from hod.agents.model_card import CARD_FORMAT, CARD_VERSION, CheckpointError, library_versions, utc_now
+from hod.agents.model_card import MODEL_CARD_FORMAT, MODEL_CARD_VERSION, CheckpointError, library_versions, utc_now
 from hod.core.atomic import atomic_write_json
 from hod.core.errors import ConfigError
 from hod.core.games import game_names, layout_version
@@ -198,8 +198,8 @@ class Trainer:
         """The model card of the current policy (schema in :mod:`hod.agents.model_card`)."""
         space = self.model.observation_space
         return {
-            "format": CARD_FORMAT,
-            "card_version": CARD_VERSION,
+            "format": MODEL_CARD_FORMAT,
+            "card_version": MODEL_CARD_VERSION,
             "game": self.game,
             "player_counts": sorted(self.c["players"]),
             "obs_layout_version": layout_version(self.game),
