@@ -16,6 +16,9 @@ key                    value
 ``algorithm``          ``"MaskablePPO"`` (sb3-contrib)
 ``policy``             ``{"net_arch": [...], "activation": "tanh"|"relu"}``
 ``reward_scheme``      reward scheme trained on
+``rules`` (opt.)       the rule options of the training tables, every option of the game's declaration
+                       (:attr:`hod.core.games.GameInfo.rule_options`) with its value; absent in cards
+                       written before the key: the defaults
 ``training``           ``{"steps", "seed", "wall_clock_s", "env_steps_per_s", "config"}``
 ``evaluation``         list of evaluation rows (see :mod:`hod.training.evaluate`), latest last
 ``pool``               opponent pool summary (:meth:`hod.training.pool.OpponentPool.describe`)
