@@ -40,8 +40,12 @@ def needs_belief(game: str, name: str) -> bool:
 def make(game: str, name: str, seed: Optional[int] = None, **kwargs: Any) -> Bot:
     """Build a registered bot.
 
+    Every registered bot takes the game's rule options (:func:`hod.agents.rules.rule_options`;
+    e.g. ``make("robada", "expert", seed=0, closing_ace=False)``) besides its own options.
+
     Raises:
-        ConfigError: unknown game or bot name (the message lists the registered names).
+        ConfigError: unknown game or bot name (the message lists the registered names), an
+            unknown option or a bad value (the legal ones are named).
     """
     if (game, name) not in _REGISTRY:
         raise ConfigError(f"no bot {name!r} for {game!r}; registered: {names(game)}")
@@ -50,5 +54,23 @@ def make(game: str, name: str, seed: Optional[int] = None, **kwargs: Any) -> Bot
     return bot
 
 
+class _RandomFactory:
+    """Builds the ``random`` bot of one game: it takes the game's rule options (checked, then
+    unused: a uniform choice over the mask is legal under any rules, :mod:`hod.agents.rules`)."""
+
+    def __init__(self, game: str) -> None:
+        self.game = game
+
+    def __call__(self, seed: Optional[int] = None, **options: Any) -> Bot:
+        from .rules import check_rules, rule_options
+
+        names = rule_options(self.game)
+        if options.keys() - set(names):
+            raise ConfigError(f"unknown option(s) {sorted(options.keys() - set(names))} for RandomBot of "
+                              f"{self.game}; legal options: {['seed'] + list(names)}")
+        check_rules(self.game, options)
+        return RandomBot(seed=seed)
+
+
 for _g in GAMES:
-    register(_g, "random", RandomBot)
+    register(_g, "random", _RandomFactory(_g))

@@ -54,7 +54,7 @@ Constructors:
 :mod:`robada_env.rules.engine`.
 """
 from .rules.actions import ACTION_NAMES, NUM_ACTIONS, NOOP, action_name
-from .rules.engine import (Config, State, apply_action, legal_actions, legal_mask, new_game,
+from .rules.engine import (RULE_OPTIONS, Config, State, apply_action, legal_actions, legal_mask, new_game,
                      sample_consistent_state)
 from .env import ENV_NAME, env, raw_env
 from .rules.observation import LAYOUT, OBS_SIZE, OBS_VERSION, encode
@@ -62,7 +62,7 @@ from .env import RobadaParallelEnv, parallel_env
 from .rules.record import load_record, make_record, replay, save_record
 
 __all__ = [
-    "ACTION_NAMES", "Config", "ENV_NAME", "LAYOUT", "NOOP", "NUM_ACTIONS", "OBS_SIZE",
+    "ACTION_NAMES", "Config", "RULE_OPTIONS", "ENV_NAME", "LAYOUT", "NOOP", "NUM_ACTIONS", "OBS_SIZE",
     "OBS_VERSION", "RobadaParallelEnv", "State", "action_name", "apply_action", "encode", "env",
     "legal_actions", "legal_mask", "new_game", "parallel_env", "raw_env", "sample_consistent_state",
     "load_record", "make_record", "replay", "save_record",

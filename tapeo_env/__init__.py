@@ -32,7 +32,7 @@ At the end ``infos[agent]`` holds ``final_score`` and ``win_share``.
 Observation layout (seat-relative: own seat first, then the left neighbour, padded to 6 seats):
 """
 from .rules.cards import DECK_COMPOSITION, HAND_SIZES, KIND_NAMES, NUM_KINDS, kind_name
-from .rules.engine import Config, State, apply_picks, legal_actions, legal_mask, new_game, sample_consistent_state
+from .rules.engine import RULE_OPTIONS, Config, State, apply_picks, legal_actions, legal_mask, new_game, sample_consistent_state
 from .env import DEFAULT_MAX_CYCLES, ENV_NAME, TapeoParallelEnv, raw_env
 from .rules.observation import LAYOUT, OBS_SIZE, OBS_VERSION, encode
 from .rules.record import load_record, make_record, replay, save_record
@@ -63,7 +63,7 @@ def parallel_env(**kwargs) -> TapeoParallelEnv:
 __all__ = [
     "env", "raw_env", "parallel_env", "TapeoParallelEnv", "ENV_NAME", "DEFAULT_MAX_CYCLES",
     "LAYOUT", "OBS_SIZE", "OBS_VERSION", "encode", "ACTION_NAMES", "action_name", "NUM_KINDS",
-    "Config", "State", "new_game", "apply_picks", "legal_actions", "legal_mask", "sample_consistent_state",
+    "Config", "RULE_OPTIONS", "State", "new_game", "apply_picks", "legal_actions", "legal_mask", "sample_consistent_state",
     "make_record", "replay", "save_record", "load_record", "DECK_COMPOSITION", "HAND_SIZES",
 ]
 

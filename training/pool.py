@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import warnings
 from collections import OrderedDict
-from typing import Iterable, Optional, Protocol, Sequence, runtime_checkable
+from typing import Any, Iterable, Optional, Protocol, Sequence, runtime_checkable
 
 import numpy as np
 
@@ -69,15 +69,19 @@ def registered_bot_names(game: str) -> list[str]:
     return agents.names(game)
 
 
-def make_named_bot(game: str, name: str, seed: Optional[int] = None) -> Bot:
-    """``agents.make(game, name, seed=seed)``; a :class:`RandomBot` for ``"random"`` of an unregistered game.
+def make_named_bot(game: str, name: str, seed: Optional[int] = None, **rules: Any) -> Bot:
+    """``agents.make(game, name, seed=seed, **rules)``; a :class:`RandomBot` for ``"random"`` of an
+    unregistered game.
+
+    Args:
+        rules: the table's rule options (:mod:`hod.agents.rules`).
 
     Raises:
-        ConfigError: unknown bot name (the registered names are listed).
+        ConfigError: unknown bot name (the registered names are listed) or a bad rule option.
     """
     from hod import agents
     if game in agents.GAMES:
-        return agents.make(game, name, seed=seed)
+        return agents.make(game, name, seed=seed, **rules)
     if name != "random":
         raise ConfigError(f"no bot {name!r} for {game!r}; registered: ['random']")
     return RandomBot(seed=seed)
