@@ -22,6 +22,7 @@ demo: setup
 	$(BIN)/python -m hod.apps.demo
 
 test: setup
+	$(BIN)/lint-imports --no-cache
 	$(BIN)/python -m pytest -q -n 2
 
 clean:

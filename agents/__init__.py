@@ -1,11 +1,10 @@
-"""Bots for both games behind one protocol (:class:`hod.agents.base.Bot`), and their registry."""
+"""Bots for both games behind one protocol (:class:`hod.agents.base.Bot`), and their registry.
+
+``agents.make(game, name, seed=...)`` builds any bot a game declares (its
+:attr:`hod.core.games.GameInfo.bots`), a shipped trained opponent (``"ppo"``) or a bot registered
+with :func:`register`; a declared bot's module is imported when a bot of that name is made.
+"""
 from .base import Bot, RandomBot, legal_actions
-from .registry import GAMES, make, names, needs_belief, register
+from .registry import factory, make, names, needs_belief, register
 
-__all__ = ["Bot", "RandomBot", "legal_actions", "GAMES", "make", "names", "needs_belief", "register"]
-
-from . import robada_bots, robada_search, tapeo_bots  # noqa: E402,F401  (register "greedy", "expert", "rollout")
-
-from .onnx_policy import register_shipped_opponents as _register_shipped_opponents  # noqa: E402
-
-_register_shipped_opponents()  # "ppo" opponents exported under agents/opponents/, when present
+__all__ = ["Bot", "RandomBot", "legal_actions", "factory", "make", "names", "needs_belief", "register"]

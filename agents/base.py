@@ -85,9 +85,12 @@ def legal_actions(observation: Observation) -> np.ndarray:
 
 
 class RandomBot(Bot):
-    """Uniform over the legal actions of the mask. Works for every game."""
+    """Uniform over the legal actions of the mask. Works for every game and under any rules:
+    :func:`hod.agents.registry.make` checks the table's rule options it is given, then drops them."""
 
     name = "random"
+    #: Plays under any rule options (the mask says what is legal); see :func:`hod.agents.registry.make`.
+    rule_blind = True
 
     def act(self, observation: Observation, belief: Optional[BeliefSampler] = None) -> int:
         return int(self.rng.choice(legal_actions(observation)))

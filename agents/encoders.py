@@ -25,6 +25,9 @@ import numpy as np
 
 from hod.core.errors import ConfigError
 
+from .robada_features import plan_features_batch
+from .rules import check_rules, robada_rules
+
 __all__ = ["Encoder", "ENCODERS", "get_encoder"]
 
 
@@ -59,8 +62,6 @@ class Encoder:
         """
         if not options or self.identity or self.game is None:
             return self
-        from .rules import check_rules
-
         check_rules(self.game, options)
         return replace(self, rules=tuple(sorted(options.items())))
 
@@ -124,9 +125,6 @@ class Encoder:
 
 
 def _robada_plans(obs: np.ndarray, masks: np.ndarray, **rules: Any) -> np.ndarray:
-    from .robada_features import plan_features_batch
-    from .rules import robada_rules
-
     return plan_features_batch(obs, masks, robada_rules(None, dict(rules)) if rules else None)
 
 

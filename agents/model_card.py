@@ -32,7 +32,12 @@ from __future__ import annotations
 import importlib
 import platform
 import time
+from importlib.metadata import version
 from typing import Any, Optional
+
+from hod.agents.encoders import get_encoder
+from hod.core.errors import ConfigError
+from hod.core.games import layout_version
 
 CARD_FORMAT = "house-of-decks-policy"
 CARD_VERSION = 1
@@ -54,7 +59,6 @@ def library_versions() -> dict[str, str]:
         except Exception:  # not installed: not recorded
             pass
     try:
-        from importlib.metadata import version
 
         out["house_of_decks_rl"] = version("house-of-decks-rl")
     except Exception:
@@ -70,7 +74,6 @@ def utc_now() -> str:
 
 def current_layout_version(game: str) -> int:
     """Layout version of the installed game package (raises CheckpointError for an unknown game)."""
-    from hod.core.games import layout_version
 
     try:
         return layout_version(game)
@@ -116,8 +119,6 @@ def validate_card(card: Any, source: str, game: Optional[str] = None, num_player
             f"{source}: policy expects observation layout version {card['obs_layout_version']} of "
             f"{card['game']}, but this installation has version {layout_version}; retrain or re-export it"
         )
-    from hod.agents.encoders import get_encoder
-    from hod.core.errors import ConfigError
 
     try:
         encoder = get_encoder(card.get("obs_encoder", "none"), card["game"])

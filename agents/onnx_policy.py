@@ -243,38 +243,27 @@ class OnnxPolicy(Bot):
         return int(self.rng.choice(p.size, p=p))
 
 
-def shipped_opponents(directory: str | Path = OPPONENTS_DIR) -> dict[tuple[str, str], Path]:
-    """``{(game, registry name): path}`` of the exports in ``directory`` named ``<game>_ppo*.onnx``.
+def shipped_opponents(game: str, directory: str | Path = OPPONENTS_DIR) -> dict[str, Path]:
+    """``{registry name: path}`` of ``game``'s exports in ``directory``, named ``<game>_ppo*.onnx``.
 
-    ``tapeo_ppo.onnx`` -> ``("tapeo", "ppo")``; ``tapeo_ppo_4p.onnx`` -> ``("tapeo", "ppo_4p")``.
-    Files of unknown games are ignored. A missing folder gives ``{}``.
+    ``tapeo_ppo.onnx`` -> ``"ppo"``; ``tapeo_ppo_4p.onnx`` -> ``"ppo_4p"``. A missing folder gives
+    ``{}``.
     """
-    from .registry import GAMES
-
-    out: dict[tuple[str, str], Path] = {}
     d = Path(directory)
     if not d.is_dir():
-        return out
-    for f in sorted(d.glob("*_ppo*.onnx")):
-        game, sep, rest = f.stem.partition("_")
-        if game in GAMES and sep and rest.startswith("ppo"):
-            out[(game, rest)] = f
-    return out
+        return {}
+    return {f.stem[len(game) + 1:]: f for f in sorted(d.glob(f"{game}_ppo*.onnx"))}
 
 
 def _make_shipped(path: Path, seed: Optional[int] = None, **kwargs: Any) -> OnnxPolicy:
     return OnnxPolicy(path, seed=seed, **kwargs)
 
 
-def register_shipped_opponents(directory: str | Path = OPPONENTS_DIR) -> list[tuple[str, str]]:
-    """Register every shipped export (:func:`shipped_opponents`) with :func:`agents.register`.
+def shipped_factories(game: str, directory: str | Path = OPPONENTS_DIR) -> dict[str, Any]:
+    """``{registry name: factory(seed=..., **kwargs) -> OnnxPolicy}`` of :func:`shipped_opponents`.
 
-    Nothing is loaded until a bot is made, so this never fails on a missing onnxruntime or
-    a missing folder; it returns the ``(game, name)`` pairs registered.
+    Nothing is loaded until a bot is made, so this never fails on a missing onnxruntime or a
+    missing folder.
     """
-    from .registry import register
-
-    found = shipped_opponents(directory)
-    for (game, name), path in found.items():
-        register(game, name, functools.partial(_make_shipped, path, game=game))
-    return sorted(found)
+    return {name: functools.partial(_make_shipped, path, game=game)
+            for name, path in shipped_opponents(game, directory).items()}

@@ -1,28 +1,73 @@
-"""Registry of bots by game and name: ``agents.make("tapeo", "expert", seed=0)``."""
+"""Registry of bots by game and name: ``agents.make("tapeo", "expert", seed=0)``.
+
+Where the names come from, in this order (a later one replaces an earlier one of the same name):
+
+1. the game's declaration, :attr:`hod.core.games.GameInfo.bots` (``"module:Class"`` strings,
+   imported only when a bot of that name is made or inspected);
+2. the shipped trained opponents, ``agents/opponents/<game>_ppo*.onnx`` (``"ppo"``, ...);
+3. :func:`register` calls at run time (a user's own bots).
+"""
 from __future__ import annotations
 
-from typing import Any, Callable, Dict, Optional, Tuple
+from typing import Any, Callable, Dict, Optional, Tuple, Union
 
 from hod.core.errors import ConfigError
+from hod.core.games import game_names, get_game, load_object
 
-from .base import Bot, RandomBot
+from .base import Bot
+from .onnx_policy import shipped_factories
 
-GAMES = ("tapeo", "robada")
-_REGISTRY: Dict[Tuple[str, str], Callable[..., Bot]] = {}
+#: A factory ``f(seed=..., **kwargs) -> Bot``, or its ``"module:attr"`` entry point.
+Factory = Union[str, Callable[..., Bot]]
+_REGISTERED: Dict[Tuple[str, str], Factory] = {}
 
 
-def register(game: str, name: str, factory: Callable[..., Bot]) -> None:
-    """Register ``factory(seed=..., **kwargs) -> Bot`` as bot ``name`` of ``game``."""
-    if game not in GAMES:
-        raise ConfigError(f"unknown game {game!r}; legal values: {list(GAMES)}")
-    _REGISTRY[(game, name)] = factory
+def _check_game(game: str) -> str:
+    if not isinstance(game, str) or game not in game_names():
+        raise ConfigError(f"unknown game {game!r}; legal values: {game_names()}")
+    return game
+
+
+def _factories(game: str) -> Dict[str, Factory]:
+    out: Dict[str, Factory] = dict(get_game(_check_game(game)).bots)
+    out.update(shipped_factories(game))
+    out.update({n: f for (g, n), f in _REGISTERED.items() if g == game})
+    return out
+
+
+def register(game: str, name: str, factory: Factory) -> None:
+    """Register ``factory(seed=..., **kwargs) -> Bot`` (or its ``"module:attr"`` string) as bot
+    ``name`` of ``game``; it replaces a declared bot of the same name.
+
+    Raises:
+        ConfigError: unknown game (legal values listed) or an empty name.
+    """
+    _check_game(game)
+    if not isinstance(name, str) or not name:
+        raise ConfigError(f"bot name must be a non-empty string, got {name!r}")
+    _REGISTERED[(game, name)] = factory
 
 
 def names(game: str) -> list[str]:
-    """Registered bot names for ``game``, sorted."""
-    if game not in GAMES:
-        raise ConfigError(f"unknown game {game!r}; legal values: {list(GAMES)}")
-    return sorted(n for g, n in _REGISTRY if g == game)
+    """Registered bot names for ``game``, sorted.
+
+    Raises:
+        ConfigError: unknown game (legal values listed).
+    """
+    return sorted(_factories(game))
+
+
+def factory(game: str, name: str) -> Callable[..., Bot]:
+    """The factory of bot ``name`` of ``game`` (its entry point imported if needed).
+
+    Raises:
+        ConfigError: unknown game or bot name (the message lists the registered names).
+    """
+    found = _factories(game)
+    if name not in found:
+        raise ConfigError(f"no bot {name!r} for {game!r}; registered: {sorted(found)}")
+    f = found[name]
+    return load_object(f) if isinstance(f, str) else f
 
 
 def needs_belief(game: str, name: str) -> bool:
@@ -32,45 +77,28 @@ def needs_belief(game: str, name: str) -> bool:
     Raises:
         ConfigError: unknown game or bot name (the message lists the registered names).
     """
-    if (game, name) not in _REGISTRY:
-        raise ConfigError(f"no bot {name!r} for {game!r}; registered: {names(game)}")
-    return bool(getattr(_REGISTRY[(game, name)], "needs_belief", False))
+    return bool(getattr(factory(game, name), "needs_belief", False))
 
 
 def make(game: str, name: str, seed: Optional[int] = None, **kwargs: Any) -> Bot:
-    """Build a registered bot.
+    """Build a registered bot; ``bot.game`` and ``bot.name`` are set to ``game`` and ``name``.
 
     Every registered bot takes the game's rule options (:func:`hod.agents.rules.rule_options`;
     e.g. ``make("robada", "expert", seed=0, closing_ace=False)``) besides its own options.
 
     Raises:
         ConfigError: unknown game or bot name (the message lists the registered names), an
-            unknown option or a bad value (the legal ones are named).
+            option the bot refuses, or a rule option's value outside its legal values (named).
     """
-    if (game, name) not in _REGISTRY:
-        raise ConfigError(f"no bot {name!r} for {game!r}; registered: {names(game)}")
-    bot = _REGISTRY[(game, name)](seed=seed, **kwargs)
+    f = factory(game, name)
+    info = get_game(game)
+    rules = info.check_rule_options(kwargs)   # the table's rule options, values checked
+    if getattr(f, "rule_blind", False):       # a bot that plays under any rules (random): told, not kept
+        rest = sorted(k for k in kwargs if k not in rules)
+        if rest:
+            raise ConfigError(f"unknown option(s) {rest} for bot {name!r} of {game}; legal options: "
+                              f"{['seed'] + [o.name for o in info.rule_options]}")
+        kwargs = {}
+    bot = f(seed=seed, **kwargs)
     bot.game, bot.name = game, name
     return bot
-
-
-class _RandomFactory:
-    """Builds the ``random`` bot of one game: it takes the game's rule options (checked, then
-    unused: a uniform choice over the mask is legal under any rules, :mod:`hod.agents.rules`)."""
-
-    def __init__(self, game: str) -> None:
-        self.game = game
-
-    def __call__(self, seed: Optional[int] = None, **options: Any) -> Bot:
-        from .rules import check_rules, rule_options
-
-        names = rule_options(self.game)
-        if options.keys() - set(names):
-            raise ConfigError(f"unknown option(s) {sorted(options.keys() - set(names))} for RandomBot of "
-                              f"{self.game}; legal options: {['seed'] + list(names)}")
-        check_rules(self.game, options)
-        return RandomBot(seed=seed)
-
-
-for _g in GAMES:
-    register(_g, "random", _RandomFactory(_g))

@@ -37,14 +37,13 @@ import numpy as np
 
 from robada_env.rules.actions import CONFIRM, DROP, START, TAKE, TAP, action_name
 from robada_env.rules.cards import NUM_RANKS, RANK_POINTS
-from robada_env.rules.engine import RULE_OPTIONS, Config
+from robada_env.rules.engine import Config
 from robada_env.rules.observation import ObsView, decode
 from robada_env.rules.runs import (TAP_STEP, can_start, extension_options, leftovers_receiver,
                                    next_after_start, next_after_step, walk_run)
 
 from .base import BeliefSampler, Bot, Observation, legal_actions
-from .registry import register
-from .rules import robada_rules
+from .rules import ROBADA_RULE_OPTIONS, robada_rules
 
 __all__ = ["GreedyBot", "ExpertParams", "ExpertBot", "greedy_run_points", "Plan", "RulesMismatchError"]
 
@@ -67,7 +66,7 @@ def _check_planned(bot: Bot, action: int, legal: list) -> int:
     raise RulesMismatchError(
         f"{type(bot).__name__} planned {action} ({action_name(action)}), which the table does not allow "
         f"(legal: {[f'{a} ({action_name(a)})' for a in legal]}); the bot plays the rules {bot.rules.as_dict()} "
-        f"(options {list(RULE_OPTIONS)}): give it the table's rule options"
+        f"(options {list(ROBADA_RULE_OPTIONS)}): give it the table's rule options"
     )
 
 
@@ -137,7 +136,7 @@ class GreedyBot(Bot):
         ConfigError: an unknown option or a bad value (the legal ones are named).
     """
 
-    rule_options = RULE_OPTIONS
+    rule_options = ROBADA_RULE_OPTIONS
 
     def __init__(self, seed: Optional[int] = None, rules: Optional[Config] = None, **options: Any) -> None:
         self.rules = robada_rules(rules, options)
@@ -289,7 +288,7 @@ class ExpertBot(Bot):
         ConfigError: an unknown option or a bad value (the legal ones are named).
     """
 
-    rule_options = RULE_OPTIONS
+    rule_options = ROBADA_RULE_OPTIONS
 
     def __init__(self, seed: Optional[int] = None, params: Optional[ExpertParams] = None,
                  rules: Optional[Config] = None, **options: Any) -> None:
@@ -564,7 +563,3 @@ def _reply(plan: Plan, j: int, h: int, unseen: tuple, pool: int, n: int, inv: fl
         if future:  # j drops a card; the table I see stays as the plan left it
             mine += none_before * _my_best(plan.hand, loose, top, pts, n, inv, rules)
     return damage, mine
-
-
-register("robada", "greedy", GreedyBot)
-register("robada", "expert", ExpertBot)

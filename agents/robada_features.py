@@ -33,14 +33,15 @@ encoder ``robada_plans`` passes the table's rule options (``Encoder.with_rules``
 """
 from __future__ import annotations
 
-import numpy as np
-
 from typing import Optional
+
+import numpy as np
 
 from robada_env.rules.actions import NUM_ACTIONS
 from robada_env.rules.engine import Config
+from robada_env.rules.observation import LAYOUT, decode
 
-from .robada_bots import ExpertBot, _EPS, _check_planned
+from .robada_bots import _EPS, ExpertBot, _check_planned
 
 #: Margin points per feature unit.
 SCALE = 100.0
@@ -80,7 +81,6 @@ def plan_features(observation: np.ndarray, action_mask: np.ndarray, rules: Optio
         RulesMismatchError: a plan of the planner is not in the mask (``rules`` differ from the
             table's, :class:`hod.agents.robada_bots.RulesMismatchError`).
     """
-    from robada_env.rules.observation import LAYOUT, decode
 
     obs = np.asarray(observation, np.float32)
     mask = np.asarray(action_mask)

@@ -38,13 +38,12 @@ import numpy as np
 
 from hod.core.errors import ConfigError
 from robada_env.rules import engine
-from robada_env.rules.engine import RULE_OPTIONS, Config
+from robada_env.rules.engine import Config
 from robada_env.rules.observation import decode, encode
 
 from .base import BeliefSampler, Bot, Observation, legal_actions
-from .registry import register
 from .robada_bots import ExpertBot, RulesMismatchError, _check_planned
-from .rules import robada_rules
+from .rules import ROBADA_RULE_OPTIONS, robada_rules
 
 __all__ = ["RolloutBot", "playout_score"]
 
@@ -92,7 +91,7 @@ class RolloutBot(Bot):
     """
 
     needs_belief = True
-    rule_options = RULE_OPTIONS
+    rule_options = ROBADA_RULE_OPTIONS
 
     def __init__(self, seed: Optional[int] = None, determinizations: int = 48, candidates: int = 4,
                  window: float = 30.0, margin_weight: float = 1.0, rules: Optional[Config] = None,
@@ -200,10 +199,10 @@ class RolloutBot(Bot):
 
     def _check_rules(self, config: Config) -> None:
         """Raise :class:`RulesMismatchError` unless ``config`` has the bot's rule options."""
-        if any(getattr(config, k) != getattr(self.rules, k) for k in RULE_OPTIONS):
+        if any(getattr(config, k) != getattr(self.rules, k) for k in ROBADA_RULE_OPTIONS):
             raise RulesMismatchError(
                 f"RolloutBot was told the rules {self.rules.as_dict()} but its belief states play "
-                f"{config.as_dict()} (options {list(RULE_OPTIONS)}): give it the table's rule options")
+                f"{config.as_dict()} (options {list(ROBADA_RULE_OPTIONS)}): give it the table's rule options")
 
     def _playout(self, base: "engine.State", action: int, seat: int, seeds: np.ndarray) -> float:
         """Play ``action`` on a copy of ``base``, then the expert in every seat to the end."""
@@ -217,6 +216,3 @@ class RolloutBot(Bot):
             engine.apply_action(s, players[p].act({"observation": encode(s, p),
                                                    "action_mask": engine.legal_mask(s, p)}))
         return playout_score(s.points, seat, self.margin_weight)
-
-
-register("robada", "rollout", RolloutBot)

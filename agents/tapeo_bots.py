@@ -22,7 +22,6 @@ from tapeo_env.rules.scoring import (DEFAULT_RULINGS, Rulings, churro_points, cr
                                prawn_points, tortilla_points)
 
 from .base import BeliefSampler, Bot, Observation, legal_actions
-from .registry import register
 
 __all__ = ["immediate_gains", "GreedyBot", "ExpertParams", "ExpertBot"]
 
@@ -385,7 +384,3 @@ def _croq_interp(x: float, rulings: Rulings) -> float:
     a = croqueta_points(lo, rulings)
     b = croqueta_points(lo + 1, rulings)
     return a + (x - lo) * (b - a)
-
-
-register("tapeo", "greedy", GreedyBot)
-register("tapeo", "expert", ExpertBot)

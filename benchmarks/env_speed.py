@@ -10,6 +10,12 @@ Figures: agent-steps per second (one agent choosing one action: an AEC ``step`` 
 or one entry of a Parallel ``step``'s action dict) and finished games per second. Every env plays
 uniformly random legal actions (from the action mask; RPS has no mask) with the same sampler, and
 each measured loop includes ``last()``/observations as a learner would use them.
+
+Reset pattern, the same for every env: only the first reset of a run is seeded
+(``reset(seed=seed)``); every later game starts with a plain ``reset()``. Reseeding every game
+would time the seeding too, cheap for some envs and costly for others (PettingZoo's leduc
+rebuilds its RLCard game on every seeded reset, about 2x slower), and inflate the ratios.
+
 ``--pettingzoo-benchmark`` also runs PettingZoo's own ``performance_benchmark`` on the AEC env.
 """
 from __future__ import annotations
@@ -29,14 +35,20 @@ def _pick(rng: np.random.Generator, obs, space) -> int:
     return int(rng.integers(space.n))
 
 
-def _rates(play_game: Callable[[int, np.random.Generator], int], steps: int, seed: int) -> dict:
-    """Play games ``play_game(game_seed, rng) -> agent-steps`` (game seeds ``seed``, ``seed + 1``,
-    ...; one action sampler ``rng``) until ``steps`` agent-steps; return the counts and rates."""
+def _reset(env, seed: int | None):
+    """``env.reset(seed=seed)`` when ``seed`` is given, else a plain ``env.reset()``."""
+    return env.reset() if seed is None else env.reset(seed=seed)
+
+
+def _rates(play_game: Callable[[int | None, np.random.Generator], int], steps: int, seed: int) -> dict:
+    """Play games ``play_game(reset_seed, rng) -> agent-steps`` until ``steps`` agent-steps; return
+    the counts and rates. Only the first game gets ``reset_seed = seed``, every later one ``None``
+    (a plain ``reset()``); one action sampler ``rng`` (seeded with ``seed``) for the whole run."""
     rng = np.random.default_rng(seed)
     done_steps = games = 0
     t0 = time.perf_counter()
     while done_steps < steps:
-        done_steps += play_game(seed + games, rng)
+        done_steps += play_game(seed if games == 0 else None, rng)
         games += 1
     dt = time.perf_counter() - t0
     return {"agent_steps": done_steps, "games": games, "seconds": dt,
@@ -44,11 +56,12 @@ def _rates(play_game: Callable[[int, np.random.Generator], int], steps: int, see
 
 
 def bench_aec(make: Callable, steps: int, seed: int = 0) -> dict:
-    """Run ``make()`` (an AEC env) until ``steps`` agent-steps; return rates."""
+    """Run ``make()`` (an AEC env) until ``steps`` agent-steps; return rates. Only the first
+    reset is seeded (``reset(seed=seed)``), later games use ``reset()``."""
     env = make()
 
-    def play_game(game_seed: int, rng: np.random.Generator) -> int:
-        env.reset(seed=game_seed)
+    def play_game(reset_seed: int | None, rng: np.random.Generator) -> int:
+        _reset(env, reset_seed)
         done = 0
         for agent in env.agent_iter():
             obs, _, term, trunc, _ = env.last()
@@ -63,11 +76,12 @@ def bench_aec(make: Callable, steps: int, seed: int = 0) -> dict:
 
 
 def bench_parallel(make: Callable, steps: int, seed: int = 0) -> dict:
-    """Run ``make()`` (a Parallel env) until ``steps`` agent-steps; return rates."""
+    """Run ``make()`` (a Parallel env) until ``steps`` agent-steps; return rates. Only the first
+    reset is seeded (``reset(seed=seed)``), later games use ``reset()``."""
     env = make()
 
-    def play_game(game_seed: int, rng: np.random.Generator) -> int:
-        obs, _ = env.reset(seed=game_seed)
+    def play_game(reset_seed: int | None, rng: np.random.Generator) -> int:
+        obs, _ = _reset(env, reset_seed)
         done = 0
         while env.agents:
             actions = {a: _pick(rng, obs[a], env.action_space(a)) for a in env.agents}
@@ -124,7 +138,7 @@ def main(argv: list[str] | None = None) -> None:
     if args.pettingzoo_benchmark:
         from pettingzoo.test import performance_benchmark
         performance_benchmark(importlib.import_module(f"{args.game}_env").env(num_players=args.players))
-    print(f"random legal play, {args.steps} agent-steps per environment")
+    print(f"random legal play, {args.steps} agent-steps per environment; only the first reset seeded")
     print(format_table(run(args.game, args.players, args.steps, args.seed)))
 
 

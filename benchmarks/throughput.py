@@ -3,8 +3,11 @@
 ``python -m hod.benchmarks.throughput [--games tapeo robada] [--quick] [--out-dir benchmarks/results]``
 
 Everything runs in this one process with uniformly random legal play; each figure is the median
-of ``--repeats`` (3) timed runs of at least ``--seconds`` each. Measured, per game and player
-count (Tapeo 2, 4, 6; Ronda Robada 2, 4):
+of ``--repeats`` (3) timed runs of at least ``--seconds`` each. Reset pattern, the same for every
+env: each timed run seeds only its first reset (``reset(seed=i)``, run i) and starts every later
+game with a plain ``reset()`` (:mod:`hod.benchmarks.env_speed`); the batched engines and vector envs
+are seeded once at construction, and OpenSpiel draws chance outcomes from one generator seeded
+once per run. Measured, per game and player count (Tapeo 2, 4, 6; Ronda Robada 2, 4):
 
 * ``<game>_env.env()`` (AEC, wrapped) and ``<game>_env.parallel_env()``, through
   :mod:`hod.benchmarks.env_speed` (observations and masks are read as a learner would);
@@ -174,7 +177,8 @@ def bench_vec_env(game: str, players: int, tables: int, seconds: float, repeats:
 
 def bench_openspiel(game_name: str, seconds: float, repeats: int, seed: int = 0) -> dict:
     """Random legal play of an OpenSpiel game (chance outcomes sampled); each decision reads the
-    observation tensor and the legal actions mask."""
+    observation tensor and the legal actions mask. ``new_initial_state()`` takes no seed: chance
+    outcomes and actions come from one generator seeded once (``seed``)."""
     import pyspiel
     game = pyspiel.load_game(game_name)
     rng = np.random.default_rng(seed)
@@ -197,7 +201,8 @@ def bench_openspiel(game_name: str, seconds: float, repeats: int, seed: int = 0)
 
 
 def _steps_bench(fn: Callable, make: Callable, seconds: float, repeats: int) -> dict:
-    """Median of env_speed's bench_aec / bench_parallel, sized to about ``seconds`` each."""
+    """Median of env_speed's bench_aec / bench_parallel, sized to about ``seconds`` each; each run
+    seeds only its first reset (run i: ``reset(seed=i)``, then ``reset()``)."""
     probe = fn(make, 200)
     steps = max(200, int(probe["steps_per_s"] * seconds))
     return _median([fn(make, steps, seed=i) for i in range(repeats)])
@@ -390,7 +395,8 @@ def main(argv: Optional[list[str]] = None) -> dict:
         ap.error("--repeats and --batch-sizes must be >= 1 and --seconds > 0")
     result = run(args.games, tuple(args.batch_sizes), args.seconds, args.repeats, not args.no_peers,
                  not args.no_ppo, args.quick, ppo_steps=args.ppo_steps, ppo_engines=tuple(args.ppo_engines))
-    header = (f"Random legal play, one process; median of {args.repeats} runs of >= {args.seconds:g} s each"
+    header = (f"Random legal play, one process; median of {args.repeats} runs of >= {args.seconds:g} s each; "
+              "only the first reset of each run seeded"
               + (" (--quick smoke run: not meaningful)" if args.quick else "") + ".")
     text = format_markdown(result, header)
     out = Path(args.out_dir)

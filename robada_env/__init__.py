@@ -54,21 +54,22 @@ Constructors:
 :mod:`robada_env.rules.engine`.
 """
 from .rules.actions import ACTION_NAMES, NUM_ACTIONS, NOOP, action_name
-from .rules.engine import (RULE_OPTIONS, Config, State, apply_action, legal_actions, legal_mask, new_game,
+from .rules.engine import (Config, State, apply_action, legal_actions, legal_mask, new_game,
                      sample_consistent_state)
-from .env import ENV_NAME, env, raw_env
+from .env import ENV_NAME, RobadaParallelEnv, env, parallel_env, raw_env
+from .rules.game import GAME
 from .rules.observation import LAYOUT, OBS_SIZE, OBS_VERSION, encode
-from .env import RobadaParallelEnv, parallel_env
 from .rules.record import load_record, make_record, replay, save_record
 
 __all__ = [
-    "ACTION_NAMES", "Config", "RULE_OPTIONS", "ENV_NAME", "LAYOUT", "NOOP", "NUM_ACTIONS", "OBS_SIZE",
+    "ACTION_NAMES", "Config", "ENV_NAME", "GAME", "LAYOUT", "NOOP", "NUM_ACTIONS", "OBS_SIZE",
     "OBS_VERSION", "RobadaParallelEnv", "State", "action_name", "apply_action", "encode", "env",
     "legal_actions", "legal_mask", "new_game", "parallel_env", "raw_env", "sample_consistent_state",
     "load_record", "make_record", "replay", "save_record",
 ]
 
-# Register the single-agent Gymnasium view (one learner seat against given opponents); lazy entry point.
-from hod.adapters.registration import register_envs as _register_envs  # noqa: E402
+# The single-agent Gymnasium view ("robada_env/Robada-v0"), registered by string entry point: nothing of
+# a higher floor is imported here (hod.adapters.registration).
+from hod.adapters.registration import register_gym_env as _register_gym_env  # noqa: E402
 
-_register_envs()
+_register_gym_env(GAME)

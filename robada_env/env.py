@@ -28,22 +28,37 @@ from gymnasium import spaces
 from pettingzoo import AECEnv, ParallelEnv
 
 from hod.adapters import env_support
-from hod.adapters.env_support import begin_aec_step, check_in_game, end_aec_episode, final_infos, forfeit, start_aec_episode
-from hod.core.errors import IllegalActionError, ResetNeededError
+from hod.adapters.env_support import (
+    begin_aec_step,
+    check_in_game,
+    end_aec_episode,
+    final_infos,
+    forfeit,
+    start_aec_episode,
+)
 from hod.adapters.options import RENDER_MODES, GameSeeds, check_env_options, check_unknown_options
-from hod.core.rewards import final_rewards
 from hod.adapters.wrappers import wrap_aec
-
+from hod.core.errors import IllegalActionError, ResetNeededError
+from hod.core.rewards import final_rewards
 from robada_env.rules.actions import NOOP, NUM_ACTIONS, action_name
-from robada_env.rules.engine import Config, State, apply_action, legal_actions, legal_mask, legal_masks, new_game, winners
+from robada_env.rules.engine import (
+    Config,
+    State,
+    apply_action,
+    legal_actions,
+    legal_mask,
+    legal_masks,
+    new_game,
+    winners,
+)
+from robada_env.rules.game import ENV_NAME, GAME
 from robada_env.rules.observation import OBS_SIZE, encode, encode_all
+from robada_env.rules.record import make_record
 from robada_env.rules.render import render_text
 
-#: Versioned environment name.
-ENV_NAME = "robada_v0"
 #: Default ``max_cycles``: more decisions than any game can take (engine.MAX_GAME_LENGTH = 432),
 #: so a real game is never truncated unless the user asks for it.
-DEFAULT_MAX_CYCLES = 1000
+DEFAULT_MAX_CYCLES = GAME.default_max_cycles
 #: Options of every Ronda Robada environment (besides the rules options of ``engine.Config``).
 ENV_OPTIONS = ("num_players", "render_mode", "reward_scheme", "illegal_action", "max_cycles")
 
@@ -163,7 +178,6 @@ class _RobadaCore:
         Raises:
             RecordError: no game, or the game is not finished.
         """
-        from robada_env.rules.record import make_record
         return make_record(self.game_state, seed=self.game_seed)
 
     def render(self) -> Optional[str]:

@@ -32,12 +32,12 @@ At the end ``infos[agent]`` holds ``final_score`` and ``win_share``.
 Observation layout (seat-relative: own seat first, then the left neighbour, padded to 6 seats):
 """
 from .rules.cards import DECK_COMPOSITION, HAND_SIZES, KIND_NAMES, NUM_KINDS, kind_name
-from .rules.engine import RULE_OPTIONS, Config, State, apply_picks, legal_actions, legal_mask, new_game, sample_consistent_state
-from .env import DEFAULT_MAX_CYCLES, ENV_NAME, TapeoParallelEnv, raw_env
+from .rules.engine import Config, State, apply_picks, legal_actions, legal_mask, new_game, sample_consistent_state
+from .env import DEFAULT_MAX_CYCLES, ENV_NAME, TapeoParallelEnv, env, parallel_env, raw_env
+from .rules.game import GAME
 from .rules.observation import LAYOUT, OBS_SIZE, OBS_VERSION, encode
 from .rules.record import load_record, make_record, replay, save_record
 
-from hod.adapters.wrappers import wrap_aec as _wrap_aec
 
 #: Action names, in action order.
 ACTION_NAMES = KIND_NAMES
@@ -46,28 +46,16 @@ action_name = kind_name
 __doc__ = __doc__ + "\n" + LAYOUT.markdown_table() + "\n"
 
 
-def env(**kwargs):
-    """Tapeo AEC env with PettingZoo's standard wrappers; an illegal action loses the game
-    (``illegal_action="lose"`` unless given). See the module docstring for the options."""
-    kwargs.setdefault("illegal_action", "lose")
-    return _wrap_aec(raw_env(**kwargs))
-
-
-def parallel_env(**kwargs) -> TapeoParallelEnv:
-    """Tapeo Parallel env (the natural form); an illegal action loses the game
-    (``illegal_action="lose"`` unless given)."""
-    kwargs.setdefault("illegal_action", "lose")
-    return TapeoParallelEnv(**kwargs)
-
 
 __all__ = [
-    "env", "raw_env", "parallel_env", "TapeoParallelEnv", "ENV_NAME", "DEFAULT_MAX_CYCLES",
+    "GAME", "env", "raw_env", "parallel_env", "TapeoParallelEnv", "ENV_NAME", "DEFAULT_MAX_CYCLES",
     "LAYOUT", "OBS_SIZE", "OBS_VERSION", "encode", "ACTION_NAMES", "action_name", "NUM_KINDS",
-    "Config", "RULE_OPTIONS", "State", "new_game", "apply_picks", "legal_actions", "legal_mask", "sample_consistent_state",
+    "Config", "State", "new_game", "apply_picks", "legal_actions", "legal_mask", "sample_consistent_state",
     "make_record", "replay", "save_record", "load_record", "DECK_COMPOSITION", "HAND_SIZES",
 ]
 
-# Register the single-agent Gymnasium view (one learner seat against given opponents); lazy entry point.
-from hod.adapters.registration import register_envs as _register_envs  # noqa: E402
+# The single-agent Gymnasium view ("tapeo_env/Tapeo-v0"), registered by string entry point: nothing of
+# a higher floor is imported here (hod.adapters.registration).
+from hod.adapters.registration import register_gym_env as _register_gym_env  # noqa: E402
 
-_register_envs()
+_register_gym_env(GAME)

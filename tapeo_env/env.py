@@ -14,22 +14,29 @@ from gymnasium import spaces
 from pettingzoo import AECEnv, ParallelEnv
 
 from hod.adapters import env_support
-from hod.adapters.env_support import (begin_aec_step, check_in_game, end_aec_episode, final_infos, forfeit,
-                                    start_aec_episode)
-from hod.core.errors import IllegalActionError, ResetNeededError, check_choice
+from hod.adapters.env_support import (
+    begin_aec_step,
+    check_in_game,
+    end_aec_episode,
+    final_infos,
+    forfeit,
+    start_aec_episode,
+)
 from hod.adapters.options import RENDER_MODES, GameSeeds, check_env_options, check_unknown_options
+from hod.adapters.wrappers import wrap_aec
+from hod.core.errors import IllegalActionError, ResetNeededError, check_choice
 from hod.core.rewards import final_rewards
-
 from tapeo_env.rules.cards import NUM_KINDS
-from tapeo_env.rules.engine import Config, apply_checked_picks, check_pick, legal_mask, legal_masks, new_game, State
+from tapeo_env.rules.engine import Config, State, apply_checked_picks, check_pick, legal_mask, legal_masks, new_game
+from tapeo_env.rules.game import ENV_NAME, GAME
 from tapeo_env.rules.observation import OBS_HIGH, OBS_SIZE, encode, encode_all
+from tapeo_env.rules.record import make_record
 from tapeo_env.rules.render import render_text
 from tapeo_env.rules.scoring import winners
 
-ENV_NAME = "tapeo_v0"
 #: Default truncation limit in cycles (one cycle = every seat picks once). A full game takes at
 #: most 27 cycles (3 rounds x 9 decision picks, 2 players), so the default never truncates.
-DEFAULT_MAX_CYCLES = 100
+DEFAULT_MAX_CYCLES = GAME.default_max_cycles
 OPTIONS = ("num_players", "render_mode", "reward_scheme", "illegal_action", "max_cycles", "round_rewards")
 
 
@@ -136,7 +143,6 @@ class _TapeoCore:
 
     def record(self) -> dict:
         """The JSON game record of the finished game (:mod:`tapeo_env.rules.record`)."""
-        from tapeo_env.rules.record import make_record
         return make_record(self.state, seed=self.game_seed)
 
     # -- rendering ---------------------------------------------------------------------------
@@ -315,3 +321,18 @@ class TapeoParallelEnv(_TapeoCore, ParallelEnv):
         if self.render_mode == "human":
             self.render()
         return obs, rew, terms, truncs, infos
+
+
+def env(**kwargs):
+    """Tapeo AEC env with PettingZoo's standard wrappers (``hod.adapters.wrappers.wrap_aec``); an
+    illegal action loses the game (``illegal_action="lose"`` unless given). Options as
+    :class:`raw_env`."""
+    kwargs.setdefault("illegal_action", "lose")
+    return wrap_aec(raw_env(**kwargs))
+
+
+def parallel_env(**kwargs) -> TapeoParallelEnv:
+    """Tapeo Parallel env (the natural form); an illegal action loses the game
+    (``illegal_action="lose"`` unless given). Options as :class:`TapeoParallelEnv`."""
+    kwargs.setdefault("illegal_action", "lose")
+    return TapeoParallelEnv(**kwargs)

@@ -12,7 +12,7 @@ import torch
 
 from hod import agents
 from hod.agents import registry
-from hod.agents.onnx_policy import OnnxPolicy, register_shipped_opponents, shipped_opponents
+from hod.agents.onnx_policy import OnnxPolicy, shipped_factories, shipped_opponents
 from hod.training.ppo_bot import PPOBot
 from hod.agents.model_card import CheckpointError
 from hod.training.config import smoke_config
@@ -222,15 +222,15 @@ def test_onnx_policy_runs_without_torch(exported):
 
 def test_shipped_opponents_registry(exported, tmp_path, monkeypatch):
     _, onnx_path, _ = exported
-    monkeypatch.setattr(registry, "_REGISTRY", dict(registry._REGISTRY))
-    assert register_shipped_opponents(tmp_path / "absent") == []  # no folder: nothing, no error
+    assert shipped_opponents("tapeo", tmp_path / "absent") == {}  # no folder: nothing, no error
     for stem in ("tapeo_ppo", "tapeo_ppo_4p"):   # each with its card beside it, as shipped
         (tmp_path / f"{stem}.onnx").write_bytes(onnx_path.read_bytes())
         (tmp_path / f"{stem}.json").write_bytes(onnx_path.with_suffix(".json").read_bytes())
     (tmp_path / "chess_ppo.onnx").write_bytes(b"ignored: unknown game")
-    assert shipped_opponents(tmp_path) == {("tapeo", "ppo"): tmp_path / "tapeo_ppo.onnx",
-                                          ("tapeo", "ppo_4p"): tmp_path / "tapeo_ppo_4p.onnx"}
-    assert register_shipped_opponents(tmp_path) == [("tapeo", "ppo"), ("tapeo", "ppo_4p")]
+    assert shipped_opponents("tapeo", tmp_path) == {"ppo": tmp_path / "tapeo_ppo.onnx",
+                                                   "ppo_4p": tmp_path / "tapeo_ppo_4p.onnx"}
+    monkeypatch.setattr(registry, "shipped_factories", lambda game: shipped_factories(game, tmp_path))
+    assert {"ppo", "ppo_4p"} <= set(agents.names("tapeo"))
     bot = agents.make("tapeo", "ppo", seed=0)
     assert isinstance(bot, OnnxPolicy) and bot.name == "ppo" and bot.game == "tapeo"
     from hod.evaluation.tournament import run_tournament

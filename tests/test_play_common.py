@@ -134,9 +134,7 @@ def test_run_exit_codes():
 
 def test_default_is_the_strongest_registered():
     from hod.agents.onnx_policy import OPPONENTS_DIR
-    from hod.apps.play import load_bots
 
-    load_bots()
     # agents/opponents/tapeo_ppo.onnx is shipped: Tapeo's default is the trained policy "ppo"
     assert (OPPONENTS_DIR / "tapeo_ppo.onnx").is_file()
     assert parse_opponents("tapeo", None, 2) == ["ppo", "ppo"]

@@ -12,7 +12,10 @@ from hod.core.errors import ConfigError, IllegalActionError
 from hod.training.fake_env import register_fake_game
 from hod.training.numpy_policy import NumpyPolicy
 from hod.training.pool import FixedOpponents, OpponentPool
-from hod.adapters.registration import ENV_IDS, register_envs
+from hod.adapters.registration import register_envs
+
+#: The Gymnasium ids of the two games (their declarations, tapeo_env.GAME and robada_env.GAME).
+ENV_IDS = ("tapeo_env/Tapeo-v0", "robada_env/Robada-v0")
 from hod.training.single_agent import SingleAgentEnv
 from hod.training.table import Table
 from hod.training.vec_env import make_vec_env

@@ -42,6 +42,7 @@ Differences from the single-game tables (``engine = "single"``, :mod:`hod.traini
 """
 from __future__ import annotations
 
+import importlib
 from collections import Counter
 from typing import Any, Optional
 
@@ -49,21 +50,24 @@ import numpy as np
 from stable_baselines3.common.vec_env.base_vec_env import VecEnv, VecEnvWrapper
 
 from hod.core.errors import ConfigError
+from hod.core.games import get_game, load_object
 
-from .config import BATCHED_GAMES
+from .config import batched_games
 from .numpy_policy import NumpyBatchPolicy, NumpyPolicy
 from .pool import FixedOpponents, OpponentPool, make_named_bot, resolve_opponents
 
 
 
-def _vector_module(game: str):
-    if game == "tapeo":
-        import hod.training.tapeo_vector as mod
-    elif game == "robada":
-        import hod.training.robada_vector as mod
-    else:
-        raise ConfigError(f"engine='batched' is not available for {game!r}; legal games: {list(BATCHED_GAMES)}")
-    return mod
+def vector_env_class(game: str) -> type:
+    """The vectorized env class of ``game`` (its declaration's ``vector_env``).
+
+    Raises:
+        ConfigError: unknown game, or a game without a batched engine (legal games listed).
+    """
+    info = get_game(game)
+    if info.vector_env is None:
+        raise ConfigError(f"engine='batched' is not available for {game!r}; legal games: {batched_games()}")
+    return load_object(info.vector_env)
 
 
 class BatchOpponents:
@@ -74,7 +78,7 @@ class BatchOpponents:
         game: ``"tapeo"`` or ``"robada"``.
         source: the source, or what ``resolve_opponents`` accepts (a bot name, a list of names).
         seed: base seed of the policies' generators (the k-th policy made uses ``[seed, 1000 + k]``).
-        rules: the table's rule options (:func:`hod.agents.rules.table_rules`), given to every bot
+        rules: the table's rule options (``GameInfo.check_rule_options``), given to every bot
             made by name (``heuristic:<bot>`` and fixed bot names).
 
     Weights: for a pool, each available category's probability (``category_probs()``) split
@@ -88,7 +92,8 @@ class BatchOpponents:
     def __init__(self, game: str, source: Any, seed: Optional[int] = 0, rules: Optional[dict] = None) -> None:
         self.game = game
         self.rules = dict(rules or {})   # the table's rule options, given to bots made by name
-        self.vector = _vector_module(game)
+        # the game's vector module provides its batch RandomPolicy and BotPolicy
+        self.vector = importlib.import_module(vector_env_class(game).__module__)
         self.source = resolve_opponents(game, source)
         self.seed = 0 if seed is None else int(seed)
         self.labels: list[str] = []          # label of each policy index, stable across refreshes
@@ -234,31 +239,21 @@ def make_batched_vec_env(game: str, num_tables: int, num_players, learner_seats:
         ConfigError: a game without a batched engine, ``illegal_action`` other than ``"raise"``,
             an unknown option, or a value outside its range (named in the message).
     """
-    mod = _vector_module(game)
     opts = dict(env_options or {})
     illegal = opts.pop("illegal_action", "raise")
     if illegal != "raise":
         raise ConfigError(f"illegal_action={illegal!r}: the batched engines always raise; legal values: ['raise']")
     reward_scheme = opts.pop("reward_scheme", "points")
-    from hod.agents.rules import table_rules
-
-    src = BatchOpponents(game, opponents, seed, table_rules(game, opts))
+    # bots made by name play the table's rule options (hod.agents.rules)
+    src = BatchOpponents(game, opponents, seed, get_game(game).check_rule_options(opts))
     pols, weights = src.refresh()
     players = list(num_players) if isinstance(num_players, (list, tuple)) else num_players
     try:
-        if game == "tapeo":
-            round_rewards = opts.pop("round_rewards", False)
-            if not isinstance(round_rewards, (bool, np.bool_)):
-                raise ConfigError(f"round_rewards={round_rewards!r} must be a bool; legal values: [False, True]")
-            round_rewards = bool(round_rewards)
-            if opts:
-                raise ConfigError(f"unknown Tapeo batched env options {sorted(opts)}; legal: "
-                                  f"['reward_scheme', 'illegal_action', 'round_rewards']")
-            venv = mod.TapeoVecEnv(num_tables, players, learner_seats, pols, reward_scheme, round_rewards,
-                                   seed=seed, opponent_weights=weights)
-        else:
-            venv = mod.RobadaVecEnv(num_tables, players, learner_seats, pols, reward_scheme, seed=seed,
-                                    opponent_weights=weights, **opts)
+        # the game's own env options (Tapeo: round_rewards; Ronda Robada: its rule options) are
+        # checked by its vector env, which names the legal ones
+        venv = vector_env_class(game)(num_tables=num_tables, num_players=players, learner_seats=learner_seats,
+                                      opponents=pols, reward_scheme=reward_scheme, seed=seed,
+                                      opponent_weights=weights, **opts)
     except TypeError as e:
         raise ConfigError(f"{game} batched env: {e}") from e
     return PoolOpponentsVecEnv(venv, src)

@@ -15,15 +15,24 @@ import tomllib
 from pathlib import Path
 from typing import Any, Optional
 
+from hod import agents
+from hod.agents.encoders import get_encoder
 from hod.core.errors import ConfigError
+from hod.core.games import check_player_counts, game_names, get_game
+from hod.core.rewards import REWARD_SCHEMES
+
+from .pool import check_bot_names, check_observation_only
 
 CONFIG_DIR = Path(__file__).resolve().parent / "configs"
 SECTIONS = ("env", "ppo", "imitation", "run", "pool", "eval")
 #: Values of the ``engine`` key: ``"single"`` = single-game tables (:class:`hod.training.vec_env.TableVecEnv`),
 #: ``"batched"`` = the game's vector env over its batched engine (:mod:`hod.training.batched_env`).
 ENGINES = ("single", "batched")
-#: Games that have a batched engine.
-BATCHED_GAMES = ("tapeo", "robada")
+
+
+def batched_games() -> list[str]:
+    """Games whose declaration names a vectorized env over a batched engine."""
+    return [g for g in game_names() if get_game(g).vector_env is not None]
 
 
 def default_config_path(game: str) -> Path:
@@ -117,9 +126,7 @@ def validate_config(game: str, cfg: dict[str, dict[str, Any]]) -> None:
     Raises:
         ConfigError: missing key or illegal value (the message names the key and legal values).
     """
-    from hod.core.rewards import REWARD_SCHEMES
 
-    from hod.core.games import check_player_counts, get_spec
 
     flat = flatten(cfg)
     required = ["players", "learner_seats", "tables", "reward_scheme", "learning_rate", "n_steps", "batch_size",
@@ -133,7 +140,7 @@ def validate_config(game: str, cfg: dict[str, dict[str, Any]]) -> None:
         raise ConfigError(f"config lacks keys {missing}")
     check_player_counts(game, flat["players"])
     check_player_counts(game, flat["eval_players"])
-    spec = get_spec(game)
+    spec = get_game(game)
     if flat["learner_seats"] < 1 or flat["learner_seats"] > min(flat["players"]):
         raise ConfigError(f"learner_seats={flat['learner_seats']} must be in 1..{min(flat['players'])}")
     if flat["learner_seats"] > 1 and not spec.simultaneous:
@@ -153,9 +160,9 @@ def validate_config(game: str, cfg: dict[str, dict[str, Any]]) -> None:
     if engine not in ENGINES:
         raise ConfigError(f"engine={engine!r}; legal values: {list(ENGINES)}")
     if engine == "batched":
-        if game not in BATCHED_GAMES:
+        if game not in batched_games():
             raise ConfigError(f"engine='batched' is not available for {game!r}; games with a batched engine: "
-                              f"{list(BATCHED_GAMES)} (use engine='single')")
+                              f"{batched_games()} (use engine='single')")
         sizes = len(set(flat["players"]))
         if flat["tables"] < sizes:
             raise ConfigError(f"tables={flat['tables']} must be >= the number of table sizes ({sizes}) with "
@@ -163,12 +170,10 @@ def validate_config(game: str, cfg: dict[str, dict[str, Any]]) -> None:
     scale = flat.get("reward_scale", 1.0)
     if isinstance(scale, bool) or not isinstance(scale, (int, float)) or not 0 < scale < float("inf"):
         raise ConfigError(f"reward_scale={scale!r} must be a positive number (1.0: rewards as the game gives them)")
-    from hod.agents.encoders import get_encoder
 
     get_encoder(flat.get("obs_encoder", "none"), game)   # configs from before the key: "none"
     if not flat["net_arch"] or any(h < 1 for h in flat["net_arch"]):
         raise ConfigError(f"net_arch={flat['net_arch']!r} must list positive layer sizes")
-    from .pool import check_bot_names, check_observation_only
 
     check_observation_only(game, flat["heuristics"])   # pool opponents get no belief samples
     cache = flat.get("bc_cache_dir", "")
@@ -188,7 +193,6 @@ def validate_config(game: str, cfg: dict[str, dict[str, Any]]) -> None:
         if not isinstance(options, dict):
             raise ConfigError(f"bc_teacher_options={options!r} must be a table of the teacher's options, e.g. "
                               "{determinizations = 16}")
-        from hod import agents
         agents.make(game, flat["bc_teacher"], seed=0, **options)   # unknown options: ConfigError naming the legal ones
     if flat["batch_size"] > flat["n_steps"] * flat["tables"] * flat["learner_seats"]:
         raise ConfigError(
@@ -209,5 +213,5 @@ SMOKE_OVERRIDES: dict[str, Any] = {
 
 def smoke_config(game: str, **overrides: Any) -> dict[str, dict[str, Any]]:
     """The game's default config with :data:`SMOKE_OVERRIDES` and then ``overrides`` applied."""
-    cfg = override_keys(load_config(game if game in ("tapeo", "robada") else "tapeo"), SMOKE_OVERRIDES)
+    cfg = override_keys(load_config(game if default_config_path(game).is_file() else "tapeo"), SMOKE_OVERRIDES)
     return override_keys(cfg, overrides)

@@ -26,6 +26,7 @@ import time
 from typing import Callable, Optional, Sequence
 
 from hod.agents.base import Bot
+from hod.evaluation.tournament import run_tournament
 
 
 def round_games(games: int, n: int) -> int:
@@ -51,7 +52,6 @@ def evaluate_policy(game: str, make_policy_bot: Callable[[], Bot], baselines: Se
     Raises:
         ConfigError: unknown baseline or game (from the tournament).
     """
-    from hod.evaluation.tournament import run_tournament
 
     rows = []
     for n in player_counts:

@@ -31,9 +31,10 @@ from typing import Optional
 
 import numpy as np
 
+from hod.agents.model_card import CheckpointError
 from hod.core.atomic import atomic_write_bytes, atomic_write_json
 
-from hod.agents.model_card import CheckpointError
+from .checkpoint import load_checkpoint
 
 OPSET = 17
 INPUTS = ("observation", "action_mask")
@@ -55,7 +56,6 @@ def export_onnx(checkpoint: str | Path, out_dir: Optional[str | Path] = None, na
     import onnx
     import torch
 
-    from .checkpoint import load_checkpoint
     from .policy_io import actor_module
 
     if opset < 14:

@@ -35,10 +35,11 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 
 from hod.adapters.env_support import begin_aec_step, final_infos, start_aec_episode
+from hod.adapters.wrappers import ILLEGAL_ACTION_MODES, ILLEGAL_REWARD
 from hod.core.errors import IllegalActionError, check_choice, check_int_range
+from hod.core.games import GameInfo, game_names, register_game
 from hod.core.layout import ObsLayout, Piece
 from hod.core.rewards import REWARD_SCHEMES, final_rewards
-from hod.adapters.wrappers import ILLEGAL_ACTION_MODES, ILLEGAL_REWARD
 
 ROUNDS = 3
 NUM_ACTIONS = 5
@@ -199,7 +200,17 @@ def sample_consistent_state(state: dict, seat: int, rng: np.random.Generator) ->
 
 
 def register_fake_game() -> None:
-    """Add the fake game to :data:`hod.core.games.GAMES` as ``"fake"`` (2-4 players, simultaneous)."""
-    from hod.core.games import GAMES, GameSpec
+    """Declare the fake game as ``"fake"`` (2-4 players, simultaneous; only the ``random`` bot)
+    with :func:`hod.core.games.register_game` (idempotent)."""
 
-    GAMES["fake"] = GameSpec("fake", "hod.training.fake_env", (2, 3, 4), True, "fake/Fake-v0", "hod.training.fake_env")
+    if "fake" not in game_names():
+        register_game(FAKE_GAME)
+
+
+#: The fake game's declaration (registered by :func:`register_fake_game`).
+FAKE_GAME = GameInfo(
+    name="fake", title="Fake", package="hod.training.fake_env", env_name="fake_v0", gym_id="fake/Fake-v0",
+    min_players=2, max_players=4, dynamics="simultaneous", num_actions=NUM_ACTIONS,
+    action_names=tuple(str(a) for a in range(NUM_ACTIONS)), layout=LAYOUT, max_game_length=ROUNDS * 4,
+    default_max_cycles=100, bots={"random": "hod.agents.base:RandomBot"},
+)

@@ -20,13 +20,22 @@ warm start is recorded in the model card (``hod.training.imitation``).
 """
 from __future__ import annotations
 
+import hashlib
+import importlib
+import io
+import json
+import multiprocessing
 import time
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
 from typing import Any, Optional, Sequence
 
 import numpy as np
 
+from hod import agents
+from hod.core.atomic import atomic_write_bytes
 from hod.core.errors import ConfigError
-
+from hod.core.games import check_player_counts, env_module, get_game
 
 #: Decisions recorded per chunk: chunk 0 is seeded with the run's seed, chunk i > 0 with
 #: ``numpy.random.SeedSequence([seed, i])``, so the data does not depend on how many worker
@@ -72,8 +81,6 @@ def collect_teacher_decisions(game: str, teacher: str, player_counts: Sequence[i
             table size or an illegal one (the messages name the legal values), an unknown env or
             teacher option, or a search teacher for a game without ``sample_consistent_state``.
     """
-    from hod import agents
-    from hod.core.games import check_player_counts, env_module, get_spec
 
     mod = env_module(game)
     for name, value in (("num_decisions", num_decisions), ("workers", workers)):
@@ -82,7 +89,7 @@ def collect_teacher_decisions(game: str, teacher: str, player_counts: Sequence[i
     counts = list(player_counts) if not isinstance(player_counts, (int, np.integer)) else [player_counts]
     if not counts:
         raise ConfigError(f"player_counts must name at least one table size; legal values: "
-                          f"{list(get_spec(game).player_counts)}")
+                          f"{list(get_game(game).player_counts)}")
     check_player_counts(game, counts)   # each a legal table size
     if teacher_options is not None and not isinstance(teacher_options, dict):
         raise ConfigError(f"teacher_options={teacher_options!r} must be a dict of the teacher's options, "
@@ -101,8 +108,6 @@ def collect_teacher_decisions(game: str, teacher: str, player_counts: Sequence[i
     if workers == 1 or len(jobs) == 1:
         parts = [_collect_chunk(*job) for job in jobs]
     else:
-        import multiprocessing
-        from concurrent.futures import ProcessPoolExecutor
 
         with ProcessPoolExecutor(min(workers, len(jobs)), mp_context=multiprocessing.get_context("spawn")) as ex:
             parts = list(ex.map(_collect_chunk, *zip(*jobs)))
@@ -133,15 +138,8 @@ def cached_teacher_decisions(cache_dir: Optional[str], **kwargs: Any) -> dict[st
     """
     if not cache_dir:
         return collect_teacher_decisions(**kwargs)
-    import hashlib
-    import importlib
-    import io
-    import json
-    from pathlib import Path
 
-    from hod.core.atomic import atomic_write_bytes
 
-    from hod.core.games import env_module
 
     folder = Path(cache_dir)
     try:
@@ -184,8 +182,6 @@ def _collect_chunk(game: str, teacher: str, teacher_options: dict, counts: list,
                    seed: Any, gamma: float, opts: dict) -> dict[str, np.ndarray]:
     """One chunk of :func:`collect_teacher_decisions` (arguments checked there): whole seeded
     games until ``num_decisions`` are recorded, the last game cut where the chunk is full."""
-    from hod import agents
-    from hod.core.games import env_module
 
     mod = env_module(game)
     sampler = getattr(mod, "sample_consistent_state", None)

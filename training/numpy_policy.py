@@ -14,11 +14,14 @@ opponents of the batched training envs, :mod:`hod.training.batched_env`).
 from __future__ import annotations
 
 import io
+import zipfile
 from typing import Optional, Sequence
 
 import numpy as np
 
 from hod.agents.base import Bot, Observation, legal_actions
+from hod.agents.encoders import get_encoder
+from hod.core.errors import ConfigError
 
 #: Logit given to illegal actions (the value sb3-contrib's MaskableCategorical uses).
 HUGE_NEG = -1e8
@@ -44,7 +47,6 @@ class NumpyPolicy:
 
     def __init__(self, layers: Sequence[tuple[np.ndarray, np.ndarray]], head: tuple[np.ndarray, np.ndarray],
                  activation: str = "tanh", encoder: str = "none") -> None:
-        from hod.agents.encoders import get_encoder
 
         if activation not in ACTIVATIONS:
             raise ValueError(f"activation={activation!r} is not supported; legal values: {list(ACTIVATIONS)}")
@@ -172,9 +174,7 @@ class NumpyPolicy:
             ValueError: not a policy archive (garbage, a truncated or corrupt archive, missing
                 arrays or shapes that do not chain).
         """
-        import zipfile
 
-        from hod.core.errors import ConfigError
 
         try:
             with np.load(io.BytesIO(data), allow_pickle=False) as z:

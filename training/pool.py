@@ -32,6 +32,7 @@ from typing import Any, Iterable, Optional, Protocol, Sequence, runtime_checkabl
 
 import numpy as np
 
+from hod import agents
 from hod.agents.base import Bot, RandomBot
 from hod.core.errors import ConfigError
 
@@ -62,29 +63,25 @@ class OpponentSource(Protocol):
 
 
 def registered_bot_names(game: str) -> list[str]:
-    """Bot names ``agents.make`` knows for ``game`` (only ``["random"]`` for a game it does not know)."""
-    from hod import agents
-    if game not in agents.GAMES:
-        return ["random"]
+    """Bot names ``agents.make`` knows for ``game``.
+
+    Raises:
+        ConfigError: unknown game (legal values listed).
+    """
     return agents.names(game)
 
 
 def make_named_bot(game: str, name: str, seed: Optional[int] = None, **rules: Any) -> Bot:
-    """``agents.make(game, name, seed=seed, **rules)``; a :class:`RandomBot` for ``"random"`` of an
-    unregistered game.
+    """``agents.make(game, name, seed=seed, **rules)``.
 
     Args:
         rules: the table's rule options (:mod:`hod.agents.rules`).
 
     Raises:
-        ConfigError: unknown bot name (the registered names are listed) or a bad rule option.
+        ConfigError: unknown game or bot name (the registered names are listed) or a bad rule
+            option (the legal values are named).
     """
-    from hod import agents
-    if game in agents.GAMES:
-        return agents.make(game, name, seed=seed, **rules)
-    if name != "random":
-        raise ConfigError(f"no bot {name!r} for {game!r}; registered: ['random']")
-    return RandomBot(seed=seed)
+    return agents.make(game, name, seed=seed, **rules)
 
 
 def check_bot_names(game: str, names: Iterable[str], observation_only: bool = False) -> list[str]:
@@ -117,9 +114,6 @@ def check_observation_only(game: str, names: Iterable[str]) -> None:
     Raises:
         ConfigError: a search bot; the message lists the names that decide from the observation.
     """
-    from hod import agents
-    if game not in agents.GAMES:   # a game without registry (test games): only "random"
-        return
     known = registered_bot_names(game)
     search = [n for n in names if n in known and agents.needs_belief(game, n)]
     if search:

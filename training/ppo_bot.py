@@ -11,8 +11,9 @@ from typing import Any, Optional
 
 import numpy as np
 
-from hod.agents.base import Bot, BeliefSampler, Observation, legal_actions
+from hod.agents.base import BeliefSampler, Bot, Observation, legal_actions
 from hod.agents.encoders import get_encoder
+from hod.training.checkpoint import load_checkpoint
 
 
 class PPOBot(Bot):
@@ -37,7 +38,6 @@ class PPOBot(Bot):
     def __init__(self, checkpoint: str | Path, game: Optional[str] = None, num_players: Optional[int] = None,
                  deterministic: bool = True, seed: Optional[int] = None, device: str = "cpu", **options: Any) -> None:
         super().__init__(seed=seed, **options)
-        from hod.training.checkpoint import load_checkpoint
 
         self.model, self.card, _ = load_checkpoint(checkpoint, game=game, num_players=num_players, device=device)
         self.game = self.card["game"]

@@ -31,7 +31,7 @@ import numpy as np
 from hod.agents.base import Bot
 from hod.core.errors import ConfigError
 
-from hod.core.games import check_player_counts, get_spec, make_raw_env
+from hod.core.games import check_player_counts, get_game, make_raw_env
 from .pool import OpponentSource, resolve_opponents
 
 
@@ -75,7 +75,7 @@ class Table:
 
     def __init__(self, game: str, num_players: int | Sequence[int] = 2, num_learners: int = 1,
                  opponents: Any = "random", env_options: Optional[dict] = None) -> None:
-        self.spec = get_spec(game)
+        self.spec = get_game(game)
         self.game = game
         self.player_counts = check_player_counts(game, num_players)
         if not 1 <= num_learners <= min(self.player_counts):

@@ -126,6 +126,9 @@ class _LearnerTables:
     def __init__(self, num_tables: int, num_players: int | Sequence[int], learner_seats: int,
                  opponents: Any, reward_scheme: str, round_rewards: bool, seed: Optional[int],
                  opponent_weights: Optional[Sequence[float]] = None) -> None:
+        if not isinstance(round_rewards, (bool, np.bool_)):
+            raise ConfigError(f"round_rewards={round_rewards!r} must be a bool; legal values: [False, True]")
+        round_rewards = bool(round_rewards)
         counts = [num_players] if isinstance(num_players, (int, np.integer)) else list(num_players)
         if not counts:
             raise ConfigError(f"num_players must be a count or a list of counts in {MIN_PLAYERS}..{MAX_PLAYERS}")
@@ -257,8 +260,8 @@ class TapeoVecEnv(MaskedVecEnv):
     """
 
     def __init__(self, num_tables: int = 64, num_players: int | Sequence[int] = 4, learner_seats: int = 1,
-                 opponents: Any = None, reward_scheme: str = "points", round_rewards: bool = False,
-                 seed: Optional[int] = 0, opponent_weights: Optional[Sequence[float]] = None) -> None:
+                 opponents: Any = None, reward_scheme: str = "points", seed: Optional[int] = 0,
+                 opponent_weights: Optional[Sequence[float]] = None, round_rewards: bool = False) -> None:
         self.core = _LearnerTables(num_tables, num_players, learner_seats, opponents, reward_scheme, round_rewards,
                                    seed, opponent_weights)
         super().__init__(self.core.num_envs, spaces.Box(0.0, OBS_HIGH, (OBS_SIZE,), np.float32),
@@ -304,8 +307,8 @@ class TapeoVectorEnv(gymnasium.vector.VectorEnv):
     metadata = {"autoreset_mode": gymnasium.vector.AutoresetMode.SAME_STEP}
 
     def __init__(self, num_tables: int = 64, num_players: int | Sequence[int] = 4, learner_seats: int = 1,
-                 opponents: Any = None, reward_scheme: str = "points", round_rewards: bool = False,
-                 seed: Optional[int] = 0, opponent_weights: Optional[Sequence[float]] = None) -> None:
+                 opponents: Any = None, reward_scheme: str = "points", seed: Optional[int] = 0,
+                 opponent_weights: Optional[Sequence[float]] = None, round_rewards: bool = False) -> None:
         self.core = _LearnerTables(num_tables, num_players, learner_seats, opponents, reward_scheme, round_rewards,
                                    seed, opponent_weights)
         self.num_envs = n = self.core.num_envs

@@ -31,19 +31,23 @@ from typing import Any, Optional
 
 import numpy as np
 
+from hod.agents.encoders import get_encoder
+from hod.agents.model_card import CARD_FORMAT, CARD_VERSION, CheckpointError, library_versions, utc_now
 from hod.core.atomic import atomic_write_json
 from hod.core.errors import ConfigError
+from hod.core.games import game_names, layout_version
 
 from . import config as config_mod
 from .blas_threads import set_blas_threads
-from hod.agents.model_card import CARD_FORMAT, CARD_VERSION, CheckpointError, library_versions, utc_now
-from .checkpoint import load_checkpoint, save_checkpoint
+from .checkpoint import load_checkpoint, read_checkpoint, save_checkpoint
 from .curves import save_learning_curve
+from .encoded_env import EncodedVecEnv
 from .evaluate import evaluate_policy, format_rows
-from hod.core.games import layout_version
-from hod.agents.encoders import get_encoder
+from .imitation import behaviour_clone, cached_teacher_decisions
 from .numpy_policy import PolicyBot
 from .pool import OpponentPool, check_bot_names
+from .reward_scale import ScaledRewardVecEnv
+from .vec_env import make_vec_env
 
 
 class Trainer:
@@ -71,7 +75,6 @@ class Trainer:
         from sb3_contrib import MaskablePPO
         from torch import nn
 
-        from .vec_env import make_vec_env
 
         config_mod.validate_config(game, cfg)
         self.game, self.cfg, self.out = game, cfg, Path(out)
@@ -88,12 +91,10 @@ class Trainer:
                                 seed=c["seed"], engine=c.get("engine", "single"))
         scale = c.get("reward_scale", 1.0)   # configs from before the key: 1.0
         if scale != 1.0:
-            from .reward_scale import ScaledRewardVecEnv
 
             self.env = ScaledRewardVecEnv(self.env, scale)
         self.encoder = get_encoder(c.get("obs_encoder", "none"), game)
         if not self.encoder.identity:   # the network reads observation + features (hod.agents.encoders)
-            from .encoded_env import EncodedVecEnv
 
             self.env = EncodedVecEnv(self.env, self.encoder)
         ppo_kwargs = dict(learning_rate=c["learning_rate"], n_steps=c["n_steps"], batch_size=c["batch_size"],
@@ -105,7 +106,6 @@ class Trainer:
         self.wall_clock_before = 0.0
         self.resumed_from = None
         if resume is not None:
-            from .checkpoint import read_checkpoint
 
             _, known = read_checkpoint(resume, game=game)
             if known.get("obs_encoder", "none") != self.encoder.name:
@@ -137,7 +137,6 @@ class Trainer:
 
     def _warm_start(self) -> dict:
         """Behaviour cloning of the ``bc_teacher`` bot before PPO (:mod:`hod.training.imitation`)."""
-        from .imitation import behaviour_clone, cached_teacher_decisions
 
         c = self.c
         t0 = time.perf_counter()
@@ -347,7 +346,7 @@ def build_parser(game: str, defaults: dict) -> argparse.ArgumentParser:
         description="PPO self-play training (sb3-contrib MaskablePPO) against an opponent pool.",
         formatter_class=_HelpFormatter,
     )
-    p.add_argument("--game", choices=["tapeo", "robada"], required=True)
+    p.add_argument("--game", choices=game_names(), required=True)
     p.add_argument("--config", help="TOML file of defaults (default: training/configs/<game>.toml)")
     p.add_argument("--out", help="run folder (default: runs/<game>_s<seed>; with --resume: the checkpoint's run)")
     p.add_argument("--resume", metavar="CHECKPOINT", help="continue from this checkpoint (.zip)")
@@ -366,14 +365,13 @@ def parse_args(argv: Optional[list[str]] = None):
     """
     argv = list(sys.argv[1:] if argv is None else argv)
     pre = argparse.ArgumentParser(add_help=False)
-    pre.add_argument("--game", choices=["tapeo", "robada"])
+    pre.add_argument("--game", choices=game_names())
     pre.add_argument("--config")
     pre.add_argument("--resume")
     known, _ = pre.parse_known_args(argv)
-    game = known.game or "tapeo"
+    game = known.game or "tapeo"   # --help without --game shows the defaults of Tapeo's config
     try:
         if known.resume and not known.config:
-            from .checkpoint import read_checkpoint
 
             _, card = read_checkpoint(known.resume, game=known.game, layout_version=None)
             defaults = card["training"]["config"]

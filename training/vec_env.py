@@ -34,6 +34,7 @@ from stable_baselines3.common.vec_env.base_vec_env import VecEnv
 from hod.core.errors import ConfigError
 from hod.training.sb3_vec_env import MaskedVecEnv
 
+from .batched_env import make_batched_vec_env
 from .table import Table
 
 
@@ -145,7 +146,6 @@ def make_vec_env(game: str, num_tables: int, num_players, learner_seats: int, op
         ConfigError: unknown ``engine`` (legal values listed), or what the chosen builder raises.
     """
     if engine == "batched":
-        from .batched_env import make_batched_vec_env
 
         return make_batched_vec_env(game, num_tables, num_players, learner_seats, opponents, env_options, seed=seed)
     if engine != "single":

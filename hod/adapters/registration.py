@@ -1,30 +1,39 @@
-"""Registration of the single-agent views with Gymnasium.
+"""Registration of the single-agent Gymnasium views, by string entry point.
 
-After ``register_envs()``::
+Each game package calls :func:`register_gym_env` with its declaration when it is imported, so
+after ``import tapeo_env``::
 
     gymnasium.make("tapeo_env/Tapeo-v0", num_players=4, opponents="expert")
-    gymnasium.make("robada_env/Robada-v0", num_players=2, opponents="random")
 
-Each id builds a :class:`hod.training.single_agent.SingleAgentEnv`; its action masks are reached with
+builds a :class:`hod.training.single_agent.SingleAgentEnv` (one learner seat against given
+opponents). The entry point is a string: registering imports nothing from the training floor;
+``gymnasium.make`` imports it when it is called. Its action masks are reached with
 ``env.unwrapped.action_masks()`` or ``env.get_wrapper_attr("action_masks")()`` (what sb3-contrib
-does). This module imports only gymnasium, so the game packages can call it at import.
+does).
 """
 from __future__ import annotations
 
 import gymnasium
 
-#: Gymnasium id -> game name.
-ENV_IDS = {"tapeo_env/Tapeo-v0": "tapeo", "robada_env/Robada-v0": "robada"}
+from hod.core.games import GameInfo, game_names, get_game
+
+#: Entry point of every single-agent view (imported by ``gymnasium.make`` only).
+ENTRY_POINT = "hod.training.single_agent:SingleAgentEnv"
 
 
-def register_envs() -> None:
-    """Register every id of :data:`ENV_IDS` (idempotent)."""
-    for env_id, game in ENV_IDS.items():
-        if env_id in gymnasium.registry:
-            continue
-        gymnasium.register(
-            id=env_id,
-            entry_point="hod.training.single_agent:SingleAgentEnv",
-            kwargs={"game": game},
-            disable_env_checker=False,
-        )
+def register_gym_env(info: GameInfo) -> None:
+    """Register ``info.gym_id`` with Gymnasium (idempotent); nothing is imported."""
+    if info.gym_id in gymnasium.registry:
+        return
+    gymnasium.register(id=info.gym_id, entry_point=ENTRY_POINT, kwargs={"game": info.name},
+                       disable_env_checker=False)
+
+
+def register_envs() -> list[str]:
+    """Register the Gymnasium id of every known game (idempotent); returns the ids."""
+    ids = []
+    for name in game_names():
+        info = get_game(name)
+        register_gym_env(info)
+        ids.append(info.gym_id)
+    return ids

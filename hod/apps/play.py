@@ -40,23 +40,6 @@ QUIT_WORDS = ("q", "quit", "exit")
 HELP_WORDS = ("?", "h", "help")
 
 
-#: Modules whose import registers bots (the baseline bots). :func:`load_bots` imports those
-#: present, so the commands offer every bot even before ``agents/__init__`` imports them.
-BOT_MODULES = ("hod.agents.tapeo_bots", "hod.agents.robada_bots")
-
-
-def load_bots() -> None:
-    """Import :data:`BOT_MODULES` that exist and register the shipped PPO opponents
-    (``hod.agents.onnx_policy.register_shipped_opponents``); registering again is harmless."""
-    for module in BOT_MODULES + ("hod.agents.onnx_policy",):
-        try:
-            mod = importlib.import_module(module)
-        except ModuleNotFoundError as e:
-            if e.name != module:  # the module exists but one of its own imports is missing
-                raise
-            continue
-        if hasattr(mod, "register_shipped_opponents"):
-            mod.register_shipped_opponents()
 
 
 class Quit(Exception):
@@ -143,8 +126,7 @@ def non_negative_int(text: str) -> int:
 def build_parser(game: str, prog: str, description: str, min_players: int, max_players: int,
                  default_players: int) -> argparse.ArgumentParser:
     """The options shared by both play commands: ``--players``, ``--opponents``, ``--seed``,
-    ``--seat``, ``--record``, ``--no-record`` (bots are loaded first, :func:`load_bots`)."""
-    load_bots()
+    ``--seat``, ``--record``, ``--no-record``."""
     ap = argparse.ArgumentParser(prog=prog, description=description)
     ap.add_argument("--players", type=int, default=default_players, choices=range(min_players, max_players + 1),
                     metavar=f"{{{min_players}..{max_players}}}",

@@ -3,7 +3,7 @@
 Each process builds one raw environment (``illegal_action="raise"``, so a bot that returns an
 action outside the mask stops the tournament with
 :class:`~hod.core.errors.IllegalActionError`) and one bot per lineup slot (a bot built by name is
-given the table's rule options, the ``env_kwargs`` named in the game module's ``RULE_OPTIONS``),
+given the table's rule options, the ``env_kwargs`` its ``GameInfo.rule_options`` names),
 then for every game:
 resets each bot with its seed, resets the environment with the deal's seed and walks
 ``env.agent_iter()``, asking the bot of the seat to act ``bot.act(observation_dict)`` (bots with
@@ -12,18 +12,18 @@ resets each bot with its seed, resets the environment with the deal's seed and w
 """
 from __future__ import annotations
 
-import importlib
 import pickle
 import traceback
 from dataclasses import dataclass
 from typing import Any, Callable, Optional, Sequence, Union
 
+from hod import agents
 from hod.core.errors import ConfigError
+from hod.core.games import get_game
 
 from .schedule import GameSpec
 
 #: Game name -> module that provides ``raw_env`` (the contract of docs/DESIGN.md).
-ENV_MODULES: dict[str, str] = {"tapeo": "tapeo_env", "robada": "robada_env"}
 
 
 @dataclass(frozen=True)
@@ -55,7 +55,6 @@ class BotSpec:
         if self.instance is not None:
             return self.instance
         if self.name is not None:
-            from hod import agents
             return agents.make(game, self.name, **(rules or {}))
         bot = self.factory()
         check_is_bot(bot, "the factory's return value")
@@ -69,23 +68,22 @@ def check_is_bot(obj: Any, what: str) -> None:
 
 
 def check_game(game: object) -> str:
-    """Return ``game`` if it names a game of :data:`ENV_MODULES`, else raise ConfigError."""
-    if not isinstance(game, str) or game not in ENV_MODULES:
-        raise ConfigError(f"unknown game {game!r}; legal values: {sorted(ENV_MODULES)}")
-    return game
+    """Return ``game`` if it names a declared game (:func:`hod.core.games.game_names`).
+
+    Raises:
+        ConfigError: unknown game (the legal ones are named).
+    """
+    get_game(game)  # type: ignore[arg-type]
+    return game  # type: ignore[return-value]
 
 
 def env_module(game: str):
-    """The environment module of ``game``.
+    """The game package of ``game`` (provides ``raw_env``).
 
     Raises:
-        ConfigError: unknown game (names the legal ones) or a module without ``raw_env``.
+        ConfigError: unknown game (names the legal ones).
     """
-    check_game(game)
-    module = importlib.import_module(ENV_MODULES[game])
-    if not hasattr(module, "raw_env"):
-        raise ConfigError(f"game {game!r}: module {ENV_MODULES[game]} has no raw_env (not built yet?)")
-    return module
+    return get_game(game).module()
 
 
 def make_env(game: str, num_players: int, env_kwargs: dict):
@@ -118,8 +116,8 @@ class Table:
         self.n = num_players
         self.env = make_env(game, num_players, env_kwargs)
         # every bot built by name is told the table's rule options: the env_kwargs that the game
-        # module declares in RULE_OPTIONS (robada_env.RULE_OPTIONS; hod.agents.rules)
-        self.rules = {k: v for k, v in env_kwargs.items() if k in getattr(env_module(game), "RULE_OPTIONS", ())}
+        # declares as rule options (GameInfo.rule_options; hod.agents.rules)
+        self.rules = get_game(game).check_rule_options(env_kwargs)
         self.bots = [s.build(game, self.rules) for s in specs]
         agents_ = list(self.env.possible_agents)
         if len(agents_) != num_players:

@@ -5,10 +5,20 @@ import io
 import math
 from typing import TYPE_CHECKING, Optional
 
+from hod.core.errors import ConfigError
+from hod.core.games import get_game
+
 if TYPE_CHECKING:  # pragma: no cover
     from .tournament import BotStats, TournamentResult
 
-GAME_TITLES = {"tapeo": "Tapeo", "robada": "Ronda Robada"}
+
+
+def game_title(game: str) -> str:
+    """The declared display name of ``game`` (its name if it is not a declared game)."""
+    try:
+        return get_game(game).title
+    except ConfigError:
+        return game
 
 
 def _pct(x: Optional[float]) -> str:
@@ -54,7 +64,7 @@ def scheme_line(r: "TournamentResult") -> str:
 
 def markdown(r: "TournamentResult", include_timing: bool = True) -> str:
     """The full Markdown report (see docs/tournament.md for the column definitions)."""
-    title = GAME_TITLES.get(r.game, r.game)
+    title = game_title(r.game)
     lines = [
         f"## Tournament: {title}, {r.num_players} players",
         "",
@@ -119,7 +129,7 @@ def png_bytes(r: "TournamentResult") -> bytes:
     ax.set_xticks(range(len(rows)), labels, rotation=20, ha="right")
     ax.set_ylabel("win rate (ties shared)")
     ax.set_ylim(0, 1)
-    ax.set_title(f"{GAME_TITLES.get(r.game, r.game)}, {r.num_players} players, "
+    ax.set_title(f"{game_title(r.game)}, {r.num_players} players, "
                  f"{r.num_games} games (95% Wilson)")
     ax.legend(loc="upper right", fontsize="small")
     fig.tight_layout()

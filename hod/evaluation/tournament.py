@@ -27,8 +27,8 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import math
+import os
 import pickle
 import sys
 import time
@@ -38,11 +38,13 @@ from typing import Any, Callable, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
+from hod import agents
 from hod.agents.base import Bot
 from hod.core.atomic import atomic_write_bytes, atomic_write_json, atomic_write_text
 from hod.core.errors import ConfigError
 
-from . import report as _report, stats as _stats
+from . import report as _report
+from . import stats as _stats
 from .play import (
     BotSpec,
     GameOutcome,
@@ -195,7 +197,6 @@ def _resolve_lineup(game: str, lineup: Sequence[LineupEntry], workers: int):
     seen_instances: set[int] = set()
     for slot, entry in enumerate(lineup):
         if isinstance(entry, str):
-            from hod import agents
             known = agents.names(game)
             if entry not in known:
                 raise ConfigError(f"no bot {entry!r} for {game!r}; registered: {known}")
@@ -273,7 +274,7 @@ def run_tournament(
             per deal with the rotation advancing each game.
         progress: show a tqdm progress bar on stderr.
         env_kwargs: extra options of ``raw_env`` (not ``num_players`` / ``illegal_action``); its
-            rule options (the game module's ``RULE_OPTIONS``, e.g. Ronda Robada's ``closing_ace``)
+            rule options (the game's ``GameInfo.rule_options``, e.g. Ronda Robada's ``closing_ace``)
             are also given to every bot built by name.
 
     Returns:

@@ -65,9 +65,6 @@ DROP_WHILE_NO_RUN = True
 STARTING_CARD_ON_TOP = True
 # ``RUN_CLOSED`` (``State.run_next`` when the run can go no further, R2) and ``NOBODY``
 # (``State.last_runner`` when nobody has confirmed a run yet, R7) come from :mod:`.runs`.
-#: The rule options of :class:`Config` (everything but ``num_players``): what a bot must be told
-#: to play the table's rules (``hod.agents.make("robada", name, **options)``).
-RULE_OPTIONS = ("closing_ace", "may_take_own_pile", "leftovers_to_last_runner")
 #: Upper bound on the number of decisions in one game (see the module docstring).
 MAX_GAME_LENGTH = 36 * 12
 

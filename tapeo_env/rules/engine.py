@@ -41,10 +41,6 @@ FREELOADER_STEALS_FREELOADER = False
 #: the whole 84-tapa deck, churros included, is reshuffled every round, tapeo.txt 'The hand and
 #: the bar').
 CHURROS_KEPT_ACROSS_ROUNDS = True
-#: Rule options of the environment (``raw_env(**options)``) that bots must be told: none. The
-#: scoring rulings (:class:`~tapeo_env.rules.scoring.Rulings`) are a ``Config`` field that the
-#: environment does not expose; the Tapeo bots take them as ``rulings=`` for engine-level use.
-RULE_OPTIONS: tuple = ()
 
 
 @dataclass(frozen=True)
