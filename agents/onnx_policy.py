@@ -25,6 +25,7 @@ import numpy as np
 
 from .base import Bot, BeliefSampler, Observation, legal_actions
 from .encoders import get_encoder
+from .rules import check_rules, rule_options
 
 OPPONENTS_DIR = Path(__file__).resolve().parent / "opponents"
 METADATA_KEY = "model_card"
@@ -182,8 +183,6 @@ class OnnxPolicy(Bot):
     def __init__(self, path: str | Path, game: Optional[str] = None, num_players: Optional[int] = None,
                  deterministic: bool = True, seed: Optional[int] = None, threads: int = 1, verify: bool = True,
                  **options: Any) -> None:
-        from .rules import check_rules, rule_options
-
         self.rule_options = rule_options(game) if game is not None else ()   # listed in the unknown-option error
         rules = {k: options.pop(k) for k in self.rule_options if k in options}
         if rules:
