@@ -16,6 +16,9 @@ key                    value
 ``algorithm``          ``"MaskablePPO"`` (sb3-contrib)
 ``policy``             ``{"net_arch": [...], "activation": "tanh"|"relu"}``
 ``reward_scheme``      reward scheme trained on
+``rules`` (opt.)       the rule options of the training tables, every option of the game's declaration
+                       (:attr:`hod.core.games.GameInfo.rule_options`) with its value; absent in cards
+                       written before the key: the defaults
 ``training``           ``{"steps", "seed", "wall_clock_s", "env_steps_per_s", "config"}``
 ``evaluation``         list of evaluation rows (see :mod:`hod.training.evaluate`), latest last
 ``pool``               opponent pool summary (:meth:`hod.training.pool.OpponentPool.describe`)
@@ -39,8 +42,8 @@ from hod.agents.encoders import get_encoder
 from hod.core.errors import ConfigError
 from hod.core.games import layout_version
 
-CARD_FORMAT = "house-of-decks-policy"
-CARD_VERSION = 1
+MODEL_CARD_FORMAT = "house-of-decks-policy"
+MODEL_CARD_VERSION = 1
 REQUIRED_KEYS = ("format", "card_version", "game", "player_counts", "obs_layout_version", "obs_size", "num_actions")
 
 
@@ -81,7 +84,7 @@ def current_layout_version(game: str) -> int:
         raise CheckpointError(str(e)) from e
 
 
-def validate_card(card: Any, source: str, game: Optional[str] = None, num_players: Optional[int] = None,
+def validate_model_card(card: Any, source: str, game: Optional[str] = None, num_players: Optional[int] = None,
                   layout_version: Optional[int] | str = "current", obs_size: Optional[int] = None,
                   num_actions: Optional[int] = None) -> dict:
     """Check a model card; return it.
@@ -99,14 +102,14 @@ def validate_card(card: Any, source: str, game: Optional[str] = None, num_player
         CheckpointError: not a card, missing keys, or any mismatch (the message says what was
             expected and what the file holds).
     """
-    if not isinstance(card, dict) or card.get("format") != CARD_FORMAT:
-        raise CheckpointError(f"{source}: not a House of Decks model card (format must be {CARD_FORMAT!r})")
+    if not isinstance(card, dict) or card.get("format") != MODEL_CARD_FORMAT:
+        raise CheckpointError(f"{source}: not a House of Decks model card (format must be {MODEL_CARD_FORMAT!r})")
     missing = [k for k in REQUIRED_KEYS if k not in card]
     if missing:
         raise CheckpointError(f"{source}: model card lacks keys {missing}")
-    if card["card_version"] != CARD_VERSION:
+    if card["card_version"] != MODEL_CARD_VERSION:
         raise CheckpointError(f"{source}: model card version {card['card_version']!r} is not supported; "
-                              f"this version reads {CARD_VERSION}")
+                              f"this version reads {MODEL_CARD_VERSION}")
     if game is not None and card["game"] != game:
         raise CheckpointError(f"{source}: policy was trained for game {card['game']!r}, not {game!r}")
     if num_players is not None and num_players not in card["player_counts"]:

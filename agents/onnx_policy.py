@@ -188,15 +188,15 @@ class OnnxPolicy(Bot):
         if rules:
             check_rules(game, rules)
         super().__init__(seed=seed, **options)
-        from hod.agents.model_card import validate_card
+        from hod.agents.model_card import validate_model_card
 
         self.path = Path(path).resolve()
         # the card beside the export is part of the key: a changed card is read and checked again
         stamp = (_file_stamp(self.path), _file_stamp(self.path.with_suffix(".json")))
         self.session, card = _load(str(self.path), threads, stamp, bool(verify))
-        card = validate_card(card, str(self.path), game=game, num_players=num_players)
+        card = validate_model_card(card, str(self.path), game=game, num_players=num_players)
         obs_size, num_actions = game_sizes(card["game"])
-        self.card = validate_card(card, str(self.path), layout_version=None, obs_size=obs_size,
+        self.card = validate_model_card(card, str(self.path), layout_version=None, obs_size=obs_size,
                                   num_actions=num_actions)
         self.game = self.card["game"]
         self.deterministic = deterministic

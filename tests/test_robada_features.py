@@ -182,16 +182,16 @@ def test_every_player_of_the_policy_agrees(encoded_run):
 
 
 def test_a_card_with_an_unknown_encoder_is_refused(encoded_run, tmp_path):
-    from hod.agents.model_card import CheckpointError, validate_card
+    from hod.agents.model_card import CheckpointError, validate_model_card
 
     t, s, _ = encoded_run
     card = json.loads(t.out.joinpath("checkpoints", "final.json").read_text())
-    validate_card(card, "card", game="robada", obs_size=192)
+    validate_model_card(card, "card", game="robada", obs_size=192)
     bad = dict(card, obs_encoder="mystery")
     with pytest.raises(CheckpointError, match="legal values"):
-        validate_card(bad, "card", game="robada")
+        validate_model_card(bad, "card", game="robada")
     with pytest.raises(CheckpointError, match=r"size 327, not 192"):
-        validate_card(dict(card, obs_encoder="none"), "card", game="robada", obs_size=192)
+        validate_model_card(dict(card, obs_encoder="none"), "card", game="robada", obs_size=192)
 
 
 def test_an_encoded_export_plays_without_torch(encoded_run):
@@ -216,7 +216,7 @@ def test_an_encoded_export_plays_without_torch(encoded_run):
 
 
 def test_bad_encoder_names_and_a_resume_with_another_encoder_are_refused(encoded_run, tmp_path):
-    from hod.agents.model_card import CheckpointError, validate_card
+    from hod.agents.model_card import CheckpointError, validate_model_card
     from hod.training.config import smoke_config
     from hod.training.train import Trainer
 
@@ -225,7 +225,7 @@ def test_bad_encoder_names_and_a_resume_with_another_encoder_are_refused(encoded
     t, s, _ = encoded_run
     card = json.loads(t.out.joinpath("checkpoints", "final.json").read_text())
     with pytest.raises(CheckpointError, match="legal values"):
-        validate_card(dict(card, obs_encoder=["robada_plans"]), "card", game="robada")
+        validate_model_card(dict(card, obs_encoder=["robada_plans"]), "card", game="robada")
     cfg = smoke_config("robada", obs_encoder="none", heuristics=["random"], players=[2, 4])
     with pytest.raises(CheckpointError, match="keeps its encoder"):
         Trainer("robada", cfg, tmp_path, resume=s["checkpoint"], progress=False, log=None)

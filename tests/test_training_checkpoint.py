@@ -8,7 +8,7 @@ import zipfile
 import numpy as np
 import pytest
 
-from hod.agents.model_card import CARD_FORMAT, CheckpointError
+from hod.agents.model_card import MODEL_CARD_FORMAT, CheckpointError
 from hod.training.checkpoint import CARD_MEMBER, load_checkpoint, read_checkpoint
 from hod.training.config import smoke_config
 from hod.training.train import Trainer
@@ -42,7 +42,7 @@ def test_checkpoint_files_and_card(run):
     ckpt = t.out / "checkpoints" / "final.zip"
     assert summary["checkpoint"] == str(ckpt) and summary["steps"] >= 256
     card = json.loads(ckpt.with_suffix(".json").read_text())
-    assert card["format"] == CARD_FORMAT and card["game"] == "tapeo"
+    assert card["format"] == MODEL_CARD_FORMAT and card["game"] == "tapeo"
     assert card["player_counts"] == [2, 4]
     assert card["obs_size"] == 157 and card["num_actions"] == 10  # tapeo_env: obs (157,), Discrete(10)
     assert card["training"]["steps"] == summary["steps"] and card["training"]["seed"] == 0
@@ -163,3 +163,18 @@ def test_ctrl_c_saves_a_checkpoint(tmp_path, monkeypatch):
     model, card, _ = load_checkpoint(s["checkpoint"], game="robada")
     assert card["training"]["steps"] == s["steps"] == model.num_timesteps
     assert not (tmp_path / "checkpoints" / "final.zip").exists()
+
+
+def test_the_card_records_every_rule_option(run, tmp_path):
+    t, _ = run
+    card = json.loads((t.out / "checkpoints" / "final.json").read_text())
+    assert card["rules"] == {}   # Tapeo declares no rule options
+    r = Trainer("robada", smoke_config("robada"), tmp_path / "r", progress=False, log=None,
+                env_options={"closing_ace": False})
+    # the option given, the other two at their defaults (robada_env.GAME.rule_options: R2, R3, R7)
+    assert r.rules == {"closing_ace": False, "may_take_own_pile": True, "leftovers_to_last_runner": True}
+    r.env.close()
+    from hod.core.errors import ConfigError
+    with pytest.raises(ConfigError, match=r"closing_ace='no'.*legal values: \[True, False\]"):
+        Trainer("robada", smoke_config("robada"), tmp_path / "r2", progress=False, log=None,
+                env_options={"closing_ace": "no"})

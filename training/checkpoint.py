@@ -26,7 +26,7 @@ from typing import Any, Optional
 
 from hod.core.atomic import atomic_write_bytes, atomic_write_json
 
-from hod.agents.model_card import CheckpointError, validate_card
+from hod.agents.model_card import CheckpointError, validate_model_card
 from .numpy_policy import NumpyPolicy
 
 CARD_MEMBER = "model_card.json"
@@ -64,7 +64,7 @@ def read_checkpoint(path: str | os.PathLike, game: Optional[str] = None, num_pla
 
     Raises:
         CheckpointError: missing file, not a zip, truncated or corrupt (CRC), no model card, or a
-            card for another game / player count / layout version (see :func:`validate_card`).
+            card for another game / player count / layout version (see :func:`validate_model_card`).
     """
     path = Path(path)
     if not path.is_file():
@@ -88,7 +88,7 @@ def read_checkpoint(path: str | os.PathLike, game: Optional[str] = None, num_pla
         raise
     except (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, OSError, ValueError, KeyError) as e:
         raise CheckpointError(f"{path}: truncated or corrupt checkpoint ({type(e).__name__}: {e})") from e
-    validate_card(card, str(path), game=game, num_players=num_players, layout_version=layout_version)
+    validate_model_card(card, str(path), game=game, num_players=num_players, layout_version=layout_version)
     return data, card
 
 

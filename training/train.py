@@ -32,10 +32,10 @@ from typing import Any, Optional
 import numpy as np
 
 from hod.agents.encoders import get_encoder
-from hod.agents.model_card import CARD_FORMAT, CARD_VERSION, CheckpointError, library_versions, utc_now
+from hod.agents.model_card import MODEL_CARD_FORMAT, MODEL_CARD_VERSION, CheckpointError, library_versions, utc_now
 from hod.core.atomic import atomic_write_json
 from hod.core.errors import ConfigError
-from hod.core.games import game_names, layout_version
+from hod.core.games import game_names, get_game, layout_version
 
 from . import config as config_mod
 from .blas_threads import set_blas_threads
@@ -87,6 +87,9 @@ class Trainer:
         self.baselines = check_bot_names(game, c["baselines"]) if c["eval_every"] else []
         env_opts = dict(env_options or {}, reward_scheme=c["reward_scheme"], illegal_action="raise")
         self.env_options = env_opts   # also the teacher's games of the warm start (_warm_start)
+        info = get_game(game)
+        #: the rule options of the training tables (every option of the declaration, defaults filled in)
+        self.rules = {**info.rule_defaults, **info.check_rule_options(env_opts)}
         self.env = make_vec_env(game, c["tables"], c["players"], c["learner_seats"], self.pool, env_opts,
                                 seed=c["seed"], engine=c.get("engine", "single"))
         scale = c.get("reward_scale", 1.0)   # configs from before the key: 1.0
@@ -198,8 +201,8 @@ class Trainer:
         """The model card of the current policy (schema in :mod:`hod.agents.model_card`)."""
         space = self.model.observation_space
         return {
-            "format": CARD_FORMAT,
-            "card_version": CARD_VERSION,
+            "format": MODEL_CARD_FORMAT,
+            "card_version": MODEL_CARD_VERSION,
             "game": self.game,
             "player_counts": sorted(self.c["players"]),
             "obs_layout_version": layout_version(self.game),
@@ -209,6 +212,7 @@ class Trainer:
             "algorithm": "MaskablePPO",
             "policy": {"net_arch": list(self.c["net_arch"]), "activation": self.c["activation"]},
             "reward_scheme": self.c["reward_scheme"],
+            "rules": self.rules,
             "training": {
                 "steps": int(self.model.num_timesteps),
                 "seed": self.c["seed"],

@@ -21,7 +21,7 @@ from hod import agents
 from hod.core.errors import ConfigError
 from hod.core.games import get_game
 
-from .schedule import GameSpec
+from .schedule import ScheduledGame
 
 #: Game name -> module that provides ``raw_env`` (the contract of docs/DESIGN.md).
 
@@ -108,7 +108,7 @@ class GameOutcome:
     steps: int
 
 
-class Table:
+class TournamentTable:
     """One environment and one bot per slot, reused for many games (one per process)."""
 
     def __init__(self, game: str, num_players: int, specs: Sequence[BotSpec], env_kwargs: dict):
@@ -134,7 +134,7 @@ class Table:
                     "sample_consistent_state"
                 )
 
-    def play(self, spec: GameSpec) -> GameOutcome:
+    def play(self, spec: ScheduledGame) -> GameOutcome:
         """Play one game of the schedule; errors carry a note naming the game and its seed."""
         try:
             return self._play(spec)
@@ -151,7 +151,7 @@ class Table:
         env, sampler = self.env, self.sampler
         return lambda rng: sampler(env.unwrapped.game_state, seat, rng)
 
-    def _play(self, spec: GameSpec) -> GameOutcome:
+    def _play(self, spec: ScheduledGame) -> GameOutcome:
         env = self.env
         for slot, bot in enumerate(self.bots):
             bot.reset(seed=spec.bot_seeds[slot])
@@ -186,13 +186,13 @@ class Table:
         return GameOutcome(spec.index, tuple(points), tuple(shares), steps)
 
 
-_TABLE: Optional[Table] = None
+_TABLE: Optional[TournamentTable] = None
 
 
 def init_worker(game: str, num_players: int, specs: Sequence[BotSpec], env_kwargs: dict) -> None:
-    """Process-pool initializer: build this worker's :class:`Table`."""
+    """Process-pool initializer: build this worker's :class:`TournamentTable`."""
     global _TABLE
-    _TABLE = Table(game, num_players, specs, env_kwargs)
+    _TABLE = TournamentTable(game, num_players, specs, env_kwargs)
 
 
 @dataclass(frozen=True)
@@ -220,7 +220,7 @@ class WorkerFailure:
         return exc
 
 
-def play_chunk(chunk: Sequence[GameSpec]) -> Union[list[GameOutcome], WorkerFailure]:
+def play_chunk(chunk: Sequence[ScheduledGame]) -> Union[list[GameOutcome], WorkerFailure]:
     """Play consecutive games in a worker (after :func:`init_worker`).
 
     Returns the outcomes, or a :class:`WorkerFailure` if a game raised.

@@ -59,9 +59,15 @@ That is ``85 + 29 n`` bytes per game (201 B at 4 players), well under the 2 KiB 
 observation, mask and hand caches add ``4 * 192 + 27 + 10`` bytes per game
 (:meth:`BatchedRobada.nbytes`).
 
+Deal: each game has its own seed (``reset(seeds=...)``, else drawn from the engine's
+generator) and its deck order is :func:`hod.core.deal.shuffled` of it, the very function
+:func:`robada_env.rules.engine.new_game` deals with: game ``i`` reset with seed ``s`` is
+``new_game(config, seed=s)``.
+
 Interface (the same shape as Tapeo's batched engine, so benchmarks and training treat both
-games alike): ``reset``, ``observe``, ``legal_mask``, ``step``, ``random_legal_actions``,
-``scores``, ``final_rewards``.
+games alike): ``BatchedRobada(config_or_num_players, batch_size, seed=...)``, ``batch_size``,
+``reset(games, seeds, seed, ...)``, ``observe``, ``legal_mask``, ``step``, ``terminal``,
+``scores``, ``random_actions``; also ``random_legal_actions``, ``final_rewards``.
 """
 from __future__ import annotations
 
@@ -69,6 +75,7 @@ from typing import NamedTuple, Optional, Sequence
 
 import numpy as np
 
+from hod.core.deal import as_seeds, draw_seeds, shuffled
 from hod.core.errors import ConfigError, IllegalActionError, check_choice
 from hod.core.rewards import REWARD_SCHEMES, final_rewards_batch, win_shares_batch
 
@@ -78,7 +85,7 @@ from .engine import CARDS_PER_DEAL, LOOSE_AT_START, MAX_GAME_LENGTH, Config
 from .runs import NOBODY, RUN_CLOSED, leftovers_receiver, may_take_pile, next_after_start, next_after_step
 from .observation import OBS_SIZE
 
-__all__ = ["BatchedRobada", "StepResult", "random_legal_actions", "batched_final_rewards", "win_shares", "NAME"]
+__all__ = ["BatchedRobada", "BatchedRobadaStep", "random_legal_actions", "batched_final_rewards", "win_shares", "NAME"]
 
 #: Short game name (the benchmark and training registries key on it).
 NAME = "robada"
@@ -89,6 +96,8 @@ _RANK_OF = np.array([c % NUM_RANKS for c in range(DECK_SIZE)] + [-1], np.int8)
 #: One-hot rank counts of each card id (int8 (41, 10)); row -1 (no card) is zeros.
 _CARD_ONEHOT = np.zeros((DECK_SIZE + 1, NUM_RANKS), np.int8)
 _CARD_ONEHOT[np.arange(DECK_SIZE), np.arange(DECK_SIZE) % NUM_RANKS] = 1
+#: The card ids in order (what a deal shuffles).
+_CARD_IDS = np.arange(DECK_SIZE, dtype=np.int8)
 #: Points of each rank (R8).
 _PTS = np.array(RANK_POINTS, np.int16)
 #: Points of a run just started (two cards of the rank).
@@ -161,7 +170,7 @@ def win_shares(scores: np.ndarray) -> np.ndarray:
     return win_shares_batch(s == s.max(1, keepdims=True))
 
 
-class StepResult(NamedTuple):
+class BatchedRobadaStep(NamedTuple):
     """What :meth:`BatchedRobada.step` returns (unpacks as ``rewards, game_over``).
 
     Attributes:
@@ -179,13 +188,13 @@ class BatchedRobada:
     as numpy arrays (fields in the module docstring).
 
     Args:
+        config: a :class:`~robada_env.rules.engine.Config` (rules options R2, R3, R7) or a
+            player count 2..4.
         batch_size: B >= 1.
-        num_players: 2..4 (ignored when ``config`` is given).
+        seed: seed of the engine's own generator (the games' seeds when :meth:`reset` is not
+            given them, :meth:`random_actions`).
         reward_scheme: one of :data:`hod.core.rewards.REWARD_SCHEMES` (rewards of :meth:`step`).
-        config: a :class:`~robada_env.rules.engine.Config` (rules options R2, R3, R7).
-        seed: seed of the engine's own generator (deals without an explicit ``seed``/``rng``,
-            :meth:`random_actions`).
-        **rules: options of ``Config`` when ``config`` is not given.
+        **rules: options of ``Config`` when ``config`` is a player count.
 
     Raises:
         ConfigError: bad batch size, player count, option or scheme (names the legal values).
@@ -197,15 +206,13 @@ class BatchedRobada:
     num_actions = NUM_ACTIONS
     max_game_length = MAX_GAME_LENGTH
 
-    def __init__(self, batch_size: int, num_players: int = 2, reward_scheme: str = "points",
-                 config: Optional[Config] = None, seed: Optional[int] = None, **rules) -> None:
-        if config is None:
+    def __init__(self, config: int | Config | None, batch_size: int, seed: Optional[int] = None,
+                 reward_scheme: str = "points", **rules) -> None:
+        if not isinstance(config, Config):
             unknown = set(rules) - set(Config.option_names())
             if unknown:
                 raise ConfigError(f"unknown option(s) {sorted(unknown)}; legal options: {Config.option_names()}")
-            config = Config(num_players=num_players, **rules)
-        elif not isinstance(config, Config):
-            raise ConfigError(f"config must be a robada_env.rules.engine.Config, got {type(config).__name__}")
+            config = Config(num_players=2 if config is None else config, **rules)
         elif rules:
             raise ConfigError("give either config or rules options, not both")
         if isinstance(batch_size, bool) or not isinstance(batch_size, (int, np.integer)) or batch_size < 1:
@@ -306,29 +313,33 @@ class BatchedRobada:
                 "per_game_total": (state + caches) / B}
 
     # ---- reset -----------------------------------------------------------------------------------
-    def reset(self, seed: Optional[int] = None, rng: Optional[np.random.Generator] = None,
-              decks: Optional[np.ndarray] = None, games: Optional[Sequence[int]] = None) -> None:
+    def reset(self, games: Optional[Sequence[int]] = None, seeds: Optional[np.ndarray] = None,
+              seed: Optional[int] = None, decks: Optional[np.ndarray] = None) -> None:
         """Shuffle and deal new games (R6): 4 loose cards, then 3 cards to each seat 0, 1, ...;
-        seat 0 acts first. The same seed gives the same batch of deals.
+        seat 0 acts first.
 
         Args:
-            seed: seed of a fresh ``numpy.random.default_rng`` (used when ``rng`` is None);
-                with neither, the engine's own generator (``seed`` of the constructor).
-            rng: generator to draw the shuffles from (one permutation per game).
+            games: indices (or a bool mask of shape (B,)) of the games to reset (default: all
+                B); G = len(games).
+            seeds: int (G,) one seed per game (0..2**64-1): game ``games[k]`` is dealt exactly
+                as ``engine.new_game(config, seed=seeds[k])`` (deck order
+                :func:`hod.core.deal.shuffled`). Default: seeds drawn from the engine's generator.
+            seed: reseed the engine's generator first (``numpy.random.default_rng(seed)``): the
+                same seed gives the same batch of deals.
             decks: explicit deck orders instead, int (G, 40), each a permutation of 0..39
                 (``deck[b]`` deals like ``engine.new_game(deck=deck[b])``).
-            games: indices of the games to reset (default: all B); G = len(games).
 
         Raises:
-            ConfigError: ``decks`` of the wrong shape or not permutations of 0..39; a game index
-                out of range.
+            ConfigError: ``decks`` of the wrong shape or not permutations of 0..39; malformed
+                ``seeds``; a game index out of range.
         """
         g = self._games(games)
         m = g.size
+        if seed is not None:
+            self.rng = np.random.default_rng(seed)
         if decks is None:
-            if rng is None:
-                rng = self.rng if seed is None else np.random.default_rng(seed)
-            decks = rng.permuted(np.broadcast_to(np.arange(DECK_SIZE, dtype=np.int8), (m, DECK_SIZE)), axis=1)
+            seeds = draw_seeds(self.rng, m) if seeds is None else as_seeds(seeds, m)
+            decks = shuffled(_CARD_IDS, seeds)
         else:
             decks = np.asarray(decks)
             if decks.shape != (m, DECK_SIZE) or not np.array_equal(
@@ -513,7 +524,7 @@ class BatchedRobada:
                 that draw from the mask themselves).
 
         Returns:
-            :class:`StepResult` ``(rewards, game_over)``: float32 (G, n) final rewards under
+            :class:`BatchedRobadaStep` ``(rewards, game_over)``: float32 (G, n) final rewards under
             ``reward_scheme`` for the games that ended with this step (0 elsewhere), and bool
             (G,) which games ended now.
 
@@ -643,7 +654,7 @@ class BatchedRobada:
             rewards[pos] = self.final_rewards(ended_games)
         else:
             ended = np.zeros(g.size, bool)
-        return StepResult(rewards, ended)
+        return BatchedRobadaStep(rewards, ended)
 
     def _check_actions(self, g: np.ndarray, a: np.ndarray, full: bool) -> None:
         bad = (a < 0) | (a >= NUM_ACTIONS)
@@ -696,15 +707,13 @@ class BatchedRobada:
     def random_actions(self, mask: Optional[np.ndarray] = None,
                        rng: Optional[np.random.Generator] = None) -> np.ndarray:
         """Uniformly random legal actions for ``mask`` (default: the whole batch's mask now), as
-        ``BatchedTapeo.random_actions``. int64 (B,)."""
+        ``BatchedTapeo.random_actions``. int64 (B,).
+
+        Raises:
+            ValueError: a row of the mask allows no action."""
         return random_legal_actions(self.legal_mask() if mask is None else mask,
                                     self.rng if rng is None else rng)
 
-    @property
-    def game_over(self) -> np.ndarray:
-        """bool (B,) the games that are over (a view of ``terminal``)."""
-        return self.terminal
-
     def __repr__(self) -> str:
-        return (f"BatchedRobada(batch_size={self.batch_size}, num_players={self.num_players}, "
-                f"reward_scheme={self.reward_scheme!r}, config={self.config})")
+        return (f"BatchedRobada({self.config}, batch_size={self.batch_size}, "
+                f"reward_scheme={self.reward_scheme!r})")

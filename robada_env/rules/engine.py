@@ -4,6 +4,16 @@ No PettingZoo here. A frozen :class:`Config` holds the table's parameters; a :cl
 one position, changed in place by :func:`apply_action` (use :meth:`State.clone` to branch).
 Everything is plain ``int`` and ``list`` so that a step costs a few microseconds.
 
+The verbs are those of every game's rules (:mod:`tapeo_env.rules.engine` has the same):
+:func:`new_game`, :func:`legal_actions`, :func:`legal_mask`, :func:`legal_masks`,
+:func:`apply_actions` (one action per seat, ``no-op`` for the seats not to act) and, the game
+being sequential, :func:`apply_action` (the seat to act's action), :func:`is_terminal`,
+:func:`scores`, :func:`winners`, :meth:`State.clone`.
+
+Deal: the game's seed alone decides the deck order (:func:`hod.core.deal.shuffled`), the same
+numbers the batched engine :mod:`robada_env.rules.batched` deals from, so
+``new_game(config, seed=s)`` and a batched game reset with seed ``s`` are one game.
+
 Game description (OpenSpiel style):
 
 * sequential, one seat acts at a time; a turn is one or more decisions
@@ -41,6 +51,7 @@ from typing import Optional, Sequence
 
 import numpy as np
 
+from hod.core.deal import game_seed, shuffled
 from hod.core.errors import ConfigError, IllegalActionError, check_int_range
 
 from .actions import CONFIRM, DROP, NOOP, NUM_ACTIONS, START, TAKE, TAP, action_name
@@ -207,9 +218,14 @@ def _empty_state(config: Config) -> State:
     return s
 
 
-def shuffled_deck(rng: np.random.Generator) -> list[int]:
-    """The 40 card ids in an order drawn from ``rng`` (a ``numpy.random.Generator``)."""
-    return [int(c) for c in rng.permutation(DECK_SIZE)]
+_CARD_IDS = np.arange(DECK_SIZE, dtype=np.int8)
+_CARD_IDS.setflags(write=False)
+
+
+def shuffled_deck(seed: int) -> list[int]:
+    """The 40 card ids in the order game seed ``seed`` (int, 0..2**64-1) shuffles them:
+    :func:`hod.core.deal.shuffled` of the ids 0..39, stream 0 (the batched engine's deal)."""
+    return shuffled(_CARD_IDS, np.array([seed], np.uint64))[0].tolist()
 
 
 def new_game(
@@ -223,16 +239,21 @@ def new_game(
 
     Args:
         config: table parameters (default ``Config()``: 2 players).
-        seed: seed of a fresh ``numpy.random.default_rng`` (used when ``rng`` is None).
-        rng: generator to draw the shuffle from (takes precedence over ``seed``).
+        seed: the game's seed, an int in 0..2**64-1 (None: a fresh one); the deck order is
+            :func:`shuffled_deck` of it, as the batched engine deals a game reset with ``seed``.
+        rng: draw the seed from this generator instead (takes precedence over ``seed``).
         deck: an explicit deck order (40 distinct card ids) instead of a shuffle.
 
+    Returns:
+        the :class:`State` after the first deal, seat 0 to act.
+
     Raises:
-        ConfigError: bad config or a ``deck`` that is not a permutation of 0..39.
+        ConfigError: bad config, a seed that is not an int in 0..2**64-1, or a ``deck`` that
+            is not a permutation of 0..39.
     """
     config = _check_config(config)
     if deck is None:
-        deck = shuffled_deck(rng if rng is not None else np.random.default_rng(seed))
+        deck = shuffled_deck(game_seed(seed, rng))
     else:
         deck = [int(c) for c in deck]
         if sorted(deck) != list(range(DECK_SIZE)):
@@ -296,14 +317,18 @@ def _deal(s: State) -> None:
     del d[: s.n * k]
 
 
-def legal_actions(s: State) -> list[int]:
-    """The legal actions of the seat to act, ascending (empty once terminal). Cached per state.
+def legal_actions(s: State, seat: Optional[int] = None) -> list[int]:
+    """The legal actions of ``seat`` (default: the seat to act), ascending: empty once terminal
+    or when ``seat`` is not to act (its only move is then ``no-op``, see :func:`legal_mask`).
+    Cached per state (do not modify the list).
 
     Rules: no run yet -> ``start r`` for each rank r in hand with a loose card of rank r
     ('How to play'), and ``drop r`` for each rank in hand (R4). Run in progress -> ``tap loose``
     if a loose card of the needed rank is on the table, otherwise ``take pile +k`` for each
     non-empty pile whose visible card has that rank (R3); ``confirm`` always (R4).
     """
+    if seat is not None and seat != s.current:
+        return []
     if s._legal is not None:
         return s._legal
     out: list[int]
@@ -422,6 +447,28 @@ def apply_action(s: State, action: int) -> None:
         s.run_next = RUN_CLOSED
         s.run_taken = []
         _end_turn(s)
+
+
+def apply_actions(s: State, actions: Sequence[int]) -> None:
+    """Apply a joint action, one per seat in seat order (the form of simultaneous games such as
+    Tapeo): the seat to act's action is applied with :func:`apply_action`; every other seat
+    must give ``no-op``.
+
+    Raises:
+        IllegalActionError: a wrong number of actions, a seat not to act that does not give
+            ``no-op``, or an illegal action of the seat to act; the state is unchanged.
+    """
+    if len(actions) != s.n:
+        raise IllegalActionError("table", list(actions), [f"{s.n} actions, one per seat"])
+    for i, a in enumerate(actions):
+        if i != s.current and a != NOOP:
+            raise IllegalActionError(f"player_{i}", a, [NOOP], action_name)
+    apply_action(s, actions[s.current])
+
+
+def is_terminal(s: State) -> bool:
+    """True once the game is over (R7: every card dealt and played); ``s.terminal``."""
+    return s.terminal
 
 
 def _end_turn(s: State) -> None:
