@@ -26,7 +26,7 @@ from hod import agents
 from hod.agents.robada_bots import ExpertBot, RulesMismatchError, greedy_run_points
 from hod.agents.robada_features import plan_features
 from hod.core.errors import ConfigError
-from hod.evaluation.play import BotSpec, Table
+from hod.evaluation.play import BotSpec, TournamentTable
 from robada_env.rules import engine, runs
 from robada_env.rules.actions import CONFIRM, START, TAKE
 from robada_env.rules.cards import card
@@ -92,13 +92,13 @@ def test_every_tapeo_bot_plays_the_tapeo_table(n):
 
 
 def test_tournament_tells_bots_built_by_name_the_table_rules():
-    table = Table("robada", 2, [BotSpec(name="expert"), BotSpec(name="greedy")],
+    table = TournamentTable("robada", 2, [BotSpec(name="expert"), BotSpec(name="greedy")],
                   {"closing_ace": False, "may_take_own_pile": False, "reward_scheme": "margin"})
     assert table.rules == {"closing_ace": False, "may_take_own_pile": False}
     for bot in table.bots:
         assert bot.rules.closing_ace is False and bot.rules.may_take_own_pile is False
         assert bot.rules.leftovers_to_last_runner is True
-    assert Table("tapeo", 2, [BotSpec(name="expert")], {}).rules == {}
+    assert TournamentTable("tapeo", 2, [BotSpec(name="expert")], {}).rules == {}
 
 
 @pytest.mark.parametrize("name", ["random", "greedy", "expert", "rollout", "ppo"])
