@@ -5,10 +5,9 @@ of the batched engine reset with ``seeds[i] = s`` shuffle from the same numbers,
 by the same functions (one game is a batch of one), so the two engines cannot drift apart.
 
 The numbers are counter-based: the key of (seed, stream) is SplitMix64 (Steele, Lea & Flood
-2014) of both, and number j is state j of a 64-bit linear congruential generator started at the
-key, reached by jumping (``A**j * key + C_j``). So G games are shuffled at once as numpy arrays
-with no generator object per game, and a later round of a game (``stream`` = its round) needs
-only the game's seed.
+2014) of both, and number j is SplitMix64 of the key plus j + 1 steps of a fixed odd increment.
+So G games are shuffled at once as numpy arrays with no generator object per game, and a later
+round of a game (``stream`` = its round) needs only the game's seed.
 
 * :func:`shuffled`: every card, ordered by its number (Ronda Robada's deck order).
 * :func:`shuffled_prefix`: the first cards of a Fisher-Yates shuffle (Tapeo's hands).
@@ -91,25 +90,18 @@ def as_seeds(seeds: object, size: int) -> np.ndarray:
     return s
 
 
-_LCG_A = 6364136223846793005        # Knuth's MMIX 64-bit LCG
-_LCG_C = 1442695040888963407
-_JUMPS: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+#: Increment between the numbers of one stream (an odd 64-bit constant, not the key's _GOLDEN).
+_GAMMA = _U64(0xD1B54A32D192ED03)
+_STEPS: dict[int, np.ndarray] = {}
 
 
-def _jumps(count: int) -> tuple[np.ndarray, np.ndarray]:
-    """uint64 (count,) ``A_j, C_j`` with LCG state j = ``A_j * key + C_j`` (j = 1..count), cached."""
-    jc = _JUMPS.get(count)
-    if jc is None:
-        a, c, mask = 1, 0, SEED_LIMIT - 1
-        aj, cj = [], []
-        for _ in range(count):
-            a, c = (a * _LCG_A) & mask, (c * _LCG_A + _LCG_C) & mask
-            aj.append(a)
-            cj.append(c)
-        jc = _JUMPS[count] = (np.array(aj, _U64), np.array(cj, _U64))
-        for t in jc:
-            t.setflags(write=False)
-    return jc
+def _steps(count: int) -> np.ndarray:
+    """uint64 (count,) ``(j + 1) * _GAMMA`` (wrapping), j = 0..count-1, cached."""
+    st = _STEPS.get(count)
+    if st is None:
+        st = _STEPS[count] = np.arange(1, count + 1, dtype=_U64) * _GAMMA
+        st.setflags(write=False)
+    return st
 
 
 def stream_numbers(seeds: np.ndarray, stream, count: int) -> np.ndarray:
@@ -121,16 +113,15 @@ def stream_numbers(seeds: np.ndarray, stream, count: int) -> np.ndarray:
             game.
         count: numbers per game.
 
-    Rule: the stream's key is SplitMix64 of the seed and the stream; number j is state j + 1 of
-    the 64-bit MMIX linear congruential generator started at that key (computed by jumping,
-    so every entry is two array operations, with no loop over positions).
+    Rule: the stream's key is SplitMix64 of the seed and the stream; number j is SplitMix64 of
+    ``key + (j + 1) * gamma`` (SplitMix64 in counter mode, as Java's SplittableRandom: every
+    entry is a few array operations, with no loop over positions). Numbers in a row are distinct
+    (the finaliser is a bijection of distinct inputs).
     """
     s = _mix(np.asarray(seeds, _U64).reshape(-1) + _GOLDEN)
     key = _mix(s + (np.asarray(stream, _U64).reshape(-1) + _U64(1)) * _GOLDEN)
-    aj, cj = _jumps(count)
-    out = key[:, None] * aj
-    out += cj
-    return out
+    out = key[:, None] + _steps(count)
+    return _mix(out)
 
 
 def shuffled(cards: np.ndarray, seeds: np.ndarray, stream: int = 0) -> np.ndarray:
