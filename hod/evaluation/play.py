@@ -2,7 +2,9 @@
 
 Each process builds one raw environment (``illegal_action="raise"``, so a bot that returns an
 action outside the mask stops the tournament with
-:class:`~hod.core.errors.IllegalActionError`) and one bot per lineup slot, then for every game:
+:class:`~hod.core.errors.IllegalActionError`) and one bot per lineup slot (a bot built by name is
+given the table's rule options, the ``env_kwargs`` its ``GameInfo.rule_options`` names),
+then for every game:
 resets each bot with its seed, resets the environment with the deal's seed and walks
 ``env.agent_iter()``, asking the bot of the seat to act ``bot.act(observation_dict)`` (bots with
 ``needs_belief`` also get ``belief(rng) -> state`` built on the game's
@@ -28,21 +30,32 @@ from .schedule import ScheduledGame
 class BotSpec:
     """How to build the bot of one lineup slot in any process.
 
-    Exactly one of the fields is set: ``name`` (registry name, built with ``agents.make``),
-    ``factory`` (zero-argument callable returning a bot) or ``instance`` (a ready bot, only usable
-    in the main process).
+    Exactly one of the fields is set: ``name`` (registry name, built with ``agents.make`` and the
+    table's rule options), ``factory`` (zero-argument callable returning a bot) or ``instance`` (a
+    ready bot, only usable in the main process). Factories and instances are built by the caller,
+    who must give them the table's rule options.
     """
 
     name: Optional[str] = None
     factory: Optional[Callable[[], Any]] = None
     instance: Any = None
 
-    def build(self, game: str) -> Any:
-        """Return the bot. Raises TypeError if a factory returns something that is not a bot."""
+    def build(self, game: str, rules: Optional[dict] = None) -> Any:
+        """Return the bot.
+
+        Args:
+            game: ``"tapeo"`` or ``"robada"``.
+            rules: the table's rule options (:func:`hod.agents.rules.table_rules`), given to a bot
+                built by ``name`` (``agents.make(game, name, **rules)``).
+
+        Raises:
+            TypeError: a factory returns something that is not a bot.
+            ConfigError: a bad rule option (from ``agents.make``).
+        """
         if self.instance is not None:
             return self.instance
         if self.name is not None:
-            return agents.make(game, self.name)
+            return agents.make(game, self.name, **(rules or {}))
         bot = self.factory()
         check_is_bot(bot, "the factory's return value")
         return bot
@@ -102,7 +115,10 @@ class TournamentTable:
         self.game = game
         self.n = num_players
         self.env = make_env(game, num_players, env_kwargs)
-        self.bots = [s.build(game) for s in specs]
+        # every bot built by name is told the table's rule options: the env_kwargs that the game
+        # declares as rule options (GameInfo.rule_options; hod.agents.rules)
+        self.rules = get_game(game).check_rule_options(env_kwargs)
+        self.bots = [s.build(game, self.rules) for s in specs]
         agents_ = list(self.env.possible_agents)
         if len(agents_) != num_players:
             raise RuntimeError(f"{game} env has {len(agents_)} agents, expected {num_players}")

@@ -273,7 +273,9 @@ def run_tournament(
         duplicate: replay each deal once per seat rotation (n games per deal); else one game
             per deal with the rotation advancing each game.
         progress: show a tqdm progress bar on stderr.
-        env_kwargs: extra options of ``raw_env`` (not ``num_players`` / ``illegal_action``).
+        env_kwargs: extra options of ``raw_env`` (not ``num_players`` / ``illegal_action``); its
+            rule options (the game's ``GameInfo.rule_options``, e.g. Ronda Robada's ``closing_ace``)
+            are also given to every bot built by name.
 
     Returns:
         :class:`TournamentResult`.

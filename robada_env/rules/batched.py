@@ -80,8 +80,9 @@ from hod.core.errors import ConfigError, IllegalActionError, check_choice
 from hod.core.rewards import REWARD_SCHEMES, final_rewards_batch, win_shares_batch
 
 from .actions import CONFIRM, DROP, NOOP, NUM_ACTIONS, START, TAKE, TAKE_SEATS, TAP, action_name
-from .cards import ACE, DECK_SIZE, NUM_RANKS, RANK_POINTS, REY, next_rank
-from .engine import CARDS_PER_DEAL, LOOSE_AT_START, MAX_GAME_LENGTH, NOBODY, RUN_CLOSED, Config
+from .cards import ACE, DECK_SIZE, NUM_RANKS, RANK_POINTS, REY
+from .engine import CARDS_PER_DEAL, LOOSE_AT_START, MAX_GAME_LENGTH, Config
+from .runs import NOBODY, RUN_CLOSED, leftovers_receiver, may_take_pile, next_after_start, next_after_step
 from .observation import OBS_SIZE
 
 __all__ = ["BatchedRobada", "BatchedRobadaStep", "random_legal_actions", "batched_final_rewards", "win_shares", "NAME"]
@@ -224,14 +225,15 @@ class BatchedRobada:
         self.batch_size = B
         self.num_players = n = config.num_players
         self.obs_size = OBS_SIZE
-        # rules tables from the config (R2, R3)
+        # rules tables from the config, built by the rule functions of robada_env.rules.runs (R2, R3)
         self._next_after_start = np.array(
-            [next_rank(r, config.closing_ace) for r in range(NUM_RANKS)], np.int8)
+            [next_after_start(r, config.closing_ace) for r in range(NUM_RANKS)], np.int8)
         # a rank reached by extension: an Ace there is the closing Ace, nothing follows (R2)
         self._next_after_step = np.array(
-            [RUN_CLOSED if r == ACE else next_rank(r, config.closing_ace) for r in range(NUM_RANKS)], np.int8)
+            [next_after_step(r, config.closing_ace) for r in range(NUM_RANKS)], np.int8)
         assert self._next_after_start[REY] in (ACE, RUN_CLOSED)
-        self._first_take = 0 if config.may_take_own_pile else 1
+        #: relative seats k (0 = the runner) whose piles a run may take (R3)
+        self._take_offsets = [k for k in range(n) if may_take_pile(k, 0, config.may_take_own_pile)]
         self._seat_next = np.array([(i + 1) % n for i in range(n)], np.int8)
         self._seat_add = np.array([[(i + k) % n for k in range(TAKE_SEATS)] for i in range(n)], np.int8)
         #: relative seat of seat t seen from seat s, at [s * (n + 1) + t + 1]; t = -1 (nobody): -1
@@ -463,7 +465,7 @@ class BatchedRobada:
         piles_ok = open_run & ~loose_need
         out[TAKE:CONFIRM] = 0
         seat_add = self._seat_add
-        for k in range(self._first_take, n):
+        for k in self._take_offsets:
             top_rank = _RANK_OF[self._ptop_f[base + seat_add[cur, k]]]
             np.equal(top_rank, need, out=out[TAKE + k], casting="unsafe")
             out[TAKE + k] &= piles_ok
@@ -671,10 +673,10 @@ class BatchedRobada:
         """R7: the game is over; leftover loose cards go under the visible card of the last
         runner's pile (``Config.leftovers_to_last_runner``), to nobody if nobody ran."""
         self.terminal[g] = True
-        if not self.config.leftovers_to_last_runner:
-            return
         w = self.last_runner[g]
         has = w >= 0
+        if leftovers_receiver(0, self.config.leftovers_to_last_runner) == NOBODY:  # option off: to nobody
+            return
         gw = g[has]
         if gw.size == 0:
             return

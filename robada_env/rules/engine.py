@@ -29,15 +29,16 @@ Rulings as named constants or options (documented in docs/robada_rules.md):
 
 =====  ==========================================================================================
 R1     :mod:`robada_env.rules.cards` (40 cards, points :data:`~robada_env.rules.cards.RANK_POINTS`).
-R2     :func:`~robada_env.rules.cards.next_rank`; ``Config.closing_ace`` (default True): an Ace may
+R2     :func:`~robada_env.rules.runs.next_after_start`, :func:`~robada_env.rules.runs.next_after_step`;
+       ``Config.closing_ace`` (default True): an Ace may
        follow the Rey and closes the run, whatever the starting rank.
-R3     :data:`LOOSE_BEFORE_PILES`: a loose card of the needed rank must be tapped; only when none
+R3     :func:`~robada_env.rules.runs.extension_options`, :data:`LOOSE_BEFORE_PILES`: a loose card of the needed rank must be tapped; only when none
        is on the table may a pile be taken; ``Config.may_take_own_pile`` (default True); an
        empty pile cannot be taken.
 R4     :data:`CONFIRM_RIGHT_AFTER_START`, :data:`DROP_WHILE_NO_RUN`; turn passes to the left.
 R5     :data:`STARTING_CARD_ON_TOP`.
 R6     :data:`LOOSE_AT_START` = 4, :data:`CARDS_PER_DEAL` = 3; re-deal when every hand is empty.
-R7     ``Config.leftovers_to_last_runner`` (default True): leftover loose cards go under the
+R7     :func:`~robada_env.rules.runs.leftovers_receiver`, ``Config.leftovers_to_last_runner`` (default True): leftover loose cards go under the
        visible card of the pile of the seat that confirmed the last run; to nobody if no run.
 R8     :func:`scores`, :func:`winners` (a tie is a shared win).
 R9     what is public: see :mod:`robada_env.rules.observation`.
@@ -54,7 +55,9 @@ from hod.core.deal import game_seed, shuffled
 from hod.core.errors import ConfigError, IllegalActionError, check_int_range
 
 from .actions import CONFIRM, DROP, NOOP, NUM_ACTIONS, START, TAKE, TAP, action_name
-from .cards import ACE, CARD_POINTS, DECK_SIZE, NUM_RANKS, card_name, next_rank
+from .cards import CARD_POINTS, DECK_SIZE, NUM_RANKS, card_name
+from .runs import (NOBODY, RUN_CLOSED, can_start, extension_options, leftovers_receiver, next_after_start,
+                   next_after_step)
 
 #: Player counts the game takes (ronda_robada.txt 'Players').
 MIN_PLAYERS, MAX_PLAYERS = 2, 4
@@ -71,10 +74,8 @@ CONFIRM_RIGHT_AFTER_START = True
 DROP_WHILE_NO_RUN = True
 #: R5: on confirm the hand card that started the run becomes the pile's visible card.
 STARTING_CARD_ON_TOP = True
-#: ``State.run_next`` when the run can go no further (after the closing Ace, R2).
-RUN_CLOSED = -1
-#: ``State.last_runner`` when nobody has confirmed a run yet (R7).
-NOBODY = -1
+# ``RUN_CLOSED`` (``State.run_next`` when the run can go no further, R2) and ``NOBODY``
+# (``State.last_runner`` when nobody has confirmed a run yet, R7) come from :mod:`.runs`.
 #: Upper bound on the number of decisions in one game (see the module docstring).
 MAX_GAME_LENGTH = 36 * 12
 
@@ -334,25 +335,28 @@ def legal_actions(s: State, seat: Optional[int] = None) -> list[int]:
     if s.terminal:
         out = []
     elif not s.run:
-        hand_ranks = sorted({c % NUM_RANKS for c in s.hands[s.current]})
-        loose_ranks = {c % NUM_RANKS for c in s.loose}
-        out = [START + r for r in hand_ranks if r in loose_ranks]
-        out.extend(DROP + r for r in hand_ranks)
+        hand = _rank_counts(s.hands[s.current])
+        loose = _rank_counts(s.loose)
+        held = [r for r in range(NUM_RANKS) if hand[r]]
+        out = [START + r for r in held if can_start(r, hand, loose)]
+        out.extend(DROP + r for r in held)
     else:
-        out = []
-        need = s.run_next
-        if need != RUN_CLOSED:
-            if any(c % NUM_RANKS == need for c in s.loose):
-                out.append(TAP)
-            else:
-                n, cur, piles = s.n, s.current, s.piles
-                for k in range(0 if s.config.may_take_own_pile else 1, n):
-                    p = piles[(cur + k) % n]
-                    if p and p[-1] % NUM_RANKS == need:
-                        out.append(TAKE + k)
+        n, cur, piles = s.n, s.current, s.piles
+        # visible ranks seen from the runner: index k is the pile of seat (cur + k) % n
+        tops = [p[-1] % NUM_RANKS if p else -1 for p in (piles[(cur + k) % n] for k in range(n))]
+        tap, seats = extension_options(s.run_next, _rank_counts(s.loose), tops, 0, s.config.may_take_own_pile)
+        out = [TAP] if tap else [TAKE + k for k in seats]
         out.append(CONFIRM)
     s._legal = out
     return out
+
+
+def _rank_counts(cards: list[int]) -> list[int]:
+    """(10,) cards of each rank in ``cards``."""
+    cnt = [0] * NUM_RANKS
+    for c in cards:
+        cnt[c % NUM_RANKS] += 1
+    return cnt
 
 
 def legal_mask(s: State, seat: int) -> np.ndarray:
@@ -389,10 +393,9 @@ def _take_rank(cards: list[int], rank: int) -> int:
 
 
 def _advance(s: State, gathered_rank: int) -> None:
-    """Record one extension step that gathered ``gathered_rank`` (R2). An Ace reached by
-    extension is always the closing Ace (only the Rey is followed by an Ace): nothing follows."""
+    """Record one extension step that gathered ``gathered_rank`` (R2, :func:`next_after_step`)."""
     s.run_rank = gathered_rank
-    s.run_next = RUN_CLOSED if gathered_rank == ACE else next_rank(gathered_rank, s.config.closing_ace)
+    s.run_next = next_after_step(gathered_rank, s.config.closing_ace)
 
 
 def apply_action(s: State, action: int) -> None:
@@ -415,7 +418,7 @@ def apply_action(s: State, action: int) -> None:
         s.run = [_take_rank(s.hands[cur], r), _take_rank(s.loose, r)]
         s.run_start = r
         s.run_rank = r
-        s.run_next = next_rank(r, s.config.closing_ace)  # a starting Ace is followed by the 2
+        s.run_next = next_after_start(r, s.config.closing_ace)  # a starting Ace needs the 2
         s.run_taken = []
     elif a < TAP:  # drop: the card becomes loose, turn ends (R4)
         s.loose.append(_take_rank(s.hands[cur], a - DROP))
@@ -485,8 +488,8 @@ def _end_turn_checks(s: State) -> None:
         return
     s.terminal = True
     s._legal = None
-    if s.loose and s.config.leftovers_to_last_runner and s.last_runner != NOBODY:
-        w = s.last_runner
+    w = leftovers_receiver(s.last_runner, s.config.leftovers_to_last_runner)
+    if s.loose and w != NOBODY:
         pile = s.piles[w]
         top = pile[-1:]  # the visible card stays the last starting card
         del pile[-1:]
