@@ -35,6 +35,7 @@ from hod.core.deal import as_seeds, draw_seeds, shuffled_prefix
 from hod.core.errors import ConfigError, IllegalActionError, check_choice, check_int_range
 from hod.core.rewards import REWARD_SCHEMES, final_rewards_batch
 
+from .batched_obs import BatchedEncoder
 from .batched_scoring import churro_points_batch, round_points_batch, winning_seats_batch
 from .cards import CHURRO, FREELOADER, NUM_KINDS, deck_cards, kind_name
 from .engine import CHURROS_KEPT_ACROSS_ROUNDS, FREELOADER_STEALS_FREELOADER, LAST_TAPA_AUTOMATIC, Config
@@ -277,7 +278,6 @@ class BatchedTapeo:
         :class:`tapeo_env.rules.batched_obs.BatchedEncoder`). ``seats`` default: all seats in order.
         Without ``out`` the returned array is the encoder's buffer, overwritten by the next call."""
         if self._obs_encoder is None:
-            from .batched_obs import BatchedEncoder
             self._obs_encoder = BatchedEncoder(self.config)
         return self._obs_encoder.encode(self.state, seats, out)
 
