@@ -34,11 +34,15 @@ class Bot:
     name: str = ""
     #: True for bots that use the ``belief`` argument of :meth:`act`.
     needs_belief: bool = False
+    #: Names of the table's rule options the bot takes as keyword arguments
+    #: (:mod:`hod.agents.rules`); listed among the legal options in the unknown-option error.
+    rule_options: tuple = ()
 
     def __init__(self, seed: Optional[int] = None, **options: Any) -> None:
         if options:
             legal = [p for p in inspect.signature(type(self).__init__).parameters
                      if p not in ("self", "options", "args", "kwargs")]
+            legal += [p for p in getattr(self, "rule_options", ()) if p not in legal]
             raise ConfigError(f"unknown option(s) {sorted(options)} for {type(self).__name__}; legal options: {legal}")
         self.seed = seed
         self.rng = np.random.default_rng(seed)
@@ -81,9 +85,12 @@ def legal_actions(observation: Observation) -> np.ndarray:
 
 
 class RandomBot(Bot):
-    """Uniform over the legal actions of the mask. Works for every game."""
+    """Uniform over the legal actions of the mask. Works for every game and under any rules:
+    :func:`hod.agents.registry.make` checks the table's rule options it is given, then drops them."""
 
     name = "random"
+    #: Plays under any rule options (the mask says what is legal); see :func:`hod.agents.registry.make`.
+    rule_blind = True
 
     def act(self, observation: Observation, belief: Optional[BeliefSampler] = None) -> int:
         return int(self.rng.choice(legal_actions(observation)))

@@ -18,14 +18,15 @@ name               game      extra  features
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Callable, Optional
+from dataclasses import dataclass, replace
+from typing import Any, Callable, Optional
 
 import numpy as np
 
 from hod.core.errors import ConfigError
 
 from .robada_features import plan_features_batch
+from .rules import check_rules, robada_rules
 
 __all__ = ["Encoder", "ENCODERS", "get_encoder"]
 
@@ -38,14 +39,31 @@ class Encoder:
         name: registry name (recorded in model cards as ``obs_encoder``).
         game: the game it applies to (None: any).
         extra: features appended to the observation.
-        batch_fn: ``(observations float32 (M, obs), masks (M, A)) -> float32 (M, extra)``
+        batch_fn: ``(observations float32 (M, obs), masks (M, A), **rules) -> float32 (M, extra)``
             (None for the identity).
+        rules: the table's rule options the features are computed under (``{}``: the
+            published rules); set with :meth:`with_rules`.
     """
 
     name: str
     game: Optional[str]
     extra: int
-    batch_fn: Optional[Callable[[np.ndarray, np.ndarray], np.ndarray]] = None
+    batch_fn: Optional[Callable[..., np.ndarray]] = None
+    rules: tuple = ()
+
+    def with_rules(self, **options: Any) -> "Encoder":
+        """This encoder computing its features under the table's rule options (e.g.
+        ``closing_ace=False`` for ``robada_plans``); an encoder whose features do not depend on
+        the rules (``none``) is returned as it is (the caller checks the options for its game).
+
+        Raises:
+            ConfigError: an option the encoder's game does not have, or a bad value (the legal
+                ones are named; :func:`hod.agents.rules.check_rules`).
+        """
+        if not options or self.identity or self.game is None:
+            return self
+        check_rules(self.game, options)
+        return replace(self, rules=tuple(sorted(options.items())))
 
     @property
     def identity(self) -> bool:
@@ -62,7 +80,7 @@ class Encoder:
         obs = np.asarray(observations, np.float32)
         if self.identity:
             return obs
-        return np.concatenate([obs, self.batch_fn(obs, action_masks)], axis=1)
+        return np.concatenate([obs, self.batch_fn(obs, action_masks, **dict(self.rules))], axis=1)
 
     def encode(self, observation: np.ndarray, action_mask: np.ndarray) -> np.ndarray:
         """float32 (obs + extra,): one observation with its features appended.
@@ -106,9 +124,8 @@ class Encoder:
         return int(obs_size) + self.extra
 
 
-def _robada_plans(obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
-
-    return plan_features_batch(obs, masks)
+def _robada_plans(obs: np.ndarray, masks: np.ndarray, **rules: Any) -> np.ndarray:
+    return plan_features_batch(obs, masks, robada_rules(None, dict(rules)) if rules else None)
 
 
 ENCODERS: dict[str, Encoder] = {

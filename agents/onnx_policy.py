@@ -25,6 +25,7 @@ import numpy as np
 
 from .base import Bot, BeliefSampler, Observation, legal_actions
 from .encoders import get_encoder
+from .rules import check_rules, rule_options
 
 OPPONENTS_DIR = Path(__file__).resolve().parent / "opponents"
 METADATA_KEY = "model_card"
@@ -168,6 +169,13 @@ class OnnxPolicy(Bot):
             the installed game's; a card whose ``obs_size``/``num_actions`` differ from the
             graph's input widths or from the installed game's observation size and action count.
         ImportError: onnxruntime is not installed (``pip install house-of-decks-rl[onnx]``).
+        ConfigError: an unknown option or a bad rule option (the legal ones are named).
+
+    Rule options of ``game`` (``**options``, only with ``game`` given, e.g. Ronda Robada's
+    ``closing_ace``; :mod:`hod.agents.rules`) reach the card's observation encoder: the
+    ``robada_plans`` features are then computed under the table's rules. The network itself
+    was trained under the rules recorded in its card (the published ones for the shipped
+    opponents), so it plays other rules through those features and the action mask.
     """
 
     name = "onnx"
@@ -175,6 +183,10 @@ class OnnxPolicy(Bot):
     def __init__(self, path: str | Path, game: Optional[str] = None, num_players: Optional[int] = None,
                  deterministic: bool = True, seed: Optional[int] = None, threads: int = 1, verify: bool = True,
                  **options: Any) -> None:
+        self.rule_options = rule_options(game) if game is not None else ()   # listed in the unknown-option error
+        rules = {k: options.pop(k) for k in self.rule_options if k in options}
+        if rules:
+            check_rules(game, rules)
         super().__init__(seed=seed, **options)
         from hod.agents.model_card import validate_model_card
 
@@ -188,7 +200,8 @@ class OnnxPolicy(Bot):
                                   num_actions=num_actions)
         self.game = self.card["game"]
         self.deterministic = deterministic
-        self.encoder = get_encoder(self.card.get("obs_encoder", "none"), self.game)
+        self.rules = rules
+        self.encoder = get_encoder(self.card.get("obs_encoder", "none"), self.game).with_rules(**rules)
         self.obs_size = int(self.card["obs_size"])
         self.num_actions = int(self.card["num_actions"])
 

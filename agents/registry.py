@@ -83,10 +83,22 @@ def needs_belief(game: str, name: str) -> bool:
 def make(game: str, name: str, seed: Optional[int] = None, **kwargs: Any) -> Bot:
     """Build a registered bot; ``bot.game`` and ``bot.name`` are set to ``game`` and ``name``.
 
+    Every registered bot takes the game's rule options (:func:`hod.agents.rules.rule_options`;
+    e.g. ``make("robada", "expert", seed=0, closing_ace=False)``) besides its own options.
+
     Raises:
-        ConfigError: unknown game or bot name (the message lists the registered names), or an
-            option the bot refuses.
+        ConfigError: unknown game or bot name (the message lists the registered names), an
+            option the bot refuses, or a rule option's value outside its legal values (named).
     """
-    bot = factory(game, name)(seed=seed, **kwargs)
+    f = factory(game, name)
+    info = get_game(game)
+    rules = info.check_rule_options(kwargs)   # the table's rule options, values checked
+    if getattr(f, "rule_blind", False):       # a bot that plays under any rules (random): told, not kept
+        rest = sorted(k for k in kwargs if k not in rules)
+        if rest:
+            raise ConfigError(f"unknown option(s) {rest} for bot {name!r} of {game}; legal options: "
+                              f"{['seed'] + [o.name for o in info.rule_options]}")
+        kwargs = {}
+    bot = f(seed=seed, **kwargs)
     bot.game, bot.name = game, name
     return bot

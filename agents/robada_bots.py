@@ -11,12 +11,22 @@ returned action is always one the mask allows. Ties are broken with the bot's ow
 generator. Importing this module registers them: ``agents.make("robada", "greedy", seed=0)`` and
 ``agents.make("robada", "expert", seed=0)``.
 
-Run mechanics both bots rely on (docs/robada_rules.md, RULINGS R2-R5): a run started with rank
-``s`` needs ``s + 1``, ``s + 2``, ... up to the Rey, then one closing Ace (after which nothing
-follows); a step takes a loose card of the needed rank if there is one, otherwise any pile showing
-that rank (the whole pile); on confirm the starting card becomes the pile's visible card. Given
-the table, a run is therefore deterministic except for which pile to take when several show the
-needed rank, so a bot can work out every possible stopping point exactly.
+Run mechanics both bots rely on (docs/robada_rules.md, RULINGS R2-R5, R7) come from the rules
+package, :mod:`robada_env.rules.runs` (the functions the engine itself uses): the rank a run
+needs next (``next_after_start`` / ``next_after_step``, R2 and ``closing_ace``), how a step goes
+(``extension_options``: tap a loose card of the needed rank if there is one, otherwise take a
+pile showing that rank, one's own only with ``may_take_own_pile``, R3), a whole run followed to
+its end (``walk_run``) and who gets the leftovers (``leftovers_receiver``, R7 and
+``leftovers_to_last_runner``). On confirm the starting card becomes the pile's visible card (R5).
+Given the table, a run is therefore deterministic except for which pile to take when several
+show the needed rank, so a bot can work out every possible stopping point exactly.
+
+The observation does not say which rule options the table plays, so the bots are told: every bot
+here takes ``rules=Config(...)`` or the options themselves as keyword arguments
+(``agents.make("robada", "expert", seed=0, closing_ace=False)``; default: the published rules).
+A plan is legal by construction under the bot's rules; if the table's mask refuses it anyway (the
+bot was given other rules than the table's), ``act`` raises :class:`RulesMismatchError` instead
+of playing something else.
 """
 from __future__ import annotations
 
@@ -25,30 +35,39 @@ from typing import Any, Optional
 
 import numpy as np
 
-from robada_env.rules.actions import CONFIRM, DROP, START, TAKE, TAP
-from robada_env.rules.cards import ACE, NUM_RANKS, RANK_POINTS, REY
+from robada_env.rules.actions import CONFIRM, DROP, START, TAKE, TAP, action_name
+from robada_env.rules.cards import NUM_RANKS, RANK_POINTS
+from robada_env.rules.engine import Config
 from robada_env.rules.observation import ObsView, decode
+from robada_env.rules.runs import (TAP_STEP, can_start, extension_options, leftovers_receiver,
+                                   next_after_start, next_after_step, walk_run)
 
 from .base import BeliefSampler, Bot, Observation, legal_actions
+from .rules import ROBADA_RULE_OPTIONS, robada_rules
 
-__all__ = ["GreedyBot", "ExpertParams", "ExpertBot", "greedy_run_points", "Plan"]
+__all__ = ["GreedyBot", "ExpertParams", "ExpertBot", "greedy_run_points", "Plan", "RulesMismatchError"]
 
 _P = RANK_POINTS
 _EPS = 1e-9
+#: The published rules (every option at its default).
+_DEFAULT_RULES = Config()
 
 
-def _after(rank: int) -> int:
-    """Rank a run needs after gathering ``rank`` by an extension step (R2): the next rank, the
-    closing Ace after the Rey, and nothing (-1) after a closing Ace."""
-    if rank == ACE:
-        return -1
-    return ACE if rank == REY else rank + 1
+class RulesMismatchError(RuntimeError):
+    """A bot's plan is not legal at the table: the bot was told other rule options than the
+    table plays (pass the table's options to the bot, e.g. ``agents.make(..., **options)``)."""
 
 
-def _after_start(rank: int) -> int:
-    """Rank a run needs right after starting with ``rank`` (a starting Ace is followed by the 2,
-    a starting Rey by the closing Ace, R2)."""
-    return ACE if rank == REY else rank + 1
+def _check_planned(bot: Bot, action: int, legal: list) -> int:
+    """``action`` if the mask allows it; otherwise raise :class:`RulesMismatchError` (no silent
+    fallback: under the bot's own rules its plans are legal by construction)."""
+    if action in legal:
+        return int(action)
+    raise RulesMismatchError(
+        f"{type(bot).__name__} planned {action} ({action_name(action)}), which the table does not allow "
+        f"(legal: {[f'{a} ({action_name(a)})' for a in legal]}); the bot plays the rules {bot.rules.as_dict()} "
+        f"(options {list(ROBADA_RULE_OPTIONS)}): give it the table's rule options"
+    )
 
 
 def _pick(values: list, rng: np.random.Generator) -> int:
@@ -62,42 +81,32 @@ def _pick(values: list, rng: np.random.Generator) -> int:
 # greedy
 # --------------------------------------------------------------------------------------------
 
-def greedy_run_points(view: ObsView, start: int) -> int:
+def greedy_run_points(view: ObsView, start: int, rules: Config = _DEFAULT_RULES) -> int:
     """Points a turn gathers when it starts with ``start`` and is extended the greedy way.
 
     The greedy way (:class:`GreedyBot`): after the start (hand card + loose card, 2 x the rank's
     points), tap a loose card of the needed rank while there is one; otherwise take the pile of
     another seat showing the needed rank (the one with most points); stop when neither exists
-    (the actor's own pile adds nothing, so greedy does not take it). Closing Ace after the Rey,
-    nothing after it (R2).
+    (the actor's own pile adds nothing, so greedy does not take it). The run follows ``rules``
+    (:func:`robada_env.rules.runs.walk_run`: R2 with ``closing_ace``, R3).
 
     Args:
         view: decoded observation of the seat to act, no run in progress.
         start: rank 0..9 the run starts with (the caller checks that it can start).
+        rules: the table's rules (:class:`robada_env.rules.engine.Config`; ``num_players`` unused).
 
     Returns:
         int points (the hand card included).
+
+    Raises:
+        ValueError: no loose card of rank ``start`` (from ``walk_run``).
     """
-    loose = list(view.loose)
-    loose[start] -= 1
-    top = list(view.pile_top)
     pts = view.pile_points
+    values = [None] + list(pts[1:])  # never my own pile
+    walk = walk_run(start, view.loose, view.pile_top, 0, values, rules.closing_ace, rules.may_take_own_pile)
     total = 2 * _P[start]
-    need = _after_start(start)
-    while need >= 0:
-        if loose[need] > 0:
-            loose[need] -= 1
-            total += _P[need]
-        else:
-            best, best_pts = -1, 0
-            for k in range(1, view.num_players):
-                if top[k] == need and pts[k] > best_pts:
-                    best, best_pts = k, pts[k]
-            if best < 0:
-                break
-            top[best] = -1
-            total += best_pts
-        need = _after(need)
+    for rank, seat in walk.steps:
+        total += _P[rank] if seat == TAP_STEP else pts[seat]
     return total
 
 
@@ -116,7 +125,22 @@ class GreedyBot(Bot):
 
     Ties (two starts gathering the same points, two piles with the same points) are broken
     uniformly with the bot's seeded generator.
+
+    Args:
+        seed: seed of the bot's generator.
+        rules: the table's rules (:class:`robada_env.rules.engine.Config`), or give the rule
+            options themselves: ``closing_ace``, ``may_take_own_pile``,
+            ``leftovers_to_last_runner`` (bools; default: the published rules).
+
+    Raises:
+        ConfigError: an unknown option or a bad value (the legal ones are named).
     """
+
+    rule_options = ROBADA_RULE_OPTIONS
+
+    def __init__(self, seed: Optional[int] = None, rules: Optional[Config] = None, **options: Any) -> None:
+        self.rules = robada_rules(rules, options)
+        super().__init__(seed, **options)
 
     def act(self, observation: Observation, belief: Optional[BeliefSampler] = None) -> int:
         legal = legal_actions(observation).tolist()
@@ -132,7 +156,7 @@ class GreedyBot(Bot):
             return CONFIRM
         starts = [a for a in legal if a < DROP]
         if starts:
-            return starts[_pick([greedy_run_points(view, a - START) for a in starts], self.rng)]
+            return starts[_pick([greedy_run_points(view, a - START, self.rules) for a in starts], self.rng)]
         drops = [a for a in legal if DROP <= a < TAP]
         return min(drops)  # ranks are in point order: the lowest rank has the fewest points
 
@@ -248,27 +272,58 @@ class ExpertBot(Bot):
 
     The best plan (highest value; exact ties broken with the seeded generator) gives the action.
     Typical cost: well under a millisecond per decision (plain-Python integer arithmetic).
+
+    Every run rule comes from :mod:`robada_env.rules.runs` under the bot's ``rules`` (R2
+    ``closing_ace``, R3 ``may_take_own_pile``, R7 ``leftovers_to_last_runner``), for its own plans
+    and for the replies it prices, so the plans are legal by construction.
+
+    Args:
+        seed: seed of the bot's generator.
+        params: :class:`ExpertParams` (default: the tuned weights).
+        rules: the table's rules (:class:`robada_env.rules.engine.Config`), or give the rule
+            options themselves: ``closing_ace``, ``may_take_own_pile``,
+            ``leftovers_to_last_runner`` (bools; default: the published rules).
+
+    Raises:
+        ConfigError: an unknown option or a bad value (the legal ones are named).
     """
 
+    rule_options = ROBADA_RULE_OPTIONS
+
     def __init__(self, seed: Optional[int] = None, params: Optional[ExpertParams] = None,
-                 **options: Any) -> None:
+                 rules: Optional[Config] = None, **options: Any) -> None:
+        self.rules = robada_rules(rules, options)
         super().__init__(seed, **options)
         self.params = params if params is not None else ExpertParams()
 
     def act(self, observation: Observation, belief: Optional[BeliefSampler] = None) -> int:
+        """The first action of the best plan.
+
+        Raises:
+            RulesMismatchError: that action is not in the mask (the bot was told other rule
+                options than the table plays).
+        """
         legal = legal_actions(observation).tolist()
         if len(legal) == 1:
             return int(legal[0])
         view = decode(observation["observation"])
         plans = self.plans(view, legal)
         values = [self.evaluate(view, p) for p in plans]
-        action = plans[_pick(values, self.rng)].action
-        return action if action in legal else CONFIRM if CONFIRM in legal else int(legal[0])
+        return _check_planned(self, plans[_pick(values, self.rng)].action, legal)
 
     # -- plans ------------------------------------------------------------------------------
 
     def plans(self, view: ObsView, legal: list) -> list:
-        """Every way to finish the turn (see the class docstring), as :class:`Plan` objects."""
+        """Every way to finish the turn (see the class docstring), as :class:`Plan` objects.
+
+        Args:
+            view: the decoded observation of the seat to act.
+            legal: the legal actions (ints) of its mask.
+
+        Returns:
+            list of :class:`Plan`, at least one (a run in progress can always be confirmed, and
+            with no run every ``drop`` of ``legal`` is a plan).
+        """
         n = view.num_players
         inv = 1.0 / (n - 1)
         out: list = []
@@ -292,7 +347,8 @@ class ExpertBot(Bot):
                 lo[s] -= 1
                 p = list(pts)
                 p[0] += 2 * _P[s]
-                self._extend(out, a, s, _after_start(s), 2.0 * _P[s], lo, top, p, h, n, inv, False)
+                self._extend(out, a, s, next_after_start(s, self.rules.closing_ace), 2.0 * _P[s], lo, top, p, h,
+                             n, inv, False)
             elif a < TAP:
                 r = a - DROP
                 h = list(hand)
@@ -305,32 +361,32 @@ class ExpertBot(Bot):
     def _extend(self, out: list, first: int, start: int, need: int, gain: float, loose: list,
                 top: list, pts: list, hand: list, n: int, inv: float, mid_run: bool) -> None:
         """Depth-first walk of a run's stopping points. ``first`` is the plan's action (for a run
-        in progress: CONFIRM until the walk takes a step, then that step's action)."""
+        in progress: CONFIRM until the walk takes a step, then that step's action). The steps are
+        those of :func:`robada_env.rules.runs.extension_options` under the bot's rules."""
         t = list(top)
         t[0] = start  # the starting card ends on top of my pile (R5)
         out.append(Plan(first, gain, True, loose, t, pts, hand))
-        if need < 0:
-            return
-        if loose[need] > 0:
+        rules = self.rules
+        tap, seats = extension_options(need, loose, top, 0, rules.may_take_own_pile)
+        if tap:
             lo = list(loose)
             lo[need] -= 1
             p = list(pts)
             p[0] += _P[need]
-            self._extend(out, TAP if mid_run else first, start, _after(need), gain + _P[need],
-                         lo, top, p, hand, n, inv, False)
+            self._extend(out, TAP if mid_run else first, start, next_after_step(need, rules.closing_ace),
+                         gain + _P[need], lo, top, p, hand, n, inv, False)
             return
-        for k in range(n):
-            if top[k] == need:
-                tp = list(top)
-                tp[k] = -1
-                p = list(pts)
-                g = gain
-                if k != 0:
-                    g += pts[k] * (1.0 + inv)
-                    p[0] += pts[k]
-                    p[k] = 0
-                self._extend(out, TAKE + k if mid_run else first, start, _after(need), g,
-                             loose, tp, p, hand, n, inv, False)
+        for k in seats:
+            tp = list(top)
+            tp[k] = -1
+            p = list(pts)
+            g = gain
+            if k != 0:
+                g += pts[k] * (1.0 + inv)
+                p[0] += pts[k]
+                p[k] = 0
+            self._extend(out, TAKE + k if mid_run else first, start, next_after_step(need, rules.closing_ace),
+                         g, loose, tp, p, hand, n, inv, False)
 
     # -- evaluation -------------------------------------------------------------------------
 
@@ -344,12 +400,14 @@ class ExpertBot(Bot):
         cards_after = my_left + sum(others)
         last_runner = 0 if plan.run else view.last_runner
         value = plan.gain
+        rules = self.rules
         if cards_after == 0:
             if view.deck_left == 0:  # my action ends the game: leftovers to the last runner (R7)
                 left = sum(_P[r] * plan.loose[r] for r in range(NUM_RANKS))
-                if last_runner == 0:
+                receiver = leftovers_receiver(last_runner, rules.leftovers_to_last_runner)
+                if receiver == 0:
                     value += left
-                elif last_runner > 0:
+                elif receiver > 0:
                     value -= left * inv
                 plan.value = value
                 return value
@@ -367,7 +425,7 @@ class ExpertBot(Bot):
                 continue
             w = weights[min(j - 1, len(weights) - 1)]
             damage, mine = _reply(plan, j, h, unseen, pool, n, inv, final_reply and h == 1,
-                                  last_runner, fw > 0.0 and j == 1)
+                                  last_runner, fw > 0.0 and j == 1, rules)
             total_damage += w * damage
             follow += mine
         value += fw * follow - self.params.damage_weight * total_damage
@@ -377,86 +435,64 @@ class ExpertBot(Bot):
 
 
 def _opp_run(loose: list, top: list, pts: list, n: int, j: int, r: int, inv: float,
-             final: bool, want_table: bool = False) -> tuple:
-    """The run seat ``j`` would make starting with rank ``r``: every step taken, the pile with
-    most points for ``j`` when several show the needed rank. ``final``: this run is the game's
-    last action, so j also gets the leftovers (R7).
+             final: bool, want_table: bool = False, rules: Config = _DEFAULT_RULES) -> tuple:
+    """The run seat ``j`` would make starting with rank ``r``: every step taken
+    (:func:`robada_env.rules.runs.walk_run` under ``rules``), the pile with most points for ``j``
+    when several show the needed rank (its own pile, if it may take it, counts 0). ``final``:
+    this run is the game's last action, so j also gets the leftovers when the rules give them to
+    the last runner (R7).
 
     Returns:
         ``(what j gathers, damage to my margin)``, plus ``(loose, top, pts)`` after the run when
         ``want_table``.
     """
-    lo = list(loose)
-    lo[r] -= 1
+    values = list(pts)
+    values[j] = 0  # its own pile gains it nothing
+    walk = walk_run(r, loose, top, j, values, rules.closing_ace, rules.may_take_own_pile)
+    lo = walk.loose
     table = 2 * _P[r]
     mine = 0
     other = 0
-    taken = 0  # bit set of seats whose pile this run took
-    need = _after_start(r)
-    while need >= 0:
-        if lo[need] > 0:
-            lo[need] -= 1
-            table += _P[need]
+    for rank, seat in walk.steps:
+        if seat == TAP_STEP:
+            table += _P[rank]
+        elif seat == j:
+            pass  # its own pile: no gain, the run just goes on
+        elif seat == 0:
+            mine += pts[0]
         else:
-            best, best_v = -1, -1
-            for k in range(n):
-                if top[k] == need and not taken >> k & 1:
-                    v = pts[k] if k != j else 0
-                    if v > best_v:
-                        best, best_v = k, v
-            if best < 0:
-                break
-            taken |= 1 << best
-            if best == j:
-                pass  # its own pile: no gain, the run just goes on
-            elif best == 0:
-                mine += pts[0]
-            else:
-                other += pts[best]
-        need = _after(need)
-    if final:
+            other += pts[seat]
+    if final and leftovers_receiver(j, rules.leftovers_to_last_runner) == j:
         table += sum(_P[x] * lo[x] for x in range(NUM_RANKS))
     gathered = table + mine + other
     damage = table * inv + mine * (1.0 + inv)
     if not want_table:
         return gathered, damage
-    tp = list(top)
+    tp = walk.tops  # taken piles at -1
     p = list(pts)
-    for k in range(n):
-        if taken >> k & 1:
-            tp[k] = -1
-            if k != j:
-                p[k] = 0
+    for _, seat in walk.steps:
+        if seat != TAP_STEP and seat != j:
+            p[seat] = 0
     tp[j] = r
     p[j] += gathered
     return gathered, damage, lo, tp, p
 
 
-def _my_run_gain(loose: list, top: list, pts: list, n: int, r: int, inv: float) -> float:
-    """Margin I gain with a run starting with rank ``r`` and taking every step (the pile with
-    most points when several show the needed rank; my own pile counts 0, another's
-    ``1 + 1/(n-1)`` times its points)."""
-    lo = list(loose)
-    lo[r] -= 1
+def _my_run_gain(loose: list, top: list, pts: list, n: int, r: int, inv: float,
+                 rules: Config = _DEFAULT_RULES) -> float:
+    """Margin I gain with a run starting with rank ``r`` and taking every step
+    (:func:`robada_env.rules.runs.walk_run` under ``rules``; the pile with most points when
+    several show the needed rank; my own pile counts 0, another's ``1 + 1/(n-1)`` times its
+    points)."""
+    values = list(pts)
+    values[0] = 0  # my own pile gains me nothing
+    walk = walk_run(r, loose, top, 0, values, rules.closing_ace, rules.may_take_own_pile)
     gain = 2.0 * _P[r]
-    taken = 0
-    need = _after_start(r)
-    while need >= 0:
-        if lo[need] > 0:
-            lo[need] -= 1
-            gain += _P[need]
+    for rank, seat in walk.steps:
+        if seat == TAP_STEP:
+            gain += _P[rank]
         else:
-            best, best_v = -1, -1
-            for k in range(n):
-                if top[k] == need and not taken >> k & 1:
-                    v = pts[k] if k != 0 else 0
-                    if v > best_v:
-                        best, best_v = k, v
-            if best < 0:
-                break
-            taken |= 1 << best
-            gain += best_v * (1.0 + inv)
-        need = _after(need)
+            gain += values[seat] * (1.0 + inv)
     return gain
 
 
@@ -471,23 +507,25 @@ def _p_none(pool: int, k: int, h: int) -> float:
     return p
 
 
-def _my_best(hand: list, loose: list, top: list, pts: list, n: int, inv: float) -> float:
-    """My best run gain (margin points) with a card of ``hand`` on this table; 0 if none starts."""
+def _my_best(hand: list, loose: list, top: list, pts: list, n: int, inv: float,
+             rules: Config = _DEFAULT_RULES) -> float:
+    """My best run gain (margin points) with a card of ``hand`` on this table; 0 if none starts
+    (:func:`robada_env.rules.runs.can_start`)."""
     best = 0.0
     for r in range(NUM_RANKS):
-        if hand[r] and loose[r]:
-            g = _my_run_gain(loose, top, pts, n, r, inv)
+        if hand[r] and can_start(r, hand, loose):
+            g = _my_run_gain(loose, top, pts, n, r, inv, rules)
             if g > best:
                 best = g
     return best
 
 
 def _reply(plan: Plan, j: int, h: int, unseen: tuple, pool: int, n: int, inv: float,
-           final: bool, last_runner: int, future: bool) -> tuple:
+           final: bool, last_runner: int, future: bool, rules: Config = _DEFAULT_RULES) -> tuple:
     """Seat ``j``'s best reply on the table ``plan`` leaves, when ``j`` holds ``h`` cards drawn
     from the ``pool`` cards I have not seen (``unseen`` per rank). ``final``: j's reply is the
     game's last action (leftovers, R7). ``future``: also return my expected best run on the
-    table after the reply (with the cards ``plan`` keeps in my hand).
+    table after the reply (with the cards ``plan`` keeps in my hand). Runs follow ``rules``.
 
     Returns:
         ``(expected damage to my margin, expected best next run of mine or 0.0)``.
@@ -496,8 +534,8 @@ def _reply(plan: Plan, j: int, h: int, unseen: tuple, pool: int, n: int, inv: fl
     future = future and any(plan.hand)
     cands = []
     for r in range(NUM_RANKS):
-        if loose[r] and unseen[r]:
-            cands.append((r,) + _opp_run(loose, top, pts, n, j, r, inv, final) + (unseen[r],))
+        if loose[r] and unseen[r]:  # j may hold a card of rank r (can_start with an unseen hand)
+            cands.append((r,) + _opp_run(loose, top, pts, n, j, r, inv, final, False, rules) + (unseen[r],))
     cands.sort(key=lambda x: -x[1])
     damage = 0.0
     mine = 0.0
@@ -509,18 +547,19 @@ def _reply(plan: Plan, j: int, h: int, unseen: tuple, pool: int, n: int, inv: fl
         p = none_before - none_now
         damage += d * p
         if future and p > 0.0:
-            _, _, lo, tp, pp = _opp_run(loose, top, pts, n, j, r, inv, final, True)
-            mine += p * _my_best(plan.hand, lo, tp, pp, n, inv)
+            _, _, lo, tp, pp = _opp_run(loose, top, pts, n, j, r, inv, final, True, rules)
+            mine += p * _my_best(plan.hand, lo, tp, pp, n, inv, rules)
         none_before = none_now
         if none_now <= 0.0:
             break
     if none_before > 0.0:
-        if final:  # j cannot run: the leftovers go to the last runner
+        if final:  # j cannot run: the leftovers go to the last runner, if the rules say so (R7)
             left = sum(_P[x] * loose[x] for x in range(NUM_RANKS))
-            if last_runner == 0:
+            receiver = leftovers_receiver(last_runner, rules.leftovers_to_last_runner)
+            if receiver == 0:
                 damage -= none_before * left
-            elif last_runner > 0:
+            elif receiver > 0:
                 damage += none_before * left * inv
         if future:  # j drops a card; the table I see stays as the plan left it
-            mine += none_before * _my_best(plan.hand, loose, top, pts, n, inv)
+            mine += none_before * _my_best(plan.hand, loose, top, pts, n, inv, rules)
     return damage, mine

@@ -26,15 +26,22 @@ Actions without a plan (illegal ones, the no-op) get 0 in rows 0-3. When only on
 legal nothing is planned: rows 0-3 are 0 and row 4 marks that action. The features are a pure
 function of the observation and the mask (the expert decides from the observation alone), so
 they add no information a seat does not have (hidden-information invariance holds).
+
+The planner plays the table's rules: ``rules`` (a :class:`robada_env.rules.engine.Config`, default
+the published rules) reaches every run rule the expert uses (:mod:`robada_env.rules.runs`). The
+encoder ``robada_plans`` passes the table's rule options (``Encoder.with_rules``).
 """
 from __future__ import annotations
+
+from typing import Optional
 
 import numpy as np
 
 from robada_env.rules.actions import NUM_ACTIONS
+from robada_env.rules.engine import Config
 from robada_env.rules.observation import LAYOUT, decode
 
-from .robada_bots import _EPS, ExpertBot
+from .robada_bots import _EPS, ExpertBot, _check_planned
 
 #: Margin points per feature unit.
 SCALE = 100.0
@@ -43,15 +50,26 @@ PER_ACTION = 5
 #: Length of the appended block: 5 x 27 = 135.
 SIZE = PER_ACTION * NUM_ACTIONS
 
-_PLANNER = ExpertBot(seed=0)
+#: One planner per rules (the expert's plans and values depend only on the observation and the
+#: rules; its generator is never drawn from here).
+_PLANNERS: dict = {}
 
 
-def plan_features(observation: np.ndarray, action_mask: np.ndarray) -> np.ndarray:
+def _planner(rules: Optional[Config]) -> ExpertBot:
+    key = Config() if rules is None else rules
+    bot = _PLANNERS.get(key)
+    if bot is None:
+        bot = _PLANNERS[key] = ExpertBot(seed=0, rules=key)
+    return bot
+
+
+def plan_features(observation: np.ndarray, action_mask: np.ndarray, rules: Optional[Config] = None) -> np.ndarray:
     """The plan features of one decision.
 
     Args:
         observation: float32 (192,), layout ``robada`` v1 (:mod:`robada_env.rules.observation`).
         action_mask: int8 (27,), nonzero = legal.
+        rules: the table's rules (default: the published rules; ``num_players`` unused).
 
     Returns:
         float32 (135,): feature ``k`` of action ``a`` at index ``27 * k + a`` (table above).
@@ -60,6 +78,8 @@ def plan_features(observation: np.ndarray, action_mask: np.ndarray) -> np.ndarra
         ValueError: wrong shapes (the expected ones are named), a mask that allows nothing, or
             a vector that is not a Ronda Robada observation (no player count set; from
             :func:`robada_env.rules.observation.decode`).
+        RulesMismatchError: a plan of the planner is not in the mask (``rules`` differ from the
+            table's, :class:`hod.agents.robada_bots.RulesMismatchError`).
     """
 
     obs = np.asarray(observation, np.float32)
@@ -75,9 +95,11 @@ def plan_features(observation: np.ndarray, action_mask: np.ndarray) -> np.ndarra
         out[4, legal[0]] = 1.0
         return out.reshape(-1)
     view = decode(obs)
+    planner = _planner(rules)
     best: dict[int, object] = {}
-    for plan in _PLANNER.plans(view, legal):
-        _PLANNER.evaluate(view, plan)
+    for plan in planner.plans(view, legal):
+        _check_planned(planner, plan.action, legal)
+        planner.evaluate(view, plan)
         cur = best.get(plan.action)
         if cur is None or plan.value > cur.value:
             best[plan.action] = plan
@@ -88,9 +110,10 @@ def plan_features(observation: np.ndarray, action_mask: np.ndarray) -> np.ndarra
     return out.reshape(-1)
 
 
-def plan_features_batch(observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
+def plan_features_batch(observations: np.ndarray, action_masks: np.ndarray,
+                        rules: Optional[Config] = None) -> np.ndarray:
     """:func:`plan_features` of M decisions: float32 (M, 135) for observations float32 (M, 192)
-    and masks (M, 27) (one row at a time: the planner is plain Python).
+    and masks (M, 27) (one row at a time: the planner is plain Python), under ``rules``.
 
     Raises:
         ValueError: not two 2-D arrays with the same M, or any row :func:`plan_features` refuses.
@@ -101,5 +124,5 @@ def plan_features_batch(observations: np.ndarray, action_masks: np.ndarray) -> n
         raise ValueError(f"expected observations (M, 192) and action_masks (M, 27); got {obs.shape} and {masks.shape}")
     out = np.empty((len(obs), SIZE), np.float32)
     for i in range(len(obs)):
-        out[i] = plan_features(obs[i], masks[i])
+        out[i] = plan_features(obs[i], masks[i], rules)
     return out

@@ -24,6 +24,11 @@ It needs the hidden state only through ``belief`` (``needs_belief = True``): the
 ``robada_env.sample_consistent_state``. Cost: about ``candidates x determinizations`` playouts of
 1-5 ms each per decision with more than one candidate (about 5 s per 2-player game at the
 defaults on one core), so it is a strong baseline and a teacher, not a fast opponent.
+
+Rules: the bot is told the table's rule options like every Ronda Robada bot (``rules=`` or
+``closing_ace`` / ``may_take_own_pile`` / ``leftovers_to_last_runner``); its expert and the
+playout experts plan under them, and the playouts run the engine on the belief states, whose
+``Config`` must hold the same options (else :class:`~hod.agents.robada_bots.RulesMismatchError`).
 """
 from __future__ import annotations
 
@@ -33,11 +38,12 @@ import numpy as np
 
 from hod.core.errors import ConfigError
 from robada_env.rules import engine
-from robada_env.rules.actions import CONFIRM
+from robada_env.rules.engine import Config
 from robada_env.rules.observation import decode, encode
 
 from .base import BeliefSampler, Bot, Observation, legal_actions
-from .robada_bots import ExpertBot
+from .robada_bots import ExpertBot, RulesMismatchError, _check_planned
+from .rules import ROBADA_RULE_OPTIONS, robada_rules
 
 __all__ = ["RolloutBot", "playout_score"]
 
@@ -75,6 +81,9 @@ class RolloutBot(Bot):
         window: only actions whose expert value is within this many margin points of the best
             are searched (float >= 0).
         margin_weight: weight of the margin per 100 points in the playout score (float >= 0).
+        rules: the table's rules (:class:`robada_env.rules.engine.Config`), or give the rule
+            options themselves (``closing_ace``, ``may_take_own_pile``,
+            ``leftovers_to_last_runner``; default: the published rules).
 
     Raises:
         ConfigError: an option outside its legal values (the message names them), or ``act``
@@ -82,9 +91,12 @@ class RolloutBot(Bot):
     """
 
     needs_belief = True
+    rule_options = ROBADA_RULE_OPTIONS
 
     def __init__(self, seed: Optional[int] = None, determinizations: int = 48, candidates: int = 4,
-                 window: float = 30.0, margin_weight: float = 1.0, **options: Any) -> None:
+                 window: float = 30.0, margin_weight: float = 1.0, rules: Optional[Config] = None,
+                 **options: Any) -> None:
+        self.rules = robada_rules(rules, options)
         super().__init__(seed, **options)
         for name, value, low in (("determinizations", determinizations, 1), ("candidates", candidates, 1)):
             if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low:
@@ -97,8 +109,8 @@ class RolloutBot(Bot):
         self.candidates = int(candidates)
         self.window = float(window)
         self.margin_weight = float(margin_weight)
-        self._expert = ExpertBot(seed=seed)
-        self._players = [ExpertBot() for _ in range(engine.MAX_PLAYERS)]
+        self._expert = ExpertBot(seed=seed, rules=self.rules)
+        self._players = [ExpertBot(rules=self.rules) for _ in range(engine.MAX_PLAYERS)]
 
     def reset(self, seed: Optional[int] = None) -> None:
         """Start a new game; reseeds the bot's generator (and its expert's) when ``seed`` is given."""
@@ -113,18 +125,21 @@ class RolloutBot(Bot):
 
         Returns:
             list of int legal actions, 1 to ``candidates`` long.
+
+        Raises:
+            RulesMismatchError: a plan of the expert is not in the mask (the bot was told other
+                rule options than the table plays).
         """
         legal = legal_actions(observation).tolist()
         if len(legal) == 1:
             return [int(legal[0])]
         view = decode(observation["observation"])
         best: dict = {}
-        for plan in self._expert.plans(view, legal):
+        for plan in self._expert.plans(view, legal):  # never empty (ExpertBot.plans)
+            _check_planned(self, plan.action, legal)
             v = self._expert.evaluate(view, plan)
-            if plan.action in legal and v > best.get(plan.action, -np.inf):
+            if v > best.get(plan.action, -np.inf):
                 best[plan.action] = v
-        if not best:   # no plan (not expected): what ExpertBot.act falls back to
-            return [CONFIRM if CONFIRM in legal else int(legal[0])]
         ranked = sorted(best, key=lambda a: -best[a])
         top = best[ranked[0]]
         return [int(a) for a in ranked[: self.candidates] if best[a] >= top - self.window]
@@ -165,6 +180,7 @@ class RolloutBot(Bot):
 
         Raises:
             ConfigError: ``belief`` is None.
+            RulesMismatchError: a belief state plays other rule options than the bot was told.
         """
         if belief is None:
             raise ConfigError(
@@ -175,10 +191,18 @@ class RolloutBot(Bot):
         totals = np.zeros(len(cands))
         for _ in range(self.determinizations):
             base = belief(self.rng)
+            self._check_rules(base.config)
             seeds = self.rng.integers(2**31, size=base.n)
             for i, action in enumerate(cands):
                 totals[i] += self._playout(base, action, base.current, seeds)
         return {a: float(t) / self.determinizations for a, t in zip(cands, totals)}
+
+    def _check_rules(self, config: Config) -> None:
+        """Raise :class:`RulesMismatchError` unless ``config`` has the bot's rule options."""
+        if any(getattr(config, k) != getattr(self.rules, k) for k in ROBADA_RULE_OPTIONS):
+            raise RulesMismatchError(
+                f"RolloutBot was told the rules {self.rules.as_dict()} but its belief states play "
+                f"{config.as_dict()} (options {list(ROBADA_RULE_OPTIONS)}): give it the table's rule options")
 
     def _playout(self, base: "engine.State", action: int, seat: int, seeds: np.ndarray) -> float:
         """Play ``action`` on a copy of ``base``, then the expert in every seat to the end."""

@@ -62,7 +62,7 @@ class _TapeoDriver:
 
     def __init__(self, batch: int, players: int, seed: int) -> None:
         from tapeo_env.rules.batched import BatchedTapeo
-        self.eng = BatchedTapeo(batch, players, seed=seed)
+        self.eng = BatchedTapeo(players, batch, seed=seed)
         self.eng.reset()
         self.agents_per_step = batch * players
 
@@ -87,8 +87,8 @@ class _RobadaDriver:
 
     def __init__(self, batch: int, players: int, seed: int) -> None:
         mod = importlib.import_module("robada_env.rules.batched")
-        self.eng = mod.BatchedRobada(batch, players)
-        self.eng.reset(seed=seed)
+        self.eng = mod.BatchedRobada(players, batch, seed=seed)
+        self.eng.reset()
         self.rng = np.random.default_rng(seed)
         self.agents_per_step = batch
 
@@ -97,7 +97,7 @@ class _RobadaDriver:
         eng.observe()
         _, ended = eng.step(eng.random_legal_actions(self.rng), check=False)
         if ended.any():
-            eng.reset(rng=self.rng, games=np.flatnonzero(ended))
+            eng.reset(games=np.flatnonzero(ended))
             return int(ended.sum())
         return 0
 

@@ -54,16 +54,18 @@ Constructors:
 :mod:`robada_env.rules.engine`.
 """
 from .rules.actions import ACTION_NAMES, NUM_ACTIONS, NOOP, action_name
-from .rules.engine import (Config, State, apply_action, legal_actions, legal_mask, new_game,
+from .rules.engine import (Config, State, apply_action, apply_actions, is_terminal, legal_actions, legal_mask,
+                           legal_masks, new_game, scores, winners,
                      sample_consistent_state)
-from .env import ENV_NAME, RobadaParallelEnv, env, parallel_env, raw_env
+from .env import DEFAULT_MAX_CYCLES, ENV_NAME, RobadaParallelEnv, env, parallel_env, raw_env
 from .rules.game import GAME
 from .rules.observation import LAYOUT, OBS_SIZE, OBS_VERSION, encode
 from .rules.record import load_record, make_record, replay, save_record
 
 __all__ = [
-    "ACTION_NAMES", "Config", "ENV_NAME", "GAME", "LAYOUT", "NOOP", "NUM_ACTIONS", "OBS_SIZE",
-    "OBS_VERSION", "RobadaParallelEnv", "State", "action_name", "apply_action", "encode", "env",
+    "ACTION_NAMES", "Config", "DEFAULT_MAX_CYCLES", "ENV_NAME", "GAME", "LAYOUT", "NOOP", "NUM_ACTIONS", "OBS_SIZE",
+    "OBS_VERSION", "RobadaParallelEnv", "State", "action_name", "apply_action", "apply_actions", "encode", "env",
+    "is_terminal", "legal_masks", "scores", "winners",
     "legal_actions", "legal_mask", "new_game", "parallel_env", "raw_env", "sample_consistent_state",
     "load_record", "make_record", "replay", "save_record",
 ]

@@ -31,17 +31,16 @@ At the end ``infos[agent]`` holds ``final_score`` and ``win_share``.
 
 Observation layout (seat-relative: own seat first, then the left neighbour, padded to 6 seats):
 """
-from .rules.cards import DECK_COMPOSITION, HAND_SIZES, KIND_NAMES, NUM_KINDS, kind_name
-from .rules.engine import Config, State, apply_picks, legal_actions, legal_mask, new_game, sample_consistent_state
+from .rules.actions import ACTION_NAMES, NUM_ACTIONS, action_name
+from .rules.cards import DECK_COMPOSITION, HAND_SIZES, NUM_KINDS
+from .rules.engine import (Config, State, apply_actions, apply_picks, is_terminal, legal_actions, legal_mask,
+                           legal_masks, new_game, sample_consistent_state, scores, winners)
 from .env import DEFAULT_MAX_CYCLES, ENV_NAME, TapeoParallelEnv, env, parallel_env, raw_env
 from .rules.game import GAME
 from .rules.observation import LAYOUT, OBS_SIZE, OBS_VERSION, encode
 from .rules.record import load_record, make_record, replay, save_record
 
 
-#: Action names, in action order.
-ACTION_NAMES = KIND_NAMES
-action_name = kind_name
 
 __doc__ = __doc__ + "\n" + LAYOUT.markdown_table() + "\n"
 
@@ -49,8 +48,9 @@ __doc__ = __doc__ + "\n" + LAYOUT.markdown_table() + "\n"
 
 __all__ = [
     "GAME", "env", "raw_env", "parallel_env", "TapeoParallelEnv", "ENV_NAME", "DEFAULT_MAX_CYCLES",
-    "LAYOUT", "OBS_SIZE", "OBS_VERSION", "encode", "ACTION_NAMES", "action_name", "NUM_KINDS",
-    "Config", "State", "new_game", "apply_picks", "legal_actions", "legal_mask", "sample_consistent_state",
+    "LAYOUT", "OBS_SIZE", "OBS_VERSION", "encode", "ACTION_NAMES", "NUM_ACTIONS", "action_name", "NUM_KINDS",
+    "Config", "State", "new_game", "apply_actions", "apply_picks", "legal_actions", "legal_mask", "legal_masks",
+    "is_terminal", "scores", "winners", "sample_consistent_state",
     "make_record", "replay", "save_record", "load_record", "DECK_COMPOSITION", "HAND_SIZES",
 ]
 

@@ -27,12 +27,12 @@ from hod.adapters.wrappers import wrap_aec
 from hod.core.errors import IllegalActionError, ResetNeededError, check_choice
 from hod.core.rewards import final_rewards
 from tapeo_env.rules.cards import NUM_KINDS
-from tapeo_env.rules.engine import Config, State, apply_checked_picks, check_pick, legal_mask, legal_masks, new_game
+from tapeo_env.rules.engine import Config, State, apply_checked_actions, check_pick, legal_mask, legal_masks, new_game
 from tapeo_env.rules.game import ENV_NAME, GAME
 from tapeo_env.rules.observation import OBS_HIGH, OBS_SIZE, encode, encode_all
 from tapeo_env.rules.record import make_record
 from tapeo_env.rules.render import render_text
-from tapeo_env.rules.scoring import winners
+from tapeo_env.rules.scoring import winning_seats
 
 #: Default truncation limit in cycles (one cycle = every seat picks once). A full game takes at
 #: most 27 cycles (3 rounds x 9 decision picks, 2 players), so the default never truncates.
@@ -116,17 +116,17 @@ class _TapeoCore:
         """Reward scheme applied to the standings now: final scores once over, else the scores
         of finished rounds with provisional winners (T10 with churros held)."""
         s = self.state
-        if s.is_over:
+        if s.terminal:
             return final_rewards(s.final_scores, s.winners, self.reward_scheme)
         scores, churros = s.scores_so_far(), s.churros_held()
-        return final_rewards(scores, winners(scores, churros, self.config.rulings), self.reward_scheme)
+        return final_rewards(scores, winning_seats(scores, churros, self.config.rulings), self.reward_scheme)
 
     def _resolve(self, picks: list[int]) -> np.ndarray:
         """Apply one pick of every seat (each already checked with ``check_pick``); return the
         rewards (float64 (n,)) it earns."""
-        ended = apply_checked_picks(self.state, picks)
+        ended = apply_checked_actions(self.state, picks)
         self._cycles += 1
-        if ended and (self.round_rewards or self.state.is_over):
+        if ended and (self.round_rewards or self.state.terminal):
             phi = self._standing_value()
             r, self._phi = phi - self._phi, phi
             return r
@@ -230,7 +230,7 @@ class raw_env(_TapeoCore, AECEnv):
             self.agent_selection = self.agents[seat + 1]
             return
         rewards = self._resolve(self._picks)
-        if self.state.is_over:
+        if self.state.terminal:
             self._finish(rewards, self._end_infos(), truncate=False)
         elif self._cycles >= self.max_cycles:
             self._finish(rewards, [{} for _ in range(n)], truncate=True)
@@ -303,7 +303,7 @@ class TapeoParallelEnv(_TapeoCore, ParallelEnv):
         else:
             rewards = self._resolve(picks)
             info_list = None  # empty infos
-            if self.state.is_over:
+            if self.state.terminal:
                 info_list, terminated = self._end_infos(), True
             elif self._cycles >= self.max_cycles:
                 truncated = True

@@ -1,4 +1,4 @@
-"""Ronda Robada at the terminal (robada_env/play.py), driven by scripted input."""
+"""Ronda Robada at the terminal (hod/apps/play_robada.py), driven by scripted input."""
 from __future__ import annotations
 
 import io
@@ -7,7 +7,7 @@ import re
 import numpy as np
 
 from _bots import Scripted
-from hod.apps.play import Table, Terminal, make_bots
+from hod.apps.play import PlayOptions, Terminal, make_bots
 from robada_env.rules.actions import DROP
 from robada_env.rules.cards import card
 from robada_env.rules.engine import Config, from_position, legal_actions, new_game, sample_consistent_state
@@ -75,7 +75,7 @@ def test_hand_built_turns_are_told_step_by_step():
     pos = from_position(Config(num_players=2), hands=[[sota_o], [cinco_c]], loose=[sota_c, caballo_c, seis_e],
                         piles=[[], pile1])
     out = io.StringIO()
-    table = Table(players=2, seat=0, seed=0, opponents={1: "scripted"}, record=None)
+    table = PlayOptions(players=2, seat=0, seed=0, opponents={1: "scripted"}, record=None)
     session = RobadaSession(table, Terminal(io.StringIO("start sota\ntap\n3\ntake pile +1\nconfirm\n"), out),
                             bots={1: Scripted([DROP + 4])})
     session.start()
@@ -127,7 +127,7 @@ def test_screens_never_show_an_opponent_hand():
             seen.append(text)
             return super().ask_action()
 
-    table = Table(players=3, seat=1, seed=5, opponents={2: "random", 0: "random"}, record=None)
+    table = PlayOptions(players=3, seat=1, seed=5, opponents={2: "random", 0: "random"}, record=None)
     out = io.StringIO()
     Checked(table, Terminal(io.StringIO("1\n" * 500), out), make_bots("robada", table)).play()
     assert len(seen) >= 12 and "=== Game over ===" in out.getvalue()  # at least one decision per hand card

@@ -1,4 +1,4 @@
-"""Tapeo at the terminal (tapeo_env/play.py), driven by scripted input."""
+"""Tapeo at the terminal (hod/apps/play_tapeo.py), driven by scripted input."""
 from __future__ import annotations
 
 import io
@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from _bots import Scripted
-from hod.apps.play import Table, Terminal
+from hod.apps.play import PlayOptions, Terminal
 from tapeo_env.rules.cards import CHURRO, CROQUETA, FREELOADER, HAM3, KIND_NAMES, NUM_KINDS, PEPPER, PRAWNS, TORTILLA
 from tapeo_env.rules.engine import Config, new_game, sample_consistent_state
 from hod.apps.play_tapeo import TAPA_NAMES, TapeoSession, main, steals
@@ -97,7 +97,7 @@ BOT = [P, PR, C, T, CH, C]
 
 def _hand_built_session(text):
     out = io.StringIO()
-    table = Table(players=2, seat=0, seed=0, opponents={1: "scripted"}, record=None)
+    table = PlayOptions(players=2, seat=0, seed=0, opponents={1: "scripted"}, record=None)
     session = TapeoSession(table, Terminal(io.StringIO(text), out), bots={1: Scripted(BOT)})
     session.start()
     session.env.state = new_game(Config(num_players=2, hand_size=3), deals=DEALS)
@@ -149,7 +149,7 @@ def test_screen_shows_no_hidden_information():
             return super().ask_pick()
 
     out = io.StringIO()
-    table = Table(players=4, seat=1, seed=11, opponents={2: "random", 3: "random", 0: "random"}, record=None)
+    table = PlayOptions(players=4, seat=1, seed=11, opponents={2: "random", 3: "random", 0: "random"}, record=None)
     from hod.apps.play import make_bots
     Checked(table, Terminal(io.StringIO("1\n" * PICKS_4P), out), make_bots("tapeo", table)).play()
     assert len(screens) == PICKS_4P and "=== Game over ===" in out.getvalue()

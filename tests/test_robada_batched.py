@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from _robada_helpers import cs
+from hod.core.deal import draw_seeds
 from hod.core.errors import ConfigError, IllegalActionError
 from hod.core.rewards import final_rewards, win_shares
 from robada_env.rules.actions import CONFIRM, DROP, NOOP, START, TAKE, TAP
@@ -79,10 +80,11 @@ def play_both(n, games, seed, scheme="points", all_seats_every=7, **rules):
     """Play ``games`` seeded games in both engines with the batched random legal actions.
     Returns the number of decisions compared."""
     cfg = Config(num_players=n, **rules)
-    eng = BatchedRobada(games, config=cfg, reward_scheme=scheme)
+    eng = BatchedRobada(cfg, games, reward_scheme=scheme)
     rng = np.random.default_rng(seed)
-    eng.reset(rng=rng)
-    singles = [new_game(cfg, deck=eng.deck[b].tolist()) for b in range(games)]
+    seeds = draw_seeds(rng, games)
+    eng.reset(seeds=seeds)
+    singles = [new_game(cfg, seed=int(s)) for s in seeds]     # one seed, one game in both engines
     step = decisions = 0
     while True:
         assert_same(eng, singles, step)
@@ -130,7 +132,7 @@ def test_deal_and_a_run_by_hand():
     # deck: loose = A o, 2 o, 3 o, 4 o; seat 0 gets A c, 2 c, A e; seat 1 gets 5 o, 6 o, 7 o; rest in order
     head = cs("Ao 2o 3o 4o Ac 2c Ae 5o 6o 7o")
     deck = head + [c for c in range(40) if c not in head]
-    eng = BatchedRobada(1, 2)
+    eng = BatchedRobada(2, 1)
     eng.reset(decks=np.array([deck]))
     assert eng.loose_cnt[0].tolist() == [1, 1, 1, 1, 0, 0, 0, 0, 0, 0]
     assert eng.hand_cnt[0, 0].tolist() == [2, 1, 0, 0, 0, 0, 0, 0, 0, 0]     # two Aces and a 2
@@ -164,7 +166,7 @@ def test_run_extended_with_loose_cards_by_hand():
     # the loose 5 is tapped; needs 6: no loose 6, no pile shows a 6 -> confirm only.
     head = cs("Ao 2o 3o 4o Ac 2c Sc 5b Rb Re")
     deck = head + [c for c in range(40) if c not in head]
-    eng = BatchedRobada(1, 2)
+    eng = BatchedRobada(2, 1)
     eng.reset(decks=np.array([deck]))
     for a in (START + 0, CONFIRM, DROP + 4, START + 1, TAP, TAP, TAP):
         eng.step(np.array([a]))
@@ -181,7 +183,7 @@ def test_take_own_pile_exact():
     # takes it. deck: loose 2 o, 3 o, Sota o, Caballo o; seat 0: 3 c, 2 c, 4 c; seat 1: R o R c R e
     head = cs("2o 3o So Co 3c 2c 4c Ro Rc Re")
     deck = head + [c for c in range(40) if c not in head]
-    eng = BatchedRobada(1, 2)
+    eng = BatchedRobada(2, 1)
     eng.reset(decks=np.array([deck]))
     eng.step(np.array([START + 2]))          # 3 c + 3 o, needs 4: none -> confirm
     eng.step(np.array([CONFIRM]))            # seat 0 pile: 3 o, 3 c (visible) = 6 points
@@ -222,7 +224,7 @@ def test_state_size_under_2_kib():
     # 4 players: 85 + 4 * 29 = 201 bytes; caches: observation 192 * 4 + mask 27 + hand 10 = 805
     assert BatchedRobada.state_bytes_per_game(4) == 201
     for n in (2, 4):
-        eng = BatchedRobada(64, n)
+        eng = BatchedRobada(n, 64)
         nb = eng.nbytes()
         assert nb["per_game_state"] == BatchedRobada.state_bytes_per_game(n)
         assert nb["per_game_total"] < 2048     # observation and mask caches included
@@ -241,7 +243,7 @@ def test_random_legal_actions_uniform_and_legal():
 
 
 def test_illegal_action_raises_and_changes_nothing():
-    eng = BatchedRobada(8, 3)
+    eng = BatchedRobada(3, 8)
     eng.reset(seed=3)
     before = {f: getattr(eng, f).copy() for f in FIELDS}
     acts = eng.random_legal_actions(np.random.default_rng(0))
@@ -260,13 +262,13 @@ def test_illegal_action_raises_and_changes_nothing():
 
 def test_bad_options():
     with pytest.raises(ConfigError, match="num_players"):
-        BatchedRobada(4, 5)
+        BatchedRobada(5, 4)
     with pytest.raises(ConfigError, match="batch_size=0 must be a positive integer"):
-        BatchedRobada(0, 2)
+        BatchedRobada(2, 0)
     with pytest.raises(ConfigError, match="reward_scheme"):
-        BatchedRobada(4, 2, reward_scheme="elo")
+        BatchedRobada(2, 4, reward_scheme="elo")
     with pytest.raises(ConfigError, match="legal options"):
-        BatchedRobada(4, 2, closing_aces=True)
+        BatchedRobada(2, 4, closing_aces=True)
     eng = BatchedRobada(2, 2)
     with pytest.raises(RuntimeError, match="reset"):
         eng.observe()
@@ -278,7 +280,7 @@ def test_bad_options():
 
 
 def test_same_seed_same_games_and_partial_reset():
-    a, b = BatchedRobada(16, 2), BatchedRobada(16, 2)
+    a, b = BatchedRobada(2, 16), BatchedRobada(2, 16)
     a.reset(seed=5)
     b.reset(seed=5)
     np.testing.assert_array_equal(a.deck, b.deck)

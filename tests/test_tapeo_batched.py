@@ -31,7 +31,7 @@ def _play_and_record(n, B, seed, scheme, round_rewards, steps, exact_division=No
     """Play ``steps`` steps of B batched games with random legal picks, restarting a third of the
     games after 4 steps (so games run out of step) and every finished game. Returns the
     recorded episodes: per episode its deals and, per step, the batch snapshot index."""
-    eng = BatchedTapeo(B, n, reward_scheme=scheme, round_rewards=round_rewards, seed=seed)
+    eng = BatchedTapeo(n, B, seed=seed, reward_scheme=scheme, round_rewards=round_rewards)
     eng.reset()
     if exact_division is not None:
         eng.observe()
@@ -92,18 +92,17 @@ def _replay_and_compare(eng, snaps, episodes):
             assert np.array_equal(g.churros_kept, snap["churros_kept"][b])
             assert np.array_equal(g.round_scores, snap["round_scores"][b])
             assert (g.round, g.pick) == (snap["round"][b], snap["pick"][b])
-            ended = E.apply_picks(g, [int(a) for a in snap["picks"][b]])
+            ended = E.apply_actions(g, [int(a) for a in snap["picks"][b]])
             want = np.zeros(n)
-            if ended and (eng.round_rewards or g.is_over):   # as tapeo_env.env._TapeoCore._resolve
-                if g.is_over:
+            if ended and (eng.round_rewards or g.terminal):   # as tapeo_env.env._TapeoCore._resolve
+                if g.terminal:
                     value = final_rewards(g.final_scores, g.winners, eng.reward_scheme)
                 else:
-                    scores, churros = g.scores_so_far(), g.churros_held()
-                    value = final_rewards(scores, E.winners(scores, churros, cfg.rulings), eng.reward_scheme)
+                    value = final_rewards(E.scores(g), E.winners(g), eng.reward_scheme)
                 want, phi = value - phi, value
             assert np.array_equal(want, snap["rewards"][b]), (t, b, want, snap["rewards"][b])
-            assert bool(snap["game_over"][b]) == g.is_over
-            if g.is_over:
+            assert bool(snap["game_over"][b]) == g.terminal
+            if g.terminal:
                 assert np.array_equal(g.final_scores, snap["final_scores"][b])
                 assert set(g.winners) == set(np.flatnonzero(snap["winners"][b]).tolist())
                 for i in range(n):
@@ -132,7 +131,7 @@ def test_differential_with_the_lookup_table_conversion():
 
 
 def test_observe_seat_subsets_and_out_match_all_seats():
-    eng = BatchedTapeo(50, 5, seed=3)
+    eng = BatchedTapeo(5, 50, seed=3)
     eng.reset()
     for _ in range(3):
         eng.step(eng.random_actions())
@@ -168,7 +167,7 @@ def test_freeloader_chain_three_players():
     # is a Freeloader: nothing (T6). Seat 1 steals seat 2's ham3. Seat 2 keeps nothing new.
     hs = 9
     first = [[FREELOADER] + [BREAD] * 8, [FREELOADER] + [TORTILLA] * 8, [HAM3] + [PRAWNS] * 8]
-    eng = BatchedTapeo(1, 3, seed=0)
+    eng = BatchedTapeo(3, 1, seed=0)
     eng.reset(deals=_deal_rounds(first, 3, hs))
     eng.step(np.array([[FREELOADER, FREELOADER, HAM3]]))
     bars = eng.state.bars[0]
@@ -183,7 +182,7 @@ def test_two_player_freeloaders_steal_from_each_other():
     # 2 players: each one's left neighbour is the other. Seat 0 Freeloader, seat 1 croqueta:
     # seat 0 ends with Freeloader + croqueta, seat 1 with nothing.
     first = [[FREELOADER] + [TORTILLA] * 9, [CROQUETA] + [PRAWNS] * 9]
-    eng = BatchedTapeo(1, 2, seed=0)
+    eng = BatchedTapeo(2, 1, seed=0)
     eng.reset(deals=_deal_rounds(first, 2, 10))
     eng.step(np.array([[FREELOADER, CROQUETA]]))
     assert eng.state.bars[0, 0, FREELOADER] == 1 and eng.state.bars[0, 0, CROQUETA] == 1
@@ -194,7 +193,7 @@ def test_last_tapa_is_automatic_and_round_is_scored():
     # 2 players, 10 tapas each: 9 decisions, the 10th tapa is revealed with the 9th pick (T7).
     # Seat 0 gets 10 tortillas -> 5 pairs x 5 = 25. Seat 1 gets 10 croquetas -> 15 (five or more).
     first = [[TORTILLA] * 10, [CROQUETA] * 10]
-    eng = BatchedTapeo(1, 2, seed=0)
+    eng = BatchedTapeo(2, 1, seed=0)
     eng.reset(deals=_deal_rounds(first, 2, 10))
     for p in range(9):
         held = eng.state.hands[0]
@@ -238,7 +237,7 @@ def test_batched_scoring_values_by_hand():
 # ---- errors -----------------------------------------------------------------------------------
 def test_illegal_pick_raises_and_changes_nothing():
     first = [[TORTILLA] * 8, [CROQUETA] * 8, [PEPPER] * 8, [BREAD] * 8]   # 8 bread: the whole deck's
-    eng = BatchedTapeo(1, 4, seed=0)
+    eng = BatchedTapeo(4, 1, seed=0)
     eng.reset(deals=_deal_rounds(first, 4, 8))
     before = {f: getattr(eng.state, f).copy() for f in ("hands", "bars", "pick")}
     with pytest.raises(IllegalActionError, match=r"game 0 seat 1.*1 \(croqueta\)"):
@@ -253,7 +252,7 @@ def test_illegal_pick_raises_and_changes_nothing():
 
 def test_bad_options_and_deals_raise():
     with pytest.raises(ConfigError, match="legal values"):
-        BatchedTapeo(4, 7)
+        BatchedTapeo(7, 4)
     with pytest.raises(ConfigError, match="reward_scheme"):
         BatchedTapeo(4, 4, reward_scheme="score")
     eng = BatchedTapeo(2, 2, seed=0)
@@ -266,19 +265,19 @@ def test_bad_options_and_deals_raise():
 
 
 def test_finished_game_must_be_reset_before_stepping():
-    eng = BatchedTapeo(3, 6, seed=1)
+    eng = BatchedTapeo(6, 3, seed=1)
     eng.reset()
-    while not eng.game_over.all():
+    while not eng.terminal.all():
         eng.step(eng.random_actions())
     assert (eng.legal_mask() == 0).all()
     with pytest.raises(ValueError, match="reset"):
         eng.step(np.zeros((3, 6), np.int64))
     eng.reset(games=[1])
-    assert eng.game_over.tolist() == [True, False, True]
+    assert eng.terminal.tolist() == [True, False, True]
 
 
 def test_own_deals_are_valid_and_seeded():
-    a, b = BatchedTapeo(500, 4, seed=11), BatchedTapeo(500, 4, seed=11)
+    a, b = BatchedTapeo(4, 500, seed=11), BatchedTapeo(4, 500, seed=11)
     a.reset()
     b.reset()
     assert np.array_equal(a.state.hands, b.state.hands)
@@ -303,10 +302,10 @@ def test_random_legal_actions_are_legal_and_uniform():
 
 def test_state_under_2_kib_per_game():
     for n in (2, 4, 6):
-        eng = BatchedTapeo(128, n, seed=0)
+        eng = BatchedTapeo(n, 128, seed=0)
         assert eng.state.nbytes / 128 < 2048
-    # 6 players: hands 60 + bars 60 + churros 6 + undealt 10 + round scores 36 + final 12 + winners 6 + 2 = 192
-    assert BatchedTapeo(128, 6).state.nbytes / 128 == 192
+    # 6 players: hands 60 + bars 60 + churros 6 + undealt 10 + round scores 36 + final 12 + winners 6 + round, pick 2 + seed 8 = 200
+    assert BatchedTapeo(6, 128).state.nbytes / 128 == 200
 
 
 # ---- vector envs ------------------------------------------------------------------------------

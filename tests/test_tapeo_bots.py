@@ -8,7 +8,7 @@ import tapeo_env
 from hod.agents import make, names
 from hod.agents.tapeo_bots import ExpertBot, GreedyBot, immediate_gains  # registers "greedy" and "expert"
 from tapeo_env.rules.cards import BREAD, CROQUETA, FREELOADER, HAM3, NUM_KINDS, PEPPER, PRAWNS, TORTILLA
-from tapeo_env.rules.engine import Config, apply_picks, known_hands, legal_mask, new_game, unseen_counts
+from tapeo_env.rules.engine import Config, apply_actions, known_hands, legal_mask, new_game, unseen_counts
 from tapeo_env.rules.observation import OBS_SIZE, decode, encode
 
 
@@ -20,7 +20,7 @@ def test_decode_inverts_encode_on_every_visible_fact(n):
     rng = np.random.default_rng(n)
     state = new_game(Config(num_players=n), seed=100 + n)
     checked = 0
-    while not state.is_over:
+    while not state.terminal:
         for seat in range(n):
             v = decode(encode(state, seat))
             order = [(seat + j) % n for j in range(n)]
@@ -35,7 +35,7 @@ def test_decode_inverts_encode_on_every_visible_fact(n):
                 assert v.known_hands[j].tolist() == (h.tolist() if h is not None else [0] * NUM_KINDS)
             assert v.unseen.tolist() == unseen_counts(state, seat).tolist()
             checked += 1
-        apply_picks(state, [int(rng.choice(np.flatnonzero(legal_mask(state, s)))) for s in range(n)])
+        apply_actions(state, [int(rng.choice(np.flatnonzero(legal_mask(state, s)))) for s in range(n)])
     # every decision of the game was checked: 3 rounds x (hand_size - 1) picks x n seats
     assert checked == 3 * (Config(num_players=n).hand_size - 1) * n
     # after the game: the scores of the three rounds (end churros are not in this piece)

@@ -6,7 +6,7 @@ import pytest
 from hod.core.errors import ConfigError, IllegalActionError
 from tapeo_env.rules.cards import (BREAD, CHURRO, CROQUETA, DECK_COMPOSITION, FREELOADER, HAM3, NUM_KINDS, PEPPER, PRAWNS,
                              TORTILLA)
-from tapeo_env.rules.engine import (Config, apply_picks, legal_actions, new_game, sample_consistent_state,
+from tapeo_env.rules.engine import (Config, apply_actions, legal_actions, new_game, sample_consistent_state,
                               unseen_counts)
 from tapeo_env.rules.observation import encode
 from tapeo_env.rules.scoring import churro_points, round_breakdown
@@ -37,7 +37,7 @@ def game_with_first_round(hands, num_players, hand_size=None):
 
 def test_freeloader_steals_left_neighbours_reveal_2_players():
     s = game_with_first_round([[FREELOADER] + [TORTILLA] * 9, [HAM3] + [CROQUETA] * 9], 2)
-    apply_picks(s, [FREELOADER, HAM3])
+    apply_actions(s, [FREELOADER, HAM3])
     # seat 0's Freeloader takes the ham3 seat 1 revealed; the Freeloader card stays on seat 0's bar
     assert bar(s, 0, freeloader=1, ham3=1) and bar(s, 1)
     # hands passed: seat 0 now holds hand 1 (9 croquetas), seat 1 holds hand 0 (9 tortillas)
@@ -46,7 +46,7 @@ def test_freeloader_steals_left_neighbours_reveal_2_players():
 
 def test_freeloader_vs_freeloader_2_players():
     s = game_with_first_round([[FREELOADER] + [TORTILLA] * 9, [FREELOADER] + [CROQUETA] * 9], 2)
-    apply_picks(s, [FREELOADER, FREELOADER])
+    apply_actions(s, [FREELOADER, FREELOADER])
     # one Freeloader cannot steal from another: each bar holds only its own Freeloader
     assert bar(s, 0, freeloader=1) and bar(s, 1, freeloader=1)
 
@@ -54,7 +54,7 @@ def test_freeloader_vs_freeloader_2_players():
 def test_freeloader_chain_3_players():
     hands = [[FREELOADER] + [PEPPER] * 8, [FREELOADER] + [CROQUETA] * 8, [TORTILLA] * 9]
     s = game_with_first_round(hands, 3)
-    apply_picks(s, [FREELOADER, FREELOADER, TORTILLA])
+    apply_actions(s, [FREELOADER, FREELOADER, TORTILLA])
     # seat 0's left (seat 1) revealed a Freeloader -> seat 0 gets nothing;
     # seat 1's Freeloader still steals seat 2's tortilla
     assert bar(s, 0, freeloader=1) and bar(s, 1, freeloader=1, tortilla=1) and bar(s, 2)
@@ -63,14 +63,14 @@ def test_freeloader_chain_3_players():
 def test_freeloader_of_last_seat_steals_from_seat_0():
     hands = [[PEPPER] * 9, [CROQUETA] * 9, [FREELOADER] + [TORTILLA] * 8]
     s = game_with_first_round(hands, 3)
-    apply_picks(s, [PEPPER, CROQUETA, FREELOADER])
+    apply_actions(s, [PEPPER, CROQUETA, FREELOADER])
     # seat 2's left is seat (2 + 1) % 3 = 0: it takes seat 0's pepper
     assert bar(s, 0) and bar(s, 1, croqueta=1) and bar(s, 2, freeloader=1, pepper=1)
 
 
 def test_stolen_churro_is_the_thiefs_churro_t6():
     s = game_with_first_round([[FREELOADER] + [TORTILLA] * 9, [CHURRO] + [CROQUETA] * 9], 2)
-    apply_picks(s, [FREELOADER, CHURRO])
+    apply_actions(s, [FREELOADER, CHURRO])
     assert s.churros_held().tolist() == [1, 0]
 
 
@@ -81,7 +81,7 @@ def test_freeloader_revealed_as_last_tapa_t7():
     s = game_with_first_round([[CROQUETA] * 9 + [FREELOADER], [TORTILLA] * 9 + [HAM3]], 2)
     for p in range(9):
         assert s.cards_in_hand == 10 - p  # hands shrink by one per pick
-        apply_picks(s, [CROQUETA if p % 2 == 0 else TORTILLA, TORTILLA if p % 2 == 0 else CROQUETA])
+        apply_actions(s, [CROQUETA if p % 2 == 0 else TORTILLA, TORTILLA if p % 2 == 0 else CROQUETA])
     # after pick 9 the last tapas were revealed with no decision (T7): at pick index 9 seat 1
     # holds A (the Freeloader) and seat 0 holds B (the ham3): seat 1 steals seat 0's ham3.
     assert s.round == 1 and s.reveals[0][9] == (HAM3, FREELOADER)
@@ -106,23 +106,23 @@ def test_churros_kept_across_rounds_t8_and_final_tie_broken_by_churros_t10():
         [[PRAWNS, BREAD], [PRAWNS, PEPPER]],       # r3: s0 bread + pepper = 2; s1 2 prawns = 6
     ]
     s = new_game(Config(num_players=2, hand_size=2), deals=deals)
-    apply_picks(s, [TORTILLA, TORTILLA])
+    apply_actions(s, [TORTILLA, TORTILLA])
     assert s.churros_kept.tolist() == [1, 1] and s.round_scores[0].tolist() == [0, 0]
-    apply_picks(s, [CHURRO, PEPPER])
+    apply_actions(s, [CHURRO, PEPPER])
     assert s.churros_kept.tolist() == [2, 1] and s.round_scores[1].tolist() == [2, 4]
-    apply_picks(s, [BREAD, PRAWNS])
+    apply_actions(s, [BREAD, PRAWNS])
     assert s.round_scores[2].tolist() == [2, 6]
     # rounds: 0+2+2 = 4 and 0+4+6 = 10; churros 2 vs 1: seat 0 most +6, nobody loses (2 players)
     assert s.final_scores.tolist() == [10, 10]
     # 10-10: seat 0 kept more churros -> seat 0 wins alone
-    assert s.is_over and s.winners == (0,)
+    assert s.terminal and s.winners == (0,)
 
 
 def test_churros_everyone_tied_two_players_end_to_end():
     deals = [[[TORTILLA, CHURRO], [TORTILLA, CHURRO]]] * 3
     s = new_game(Config(num_players=2, hand_size=2), deals=deals)
     for _ in range(3):
-        apply_picks(s, [TORTILLA, TORTILLA])
+        apply_actions(s, [TORTILLA, TORTILLA])
     # each round each seat gets one tortilla (lone: 0) and one churro; bars are cleared, so
     # 0 round points, 3 churros each. All tied with 2 players: +3 each (T9); 3-3 on points and
     # on churros -> shared win (T10)
@@ -132,13 +132,13 @@ def test_churros_everyone_tied_two_players_end_to_end():
 
 def test_illegal_pick_raises_and_leaves_state_unchanged():
     s = game_with_first_round([[FREELOADER] + [TORTILLA] * 9, [HAM3] + [CROQUETA] * 9], 2)
-    before = s.copy()
+    before = s.clone()
     with pytest.raises(IllegalActionError, match=r"legal actions: \[0 \(tortilla\), 8 \(freeloader\)\]"):
-        apply_picks(s, [CROQUETA, HAM3])
+        apply_actions(s, [CROQUETA, HAM3])
     with pytest.raises(IllegalActionError):
-        apply_picks(s, [TORTILLA])  # one pick missing
+        apply_actions(s, [TORTILLA])  # one pick missing
     with pytest.raises(IllegalActionError):
-        apply_picks(s, [TORTILLA, 10])
+        apply_actions(s, [TORTILLA, 10])
     assert np.array_equal(s.hands, before.hands) and np.array_equal(s.bars, before.bars) and s.pick == 0
     assert legal_actions(s, 1) == [CROQUETA, HAM3]
 
@@ -165,13 +165,13 @@ def test_invariants_over_seeded_random_games(n):
     rng = np.random.default_rng(100 + n)
     for g in range(40):
         s = new_game(Config(num_players=n), seed=g)
-        while not s.is_over:
+        while not s.terminal:
             r, size, undealt = s.round, s.cards_in_hand, s.undealt.copy()
             # the 84 tapas: hands + bars + undealt, per kind
             assert (s.hands.sum(axis=0) + s.bars.sum(axis=0) + s.undealt).tolist() == list(DECK_COMPOSITION)
             assert (s.hands.sum(axis=1) == size).all()
             picks = [int(rng.choice(legal_actions(s, i))) for i in range(n)]
-            ended = apply_picks(s, picks)
+            ended = apply_actions(s, picks)
             if ended:
                 # everything dealt this round ended on a bar
                 assert (s.round_bars[r].sum(axis=0) + undealt).tolist() == list(DECK_COMPOSITION)
@@ -188,7 +188,7 @@ def test_invariants_over_seeded_random_games(n):
 def test_sampled_consistent_states_look_the_same_to_the_seat():
     rng = np.random.default_rng(0)
     s = new_game(Config(num_players=5), seed=9)
-    apply_picks(s, [legal_actions(s, i)[0] for i in range(5)])  # pick 1: seat 0 knows 1 other hand
+    apply_actions(s, [legal_actions(s, i)[0] for i in range(5)])  # pick 1: seat 0 knows 1 other hand
     differs = 0
     for _ in range(20):
         t = sample_consistent_state(s, 0, rng)

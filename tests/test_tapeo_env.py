@@ -112,7 +112,7 @@ def test_observation_layout_of_a_known_position():
     assert v("known_flags").sum() == 0  # the opponent's hand has not been seen yet
     # unseen croquetas: 14 in the deck, none placed by seat 0 -> 14/14
     assert v("unseen")[CROQUETA] == 1.0 and v("unseen")[TORTILLA] == pytest.approx(4 / 14)
-    tapeo_env.apply_picks(s, [TORTILLA, CROQUETA])
+    tapeo_env.apply_actions(s, [TORTILLA, CROQUETA])
     o = encode(s, 0)
     # seat 0 now holds the croqueta hand (9 left) and knows its old hand went left: 9 tortillas
     assert v("hand")[CROQUETA] == pytest.approx(9 / 14)

@@ -110,10 +110,10 @@ def test_replay_refuses_an_edited_deck_composition():
 
 
 def test_record_of_a_game_with_another_deck_is_refused():
-    from tapeo_env.rules.engine import Config, apply_picks, legal_actions, new_game
+    from tapeo_env.rules.engine import Config, apply_actions, legal_actions, new_game
 
     s = new_game(Config(num_players=2, deck=(20, 14, 4, 4, 4, 10, 8, 10, 6, 4)), seed=0)
-    while not s.is_over:
-        apply_picks(s, [legal_actions(s, i)[0] for i in range(2)])
+    while not s.terminal:
+        apply_actions(s, [legal_actions(s, i)[0] for i in range(2)])
     with pytest.raises(RecordError, match=re.escape("this game's deck is {'tortilla': 20,")):
         make_record(s)

@@ -5,7 +5,7 @@ import pytest
 from tapeo_env.rules.cards import (BREAD, CHURRO, CROQUETA, DECK_COMPOSITION, FREELOADER, HAM1, HAM2, HAM3, HAND_SIZES,
                              NUM_KINDS, PEPPER, PRAWNS, TORTILLA)
 from tapeo_env.rules.scoring import (Rulings, churro_points, croqueta_points, ham_points, pepper_points, prawn_points,
-                               round_breakdown, round_points, split_points, tortilla_points, winners)
+                               round_breakdown, round_points, split_points, tortilla_points, winning_seats)
 
 
 def test_deck_and_hand_sizes_t1():
@@ -96,13 +96,13 @@ def test_split_rounds_down_t2():
 
 
 def test_winner_and_tie_break_t10():
-    assert winners([30, 41, 12], [0, 0, 9]) == (1,)
+    assert winning_seats([30, 41, 12], [0, 0, 9]) == (1,)
     # 40-40 tie: seat 1 kept 3 churros against 2 -> seat 1 wins alone
-    assert winners([40, 40, 30], [2, 3, 5]) == (1,)
+    assert winning_seats([40, 40, 30], [2, 3, 5]) == (1,)
     # still tied on churros: shared win
-    assert winners([40, 40], [2, 2]) == (0, 1)
+    assert winning_seats([40, 40], [2, 2]) == (0, 1)
     # the option can switch the tie-break off
-    assert winners([40, 40, 30], [2, 3, 5], Rulings(tie_break_by_churros=False)) == (0, 1)
+    assert winning_seats([40, 40, 30], [2, 3, 5], Rulings(tie_break_by_churros=False)) == (0, 1)
 
 
 def test_a_full_round_breakdown_by_hand():

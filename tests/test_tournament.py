@@ -372,7 +372,7 @@ def test_cli_lists_bots(capsys):
 
 
 def test_results_pickle_for_worker_transport():
-    # GameSpec and BotSpec travel to worker processes
+    # ScheduledGame and BotSpec travel to worker processes
     s = make_schedule(2, 2, 0, True)[0]
     assert pickle.loads(pickle.dumps(s)) == s
     spec = _play.BotSpec(name="random")

@@ -17,7 +17,7 @@ from hod.adapters.registration import register_envs
 #: The Gymnasium ids of the two games (their declarations, tapeo_env.GAME and robada_env.GAME).
 ENV_IDS = ("tapeo_env/Tapeo-v0", "robada_env/Robada-v0")
 from hod.training.single_agent import SingleAgentEnv
-from hod.training.table import Table
+from hod.training.table import LearnerTable
 from hod.training.vec_env import make_vec_env
 
 register_fake_game()
@@ -85,7 +85,7 @@ def test_unknown_options_and_names_are_rejected():
     with pytest.raises(ConfigError, match="legal values"):
         SingleAgentEnv("chess")
     with pytest.raises(ConfigError, match="turn-based"):
-        Table("robada", 2, num_learners=2)
+        LearnerTable("robada", 2, num_learners=2)
 
 
 # ---- every seat's return equals the game's payoff ----------------------------------------------
@@ -214,7 +214,7 @@ def test_vec_env_two_learners_same_table_hand_computed():
 def test_table_refuses_several_learners_when_observations_change():
     # The fake game in turn-based mode shows a pick at once, so the second learner's observation
     # changes after the first acted: the table must notice rather than train on stale data.
-    t = Table("fake", 2, num_learners=2, env_options={"simultaneous": False})
+    t = LearnerTable("fake", 2, num_learners=2, env_options={"simultaneous": False})
     t.reset(np.random.default_rng(0))
     with pytest.raises(RuntimeError, match="simultaneous"):
         for _ in range(3):

@@ -78,6 +78,8 @@ class BatchOpponents:
         game: ``"tapeo"`` or ``"robada"``.
         source: the source, or what ``resolve_opponents`` accepts (a bot name, a list of names).
         seed: base seed of the policies' generators (the k-th policy made uses ``[seed, 1000 + k]``).
+        rules: the table's rule options (``GameInfo.check_rule_options``), given to every bot
+            made by name (``heuristic:<bot>`` and fixed bot names).
 
     Weights: for a pool, each available category's probability (``category_probs()``) split
     evenly among its members (a name listed twice counts twice); for any other source, uniform
@@ -87,8 +89,9 @@ class BatchOpponents:
         ConfigError: a game without a batched engine, or an unknown bot name.
     """
 
-    def __init__(self, game: str, source: Any, seed: Optional[int] = 0) -> None:
+    def __init__(self, game: str, source: Any, seed: Optional[int] = 0, rules: Optional[dict] = None) -> None:
         self.game = game
+        self.rules = dict(rules or {})   # the table's rule options, given to bots made by name
         # the game's vector module provides its batch RandomPolicy and BotPolicy
         self.vector = importlib.import_module(vector_env_class(game).__module__)
         self.source = resolve_opponents(game, source)
@@ -151,7 +154,7 @@ class BatchOpponents:
             if bot_name == "random":
                 pol = self.vector.RandomPolicy(seed)
             elif bot_name is not None:
-                pol = self.vector.BotPolicy(make_named_bot(self.game, bot_name, seed=bot_seed))
+                pol = self.vector.BotPolicy(make_named_bot(self.game, bot_name, seed=bot_seed, **self.rules))
             else:
                 pol = self.vector.BotPolicy(src.make_bot(label, bot_seed))
         self._cache[label] = (net, pol)
@@ -241,7 +244,8 @@ def make_batched_vec_env(game: str, num_tables: int, num_players, learner_seats:
     if illegal != "raise":
         raise ConfigError(f"illegal_action={illegal!r}: the batched engines always raise; legal values: ['raise']")
     reward_scheme = opts.pop("reward_scheme", "points")
-    src = BatchOpponents(game, opponents, seed)
+    # bots made by name play the table's rule options (hod.agents.rules)
+    src = BatchOpponents(game, opponents, seed, get_game(game).check_rule_options(opts))
     pols, weights = src.refresh()
     players = list(num_players) if isinstance(num_players, (list, tuple)) else num_players
     try:

@@ -36,6 +36,7 @@ import io
 import json
 import os
 import zipfile
+import zlib
 from pathlib import Path
 from typing import Any, Optional
 
@@ -212,7 +213,7 @@ def read_checkpoint(path: str | os.PathLike, game: Optional[str] = None, num_pla
     except CheckpointError:
         raise
     except (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, OSError, ValueError, KeyError,
-            NotImplementedError) as e:
+            NotImplementedError, zlib.error) as e:   # zlib.error: a damaged compressed member
         raise CheckpointError(f"{path}: truncated or corrupt checkpoint ({type(e).__name__}: {e})") from e
     validate_model_card(card, str(path), game=game, num_players=num_players, layout_version=layout_version)
     return data, card

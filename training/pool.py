@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import warnings
 from collections import OrderedDict
-from typing import Iterable, Optional, Protocol, Sequence, runtime_checkable
+from typing import Any, Iterable, Optional, Protocol, Sequence, runtime_checkable
 
 import numpy as np
 
@@ -71,13 +71,17 @@ def registered_bot_names(game: str) -> list[str]:
     return agents.names(game)
 
 
-def make_named_bot(game: str, name: str, seed: Optional[int] = None) -> Bot:
-    """``agents.make(game, name, seed=seed)``.
+def make_named_bot(game: str, name: str, seed: Optional[int] = None, **rules: Any) -> Bot:
+    """``agents.make(game, name, seed=seed, **rules)``.
+
+    Args:
+        rules: the table's rule options (:mod:`hod.agents.rules`).
 
     Raises:
-        ConfigError: unknown game or bot name (the registered names are listed).
+        ConfigError: unknown game or bot name (the registered names are listed) or a bad rule
+            option (the legal values are named).
     """
-    return agents.make(game, name, seed=seed)
+    return agents.make(game, name, seed=seed, **rules)
 
 
 def check_bot_names(game: str, names: Iterable[str], observation_only: bool = False) -> list[str]:

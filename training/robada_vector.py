@@ -47,6 +47,7 @@ from hod.training.sb3_vec_env import MaskedVecEnv
 from hod.core.errors import ConfigError, check_int_range
 
 from robada_env.rules.actions import NOOP, NUM_ACTIONS
+from hod.core.deal import draw_seeds
 from robada_env.rules.batched import NAME, BatchedRobada, random_legal_actions, win_shares
 from robada_env.rules.engine import MAX_PLAYERS, MIN_PLAYERS
 from robada_env.rules.observation import OBS_SIZE
@@ -97,7 +98,7 @@ class LearnerGames:
 
     def __init__(self, num_games: int, num_players: int, policies: list, reward_scheme: str,
                  rng: np.random.Generator, weights: Optional[np.ndarray] = None, **rules: Any) -> None:
-        self.engine = BatchedRobada(num_games, num_players=num_players, reward_scheme=reward_scheme, **rules)
+        self.engine = BatchedRobada(num_players, num_games, reward_scheme=reward_scheme, **rules)
         self.num_games = B = num_games
         self.n = self.engine.num_players
         self.rng = rng
@@ -111,7 +112,7 @@ class LearnerGames:
 
     def _deal(self, games: Optional[np.ndarray]) -> None:
         g = np.arange(self.num_games) if games is None else games
-        self.engine.reset(rng=self.rng, games=g)
+        self.engine.reset(games=g, seeds=draw_seeds(self.rng, g.size))
         self.learner[g] = self.rng.integers(0, self.n, g.size)
         if len(self.policies) > 1:
             self.assign[g] = batch_policies.draw_policies(self.rng, len(self.policies), (g.size, self.n),

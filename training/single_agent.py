@@ -25,7 +25,7 @@ from typing import Any, Optional, Sequence
 import gymnasium as gym
 import numpy as np
 
-from .table import Table
+from .table import LearnerTable
 
 
 class SingleAgentEnv(gym.Env):
@@ -53,7 +53,7 @@ class SingleAgentEnv(gym.Env):
         super().__init__()
         self.game = game
         self.render_mode = render_mode
-        self.table = Table(game, num_players, 1, opponents,
+        self.table = LearnerTable(game, num_players, 1, opponents,
                            dict(env_options, reward_scheme=reward_scheme, illegal_action=illegal_action))
         self.observation_space = self.table.observation_space
         self.action_space = self.table.action_space

@@ -1,6 +1,6 @@
 """One game table seen from its learner seats: the core of the training environments.
 
-A :class:`Table` holds one raw AEC environment, picks per episode the table size, which seats
+A :class:`LearnerTable` holds one raw AEC environment, picks per episode the table size, which seats
 the learner plays and the opponent of every other seat, and plays the opponents' turns itself.
 It stops whenever a learner seat must decide and hands out that seat's observation, action
 mask and reward.
@@ -37,7 +37,7 @@ from .pool import OpponentSource, resolve_opponents
 
 @dataclass
 class TableStep:
-    """What a :class:`Table` returns after the learner seats acted.
+    """What a :class:`LearnerTable` returns after the learner seats acted.
 
     Attributes:
         observations: one ``{"observation", "action_mask"}`` dict per learner seat (the new
@@ -56,7 +56,7 @@ class TableStep:
     infos: list[dict[str, Any]] = field(default_factory=list)
 
 
-class Table:
+class LearnerTable:
     """One game of ``game`` with ``num_learners`` learner seats and opponents in the others.
 
     Args:

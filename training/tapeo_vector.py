@@ -78,7 +78,8 @@ class _Group:
 
     def __init__(self, tables: int, n: int, L: int, policies: list, reward_scheme: str, round_rewards: bool,
                  seed: int, weights: Optional[np.ndarray] = None) -> None:
-        self.engine = BatchedTapeo(tables, Config(num_players=n), reward_scheme, round_rewards, seed=seed)
+        self.engine = BatchedTapeo(Config(num_players=n), tables, seed=seed, reward_scheme=reward_scheme,
+                                   round_rewards=round_rewards)
         self.n, self.L, self.tables = n, L, tables
         self.learners = list(range(L))
         self.others = list(range(L, n))

@@ -9,7 +9,7 @@ so advantages never mix seats.
   filled from the opponent pool; one ``step`` plays one pick at every table.
 * Ronda Robada (turn-based): L = 1, so this is exactly a vector of K single-agent envs
   (:class:`hod.training.single_agent.SingleAgentEnv`), without the per-env wrappers of
-  ``DummyVecEnv``; both are built on :class:`hod.training.table.Table`.
+  ``DummyVecEnv``; both are built on :class:`hod.training.table.LearnerTable`.
 
 Finished tables reset themselves (SB3's auto-reset convention: the last observation goes to
 ``info["terminal_observation"]``, ``info["episode"] = {"r", "l", "t"}`` feeds SB3's episode
@@ -35,11 +35,11 @@ from hod.core.errors import ConfigError
 from hod.training.sb3_vec_env import MaskedVecEnv
 
 from .batched_env import make_batched_vec_env
-from .table import Table
+from .table import LearnerTable
 
 
 class TableVecEnv(MaskedVecEnv):
-    """SB3 VecEnv over :class:`Table` objects (see the module docstring).
+    """SB3 VecEnv over :class:`LearnerTable` objects (see the module docstring).
 
     Args:
         tables: the tables (all of the same game, same ``num_learners``).
@@ -49,7 +49,7 @@ class TableVecEnv(MaskedVecEnv):
         ValueError: no table, or tables with different spaces or learner counts.
     """
 
-    def __init__(self, tables: Sequence[Table], seed: Optional[int] = 0) -> None:
+    def __init__(self, tables: Sequence[LearnerTable], seed: Optional[int] = 0) -> None:
         if not tables:
             raise ValueError("TableVecEnv needs at least one table")
         self.tables = list(tables)
@@ -136,8 +136,8 @@ def make_vec_env(game: str, num_tables: int, num_players, learner_seats: int, op
                  env_options: Optional[dict] = None, seed: int = 0, engine: str = "single") -> VecEnv:
     """The training ``VecEnv`` of ``num_tables`` tables of ``game``.
 
-    ``engine="single"`` (default): a :class:`TableVecEnv` of single-game :class:`Table` objects
-    (see :class:`Table` for the arguments); ``env_options`` default to ``illegal_action="raise"``
+    ``engine="single"`` (default): a :class:`TableVecEnv` of single-game :class:`LearnerTable` objects
+    (see :class:`LearnerTable` for the arguments); ``env_options`` default to ``illegal_action="raise"``
     (training never plays an illegal move). ``engine="batched"``: the game's vector env over its
     batched engine with the opponents as batch policies
     (:func:`hod.training.batched_env.make_batched_vec_env`, same arguments).
@@ -150,5 +150,5 @@ def make_vec_env(game: str, num_tables: int, num_players, learner_seats: int, op
         return make_batched_vec_env(game, num_tables, num_players, learner_seats, opponents, env_options, seed=seed)
     if engine != "single":
         raise ConfigError(f"engine={engine!r}; legal values: ['single', 'batched']")
-    tables = [Table(game, num_players, learner_seats, opponents, env_options) for _ in range(num_tables)]
+    tables = [LearnerTable(game, num_players, learner_seats, opponents, env_options) for _ in range(num_tables)]
     return TableVecEnv(tables, seed=seed)

@@ -145,7 +145,7 @@ def build_parser(game: str, prog: str, description: str, min_players: int, max_p
 
 
 @dataclass
-class Table:
+class PlayOptions:
     """The validated options of one game at the terminal.
 
     Attributes:
@@ -160,7 +160,7 @@ class Table:
     record: Optional[str]
 
 
-def parse_table(ap: argparse.ArgumentParser, game: str, argv: Optional[Sequence[str]]) -> Table:
+def parse_table(ap: argparse.ArgumentParser, game: str, argv: Optional[Sequence[str]]) -> PlayOptions:
     """Parse and check the options; a bad value ends with argparse's usage error (exit code 2)
     naming the legal values."""
     args = ap.parse_args(argv)
@@ -179,15 +179,15 @@ def parse_table(ap: argparse.ArgumentParser, game: str, argv: Optional[Sequence[
         folder = os.path.dirname(os.path.abspath(record))
         if not (os.path.isdir(folder) and os.access(folder, os.W_OK)):
             ap.error(f"--record {record}: the folder {folder} does not exist or is not writable")
-    return Table(players=n, seat=args.seat, seed=seed, opponents=dict(zip(others, bots)), record=record)
+    return PlayOptions(players=n, seat=args.seat, seed=seed, opponents=dict(zip(others, bots)), record=record)
 
 
-def make_bots(game: str, table: Table) -> dict:
+def make_bots(game: str, table: PlayOptions) -> dict:
     """``{seat: bot}`` for the computer seats, each seeded with :func:`bot_seed`."""
     return {s: make(game, name, seed=bot_seed(table.seed, s)) for s, name in table.opponents.items()}
 
 
-def seat_names(table: Table) -> list[str]:
+def seat_names(table: PlayOptions) -> list[str]:
     """Display name of each seat: ``"You"`` for the person, ``"player_2 (expert)"`` for a bot."""
     return ["You" if i == table.seat else f"player_{i} ({table.opponents[i]})" for i in range(table.players)]
 
@@ -343,7 +343,7 @@ class GameSession:
         sample_belief: the game's ``sample_consistent_state(state, seat, rng)`` for search bots.
 
     Args:
-        table: the validated options (:class:`Table`).
+        table: the validated options (:class:`PlayOptions`).
         term: the terminal to read from and print to.
         bots: ``{seat: bot}`` (default: built from the registry with :func:`make_bots`).
     """
@@ -353,7 +353,7 @@ class GameSession:
     rules_line: str = ""
     sample_belief: Callable = staticmethod(lambda state, seat, rng: None)
 
-    def __init__(self, table: Table, term: Terminal, bots: Optional[dict] = None) -> None:
+    def __init__(self, table: PlayOptions, term: Terminal, bots: Optional[dict] = None) -> None:
         self.table = table
         self.term = term
         self.env = self.make_env(table.players)

@@ -2,7 +2,9 @@
 
 Each process builds one raw environment (``illegal_action="raise"``, so a bot that returns an
 action outside the mask stops the tournament with
-:class:`~hod.core.errors.IllegalActionError`) and one bot per lineup slot, then for every game:
+:class:`~hod.core.errors.IllegalActionError`) and one bot per lineup slot (a bot built by name is
+given the table's rule options, the ``env_kwargs`` its ``GameInfo.rule_options`` names),
+then for every game:
 resets each bot with its seed, resets the environment with the deal's seed and walks
 ``env.agent_iter()``, asking the bot of the seat to act ``bot.act(observation_dict)`` (bots with
 ``needs_belief`` also get ``belief(rng) -> state`` built on the game's
@@ -19,7 +21,7 @@ from hod import agents
 from hod.core.errors import ConfigError
 from hod.core.games import get_game
 
-from .schedule import GameSpec
+from .schedule import ScheduledGame
 
 #: Game name -> module that provides ``raw_env`` (the contract of docs/DESIGN.md).
 
@@ -28,21 +30,32 @@ from .schedule import GameSpec
 class BotSpec:
     """How to build the bot of one lineup slot in any process.
 
-    Exactly one of the fields is set: ``name`` (registry name, built with ``agents.make``),
-    ``factory`` (zero-argument callable returning a bot) or ``instance`` (a ready bot, only usable
-    in the main process).
+    Exactly one of the fields is set: ``name`` (registry name, built with ``agents.make`` and the
+    table's rule options), ``factory`` (zero-argument callable returning a bot) or ``instance`` (a
+    ready bot, only usable in the main process). Factories and instances are built by the caller,
+    who must give them the table's rule options.
     """
 
     name: Optional[str] = None
     factory: Optional[Callable[[], Any]] = None
     instance: Any = None
 
-    def build(self, game: str) -> Any:
-        """Return the bot. Raises TypeError if a factory returns something that is not a bot."""
+    def build(self, game: str, rules: Optional[dict] = None) -> Any:
+        """Return the bot.
+
+        Args:
+            game: ``"tapeo"`` or ``"robada"``.
+            rules: the table's rule options (:func:`hod.agents.rules.table_rules`), given to a bot
+                built by ``name`` (``agents.make(game, name, **rules)``).
+
+        Raises:
+            TypeError: a factory returns something that is not a bot.
+            ConfigError: a bad rule option (from ``agents.make``).
+        """
         if self.instance is not None:
             return self.instance
         if self.name is not None:
-            return agents.make(game, self.name)
+            return agents.make(game, self.name, **(rules or {}))
         bot = self.factory()
         check_is_bot(bot, "the factory's return value")
         return bot
@@ -95,14 +108,17 @@ class GameOutcome:
     steps: int
 
 
-class Table:
+class TournamentTable:
     """One environment and one bot per slot, reused for many games (one per process)."""
 
     def __init__(self, game: str, num_players: int, specs: Sequence[BotSpec], env_kwargs: dict):
         self.game = game
         self.n = num_players
         self.env = make_env(game, num_players, env_kwargs)
-        self.bots = [s.build(game) for s in specs]
+        # every bot built by name is told the table's rule options: the env_kwargs that the game
+        # declares as rule options (GameInfo.rule_options; hod.agents.rules)
+        self.rules = get_game(game).check_rule_options(env_kwargs)
+        self.bots = [s.build(game, self.rules) for s in specs]
         agents_ = list(self.env.possible_agents)
         if len(agents_) != num_players:
             raise RuntimeError(f"{game} env has {len(agents_)} agents, expected {num_players}")
@@ -118,7 +134,7 @@ class Table:
                     "sample_consistent_state"
                 )
 
-    def play(self, spec: GameSpec) -> GameOutcome:
+    def play(self, spec: ScheduledGame) -> GameOutcome:
         """Play one game of the schedule; errors carry a note naming the game and its seed."""
         try:
             return self._play(spec)
@@ -135,7 +151,7 @@ class Table:
         env, sampler = self.env, self.sampler
         return lambda rng: sampler(env.unwrapped.game_state, seat, rng)
 
-    def _play(self, spec: GameSpec) -> GameOutcome:
+    def _play(self, spec: ScheduledGame) -> GameOutcome:
         env = self.env
         for slot, bot in enumerate(self.bots):
             bot.reset(seed=spec.bot_seeds[slot])
@@ -170,13 +186,13 @@ class Table:
         return GameOutcome(spec.index, tuple(points), tuple(shares), steps)
 
 
-_TABLE: Optional[Table] = None
+_TABLE: Optional[TournamentTable] = None
 
 
 def init_worker(game: str, num_players: int, specs: Sequence[BotSpec], env_kwargs: dict) -> None:
-    """Process-pool initializer: build this worker's :class:`Table`."""
+    """Process-pool initializer: build this worker's :class:`TournamentTable`."""
     global _TABLE
-    _TABLE = Table(game, num_players, specs, env_kwargs)
+    _TABLE = TournamentTable(game, num_players, specs, env_kwargs)
 
 
 @dataclass(frozen=True)
@@ -204,7 +220,7 @@ class WorkerFailure:
         return exc
 
 
-def play_chunk(chunk: Sequence[GameSpec]) -> Union[list[GameOutcome], WorkerFailure]:
+def play_chunk(chunk: Sequence[ScheduledGame]) -> Union[list[GameOutcome], WorkerFailure]:
     """Play consecutive games in a worker (after :func:`init_worker`).
 
     Returns the outcomes, or a :class:`WorkerFailure` if a game raised.

@@ -34,7 +34,7 @@ from hod.core.errors import ConfigError
 
 
 @dataclass(frozen=True)
-class GameSpec:
+class ScheduledGame:
     """Everything needed to replay one tournament game.
 
     Attributes:
@@ -87,8 +87,8 @@ def check_seed(seed: object) -> int:
     return int(seed)
 
 
-def make_schedule(num_games: int, n: int, seed: int, duplicate: bool) -> list[GameSpec]:
-    """The list of ``num_games`` :class:`GameSpec` (see the module docstring for the scheme).
+def make_schedule(num_games: int, n: int, seed: int, duplicate: bool) -> list[ScheduledGame]:
+    """The list of ``num_games`` :class:`ScheduledGame` (see the module docstring for the scheme).
 
     Raises:
         ConfigError: bad ``num_games`` (see :func:`check_num_games`) or ``seed``.
@@ -98,7 +98,7 @@ def make_schedule(num_games: int, n: int, seed: int, duplicate: bool) -> list[Ga
     per_deal = n if duplicate else 1
     num_deals = num_games // per_deal
     root = np.random.SeedSequence(seed)
-    specs: list[GameSpec] = []
+    specs: list[ScheduledGame] = []
     for d, deal_seq in enumerate(root.spawn(num_deals)):
         env_seed = int(deal_seq.generate_state(1, dtype=np.uint32)[0])
         for r_in_deal, game_seq in enumerate(deal_seq.spawn(per_deal)):
@@ -106,6 +106,6 @@ def make_schedule(num_games: int, n: int, seed: int, duplicate: bool) -> list[Ga
             rotation = index % n
             bot_seeds = tuple(int(s) for s in game_seq.generate_state(n, dtype=np.uint32))
             specs.append(
-                GameSpec(index, d, rotation, env_seed, seating_for_rotation(n, rotation), bot_seeds)
+                ScheduledGame(index, d, rotation, env_seed, seating_for_rotation(n, rotation), bot_seeds)
             )
     return specs

@@ -48,14 +48,14 @@ from . import stats as _stats
 from .play import (
     BotSpec,
     GameOutcome,
-    Table,
+    TournamentTable,
     WorkerFailure,
     check_game,
     check_is_bot,
     init_worker,
     play_chunk,
 )
-from .schedule import GameSpec, check_seed, make_schedule
+from .schedule import ScheduledGame, check_seed, make_schedule
 
 #: One lineup slot: a registry name, a bot instance, or a (label, zero-argument factory) pair.
 LineupEntry = Union[str, Bot, Tuple[str, Callable[[], Bot]]]
@@ -273,7 +273,9 @@ def run_tournament(
         duplicate: replay each deal once per seat rotation (n games per deal); else one game
             per deal with the rotation advancing each game.
         progress: show a tqdm progress bar on stderr.
-        env_kwargs: extra options of ``raw_env`` (not ``num_players`` / ``illegal_action``).
+        env_kwargs: extra options of ``raw_env`` (not ``num_players`` / ``illegal_action``); its
+            rule options (the game's ``GameInfo.rule_options``, e.g. Ronda Robada's ``closing_ace``)
+            are also given to every bot built by name.
 
     Returns:
         :class:`TournamentResult`.
@@ -297,7 +299,7 @@ def run_tournament(
     bases, labels, specs = _resolve_lineup(game, lineup, workers)
     n = len(specs)
     schedule = make_schedule(num_games, n, seed, bool(duplicate))
-    table = Table(game, n, specs, env_kwargs)  # checks the player count and builds every bot
+    table = TournamentTable(game, n, specs, env_kwargs)  # checks the player count and builds every bot
 
     from tqdm.auto import tqdm
 
@@ -334,7 +336,7 @@ def summarize(
     game: str,
     bases: Sequence[str],
     labels: Sequence[str],
-    schedule: Sequence[GameSpec],
+    schedule: Sequence[ScheduledGame],
     outcomes: Sequence[GameOutcome],
     seed: int,
     duplicate: bool,

@@ -59,9 +59,15 @@ That is ``85 + 29 n`` bytes per game (201 B at 4 players), well under the 2 KiB 
 observation, mask and hand caches add ``4 * 192 + 27 + 10`` bytes per game
 (:meth:`BatchedRobada.nbytes`).
 
+Deal: each game has its own seed (``reset(seeds=...)``, else drawn from the engine's
+generator) and its deck order is :func:`hod.core.deal.shuffled` of it, the very function
+:func:`robada_env.rules.engine.new_game` deals with: game ``i`` reset with seed ``s`` is
+``new_game(config, seed=s)``.
+
 Interface (the same shape as Tapeo's batched engine, so benchmarks and training treat both
-games alike): ``reset``, ``observe``, ``legal_mask``, ``step``, ``random_legal_actions``,
-``scores``, ``final_rewards``.
+games alike): ``BatchedRobada(config_or_num_players, batch_size, seed=...)``, ``batch_size``,
+``reset(games, seeds, seed, ...)``, ``observe``, ``legal_mask``, ``step``, ``terminal``,
+``scores``, ``random_actions``; also ``random_legal_actions``, ``final_rewards``.
 """
 from __future__ import annotations
 
@@ -69,15 +75,18 @@ from typing import NamedTuple, Optional, Sequence
 
 import numpy as np
 
+from hod.core.deal import as_seeds, draw_seeds, shuffled
 from hod.core.errors import ConfigError, IllegalActionError, check_choice
 from hod.core.rewards import REWARD_SCHEMES, final_rewards_batch, win_shares_batch
 
 from .actions import CONFIRM, DROP, NOOP, NUM_ACTIONS, START, TAKE, TAKE_SEATS, TAP, action_name
-from .cards import ACE, DECK_SIZE, NUM_RANKS, RANK_POINTS, REY, next_rank
-from .engine import CARDS_PER_DEAL, LOOSE_AT_START, MAX_GAME_LENGTH, NOBODY, RUN_CLOSED, Config
+from .batched_obs import encode_batch
+from .cards import ACE, DECK_SIZE, NUM_RANKS, RANK_POINTS, REY
+from .engine import CARDS_PER_DEAL, LOOSE_AT_START, MAX_GAME_LENGTH, Config
 from .observation import OBS_SIZE
+from .runs import NOBODY, RUN_CLOSED, leftovers_receiver, may_take_pile, next_after_start, next_after_step
 
-__all__ = ["BatchedRobada", "StepResult", "random_legal_actions", "batched_final_rewards", "win_shares", "NAME"]
+__all__ = ["BatchedRobada", "BatchedRobadaStep", "random_legal_actions", "batched_final_rewards", "win_shares", "NAME"]
 
 #: Short game name (the benchmark and training registries key on it).
 NAME = "robada"
@@ -88,6 +97,8 @@ _RANK_OF = np.array([c % NUM_RANKS for c in range(DECK_SIZE)] + [-1], np.int8)
 #: One-hot rank counts of each card id (int8 (41, 10)); row -1 (no card) is zeros.
 _CARD_ONEHOT = np.zeros((DECK_SIZE + 1, NUM_RANKS), np.int8)
 _CARD_ONEHOT[np.arange(DECK_SIZE), np.arange(DECK_SIZE) % NUM_RANKS] = 1
+#: The card ids in order (what a deal shuffles).
+_CARD_IDS = np.arange(DECK_SIZE, dtype=np.int8)
 #: Points of each rank (R8).
 _PTS = np.array(RANK_POINTS, np.int16)
 #: Points of a run just started (two cards of the rank).
@@ -160,7 +171,11 @@ def win_shares(scores: np.ndarray) -> np.ndarray:
     return win_shares_batch(s == s.max(1, keepdims=True))
 
 
-class StepResult(NamedTuple):
+#: Public index tables of :class:`BatchedRobada` that are not game state (left out of ``nbytes``).
+_INDEX_TABLES = frozenset({"seat_at_offset", "relative_seat", "flat_base"})
+
+
+class BatchedRobadaStep(NamedTuple):
     """What :meth:`BatchedRobada.step` returns (unpacks as ``rewards, game_over``).
 
     Attributes:
@@ -178,13 +193,13 @@ class BatchedRobada:
     as numpy arrays (fields in the module docstring).
 
     Args:
+        config: a :class:`~robada_env.rules.engine.Config` (rules options R2, R3, R7) or a
+            player count 2..4.
         batch_size: B >= 1.
-        num_players: 2..4 (ignored when ``config`` is given).
+        seed: seed of the engine's own generator (the games' seeds when :meth:`reset` is not
+            given them, :meth:`random_actions`).
         reward_scheme: one of :data:`hod.core.rewards.REWARD_SCHEMES` (rewards of :meth:`step`).
-        config: a :class:`~robada_env.rules.engine.Config` (rules options R2, R3, R7).
-        seed: seed of the engine's own generator (deals without an explicit ``seed``/``rng``,
-            :meth:`random_actions`).
-        **rules: options of ``Config`` when ``config`` is not given.
+        **rules: options of ``Config`` when ``config`` is a player count.
 
     Raises:
         ConfigError: bad batch size, player count, option or scheme (names the legal values).
@@ -196,15 +211,13 @@ class BatchedRobada:
     num_actions = NUM_ACTIONS
     max_game_length = MAX_GAME_LENGTH
 
-    def __init__(self, batch_size: int, num_players: int = 2, reward_scheme: str = "points",
-                 config: Optional[Config] = None, seed: Optional[int] = None, **rules) -> None:
-        if config is None:
+    def __init__(self, config: int | Config | None, batch_size: int, seed: Optional[int] = None,
+                 reward_scheme: str = "points", **rules) -> None:
+        if not isinstance(config, Config):
             unknown = set(rules) - set(Config.option_names())
             if unknown:
                 raise ConfigError(f"unknown option(s) {sorted(unknown)}; legal options: {Config.option_names()}")
-            config = Config(num_players=num_players, **rules)
-        elif not isinstance(config, Config):
-            raise ConfigError(f"config must be a robada_env.rules.engine.Config, got {type(config).__name__}")
+            config = Config(num_players=2 if config is None else config, **rules)
         elif rules:
             raise ConfigError("give either config or rules options, not both")
         if isinstance(batch_size, bool) or not isinstance(batch_size, (int, np.integer)) or batch_size < 1:
@@ -217,21 +230,24 @@ class BatchedRobada:
         self.batch_size = B
         self.num_players = n = config.num_players
         self.obs_size = OBS_SIZE
-        # rules tables from the config (R2, R3)
+        # rules tables from the config, built by the rule functions of robada_env.rules.runs (R2, R3)
         self._next_after_start = np.array(
-            [next_rank(r, config.closing_ace) for r in range(NUM_RANKS)], np.int8)
+            [next_after_start(r, config.closing_ace) for r in range(NUM_RANKS)], np.int8)
         # a rank reached by extension: an Ace there is the closing Ace, nothing follows (R2)
         self._next_after_step = np.array(
-            [RUN_CLOSED if r == ACE else next_rank(r, config.closing_ace) for r in range(NUM_RANKS)], np.int8)
+            [next_after_step(r, config.closing_ace) for r in range(NUM_RANKS)], np.int8)
         assert self._next_after_start[REY] in (ACE, RUN_CLOSED)
-        self._first_take = 0 if config.may_take_own_pile else 1
+        #: relative seats k (0 = the runner) whose piles a run may take (R3)
+        self._take_offsets = [k for k in range(n) if may_take_pile(k, 0, config.may_take_own_pile)]
         self._seat_next = np.array([(i + 1) % n for i in range(n)], np.int8)
-        self._seat_add = np.array([[(i + k) % n for k in range(TAKE_SEATS)] for i in range(n)], np.int8)
+        #: seat (i + k) % n at [i, k]: the seat k places to the left of seat i, int8 (n, TAKE_SEATS)
+        self.seat_at_offset = np.array([[(i + k) % n for k in range(TAKE_SEATS)] for i in range(n)], np.int8)
         #: relative seat of seat t seen from seat s, at [s * (n + 1) + t + 1]; t = -1 (nobody): -1
-        self._rel_last = np.array([[-1] + [(t - s) % n for t in range(n)] for s in range(n)], np.int8).reshape(-1)
+        self.relative_seat = np.array([[-1] + [(t - s) % n for t in range(n)] for s in range(n)], np.int8).reshape(-1)
         self._deal_offsets = np.arange(n * CARDS_PER_DEAL, dtype=np.intp)
         self._arange = np.arange(B, dtype=np.intp)
-        self._arange_n = self._arange * n
+        #: row of each game's seat 0 in the flat per-seat views (``g * n``), intp (B,)
+        self.flat_base = self._arange * n
         # state
         i8 = np.int8
         self.deck = np.zeros((B, DECK_SIZE), i8)
@@ -259,15 +275,16 @@ class BatchedRobada:
         self.last_runner = np.full(B, NOBODY, i8)
         self.terminal = np.ones(B, bool)
         self.decisions = np.zeros(B, np.int16)
-        # flat (B * n, ...) views of the per-seat fields: row b * n + seat
+        # flat (B * n, ...) views of the per-seat fields: row b * n + seat (the *_flat ones are
+        # read by the batched observation encoder, robada_env.rules.batched_obs)
         self._hcards_f = self.hand_cards.reshape(B * n, CARDS_PER_DEAL)
-        self._hcnt_f = self.hand_cnt.reshape(B * n, NUM_RANKS)
-        self._hsize_f = self.hand_size.reshape(B * n)
-        self._pcnt_f = self.pile_cnt.reshape(B * n, NUM_RANKS)
-        self._ptop_f = self.pile_top.reshape(B * n)
-        self._psize_f = self.pile_size.reshape(B * n)
-        self._ppts_f = self.pile_pts.reshape(B * n)
-        self._taken_f = self.run_taken.reshape(B * n)
+        self.hand_cnt_flat = self.hand_cnt.reshape(B * n, NUM_RANKS)
+        self.hand_size_flat = self.hand_size.reshape(B * n)
+        self.pile_cnt_flat = self.pile_cnt.reshape(B * n, NUM_RANKS)
+        self.pile_top_flat = self.pile_top.reshape(B * n)
+        self.pile_size_flat = self.pile_size.reshape(B * n)
+        self.pile_pts_flat = self.pile_pts.reshape(B * n)
+        self.run_taken_flat = self.run_taken.reshape(B * n)
         # flat 1-D views for (row, column) updates: index row * columns + column
         self._hcards1 = self.hand_cards.reshape(-1)
         self._deck1 = self.deck.reshape(-1)
@@ -297,36 +314,41 @@ class BatchedRobada:
         """Memory actually held, in bytes: ``{"state": ..., "caches": ..., "per_game_state": ...,
         "per_game_total": ...}`` (caches: the mask and observation buffers)."""
         state = sum(v.nbytes for k, v in vars(self).items()
-                    if isinstance(v, np.ndarray) and not k.startswith("_"))
+                    if isinstance(v, np.ndarray) and not k.startswith("_") and k not in _INDEX_TABLES
+                    and v.base is None)   # views (the *_flat fields) share their base's memory
         caches = self._mask_t.nbytes + self._obs_t.nbytes + self._hand_buf.nbytes
         B = self.batch_size
         return {"state": state, "caches": caches, "per_game_state": state / B,
                 "per_game_total": (state + caches) / B}
 
     # ---- reset -----------------------------------------------------------------------------------
-    def reset(self, seed: Optional[int] = None, rng: Optional[np.random.Generator] = None,
-              decks: Optional[np.ndarray] = None, games: Optional[Sequence[int]] = None) -> None:
+    def reset(self, games: Optional[Sequence[int]] = None, seeds: Optional[np.ndarray] = None,
+              seed: Optional[int] = None, decks: Optional[np.ndarray] = None) -> None:
         """Shuffle and deal new games (R6): 4 loose cards, then 3 cards to each seat 0, 1, ...;
-        seat 0 acts first. The same seed gives the same batch of deals.
+        seat 0 acts first.
 
         Args:
-            seed: seed of a fresh ``numpy.random.default_rng`` (used when ``rng`` is None);
-                with neither, the engine's own generator (``seed`` of the constructor).
-            rng: generator to draw the shuffles from (one permutation per game).
+            games: indices (or a bool mask of shape (B,)) of the games to reset (default: all
+                B); G = len(games).
+            seeds: int (G,) one seed per game (0..2**64-1): game ``games[k]`` is dealt exactly
+                as ``engine.new_game(config, seed=seeds[k])`` (deck order
+                :func:`hod.core.deal.shuffled`). Default: seeds drawn from the engine's generator.
+            seed: reseed the engine's generator first (``numpy.random.default_rng(seed)``): the
+                same seed gives the same batch of deals.
             decks: explicit deck orders instead, int (G, 40), each a permutation of 0..39
                 (``deck[b]`` deals like ``engine.new_game(deck=deck[b])``).
-            games: indices of the games to reset (default: all B); G = len(games).
 
         Raises:
-            ConfigError: ``decks`` of the wrong shape or not permutations of 0..39; a game index
-                out of range.
+            ConfigError: ``decks`` of the wrong shape or not permutations of 0..39; malformed
+                ``seeds``; a game index out of range.
         """
         g = self._games(games)
         m = g.size
+        if seed is not None:
+            self.rng = np.random.default_rng(seed)
         if decks is None:
-            if rng is None:
-                rng = self.rng if seed is None else np.random.default_rng(seed)
-            decks = rng.permuted(np.broadcast_to(np.arange(DECK_SIZE, dtype=np.int8), (m, DECK_SIZE)), axis=1)
+            seeds = draw_seeds(self.rng, m) if seeds is None else as_seeds(seeds, m)
+            decks = shuffled(_CARD_IDS, seeds)
         else:
             decks = np.asarray(decks)
             if decks.shape != (m, DECK_SIZE) or not np.array_equal(
@@ -397,7 +419,7 @@ class BatchedRobada:
     def _acting_hand(self) -> np.ndarray:
         """int8 (B, 10) hand counts of the seat to act in every game (cached per position)."""
         if self._hand_ver != self._version:
-            np.take(self._hcnt_f, self._arange_n + self.current, axis=0, out=self._hand_buf)
+            np.take(self.hand_cnt_flat, self.flat_base + self.current, axis=0, out=self._hand_buf)
             self._hand_ver = self._version
         return self._hand_buf
 
@@ -431,14 +453,14 @@ class BatchedRobada:
         if g is None:
             loose, active, need, term = self.loose_cnt, self.run_active, self.run_next, self.terminal
             cur = self.current
-            base = self._arange_n
+            base = self.flat_base
             hand = self._acting_hand()
         else:
             loose, active, need, term = (self.loose_cnt[g], self.run_active[g], self.run_next[g],
                                          self.terminal[g])
             cur = self.current[g]
             base = g * n
-            hand = np.take(self._hcnt_f, base + cur, axis=0)
+            hand = np.take(self.hand_cnt_flat, base + cur, axis=0)
         norun = ~active
         drop = out[DROP:TAP]
         np.greater(hand.T, 0, out=drop, casting="unsafe")
@@ -451,9 +473,9 @@ class BatchedRobada:
         out[TAP] = open_run & loose_need
         piles_ok = open_run & ~loose_need
         out[TAKE:CONFIRM] = 0
-        seat_add = self._seat_add
-        for k in range(self._first_take, n):
-            top_rank = _RANK_OF[self._ptop_f[base + seat_add[cur, k]]]
+        seat_add = self.seat_at_offset
+        for k in self._take_offsets:
+            top_rank = _RANK_OF[self.pile_top_flat[base + seat_add[cur, k]]]
             np.equal(top_rank, need, out=out[TAKE + k], casting="unsafe")
             out[TAKE + k] &= piles_ok
         out[CONFIRM] = active
@@ -476,7 +498,6 @@ class BatchedRobada:
         Raises:
             ConfigError: bad game indices or seats.
         """
-        from .batched_obs import encode_batch
         self._check_reset()
         if games is None and seats is None:
             if self._obs_ver != self._version:
@@ -511,7 +532,7 @@ class BatchedRobada:
                 that draw from the mask themselves).
 
         Returns:
-            :class:`StepResult` ``(rewards, game_over)``: float32 (G, n) final rewards under
+            :class:`BatchedRobadaStep` ``(rewards, game_over)``: float32 (G, n) final rewards under
             ``reward_scheme`` for the games that ended with this step (0 elsewhere), and bool
             (G,) which games ended now.
 
@@ -550,7 +571,7 @@ class BatchedRobada:
             played = hc1[f3]
             hc1[f3] = -1
             self._hcnt1[fh * R + rh] -= 1
-            self._hsize_f[fh] -= 1
+            self.hand_size_flat[fh] -= 1
             self.hand_total[gh] -= 1
             fr = gh * R + rh                                   # (game, rank) flat index
             self._seen1[fr] += 1
@@ -587,16 +608,16 @@ class BatchedRobada:
         sel = kind == _K_TAKE
         gk = pick(sel)
         if gk.size:
-            t = self._seat_add[cur_all[gk], a[sel] - TAKE]
+            t = self.seat_at_offset[cur_all[gk], a[sel] - TAKE]
             ft = gk * n + t
-            self.run_cnt[gk] += np.take(self._pcnt_f, ft, axis=0)
-            self.run_size[gk] += self._psize_f[ft]
-            self.run_pts[gk] += self._ppts_f[ft]
-            self._pcnt_f[ft] = 0
-            self._psize_f[ft] = 0
-            self._ppts_f[ft] = 0
-            self._ptop_f[ft] = -1
-            self._taken_f[ft] = True
+            self.run_cnt[gk] += np.take(self.pile_cnt_flat, ft, axis=0)
+            self.run_size[gk] += self.pile_size_flat[ft]
+            self.run_pts[gk] += self.pile_pts_flat[ft]
+            self.pile_cnt_flat[ft] = 0
+            self.pile_size_flat[ft] = 0
+            self.pile_pts_flat[ft] = 0
+            self.pile_top_flat[ft] = -1
+            self.run_taken_flat[ft] = True
             r = self.run_next[gk]
             self.run_rank[gk] = r
             self.run_next[gk] = self._next_after_step[r]
@@ -606,10 +627,10 @@ class BatchedRobada:
         if gc.size:
             c = cur_all[gc]
             fc = gc * n + c
-            self._pcnt_f[fc] += np.take(self.run_cnt, gc, axis=0)
-            self._psize_f[fc] += self.run_size[gc]
-            self._ppts_f[fc] += self.run_pts[gc]
-            self._ptop_f[fc] = self.run_card[gc]
+            self.pile_cnt_flat[fc] += np.take(self.run_cnt, gc, axis=0)
+            self.pile_size_flat[fc] += self.run_size[gc]
+            self.pile_pts_flat[fc] += self.run_pts[gc]
+            self.pile_top_flat[fc] = self.run_card[gc]
             self.last_runner[gc] = c
             self._clear_run(gc)
             ge = np.concatenate((gd, gc)) if gd.size else gc
@@ -641,7 +662,7 @@ class BatchedRobada:
             rewards[pos] = self.final_rewards(ended_games)
         else:
             ended = np.zeros(g.size, bool)
-        return StepResult(rewards, ended)
+        return BatchedRobadaStep(rewards, ended)
 
     def _check_actions(self, g: np.ndarray, a: np.ndarray, full: bool) -> None:
         bad = (a < 0) | (a >= NUM_ACTIONS)
@@ -660,18 +681,18 @@ class BatchedRobada:
         """R7: the game is over; leftover loose cards go under the visible card of the last
         runner's pile (``Config.leftovers_to_last_runner``), to nobody if nobody ran."""
         self.terminal[g] = True
-        if not self.config.leftovers_to_last_runner:
-            return
         w = self.last_runner[g]
         has = w >= 0
+        if leftovers_receiver(0, self.config.leftovers_to_last_runner) == NOBODY:  # option off: to nobody
+            return
         gw = g[has]
         if gw.size == 0:
             return
         fw = gw * self.num_players + w[has]
         lc = self.loose_cnt[gw]
-        self._pcnt_f[fw] += lc
-        self._psize_f[fw] += lc.sum(1, dtype=np.int8)
-        self._ppts_f[fw] += lc.astype(np.int16) @ _PTS
+        self.pile_cnt_flat[fw] += lc
+        self.pile_size_flat[fw] += lc.sum(1, dtype=np.int8)
+        self.pile_pts_flat[fw] += lc.astype(np.int16) @ _PTS
         self.loose_cnt[gw] = 0
 
     # ---- results ---------------------------------------------------------------------------------
@@ -694,15 +715,13 @@ class BatchedRobada:
     def random_actions(self, mask: Optional[np.ndarray] = None,
                        rng: Optional[np.random.Generator] = None) -> np.ndarray:
         """Uniformly random legal actions for ``mask`` (default: the whole batch's mask now), as
-        ``BatchedTapeo.random_actions``. int64 (B,)."""
+        ``BatchedTapeo.random_actions``. int64 (B,).
+
+        Raises:
+            ValueError: a row of the mask allows no action."""
         return random_legal_actions(self.legal_mask() if mask is None else mask,
                                     self.rng if rng is None else rng)
 
-    @property
-    def game_over(self) -> np.ndarray:
-        """bool (B,) the games that are over (a view of ``terminal``)."""
-        return self.terminal
-
     def __repr__(self) -> str:
-        return (f"BatchedRobada(batch_size={self.batch_size}, num_players={self.num_players}, "
-                f"reward_scheme={self.reward_scheme!r}, config={self.config})")
+        return (f"BatchedRobada({self.config}, batch_size={self.batch_size}, "
+                f"reward_scheme={self.reward_scheme!r})")

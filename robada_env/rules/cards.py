@@ -16,7 +16,8 @@ DECK_SIZE = NUM_RANKS * NUM_SUITS
 #: Copies of each rank in the deck (one per suit).
 COPIES_PER_RANK = NUM_SUITS
 
-#: Rank index of the Ace (the rank that may close a run after the Rey, R2).
+#: Rank index of the Ace (the rank that may close a run after the Rey, R2; the run order itself
+#: is :mod:`robada_env.rules.runs`).
 ACE = 0
 #: Rank index of the Sota (Jack).
 SOTA = 7
@@ -86,14 +87,3 @@ def parse_card(text: str) -> int:
             f"and suit in {list(SUIT_NAMES)}"
         ) from None
 
-
-def next_rank(rank: int, closing_ace: bool = True) -> int:
-    """The rank a run needs after ``rank`` (RULINGS R2), or ``-1`` when nothing may follow.
-
-    A..Caballo are followed by the next rank; the Rey by the closing Ace when ``closing_ace``.
-    Whether an Ace is the closing one (nothing after it) is the caller's business: an Ace that
-    started a run is followed by the 2 (see :mod:`robada_env.rules.engine`).
-    """
-    if rank < REY:
-        return rank + 1
-    return ACE if closing_ace else -1

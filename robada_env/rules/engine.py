@@ -4,6 +4,16 @@ No PettingZoo here. A frozen :class:`Config` holds the table's parameters; a :cl
 one position, changed in place by :func:`apply_action` (use :meth:`State.clone` to branch).
 Everything is plain ``int`` and ``list`` so that a step costs a few microseconds.
 
+The verbs are those of every game's rules (:mod:`tapeo_env.rules.engine` has the same):
+:func:`new_game`, :func:`legal_actions`, :func:`legal_mask`, :func:`legal_masks`,
+:func:`apply_actions` (one action per seat, ``no-op`` for the seats not to act) and, the game
+being sequential, :func:`apply_action` (the seat to act's action), :func:`is_terminal`,
+:func:`scores`, :func:`winners`, :meth:`State.clone`.
+
+Deal: the game's seed alone decides the deck order (:func:`hod.core.deal.shuffled`), the same
+numbers the batched engine :mod:`robada_env.rules.batched` deals from, so
+``new_game(config, seed=s)`` and a batched game reset with seed ``s`` are one game.
+
 Game description (OpenSpiel style):
 
 * sequential, one seat acts at a time; a turn is one or more decisions
@@ -19,15 +29,16 @@ Rulings as named constants or options (documented in docs/robada_rules.md):
 
 =====  ==========================================================================================
 R1     :mod:`robada_env.rules.cards` (40 cards, points :data:`~robada_env.rules.cards.RANK_POINTS`).
-R2     :func:`~robada_env.rules.cards.next_rank`; ``Config.closing_ace`` (default True): an Ace may
+R2     :func:`~robada_env.rules.runs.next_after_start`, :func:`~robada_env.rules.runs.next_after_step`;
+       ``Config.closing_ace`` (default True): an Ace may
        follow the Rey and closes the run, whatever the starting rank.
-R3     :data:`LOOSE_BEFORE_PILES`: a loose card of the needed rank must be tapped; only when none
+R3     :func:`~robada_env.rules.runs.extension_options`, :data:`LOOSE_BEFORE_PILES`: a loose card of the needed rank must be tapped; only when none
        is on the table may a pile be taken; ``Config.may_take_own_pile`` (default True); an
        empty pile cannot be taken.
 R4     :data:`CONFIRM_RIGHT_AFTER_START`, :data:`DROP_WHILE_NO_RUN`; turn passes to the left.
 R5     :data:`STARTING_CARD_ON_TOP`.
 R6     :data:`LOOSE_AT_START` = 4, :data:`CARDS_PER_DEAL` = 3; re-deal when every hand is empty.
-R7     ``Config.leftovers_to_last_runner`` (default True): leftover loose cards go under the
+R7     :func:`~robada_env.rules.runs.leftovers_receiver`, ``Config.leftovers_to_last_runner`` (default True): leftover loose cards go under the
        visible card of the pile of the seat that confirmed the last run; to nobody if no run.
 R8     :func:`scores`, :func:`winners` (a tie is a shared win).
 R9     what is public: see :mod:`robada_env.rules.observation`.
@@ -40,10 +51,13 @@ from typing import Optional, Sequence
 
 import numpy as np
 
+from hod.core.deal import game_seed, shuffled
 from hod.core.errors import ConfigError, IllegalActionError, check_int_range
 
 from .actions import CONFIRM, DROP, NOOP, NUM_ACTIONS, START, TAKE, TAP, action_name
-from .cards import ACE, CARD_POINTS, DECK_SIZE, NUM_RANKS, card_name, next_rank
+from .cards import CARD_POINTS, DECK_SIZE, NUM_RANKS, card_name
+from .runs import (NOBODY, RUN_CLOSED, can_start, extension_options, leftovers_receiver, next_after_start,
+                   next_after_step)
 
 #: Player counts the game takes (ronda_robada.txt 'Players').
 MIN_PLAYERS, MAX_PLAYERS = 2, 4
@@ -60,10 +74,8 @@ CONFIRM_RIGHT_AFTER_START = True
 DROP_WHILE_NO_RUN = True
 #: R5: on confirm the hand card that started the run becomes the pile's visible card.
 STARTING_CARD_ON_TOP = True
-#: ``State.run_next`` when the run can go no further (after the closing Ace, R2).
-RUN_CLOSED = -1
-#: ``State.last_runner`` when nobody has confirmed a run yet (R7).
-NOBODY = -1
+# ``RUN_CLOSED`` (``State.run_next`` when the run can go no further, R2) and ``NOBODY``
+# (``State.last_runner`` when nobody has confirmed a run yet, R7) come from :mod:`.runs`.
 #: Upper bound on the number of decisions in one game (see the module docstring).
 MAX_GAME_LENGTH = 36 * 12
 
@@ -206,9 +218,14 @@ def _empty_state(config: Config) -> State:
     return s
 
 
-def shuffled_deck(rng: np.random.Generator) -> list[int]:
-    """The 40 card ids in an order drawn from ``rng`` (a ``numpy.random.Generator``)."""
-    return [int(c) for c in rng.permutation(DECK_SIZE)]
+_CARD_IDS = np.arange(DECK_SIZE, dtype=np.int8)
+_CARD_IDS.setflags(write=False)
+
+
+def shuffled_deck(seed: int) -> list[int]:
+    """The 40 card ids in the order game seed ``seed`` (int, 0..2**64-1) shuffles them:
+    :func:`hod.core.deal.shuffled` of the ids 0..39, stream 0 (the batched engine's deal)."""
+    return shuffled(_CARD_IDS, np.array([seed], np.uint64))[0].tolist()
 
 
 def new_game(
@@ -222,16 +239,21 @@ def new_game(
 
     Args:
         config: table parameters (default ``Config()``: 2 players).
-        seed: seed of a fresh ``numpy.random.default_rng`` (used when ``rng`` is None).
-        rng: generator to draw the shuffle from (takes precedence over ``seed``).
+        seed: the game's seed, an int in 0..2**64-1 (None: a fresh one); the deck order is
+            :func:`shuffled_deck` of it, as the batched engine deals a game reset with ``seed``.
+        rng: draw the seed from this generator instead (takes precedence over ``seed``).
         deck: an explicit deck order (40 distinct card ids) instead of a shuffle.
 
+    Returns:
+        the :class:`State` after the first deal, seat 0 to act.
+
     Raises:
-        ConfigError: bad config or a ``deck`` that is not a permutation of 0..39.
+        ConfigError: bad config, a seed that is not an int in 0..2**64-1, or a ``deck`` that
+            is not a permutation of 0..39.
     """
     config = _check_config(config)
     if deck is None:
-        deck = shuffled_deck(rng if rng is not None else np.random.default_rng(seed))
+        deck = shuffled_deck(game_seed(seed, rng))
     else:
         deck = [int(c) for c in deck]
         if sorted(deck) != list(range(DECK_SIZE)):
@@ -295,39 +317,46 @@ def _deal(s: State) -> None:
     del d[: s.n * k]
 
 
-def legal_actions(s: State) -> list[int]:
-    """The legal actions of the seat to act, ascending (empty once terminal). Cached per state.
+def legal_actions(s: State, seat: Optional[int] = None) -> list[int]:
+    """The legal actions of ``seat`` (default: the seat to act), ascending: empty once terminal
+    or when ``seat`` is not to act (its only move is then ``no-op``, see :func:`legal_mask`).
+    Cached per state (do not modify the list).
 
     Rules: no run yet -> ``start r`` for each rank r in hand with a loose card of rank r
     ('How to play'), and ``drop r`` for each rank in hand (R4). Run in progress -> ``tap loose``
     if a loose card of the needed rank is on the table, otherwise ``take pile +k`` for each
     non-empty pile whose visible card has that rank (R3); ``confirm`` always (R4).
     """
+    if seat is not None and seat != s.current:
+        return []
     if s._legal is not None:
         return s._legal
     out: list[int]
     if s.terminal:
         out = []
     elif not s.run:
-        hand_ranks = sorted({c % NUM_RANKS for c in s.hands[s.current]})
-        loose_ranks = {c % NUM_RANKS for c in s.loose}
-        out = [START + r for r in hand_ranks if r in loose_ranks]
-        out.extend(DROP + r for r in hand_ranks)
+        hand = _rank_counts(s.hands[s.current])
+        loose = _rank_counts(s.loose)
+        held = [r for r in range(NUM_RANKS) if hand[r]]
+        out = [START + r for r in held if can_start(r, hand, loose)]
+        out.extend(DROP + r for r in held)
     else:
-        out = []
-        need = s.run_next
-        if need != RUN_CLOSED:
-            if any(c % NUM_RANKS == need for c in s.loose):
-                out.append(TAP)
-            else:
-                n, cur, piles = s.n, s.current, s.piles
-                for k in range(0 if s.config.may_take_own_pile else 1, n):
-                    p = piles[(cur + k) % n]
-                    if p and p[-1] % NUM_RANKS == need:
-                        out.append(TAKE + k)
+        n, cur, piles = s.n, s.current, s.piles
+        # visible ranks seen from the runner: index k is the pile of seat (cur + k) % n
+        tops = [p[-1] % NUM_RANKS if p else -1 for p in (piles[(cur + k) % n] for k in range(n))]
+        tap, seats = extension_options(s.run_next, _rank_counts(s.loose), tops, 0, s.config.may_take_own_pile)
+        out = [TAP] if tap else [TAKE + k for k in seats]
         out.append(CONFIRM)
     s._legal = out
     return out
+
+
+def _rank_counts(cards: list[int]) -> list[int]:
+    """(10,) cards of each rank in ``cards``."""
+    cnt = [0] * NUM_RANKS
+    for c in cards:
+        cnt[c % NUM_RANKS] += 1
+    return cnt
 
 
 def legal_mask(s: State, seat: int) -> np.ndarray:
@@ -364,10 +393,9 @@ def _take_rank(cards: list[int], rank: int) -> int:
 
 
 def _advance(s: State, gathered_rank: int) -> None:
-    """Record one extension step that gathered ``gathered_rank`` (R2). An Ace reached by
-    extension is always the closing Ace (only the Rey is followed by an Ace): nothing follows."""
+    """Record one extension step that gathered ``gathered_rank`` (R2, :func:`next_after_step`)."""
     s.run_rank = gathered_rank
-    s.run_next = RUN_CLOSED if gathered_rank == ACE else next_rank(gathered_rank, s.config.closing_ace)
+    s.run_next = next_after_step(gathered_rank, s.config.closing_ace)
 
 
 def apply_action(s: State, action: int) -> None:
@@ -390,7 +418,7 @@ def apply_action(s: State, action: int) -> None:
         s.run = [_take_rank(s.hands[cur], r), _take_rank(s.loose, r)]
         s.run_start = r
         s.run_rank = r
-        s.run_next = next_rank(r, s.config.closing_ace)  # a starting Ace is followed by the 2
+        s.run_next = next_after_start(r, s.config.closing_ace)  # a starting Ace needs the 2
         s.run_taken = []
     elif a < TAP:  # drop: the card becomes loose, turn ends (R4)
         s.loose.append(_take_rank(s.hands[cur], a - DROP))
@@ -421,6 +449,28 @@ def apply_action(s: State, action: int) -> None:
         _end_turn(s)
 
 
+def apply_actions(s: State, actions: Sequence[int]) -> None:
+    """Apply a joint action, one per seat in seat order (the form of simultaneous games such as
+    Tapeo): the seat to act's action is applied with :func:`apply_action`; every other seat
+    must give ``no-op``.
+
+    Raises:
+        IllegalActionError: a wrong number of actions, a seat not to act that does not give
+            ``no-op``, or an illegal action of the seat to act; the state is unchanged.
+    """
+    if len(actions) != s.n:
+        raise IllegalActionError("table", list(actions), [f"{s.n} actions, one per seat"])
+    for i, a in enumerate(actions):
+        if i != s.current and a != NOOP:
+            raise IllegalActionError(f"player_{i}", a, [NOOP], action_name)
+    apply_action(s, actions[s.current])
+
+
+def is_terminal(s: State) -> bool:
+    """True once the game is over (R7: every card dealt and played); ``s.terminal``."""
+    return s.terminal
+
+
 def _end_turn(s: State) -> None:
     s.current = (s.current + 1) % s.n  # turn order to the left (RULINGS preamble, R4)
     _end_turn_checks(s)
@@ -438,8 +488,8 @@ def _end_turn_checks(s: State) -> None:
         return
     s.terminal = True
     s._legal = None
-    if s.loose and s.config.leftovers_to_last_runner and s.last_runner != NOBODY:
-        w = s.last_runner
+    w = leftovers_receiver(s.last_runner, s.config.leftovers_to_last_runner)
+    if s.loose and w != NOBODY:
         pile = s.piles[w]
         top = pile[-1:]  # the visible card stays the last starting card
         del pile[-1:]

@@ -14,11 +14,14 @@ round and pick counter, so games reset at different times may be at different po
 must be live when :meth:`BatchedTapeo.step` is called (reset finished games first, as the vector
 envs of :mod:`hod.training.tapeo_vector` do automatically).
 
-Deals. Each round the whole 84-tapa deck is reshuffled (tapeo.txt): a uniformly random
-permutation per game (a Fisher-Yates shuffle vectorised over the games, seat ``i`` gets cards
-``i * hand_size ...`` of it), or explicit dealt hands (``reset(deals=...)``, used by the differential test).
+Deals. Each game has its own seed (``reset(seeds=...)``, else drawn from the engine's
+generator); each round the whole 84-tapa deck is reshuffled (tapeo.txt) from that seed alone by
+:func:`hod.core.deal.shuffled_prefix` (stream = the round; a Fisher-Yates shuffle vectorised over
+the games, seat ``i`` gets cards ``i * hand_size ...`` of it): the very function the single-game
+engine deals with, so game ``i`` reset with seed ``s`` is ``engine.new_game(config, seed=s)``,
+deal for deal. Or explicit dealt hands (``reset(deals=...)``).
 
-Memory: about 25 + 33 n bytes of state per game (n seats; 4 players: 157 bytes), see
+Memory: about 33 + 33 n bytes of state per game (n seats; 4 players: 165 bytes), see
 :meth:`BatchedState.nbytes`.
 """
 from __future__ import annotations
@@ -28,10 +31,12 @@ from typing import NamedTuple, Optional
 
 import numpy as np
 
+from hod.core.deal import as_seeds, draw_seeds, shuffled_prefix
 from hod.core.errors import ConfigError, IllegalActionError, check_choice, check_int_range
 from hod.core.rewards import REWARD_SCHEMES, final_rewards_batch
 
-from .batched_scoring import churro_points_batch, round_points_batch, winners_batch
+from .batched_obs import BatchedEncoder
+from .batched_scoring import churro_points_batch, round_points_batch, winning_seats_batch
 from .cards import CHURRO, FREELOADER, NUM_KINDS, deck_cards, kind_name
 from .engine import CHURROS_KEPT_ACROSS_ROUNDS, FREELOADER_STEALS_FREELOADER, LAST_TAPA_AUTOMATIC, Config
 
@@ -52,6 +57,7 @@ class BatchedState:
         winners: bool (B, n), the winners (T10) once over, else False.
         round: int8 (B,), current round, 0-based (``R`` once over).
         pick: int8 (B,), tapas revealed from each hand this round.
+        seed: uint64 (B,), each game's seed (every round's deal is drawn from it).
     """
 
     hands: np.ndarray
@@ -63,6 +69,7 @@ class BatchedState:
     winners: np.ndarray
     round: np.ndarray
     pick: np.ndarray
+    seed: np.ndarray
 
     @classmethod
     def zeros(cls, batch: int, config: Config) -> "BatchedState":
@@ -72,6 +79,7 @@ class BatchedState:
             churros_kept=np.zeros((batch, n), np.uint8), undealt=np.zeros((batch, _K), np.uint8),
             round_scores=np.zeros((batch, r, n), np.int16), final_scores=np.zeros((batch, n), np.int16),
             winners=np.zeros((batch, n), bool), round=np.zeros(batch, np.int8), pick=np.zeros(batch, np.int8),
+            seed=np.zeros(batch, np.uint64),
         )
 
     @property
@@ -84,7 +92,7 @@ class BatchedState:
         return self.hands.shape[0]
 
 
-class StepResult(NamedTuple):
+class BatchedTapeoStep(NamedTuple):
     """What :meth:`BatchedTapeo.step` returns (B games, n seats).
 
     Attributes:
@@ -100,39 +108,39 @@ class StepResult(NamedTuple):
     game_over: np.ndarray
 
 
-def _config(num_players: int | Config | None) -> Config:
-    if isinstance(num_players, Config):
-        return num_players
-    return Config(num_players=4 if num_players is None else num_players)
+def _config(config: int | Config | None) -> Config:
+    if isinstance(config, Config):
+        return config
+    return Config(num_players=4 if config is None else config)
 
 
 class BatchedTapeo:
     """B Tapeo games stepped together.
 
     Args:
-        num_games: batch size B (>= 1).
         config: a :class:`tapeo_env.rules.engine.Config` or a player count (2..6).
+        batch_size: B (>= 1).
+        seed: seed of the engine's generator (the games' seeds are drawn from it when
+            :meth:`reset` is not given them; :meth:`random_actions`).
         reward_scheme: ``"points"``, ``"win_loss"`` or ``"margin"`` (:mod:`hod.core.rewards`).
         round_rewards: also reward each round's end (the env option of the same name).
-        seed: seed of the engine's generator (every deal is drawn from it).
 
     Raises:
         ConfigError: a player count, scheme or batch size outside its legal values.
 
     Example::
 
-        eng = BatchedTapeo(4096, 4, seed=0)
+        eng = BatchedTapeo(4, 4096, seed=0)
         eng.reset()
-        while True:
-            res = eng.step(eng.random_actions())
-            if res.game_over.all():
-                break
+        while not eng.terminal.all():
+            res = eng.step(eng.random_actions())   # a finished game must be reset before a step
+            eng.reset(games=res.game_over)
     """
 
-    def __init__(self, num_games: int, config: int | Config | None = 4, reward_scheme: str = "points",
-                 round_rewards: bool = False, seed: Optional[int] = None) -> None:
+    def __init__(self, config: int | Config | None, batch_size: int, seed: Optional[int] = None,
+                 reward_scheme: str = "points", round_rewards: bool = False) -> None:
         self.config = cfg = _config(config)
-        self.num_games = B = check_int_range("num_games", num_games, 1, 1 << 24)
+        self.batch_size = B = check_int_range("batch_size", batch_size, 1, 1 << 24)
         check_choice("reward_scheme", reward_scheme, REWARD_SCHEMES)
         check_choice("round_rewards", round_rewards, (False, True))
         self.reward_scheme = reward_scheme
@@ -143,6 +151,7 @@ class BatchedTapeo:
         self.state = BatchedState.zeros(B, cfg)
         self._deck = np.asarray(cfg.deck, np.int16)
         self._deck_cards = deck_cards(cfg.deck).astype(np.int8)
+        self._seat_of_card = np.repeat(np.arange(n, dtype=np.intp), cfg.hand_size)
         self._seat_base = (np.arange(B * n, dtype=np.intp) * _K).reshape(B, n)
         self._next_seat = (np.arange(n) + 1) % n
         self._phi = np.zeros((B, n))
@@ -153,22 +162,27 @@ class BatchedTapeo:
         self._obs_encoder = None
 
     # ---- reset and deals --------------------------------------------------------------------
-    def reset(self, seed: Optional[int] = None, games: Optional[np.ndarray] = None,
-              deals: Optional[np.ndarray] = None) -> None:
+    def reset(self, games: Optional[np.ndarray] = None, seeds: Optional[np.ndarray] = None,
+              seed: Optional[int] = None, deals: Optional[np.ndarray] = None) -> None:
         """Start new games and deal their first round.
 
         Args:
-            seed: reseed the engine's generator first (``numpy.random.default_rng(seed)``).
             games: indices (or a bool mask of shape (B,)) of the games to restart; None = all.
+            seeds: int (G,) one seed per restarted game (0..2**64-1): game ``games[k]`` is dealt
+                exactly as ``engine.new_game(config, seed=seeds[k])``, every round. Default:
+                seeds drawn from the engine's generator.
+            seed: reseed the engine's generator first (``numpy.random.default_rng(seed)``).
             deals: explicit deals instead of shuffling, int (G, R, n, K): for each restarted game,
                 round and seat, the count of each kind dealt to that seat. Each hand must hold
                 ``hand_size`` tapas and a round may not deal more of a kind than the deck has.
 
         Raises:
-            ConfigError: malformed ``deals`` or ``games`` (nothing is changed).
+            ConfigError: malformed ``deals``, ``seeds`` or ``games`` (nothing is changed).
         """
         g = self._games(games)
         cfg = self.config
+        if seeds is not None:
+            seeds = as_seeds(seeds, len(g))
         if deals is not None:
             deals = np.asarray(deals)
             want = (len(g), cfg.num_rounds, self.num_players, _K)
@@ -179,7 +193,7 @@ class BatchedTapeo:
             if (deals.sum(axis=2) > self._deck).any():
                 raise ConfigError(f"a round deals more of a kind than the deck {list(cfg.deck)}")
             if self._preset is None:
-                self._preset = np.zeros((self.num_games,) + want[1:], np.uint8)
+                self._preset = np.zeros((self.batch_size,) + want[1:], np.uint8)
             self._preset[g] = deals
         self._use_preset[g] = deals is not None
         if not self._use_preset.any():
@@ -187,6 +201,7 @@ class BatchedTapeo:
         if seed is not None:
             self.rng = np.random.default_rng(seed)
         s = self.state
+        s.seed[g] = draw_seeds(self.rng, len(g)) if seeds is None else seeds
         s.churros_kept[g] = 0
         s.round_scores[g] = 0
         s.final_scores[g] = 0
@@ -197,15 +212,15 @@ class BatchedTapeo:
 
     def _games(self, games) -> np.ndarray:
         if games is None:
-            return np.arange(self.num_games)
+            return np.arange(self.batch_size)
         g = np.asarray(games)
         if g.dtype == bool:
-            if g.shape != (self.num_games,):
-                raise ConfigError(f"games mask must have shape ({self.num_games},), got {g.shape}")
+            if g.shape != (self.batch_size,):
+                raise ConfigError(f"games mask must have shape ({self.batch_size},), got {g.shape}")
             return np.flatnonzero(g)
-        bad_range = g.size and (g.min() < 0 or g.max() >= self.num_games)
+        bad_range = g.size and (g.min() < 0 or g.max() >= self.batch_size)
         if g.ndim != 1 or not np.issubdtype(g.dtype, np.integer) or bad_range:
-            raise ConfigError(f"games must be indices in 0..{self.num_games - 1} or a bool mask")
+            raise ConfigError(f"games must be indices in 0..{self.batch_size - 1} or a bool mask")
         return g
 
     def _deal(self, g: np.ndarray) -> None:
@@ -223,35 +238,35 @@ class BatchedTapeo:
             g = g[~pre]
             G = len(g)
         if G:
-            counts = self._shuffled_hands(G)
+            counts = self._shuffled_hands(g)
             s.hands[g] = counts
             s.undealt[g] = self._deck - counts.sum(axis=1)
 
-    def _shuffled_hands(self, G: int) -> np.ndarray:
-        """Counts int (G, n, K) of the first ``n * hand_size`` cards of G uniformly shuffled decks
-        (Fisher-Yates, vectorised over the games: draw position j from positions j..D-1)."""
-        n, hs = self.num_players, self.hand_size
-        D, dealt = len(self._deck_cards), n * hs
-        deck = np.empty((G, D), np.int8)
-        deck[:] = self._deck_cards
-        flat = deck.reshape(-1)
-        row = np.arange(G, dtype=np.intp) * D
-        u = self.rng.random((dealt, G))
-        cards = np.empty((dealt, G), np.int8)
-        for j in range(dealt):
-            r = row + j + (u[j] * (D - j)).astype(np.intp)     # uniform over positions j..D-1
-            cards[j] = flat[r]
-            flat[r] = deck[:, j]
-        # card j of the shuffled deck goes to seat j // hs
-        seat_of = np.repeat(np.arange(n, dtype=np.intp), hs)
-        idx = (np.arange(G, dtype=np.intp)[None, :] * n + seat_of[:, None]) * _K + cards
+    def _shuffled_hands(self, g: np.ndarray) -> np.ndarray:
+        """Counts int (G, n, K) of the hands dealt this round to games ``g``: the first
+        ``n * hand_size`` cards of :func:`hod.core.deal.shuffled_prefix` (each game's seed, stream
+        = its round), card j to seat ``j // hand_size`` (as ``engine.new_game``)."""
+        n = self.num_players
+        s = self.state
+        cards = shuffled_prefix(self._deck_cards, s.seed[g], s.round[g], n * self.hand_size)
+        G = len(g)
+        idx = (np.arange(G, dtype=np.intp)[:, None] * n + self._seat_of_card[None, :]) * _K + cards
         return np.bincount(idx.ravel(), minlength=G * n * _K).reshape(G, n, _K)
 
     # ---- queries ----------------------------------------------------------------------------
     @property
-    def game_over(self) -> np.ndarray:
-        """bool (B,): the game has been scored (its last round is over)."""
+    def terminal(self) -> np.ndarray:
+        """bool (B,): the game is over (its last round has been scored); a new array."""
         return self.state.round >= self.config.num_rounds
+
+    def scores(self, games: Optional[np.ndarray] = None) -> np.ndarray:
+        """int32 (G, n) each seat's score (``engine.scores`` of each game): the finished rounds'
+        points, and the final scores (end churros included, T9) once a game is over."""
+        g, s = self._games(games), self.state
+        out = s.round_scores[g].sum(axis=1, dtype=np.int32)
+        over = s.round[g] >= self.config.num_rounds
+        out[over] = s.final_scores[g[over]]
+        return out
 
     def legal_mask(self) -> np.ndarray:
         """int8 (B, n, K): 1 for each kind in the hand a seat holds (all zeros once over)."""
@@ -263,7 +278,6 @@ class BatchedTapeo:
         :class:`tapeo_env.rules.batched_obs.BatchedEncoder`). ``seats`` default: all seats in order.
         Without ``out`` the returned array is the encoder's buffer, overwritten by the next call."""
         if self._obs_encoder is None:
-            from .batched_obs import BatchedEncoder
             self._obs_encoder = BatchedEncoder(self.config)
         return self._obs_encoder.encode(self.state, seats, out)
 
@@ -273,7 +287,7 @@ class BatchedTapeo:
         return random_legal_actions(self.legal_mask() if mask is None else mask, rng or self.rng)
 
     # ---- step -------------------------------------------------------------------------------
-    def step(self, picks: np.ndarray) -> StepResult:
+    def step(self, picks: np.ndarray) -> BatchedTapeoStep:
         """Reveal one pick of every seat of every game and pass the hands left (tapeo.txt 'Each
         pick'); then the Freeloaders steal (T6), the last tapa is revealed automatically (T7),
         finished rounds are scored, churros kept and bars cleared (T8), the next round is dealt,
@@ -283,14 +297,14 @@ class BatchedTapeo:
             picks: int (B, n), one kind per seat, each in the hand that seat holds.
 
         Returns:
-            :class:`StepResult`.
+            :class:`BatchedTapeoStep`.
 
         Raises:
             ValueError: ``picks`` of the wrong shape, or a finished game in the batch.
             IllegalActionError: a pick outside a seat's hand (names the first offending game
                 and seat and its legal actions); nothing is changed.
         """
-        s, n, B = self.state, self.num_players, self.num_games
+        s, n, B = self.state, self.num_players, self.batch_size
         picks = np.asarray(picks)
         if picks.shape != (B, n):
             raise ValueError(f"picks must have shape ({B}, {n}) (games, seats), got {picks.shape}")
@@ -317,7 +331,7 @@ class BatchedTapeo:
                 self._reveal(auto, self._seat_base[last] + auto, last)
         ended = s.pick == self.hand_size
         if not ended.any():
-            return StepResult(self._zero_rewards, np.zeros(B, bool), np.zeros(B, bool))
+            return BatchedTapeoStep(self._zero_rewards, np.zeros(B, bool), np.zeros(B, bool))
         return self._end_round(np.flatnonzero(ended), ended)
 
     def _reveal(self, kinds: np.ndarray, flat: np.ndarray, g: Optional[np.ndarray]) -> None:
@@ -349,9 +363,9 @@ class BatchedTapeo:
             s.pick[g] += 1
             s.hands[g] = np.roll(s.hands[g], 1, axis=1)
 
-    def _end_round(self, e: np.ndarray, ended: np.ndarray) -> StepResult:
+    def _end_round(self, e: np.ndarray, ended: np.ndarray) -> BatchedTapeoStep:
         """Score the round of games ``e``, keep churros, clear bars, deal or finish (T8-T10)."""
-        s, cfg, B = self.state, self.config, self.num_games
+        s, cfg, B = self.state, self.config, self.batch_size
         bars = s.bars[e]
         r = s.round[e].astype(np.intp)
         s.round_scores[e, r] = round_points_batch(bars, cfg.rulings)
@@ -370,17 +384,17 @@ class BatchedTapeo:
             kept = s.churros_kept[fin]
             final = s.round_scores[fin].sum(axis=1, dtype=np.int32) + churro_points_batch(kept, cfg.rulings)
             s.final_scores[fin] = final
-            s.winners[fin] = w = winners_batch(final, kept, cfg.rulings)
+            s.winners[fin] = w = winning_seats_batch(final, kept, cfg.rulings)
             phi = final_rewards_batch(final, w, self.reward_scheme)
             rewards[fin] = phi - self._phi[fin]
             self._phi[fin] = phi
         if self.round_rewards and len(cont):
             scores = s.round_scores[cont].sum(axis=1, dtype=np.int32)
             churros = s.churros_kept[cont]
-            phi = final_rewards_batch(scores, winners_batch(scores, churros, cfg.rulings), self.reward_scheme)
+            phi = final_rewards_batch(scores, winning_seats_batch(scores, churros, cfg.rulings), self.reward_scheme)
             rewards[cont] = phi - self._phi[cont]
             self._phi[cont] = phi
-        return StepResult(rewards, ended, game_over)
+        return BatchedTapeoStep(rewards, ended, game_over)
 
 
 def random_legal_actions(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:

@@ -87,7 +87,7 @@ def churro_points_batch(churros: np.ndarray, rulings: Rulings = DEFAULT_RULINGS)
     return out
 
 
-def winners_batch(scores: np.ndarray, churros: np.ndarray, rulings: Rulings = DEFAULT_RULINGS) -> np.ndarray:
+def winning_seats_batch(scores: np.ndarray, churros: np.ndarray, rulings: Rulings = DEFAULT_RULINGS) -> np.ndarray:
     """T10 for G games: bool (G, n), True for the seats with the most points and, among them when
     ``tie_break_by_churros``, the most churros kept; a remaining tie is a shared win."""
     best = scores == scores.max(axis=1, keepdims=True)

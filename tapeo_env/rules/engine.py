@@ -13,8 +13,18 @@ to them and your Freeloader steals from them (RULINGS preamble, T6).
 
 Hands are identified by the seat they were dealt to this round: hand ``h`` is held at pick ``p`` by
 seat ``(h + p) % n`` (it has been passed left ``p`` times). The state is mutated in place by
-:func:`apply_picks` (fast: small int64 arrays, no per-step allocation beyond a few scalars); use
-:meth:`State.copy` to branch.
+:func:`apply_actions` (fast: small int64 arrays, no per-step allocation beyond a few scalars); use
+:meth:`State.clone` to branch.
+
+The verbs are those of every game's rules (:mod:`robada_env.rules.engine` has the same):
+:func:`new_game`, :func:`legal_actions`, :func:`legal_mask`, :func:`legal_masks`,
+:func:`apply_actions` (one action per seat; Tapeo is simultaneous, so there is no
+one-seat ``apply_action``; :func:`apply_picks` is the same function under the rules' word),
+:func:`is_terminal`, :func:`scores`, :func:`winners`, :meth:`State.clone`.
+
+Deals: the game's seed alone decides every round's deal (:func:`hod.core.deal.shuffled_prefix`,
+stream = the round), the same numbers the batched engine :mod:`tapeo_env.rules.batched` deals
+from, so ``new_game(config, seed=s)`` and a batched game reset with seed ``s`` are one game.
 """
 from __future__ import annotations
 
@@ -23,13 +33,14 @@ from typing import Optional, Sequence
 
 import numpy as np
 
+from hod.core.deal import draw_seeds, game_seed, shuffled_prefix
 from hod.core.errors import ConfigError, IllegalActionError, check_int_range
 
 from .cards import (
     CHURRO, DECK_COMPOSITION, FREELOADER, HAND_SIZES, KIND_NAMES, MAX_PLAYERS, MIN_PLAYERS, NUM_KINDS,
     deck_cards, kind_name,
 )
-from .scoring import DEFAULT_RULINGS, Rulings, churro_points, round_points, winners
+from .scoring import DEFAULT_RULINGS, Rulings, churro_points, round_points, winning_seats
 
 #: Rounds per game (tapeo.txt 'End': "After the third round").
 NUM_ROUNDS = 3
@@ -86,7 +97,7 @@ class Config:
 
 @dataclass
 class State:
-    """One position of a game. Mutated in place by :func:`apply_picks`.
+    """One position of a game. Mutated in place by :func:`apply_actions`.
 
     Attributes (n = number of seats, K = NUM_KINDS, all arrays int64):
         config: the :class:`Config`.
@@ -102,7 +113,8 @@ class State:
         round_bars: bars of each finished round, as they were before clearing.
         final_scores: (n,) once the game is over (round scores + end churros, T9), else None.
         winners: winning seats (T10) once over, else None.
-        rng: generator for later rounds' deals; preset_deals: explicit deals (record replay).
+        seed: the game's seed (int, 0..2**64-1): every round's deal is drawn from it.
+        preset_deals: explicit deals (record replay) instead.
     """
 
     config: Config
@@ -118,7 +130,7 @@ class State:
     round_bars: list = field(default_factory=list)
     final_scores: Optional[np.ndarray] = None
     winners: Optional[tuple] = None
-    rng: Optional[np.random.Generator] = None
+    seed: int = 0
     preset_deals: Optional[list] = None
 
     @property
@@ -126,14 +138,14 @@ class State:
         return self.config.num_players
 
     @property
-    def is_over(self) -> bool:
-        """True once the last round has been scored."""
+    def terminal(self) -> bool:
+        """True once the last round has been scored (the game is over)."""
         return self.round >= self.config.num_rounds
 
     @property
     def cards_in_hand(self) -> int:
         """Tapas in every hand right now (all hands have the same size)."""
-        return 0 if self.is_over else self.config.hand_size - self.pick
+        return 0 if self.terminal else self.config.hand_size - self.pick
 
     def hand_id(self, seat: int) -> int:
         """The hand (by the seat it was dealt to) that ``seat`` holds now."""
@@ -151,37 +163,39 @@ class State:
         """(n,) sum of the finished rounds' scores (end churros not included)."""
         return self.round_scores.sum(axis=0)
 
-    def copy(self) -> "State":
-        """An independent copy (arrays and lists copied; the generator is copied too)."""
-        rng = None
-        if self.rng is not None:
-            rng = np.random.Generator(type(self.rng.bit_generator)())
-            rng.bit_generator.state = self.rng.bit_generator.state
+    def clone(self) -> "State":
+        """An independent copy (arrays and lists copied; same seed, so the same later deals)."""
         return State(
             config=self.config, round=self.round, pick=self.pick, hands=self.hands.copy(),
             bars=self.bars.copy(), churros_kept=self.churros_kept.copy(), undealt=self.undealt.copy(),
             round_scores=self.round_scores.copy(), dealt=[[list(h) for h in r] for r in self.dealt],
             reveals=[[tuple(p) for p in r] for r in self.reveals], round_bars=[b.copy() for b in self.round_bars],
             final_scores=None if self.final_scores is None else self.final_scores.copy(),
-            winners=self.winners, rng=rng,
+            winners=self.winners, seed=self.seed,
             preset_deals=self.preset_deals,
         )
 
 
 def new_game(config: Config | None = None, seed: int | None = None, rng: np.random.Generator | None = None,
              deals: Sequence[Sequence[Sequence[int]]] | None = None) -> State:
-    """Start a game and deal the first round.
+    """Start a game and deal the first round (the whole deck is reshuffled each round).
 
     Args:
         config: the :class:`Config` (default: 4 players).
-        seed: seed of a fresh ``numpy.random.default_rng`` (ignored when ``rng`` is given).
-        rng: generator used for every round's shuffle (the whole deck is reshuffled each round).
+        seed: the game's seed, an int in 0..2**64-1 (None: a fresh one). Round r's deal is
+            the first ``n * hand_size`` cards of :func:`hod.core.deal.shuffled_prefix` of the
+            sorted deck (stream r); seat i gets cards ``i * hand_size ...``. The batched
+            engine deals a game reset with the same seed identically.
+        rng: draw the seed from this generator instead (takes precedence over ``seed``).
         deals: explicit deals instead of shuffling: per round, per seat, the list of kinds dealt
             (used by :func:`tapeo_env.rules.record.replay`). Each hand must have ``hand_size`` tapas and
             a round may not deal more of a kind than the deck holds.
 
+    Returns:
+        the :class:`State` of round 0, pick 0.
+
     Raises:
-        ConfigError: malformed ``deals``.
+        ConfigError: malformed ``deals``; a seed that is not an int in 0..2**64-1.
     """
     config = config or Config()
     n, k = config.num_players, NUM_KINDS
@@ -193,7 +207,7 @@ def new_game(config: Config | None = None, seed: int | None = None, rng: np.rand
         config=config, round=0, pick=0, hands=np.zeros((n, k), np.int64), bars=np.zeros((n, k), np.int64),
         churros_kept=np.zeros(n, np.int64), undealt=np.zeros(k, np.int64),
         round_scores=np.zeros((config.num_rounds, n), np.int64),
-        rng=rng if rng is not None else np.random.default_rng(seed), preset_deals=deals,
+        seed=game_seed(seed, rng), preset_deals=deals,
     )
     _deal(state)
     return state
@@ -214,7 +228,7 @@ def _deal(state: State) -> None:
         order = [list(h) for h in hands]
         cards = np.array(order, np.int64).ravel()
     else:
-        cards = state.rng.permutation(sorted_deck)[: n * hs]
+        cards = shuffled_prefix(sorted_deck, np.array([state.seed], np.uint64), state.round, n * hs)[0]
         order = [cards[i * hs:(i + 1) * hs].tolist() for i in range(n)]
     # count each hand's kinds at once: card c of hand h is bin h * K + c
     state.hands[:] = np.bincount(cards + hand_offset, minlength=n * NUM_KINDS).reshape(n, NUM_KINDS)
@@ -248,7 +262,7 @@ def _deal_tables(cfg: Config) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 def legal_mask(state: State, seat: int) -> np.ndarray:
     """int8 (NUM_KINDS,): 1 for each kind in ``seat``'s hand (all zeros once the game is over)."""
-    if state.is_over:
+    if state.terminal:
         return np.zeros(NUM_KINDS, np.int8)
     return (state.hand(seat) > 0).astype(np.int8)
 
@@ -256,7 +270,7 @@ def legal_mask(state: State, seat: int) -> np.ndarray:
 def legal_masks(state: State) -> np.ndarray:
     """int8 (n, NUM_KINDS): row ``i`` is :func:`legal_mask` of seat ``i`` (a fresh array)."""
     n = state.config.num_players
-    if state.is_over:
+    if state.terminal:
         return np.zeros((n, NUM_KINDS), np.int8)
     return (state.hands.take(_held_hands(n, state.pick), axis=0) > 0).view(np.int8)
 
@@ -274,7 +288,7 @@ def _held_hands(n: int, pick: int) -> np.ndarray:
 
 def legal_actions(state: State, seat: int) -> list[int]:
     """The kinds ``seat`` may pick now, ascending (empty once the game is over)."""
-    if state.is_over:
+    if state.terminal:
         return []
     return [int(a) for a in np.flatnonzero(state.hand(seat))]
 
@@ -295,7 +309,7 @@ def check_pick(state: State, seat: int, action: object, agent: str | None = None
     return int(action)
 
 
-def apply_picks(state: State, picks: Sequence[int]) -> bool:
+def apply_actions(state: State, picks: Sequence[int]) -> bool:
     """Reveal one pick of every seat at once and pass the hands left (tapeo.txt 'Each pick').
 
     The picked tapas go to their pickers' bars, then the Freeloaders steal (T6), then every hand
@@ -317,11 +331,15 @@ def apply_picks(state: State, picks: Sequence[int]) -> bool:
     n = state.config.num_players
     if len(picks) != n:
         raise IllegalActionError("table", list(picks), [f"{n} picks, one per seat"])
-    return apply_checked_picks(state, [check_pick(state, i, a) for i, a in enumerate(picks)])
+    return apply_checked_actions(state, [check_pick(state, i, a) for i, a in enumerate(picks)])
 
 
-def apply_checked_picks(state: State, kinds: list[int]) -> bool:
-    """:func:`apply_picks` without the checks, for callers (the environments) that have just
+#: The rules' word for :func:`apply_actions` (tapeo.txt 'Each pick'); the same function.
+apply_picks = apply_actions
+
+
+def apply_checked_actions(state: State, kinds: list[int]) -> bool:
+    """:func:`apply_actions` without the checks, for callers (the environments) that have just
     checked every pick with :func:`check_pick`: ``kinds`` holds one int kind per seat, each
     in that seat's hand. Returns True if this pick finished a round."""
     n = state.config.num_players
@@ -367,7 +385,28 @@ def _end_round(state: State) -> None:
     else:
         state.pick = 0
         state.final_scores = state.round_scores.sum(axis=0) + churro_points(state.churros_kept, cfg.rulings)
-        state.winners = winners(state.final_scores, state.churros_kept, cfg.rulings)
+        state.winners = winning_seats(state.final_scores, state.churros_kept, cfg.rulings)
+
+
+def is_terminal(state: State) -> bool:
+    """True once the game is over (the last round scored, T9-T10); ``state.terminal``."""
+    return state.terminal
+
+
+def scores(state: State) -> list[int]:
+    """Each seat's score, length n: the finished rounds' points, plus the end churros (T9)
+    once the game is over (then the final scores)."""
+    if state.final_scores is not None:
+        return state.final_scores.tolist()
+    return state.round_scores.sum(axis=0).tolist()
+
+
+def winners(state: State) -> list[int]:
+    """The seats winning on :func:`scores` (T10: most points, ties broken by the most churros
+    held, a remaining tie shared), ascending; the final winners once the game is over."""
+    if state.winners is not None:
+        return list(state.winners)
+    return list(winning_seats(scores(state), state.churros_held(), state.config.rulings))
 
 
 def known_hands(state: State, seat: int) -> list[Optional[np.ndarray]]:
@@ -378,7 +417,7 @@ def known_hands(state: State, seat: int) -> list[Optional[np.ndarray]]:
     its current contents are known exactly (a view). Otherwise the entry is None (never seen).
     """
     n = state.config.num_players
-    return [state.hand((seat + j) % n) if state.pick >= j and not state.is_over else None for j in range(1, n)]
+    return [state.hand((seat + j) % n) if state.pick >= j and not state.terminal else None for j in range(1, n)]
 
 
 def unseen_counts(state: State, seat: int) -> np.ndarray:
@@ -386,7 +425,7 @@ def unseen_counts(state: State, seat: int) -> np.ndarray:
     hands it knows (:func:`known_hands`) and every bar this round (= every revealed tapa).
     They are in the unseen hands or were not dealt."""
     out = np.asarray(state.config.deck, np.int64) - state.bars.sum(axis=0)
-    if state.is_over:
+    if state.terminal:
         return out
     out = out - state.hand(seat)
     for h in known_hands(state, seat):
@@ -398,10 +437,10 @@ def unseen_counts(state: State, seat: int) -> np.ndarray:
 def sample_consistent_state(state: State, seat: int, rng: np.random.Generator) -> State:
     """A full state ``seat`` cannot tell from ``state``: the unseen tapas (:func:`unseen_counts`)
     redealt at random among the hands ``seat`` has not seen and the undealt pile, and a fresh
-    generator for later rounds. Used by search bots (hod.agents.base ``belief``)."""
-    s = state.copy()
-    s.rng = np.random.default_rng(rng.integers(2**63))
-    if s.is_over:
+    seed for later rounds. Used by search bots (hod.agents.base ``belief``)."""
+    s = state.clone()
+    s.seed = draw_seeds(rng)
+    if s.terminal:
         return s
     n = s.config.num_players
     unseen_hands = [s.hand_id((seat + j) % n) for j in range(1, n) if s.pick < j]

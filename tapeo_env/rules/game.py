@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from hod.core.games import GameInfo
 
-from .cards import KIND_NAMES, MAX_HAND_SIZE, MAX_PLAYERS, MIN_PLAYERS, NUM_KINDS
+from .actions import ACTION_NAMES, NUM_ACTIONS
+from .cards import MAX_HAND_SIZE, MAX_PLAYERS, MIN_PLAYERS
 from .engine import NUM_ROUNDS
 from .observation import LAYOUT
 
@@ -22,8 +23,8 @@ GAME = GameInfo(
     min_players=MIN_PLAYERS,
     max_players=MAX_PLAYERS,
     dynamics="simultaneous",            # tapeo.txt "Each pick": every seat picks at once
-    num_actions=NUM_KINDS,
-    action_names=KIND_NAMES,
+    num_actions=NUM_ACTIONS,
+    action_names=ACTION_NAMES,
     layout=LAYOUT,
     # each round every seat picks all but the last tapa of its hand (revealed automatically):
     # 3 rounds x (10 - 1) picks at 2 players = 27 steps, the most of any table size

@@ -30,7 +30,7 @@ from hod.core.errors import ConfigError, IllegalActionError, RecordError
 from hod.core.records import check_header, load_record as _load, save_record as _save
 
 from .cards import DECK_COMPOSITION, KIND_NAMES, kind_index
-from .engine import Config, State, apply_picks, new_game
+from .engine import Config, State, apply_actions, new_game
 
 GAME = "tapeo"
 FORMAT_VERSION = 1
@@ -47,7 +47,7 @@ def make_record(state: State, seed: int | None = None) -> dict[str, Any]:
     """
     if state is None:
         raise RecordError("no game: a Tapeo record can only be made of a finished game")
-    if not state.is_over:
+    if not state.terminal:
         raise RecordError("a Tapeo record can only be made of a finished game")
     cfg = state.config
     if cfg.deck != DECK_COMPOSITION:
@@ -100,7 +100,7 @@ def replay(record: dict[str, Any]) -> State:
             if len(picks) != cfg.decision_picks:
                 raise RecordError(f"round {r + 1}: {len(picks)} picks recorded, {cfg.decision_picks} expected")
             for p, pick in enumerate(picks):
-                apply_picks(state, [kind_index(k) for k in pick])
+                apply_actions(state, [kind_index(k) for k in pick])
             last = [KIND_NAMES[k] for k in state.reveals[r][-1]]
             if last != rnd["last"]:
                 raise RecordError(f"round {r + 1}: last tapas {rnd['last']} recorded, replay reveals {last}")

@@ -31,7 +31,7 @@ def render_text(state: State) -> str:
             detail = " ".join(f"{k}={int(v[i])}" for k, v in br.items() if v[i])
             lines.append(f"  player_{i}: {bar_text(bars[i])}")
             lines.append(f"    round points {int(state.round_scores[r, i])} ({detail or 'nothing'})")
-    if state.is_over:
+    if state.terminal:
         lines.append("Game over")
         for i in range(n):
             lines.append(f"  player_{i}: {int(state.final_scores[i])} points "

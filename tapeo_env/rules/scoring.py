@@ -159,7 +159,7 @@ def round_points(bars: np.ndarray, rulings: Rulings = DEFAULT_RULINGS) -> np.nda
     return sum(round_breakdown(bars, rulings).values())
 
 
-def winners(scores: Sequence[int], churros: Sequence[int], rulings: Rulings = DEFAULT_RULINGS) -> tuple[int, ...]:
+def winning_seats(scores: Sequence[int], churros: Sequence[int], rulings: Rulings = DEFAULT_RULINGS) -> tuple[int, ...]:
     """T10: seats with the most points; among them, those with the most churros kept; a tie that
     remains is a shared win. Returns the winning seats, ascending."""
     s = np.asarray(scores)
