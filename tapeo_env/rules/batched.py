@@ -254,6 +254,12 @@ class BatchedTapeo:
         return np.bincount(idx.ravel(), minlength=G * n * _K).reshape(G, n, _K)
 
     # ---- queries ----------------------------------------------------------------------------
+    def nbytes(self) -> dict:
+        """Memory held by the game state, in bytes: ``{"state": ..., "per_game_state": ...}``
+        (the same keys as ``BatchedRobada.nbytes`` where they mean the same thing)."""
+        state = self.state.nbytes
+        return {"state": state, "per_game_state": state / self.batch_size}
+
     @property
     def terminal(self) -> np.ndarray:
         """bool (B,): the game is over (its last round has been scored); a new array."""
