@@ -183,13 +183,15 @@ class _RobadaCore:
         the points in each pile now."""
         return forfeit(offenders, self.possible_agents, self.game_state.points)
 
-    def record(self) -> dict:
-        """The JSON game record of the finished game (:mod:`robada_env.rules.record`).
+    def record(self, players: Optional[list[str]] = None) -> dict:
+        """The JSON game record of the finished game (:mod:`robada_env.rules.record`), with the
+        current ``game_seed`` and, if given, ``players`` (one label per seat: bot name, model
+        id or ``"human"``).
 
         Raises:
-            RecordError: no game, or the game is not finished.
+            RecordError: no game, the game is not finished, or bad ``players``.
         """
-        return make_record(self.game_state, seed=self.game_seed)
+        return make_record(self.game_state, seed=self.game_seed, players=players)
 
     def render(self) -> Optional[str]:
         """``ansi``: the position as text (with suits); ``human``: print it, return None.

@@ -141,9 +141,15 @@ class _TapeoCore:
         the points of finished rounds."""
         return forfeit(offenders, self.possible_agents, self.game_state.scores_so_far())
 
-    def record(self) -> dict:
-        """The JSON game record of the finished game (:mod:`tapeo_env.rules.record`)."""
-        return make_record(self.game_state, seed=self.game_seed)
+    def record(self, players: Optional[list[str]] = None) -> dict:
+        """The JSON game record of the finished game (:mod:`tapeo_env.rules.record`), with the
+        current ``game_seed`` and, if given, ``players`` (one label per seat: bot name, model
+        id or ``"human"``).
+
+        Raises:
+            RecordError: no game, the game is not finished, or bad ``players``.
+        """
+        return make_record(self.game_state, seed=self.game_seed, players=players)
 
     # -- rendering ---------------------------------------------------------------------------
     def render(self):

@@ -192,6 +192,12 @@ def seat_names(table: PlayOptions) -> list[str]:
     return ["You" if i == table.seat else f"player_{i} ({table.opponents[i]})" for i in range(table.players)]
 
 
+def player_labels(table: PlayOptions) -> list[str]:
+    """The ``players`` field of the game record: ``"human"`` for the person's seat, the bot's
+    registry name (``"expert"``, ``"ppo"``) for each computer seat, in seat order."""
+    return ["human" if i == table.seat else table.opponents[i] for i in range(table.players)]
+
+
 @dataclass(frozen=True)
 class Choice:
     """One legal choice offered at a prompt.
@@ -400,12 +406,14 @@ class GameSession:
 
     def record_lines(self) -> list[str]:
         """Write the record of the finished game to ``table.record`` (if any) with the game's
-        ``record.save_record``; the line that says so, or why it could not (:func:`record_line`)."""
+        ``record.save_record``, with who played each seat (:func:`player_labels`); the line that
+        says so, or why it could not (:func:`record_line`)."""
         path = self.table.record
         if not path:
             return []
         save = importlib.import_module(f"{self.game}_env").save_record
-        return [record_line(path, self.game, lambda: save(path, self.env.record()), "load_record")]
+        players = player_labels(self.table)
+        return [record_line(path, self.game, lambda: save(path, self.env.record(players=players)), "load_record")]
 
     def abandoned(self, why: str) -> None:
         """Print ``why`` and the score so far after the person stopped early (no record: the game
