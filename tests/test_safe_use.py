@@ -207,3 +207,41 @@ def test_final_info_keys_are_in_every_infos_from_reset_on(game):
         if not (term or trunc):
             assert info == PENDING
         env.step(None if term or trunc else _first_legal(obs))
+
+
+# ---------------------------------------------------------------- 7. max_cycles: cycles in both games
+
+@pytest.mark.parametrize("game", ["tapeo", "robada"])
+def test_default_max_cycles_exceeds_the_longest_game(game):
+    info = GAMES[game].GAME
+    assert info.default_max_cycles >= info.max_game_length
+    assert GAMES[game].raw_env().max_cycles == GAMES[game].parallel_env().max_cycles == info.default_max_cycles
+
+
+def test_tapeo_max_cycles_counts_picks_of_every_seat():
+    env = tapeo_env.raw_env(num_players=3, max_cycles=2)
+    env.reset(seed=0)
+    steps = 0
+    for agent in env.agent_iter():
+        obs, _, term, trunc, info = env.last()
+        if term or trunc:
+            assert trunc and info == PENDING
+            env.step(None)
+            continue
+        env.step(_first_legal(obs))
+        steps += 1
+    assert steps == 2 * 3
+
+
+# ---------------------------------------------------------------- 11. docs
+
+def test_env_pages_give_the_reward_formulas_and_docs_cite_no_issue_numbers():
+    import pathlib
+    import re
+    docs = pathlib.Path(__file__).resolve().parent.parent / "docs"
+    for page in ("tapeo_env.md", "robada_env.md"):
+        text = (docs / page).read_text(encoding="utf-8")
+        for formula in ("`s_i`", "`+1/k`", "`-1/(n-k)`", "`s_i - (sum_j s_j - s_i) / (n - 1)`"):
+            assert formula in text, (page, formula)
+    for page in docs.glob("*.md"):
+        assert not re.search(r"\bissue \d", page.read_text(encoding="utf-8"), re.I), page.name
