@@ -193,9 +193,9 @@ class OpponentPool:
                  deterministic: bool = False) -> None:
         probs = {"latest": p_latest, "past": p_past, "heuristic": p_heuristic}
         if any(p < 0 for p in probs.values()) or sum(probs.values()) <= 0:
-            raise ConfigError(f"pool probabilities must be >= 0 and not all 0; got {probs}")
+            raise ConfigError(f"pool probabilities {probs}: legal: each >= 0 (they are normalised), not all 0")
         if max_size < 0:
-            raise ConfigError(f"pool max_size={max_size!r} must be >= 0")
+            raise ConfigError(f"pool max_size={max_size!r} must be >= 0; legal values: integers 0, 1, 2, ...")
         self.game = game
         self.heuristics = check_bot_names(game, heuristics, observation_only=True)
         self.max_size = int(max_size)

@@ -42,6 +42,7 @@ from hod import agents
 from hod.agents.base import Bot
 from hod.core.atomic import atomic_write_bytes, atomic_write_json, atomic_write_text
 from hod.core.errors import ConfigError
+from hod.core.games import get_game
 
 from . import report as _report
 from . import stats as _stats
@@ -191,7 +192,8 @@ def _json_clean(x: Any) -> Any:
 def _resolve_lineup(game: str, lineup: Sequence[LineupEntry], workers: int):
     """Turn lineup entries into (labels, BotSpecs). See :func:`run_tournament` for the forms."""
     if isinstance(lineup, (str, bytes)) or not isinstance(lineup, Sequence):
-        raise ConfigError(f"lineup must be a list of bots, got {lineup!r}")
+        raise ConfigError(f"lineup must be a list of bots, got {lineup!r}; legal entries: registry names "
+                          f"{agents.names(game)}, bot instances or (label, factory) pairs")
     bases: list[str] = []
     specs: list[BotSpec] = []
     seen_instances: set[int] = set()
@@ -205,7 +207,8 @@ def _resolve_lineup(game: str, lineup: Sequence[LineupEntry], workers: int):
         elif isinstance(entry, (tuple, list)) and len(entry) == 2 and isinstance(entry[0], str):
             label, factory = entry
             if not callable(factory):
-                raise ConfigError(f"lineup slot {slot}: factory of {label!r} is not callable")
+                raise ConfigError(f"lineup slot {slot}: factory of {label!r} is not callable; legal: a zero-argument "
+                                  f"callable returning a bot")
             if workers > 1:
                 try:
                     pickle.dumps(factory)
@@ -232,7 +235,8 @@ def _resolve_lineup(game: str, lineup: Sequence[LineupEntry], workers: int):
             seen_instances.add(id(entry))
             bot_game = getattr(entry, "game", "")
             if bot_game and bot_game != game:
-                raise ConfigError(f"lineup slot {slot}: {entry!r} plays {bot_game!r}, not {game!r}")
+                raise ConfigError(f"lineup slot {slot}: {entry!r} plays {bot_game!r}, not {game!r}; legal: bots of "
+                                  f"{game!r}")
             bases.append(getattr(entry, "name", "") or type(entry).__name__)
             specs.append(BotSpec(instance=entry))
     labels = []
@@ -242,7 +246,8 @@ def _resolve_lineup(game: str, lineup: Sequence[LineupEntry], workers: int):
         else:
             labels.append(base)
     if len(set(labels)) != len(labels):
-        raise ConfigError(f"lineup labels are not unique: {labels}")
+        raise ConfigError(f"lineup labels are not unique: {labels}; legal: a distinct label per (label, factory) "
+                          f"slot or bot instance")
     return bases, labels, specs
 
 
@@ -293,9 +298,11 @@ def run_tournament(
     env_kwargs = dict(env_kwargs or {})
     for reserved in ("num_players", "illegal_action"):
         if reserved in env_kwargs:
-            raise ConfigError(f"env_kwargs may not set {reserved!r}: the tournament sets it")
+            raise ConfigError(f"env_kwargs may not set {reserved!r}: the tournament sets it; legal: the other "
+                              f"raw_env options of {game!r}")
     if isinstance(lineup, Sequence) and not isinstance(lineup, str) and len(lineup) < 2:
-        raise ConfigError(f"a lineup needs at least 2 bots, got {len(lineup)}")
+        raise ConfigError(f"a lineup needs at least 2 bots, got {len(lineup)}; legal sizes: the table sizes of "
+                          f"{game!r}: {list(get_game(game).player_counts)}")
     bases, labels, specs = _resolve_lineup(game, lineup, workers)
     n = len(specs)
     schedule = make_schedule(num_games, n, seed, bool(duplicate))
