@@ -140,7 +140,25 @@ def validate_config(game: str, cfg: dict[str, dict[str, Any]]) -> "TrainingConfi
     try:
         return TrainingConfig.model_validate(flat, context={"game": game})
     except ValidationError as e:
-        raise ConfigError(_describe_errors(e)) from None
+        raise ConfigError(_describe_errors(e, TrainingConfig)) from None
+
+
+def validate_evaluation(game: str, values: dict[str, Any], names: Optional[dict[str, str]] = None) -> EvaluationConfig:
+    """Check evaluation settings (the keys of :class:`EvaluationConfig`) with the same schema as a
+    training configuration's.
+
+    Args:
+        names: how to call each key in the error (e.g. ``{"eval_players": "--players"}``).
+
+    Raises:
+        ConfigError: unknown game, missing or unknown key, or an illegal value (one line naming
+            each offending key with its legal values or range).
+    """
+    get_game(game)
+    try:
+        return EvaluationConfig.model_validate(values, context={"game": game})
+    except ValidationError as e:
+        raise ConfigError(_describe_errors(e, EvaluationConfig, names)) from None
 
 
 def check_out_dir(out: str | Path) -> Path:
@@ -193,7 +211,32 @@ def available_devices() -> list[str]:
     return legal
 
 
-class TrainingConfig(BaseModel):
+class EvaluationConfig(BaseModel):
+    """The schema of the evaluation keys (``[eval]`` minus ``eval_every``): shared by
+    :class:`TrainingConfig` and the command line of :mod:`hod.training.evaluate`. The game comes in
+    the validation context (``{"game": name}``)."""
+
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
+
+    eval_games: PositiveInt
+    eval_players: list[Annotated[int, Strict()]] = Field(min_length=1, description="table sizes of the game")
+    baselines: list[Annotated[str, Strict()]] = Field(min_length=1, description="registered bot names")
+    eval_seed: Annotated[int, Strict()] = Field(ge=0, le=SEED_MAX, description=f"an integer in [0, {SEED_MAX}]")
+    eval_workers: PositiveInt
+
+    @field_validator("eval_players")
+    @classmethod
+    def _eval_table_sizes(cls, v: list[int], info: ValidationInfo) -> list[int]:
+        check_player_counts(_game(info), v)
+        return v
+
+    @field_validator("baselines")
+    @classmethod
+    def _baselines(cls, v: list[str], info: ValidationInfo) -> list[str]:
+        return _check_bots(_game(info), v)
+
+
+class TrainingConfig(EvaluationConfig):
     """The schema of a training configuration: every key of ``training/configs/<game>.toml`` (flat,
     sections merged) with its type and legal range; cross-key and per-game rules are checked by
     the validators (the game comes in the validation context: ``{"game": name}``).
@@ -252,16 +295,11 @@ class TrainingConfig(BaseModel):
     p_heuristic: Probability
     heuristics: list[Annotated[str, Strict()]] = Field(min_length=1, description="registered bot names")
     opponent_deterministic: Annotated[bool, Strict()]
-    # [eval]
+    # [eval] (the other keys: EvaluationConfig)
     eval_every: NonNegativeInt = Field(description="an integer >= 0 (0: no evaluation)")
-    eval_games: PositiveInt
-    eval_players: list[Annotated[int, Strict()]] = Field(min_length=1, description="table sizes of the game")
-    baselines: list[Annotated[str, Strict()]] = Field(min_length=1, description="registered bot names")
-    eval_seed: Annotated[int, Strict()] = Field(ge=0, le=SEED_MAX, description=f"an integer in [0, {SEED_MAX}]")
-    eval_workers: PositiveInt
 
     # ---- per-game checks of single keys (the game is in the validation context)
-    @field_validator("players", "eval_players")
+    @field_validator("players")
     @classmethod
     def _table_sizes(cls, v: list[int], info: ValidationInfo) -> list[int]:
         check_player_counts(_game(info), v)
@@ -277,11 +315,6 @@ class TrainingConfig(BaseModel):
     @classmethod
     def _heuristics(cls, v: list[str], info: ValidationInfo) -> list[str]:
         return _check_bots(_game(info), v, observation_only=True)   # pool opponents get no belief samples
-
-    @field_validator("baselines")
-    @classmethod
-    def _baselines(cls, v: list[str], info: ValidationInfo) -> list[str]:
-        return _check_bots(_game(info), v)
 
     @field_validator("bc_teacher")
     @classmethod
@@ -344,14 +377,15 @@ def _game(info: ValidationInfo) -> str:
     return ctx["game"]
 
 
-def _describe_errors(e: ValidationError) -> str:
-    """One line naming each offending key, its value and what is legal."""
-    fields = TrainingConfig.model_fields
+def _describe_errors(e: ValidationError, model: type[BaseModel], names: Optional[dict[str, str]] = None) -> str:
+    """One line naming each offending key (as ``names`` calls it), its value and what is legal."""
+    fields = model.model_fields
+    names = names or {}
     parts = []
     for err in e.errors():
         loc = [str(x) for x in err["loc"]]
         key = loc[0] if loc else ""
-        where = key + "".join(f"[{x}]" for x in loc[1:])
+        where = names.get(key, key) + "".join(f"[{x}]" for x in loc[1:])
         msg = err["msg"]
         if err["type"] == "missing":
             parts.append(f"config lacks key {key!r}")

@@ -25,10 +25,7 @@ Plackett-Luce ratings, and a head-to-head table.
 """
 from __future__ import annotations
 
-import argparse
-import json
 import math
-import os
 import pickle
 import sys
 import time
@@ -263,6 +260,7 @@ def run_tournament(
     duplicate: bool = True,
     progress: bool = False,
     env_kwargs: Optional[dict] = None,
+    progress_desc: Optional[str] = None,
 ) -> TournamentResult:
     """Play ``num_games`` games of ``game`` between the bots of ``lineup`` and measure them.
 
@@ -278,6 +276,7 @@ def run_tournament(
         duplicate: replay each deal once per seat rotation (n games per deal); else one game
             per deal with the rotation advancing each game.
         progress: show a tqdm progress bar on stderr.
+        progress_desc: the bar's label (default ``"<game> <n>p"``).
         env_kwargs: extra options of ``raw_env`` (not ``num_players`` / ``illegal_action``); its
             rule options (the game's ``GameInfo.rule_options``, e.g. Ronda Robada's ``closing_ace``)
             are also given to every bot built by name.
@@ -310,7 +309,7 @@ def run_tournament(
 
     from tqdm.auto import tqdm
 
-    bar = tqdm(total=len(schedule), disable=not progress, unit="game", desc=f"{game} {n}p")
+    bar = tqdm(total=len(schedule), disable=not progress, unit="game", desc=progress_desc or f"{game} {n}p")
     t0 = time.perf_counter()
     outcomes: list[GameOutcome] = []
     try:
@@ -450,3 +449,10 @@ def summarize(
         seats=seats,
         games=games,
     )
+
+
+if __name__ == "__main__":   # a library: say where its command is instead of exiting 0 silently
+    print("hod.evaluation.tournament is the tournament library (run_tournament); its command line is "
+          "python -m hod.benchmarks.tournament (--help), and python -m hod.training.evaluate evaluates a "
+          "policy file against baselines", file=sys.stderr)
+    sys.exit(2)
