@@ -6,7 +6,8 @@ Runs :class:`hod.training.train.Trainer` with ``training/configs/tapeo.toml`` ex
 budget (``--steps``, evaluation every third of it on 200 games), then a final evaluation of
 ``--final-games`` games per table size (2 and 4 players) against every baseline bot registered
 (random, greedy, expert), prints the table and writes ``final_evaluation.md``, the learning curve
-PNG, TensorBoard logs and the checkpoints under ``--out``. With the defaults it takes a few
+PNG, TensorBoard logs and the checkpoints under ``--out``. The final evaluation shows a progress
+bar per tournament on stderr (``--no-progress``: none). With the defaults it takes a few
 minutes on 2 cores (measured figures in docs/training.md).
 """
 from __future__ import annotations
@@ -35,7 +36,7 @@ def main(argv: Optional[list[str]] = None) -> int:
     p.add_argument("--steps", type=int, default=300_000, help="learner steps")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--final-games", type=int, default=1000, help="games per table size and baseline at the end")
-    p.add_argument("--no-progress", action="store_true")
+    p.add_argument("--no-progress", action="store_true", help="no progress bars (training and final evaluation)")
     args = p.parse_args(argv)
 
     t0 = time.perf_counter()
@@ -57,7 +58,8 @@ def main(argv: Optional[list[str]] = None) -> int:
     print(f"\nfinal evaluation: {args.final_games} games per table size and baseline", flush=True)
     pol = trainer.numpy_policy()
     rows = evaluate_policy(game, functools.partial(PolicyBot, pol, True), baselines, [2, 4], args.final_games,
-                           seed=config_mod.flatten(cfg)["eval_seed"] + 1, steps=summary["steps"])
+                           seed=config_mod.flatten(cfg)["eval_seed"] + 1, steps=summary["steps"],
+                           progress=not args.no_progress)   # a bar per tournament: minutes of play otherwise silent
     table = format_rows(rows)
     total = time.perf_counter() - t0
     report = (f"# Demo: Tapeo PPO agent after {summary['steps']} learner steps\n\n{table}\n\n"
