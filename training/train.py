@@ -72,7 +72,10 @@ class Trainer:
         log: where to print messages (None: silent).
 
     Raises:
-        ConfigError: invalid configuration; CheckpointError: unusable ``resume`` checkpoint.
+        ConfigError: invalid configuration (a key outside its legal range,
+            :func:`hod.training.config.validate_config`) or an ``out`` folder that cannot be
+            written (:func:`hod.training.config.check_out_dir`); CheckpointError: unusable
+            ``resume`` checkpoint.
     """
 
     def __init__(self, game: str, cfg: dict, out: str | Path, resume: Optional[str | Path] = None,
@@ -83,7 +86,8 @@ class Trainer:
         from torch import nn
 
 
-        config_mod.validate_config(game, cfg)
+        config_mod.validate_config(game, cfg)   # every key against its legal range (the schema)
+        config_mod.check_out_dir(out)
         self.game, self.cfg, self.out = game, cfg, Path(out)
         self.c = c = config_mod.flatten(cfg)
         self.progress, self.log = progress, (log or (lambda *a, **k: None))
@@ -433,7 +437,13 @@ def parse_args(argv: Optional[list[str]] = None):
 
 
 def main(argv: Optional[list[str]] = None) -> int:
-    """Entry point of ``python -m hod.training.train``; returns the exit status (130 after Ctrl-C)."""
+    """Entry point of ``python -m hod.training.train``; returns the exit status: 0, 130 after Ctrl-C,
+    2 with a one-line ``error: ...`` on stderr for a configuration key outside its legal range, an
+    unwritable ``--out`` or an unusable checkpoint (no traceback, nothing written).
+
+    Raises:
+        SystemExit: argparse errors (status 2, usage printed).
+    """
     game, cfg, args = parse_args(argv)
     seed = config_mod.flatten(cfg)["seed"]
     if args.out:
@@ -442,6 +452,12 @@ def main(argv: Optional[list[str]] = None) -> int:
         out = Path(args.resume).resolve().parent.parent
     else:
         out = Path("runs") / f"{game}_s{seed}"
+    try:   # every key and the run folder, before any work
+        config_mod.validate_config(game, cfg)
+        config_mod.check_out_dir(out)
+    except ConfigError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
     if not args.resume and (out / "checkpoints" / "latest.zip").exists() and not args.force:
         print(f"error: {out} already holds a run; use --resume {out / 'checkpoints' / 'latest.zip'}, "
               f"another --out, or --force", file=sys.stderr)
