@@ -73,6 +73,27 @@ def test_the_batched_engine_loaded_with_states_plays_as_the_single_engine(n):
         assert eng.state.winners[0].tolist() == [i in ref.winners for i in range(n)]
 
 
+def test_loaded_explicit_deals_deal_the_later_rounds_and_beliefs_drop_them():
+    # a game replayed from explicit deals (as a record replay): the batched engine loaded mid-game
+    # deals the later rounds from those deals, as the single engine does
+    rng = np.random.default_rng(0)
+    cfg = engine.Config(num_players=3)
+    deals = engine.new_game(cfg, seed=4).dealt          # round 0's hands
+    deals = deals + [deals[0][1:] + deals[0][:1], deals[0][2:] + deals[0][:2]]   # 3 rounds
+    s = engine.new_game(cfg, deals=deals)
+    engine.apply_actions(s, [engine.legal_actions(s, i)[-1] for i in range(3)])
+    eng = BatchedTapeo(cfg, 1)
+    eng.load_states([s])
+    while not s.terminal:
+        assert np.array_equal(eng.observe()[0, 0], encode(s, 0))
+        picks = [int(rng.choice(engine.legal_actions(s, i))) for i in range(3)]
+        eng.step(np.array([picks]))
+        engine.apply_actions(s, picks)
+    assert eng.scores().tolist() == [engine.scores(s)]
+    # the seat has not seen the later rounds' hands: a belief sample deals them afresh
+    assert engine.sample_consistent_state(engine.new_game(cfg, deals=deals), 0, rng).preset_deals is None
+
+
 def test_load_states_refuses_another_config_or_count():
     s = engine.new_game(engine.Config(num_players=3), seed=0)
     with pytest.raises(ConfigError, match="Config"):

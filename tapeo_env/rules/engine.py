@@ -437,9 +437,11 @@ def unseen_counts(state: State, seat: int) -> np.ndarray:
 def sample_consistent_state(state: State, seat: int, rng: np.random.Generator) -> State:
     """A full state ``seat`` cannot tell from ``state``: the unseen tapas (:func:`unseen_counts`)
     redealt at random among the hands ``seat`` has not seen and the undealt pile, and a fresh
-    seed for later rounds. Used by search bots (hod.agents.base ``belief``)."""
+    seed for later rounds (explicit deals of a replayed game are dropped: the seat has not seen
+    the later rounds' hands). Used by search bots (hod.agents.base ``belief``)."""
     s = state.clone()
     s.seed = draw_seeds(rng)
+    s.preset_deals = None
     if s.terminal:
         return s
     n = s.config.num_players
