@@ -37,9 +37,11 @@ about 10-40 ms on one core at the defaults (docs/results.md); a playout policy t
 bot (``"expert"``, ``"greedy"``, ``"random"``) is asked row by row and is far slower (the
 expert: about 0.3 ms per seat and pick).
 
-The seat is found from the belief: the one seat whose observation of the first sample equals the
-observation given (:func:`tapeo_env.rules.observation.encode`); a belief that no seat's
-observation matches is refused.
+The seat searched for is ``belief.seat`` when the belief carries it (the tournament's does),
+checked against the first sample; otherwise the seat whose observation of every sample equals
+the observation given (:func:`tapeo_env.rules.observation.encode`; the first such seat if a
+position looks the same from several). A belief whose samples no seat's observation matches is
+refused.
 """
 from __future__ import annotations
 
@@ -214,7 +216,7 @@ class SearchBot(Bot):
         cands = self.candidate_actions(observation) if candidates is None else [int(a) for a in candidates]
         D, P, C = self.determinizations, self.playouts, len(cands)
         states = [belief(self.rng) for _ in range(D)]
-        seat = self._seat(states[0], observation)
+        seat = self._seat(states, observation, getattr(belief, "seat", None))
         cfg = states[0].config
         n = cfg.num_players
         eng = self._engine(cfg, D * P * C)
@@ -232,13 +234,20 @@ class SearchBot(Bot):
         vals = playout_values(s.final_scores, s.winners, seat, self.margin_weight).reshape(D * P, C).mean(axis=0)
         return {a: float(v) for a, v in zip(cands, vals)}
 
-    def _seat(self, sample: "engine.State", observation: Observation) -> int:
-        """The seat whose observation of ``sample`` is ``observation`` (the first one if several)."""
+    def _seat(self, samples: list, observation: Observation, told: Optional[int]) -> int:
+        """The seat searched for (module docstring): ``told`` if given and its observation of the
+        first sample is ``observation``, else the first seat whose observation of every sample is
+        ``observation`` (a seat matching by chance in one sample fails in another).
+
+        Raises:
+            ConfigError: no such seat.
+        """
         obs = np.asarray(observation["observation"])
-        for i in range(sample.config.num_players):
-            if np.array_equal(encode(sample, i), obs):
+        seats = range(samples[0].config.num_players) if told is None else [int(told)]
+        for i in seats:
+            if all(np.array_equal(encode(st, i), obs) for st in (samples if told is None else samples[:1])):
                 return i
-        raise ConfigError("SearchBot: the belief sample matches no seat's observation (a belief of "
+        raise ConfigError("SearchBot: the belief's samples match no seat's observation (a belief of "
                           "another seat or another game?)")
 
     def _engine(self, cfg: "engine.Config", batch: int) -> BatchedTapeo:

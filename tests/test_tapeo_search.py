@@ -171,8 +171,16 @@ def test_unknown_options_and_bad_beliefs_are_refused():
         bot.act(obs_of(s, 0))
     # a belief of seat 1 at the first pick redeals seat 0's hand: no seat's observation matches
     other = lambda rng: engine.sample_consistent_state(s, 1, rng)  # noqa: E731
-    with pytest.raises(ConfigError, match="matches no seat"):
+    with pytest.raises(ConfigError, match="match no seat"):
         bot.action_values(obs_of(s, 0), other)
+    # a belief that names its seat is checked against the observation
+    def told(rng):
+        return engine.sample_consistent_state(s, 0, rng)
+    told.seat = 1
+    with pytest.raises(ConfigError, match="match no seat"):
+        bot.action_values(obs_of(s, 0), told)
+    told.seat = 0
+    assert set(bot.action_values(obs_of(s, 0), told)) == set(bot.candidate_actions(obs_of(s, 0)))
     assert set(PLAYOUT_POLICIES) <= set(agents.names("tapeo"))
 
 
@@ -196,6 +204,21 @@ def test_same_seed_same_values_and_picks():
     a.reset(9)
     b.reset(9)
     assert [a.act(obs_of(s, 1), belief) for _ in range(3)] == [b.act(obs_of(s, 1), belief) for _ in range(3)]
+
+
+def test_a_seat_matching_one_sample_by_chance_is_not_searched_for():
+    # Two seats, all bars empty, seat 1 holds the hand seat 0 is dealt in some samples: seat 1's
+    # observation of such a sample is seat 0's real one, but not of every sample.
+    s = _ending([TORTILLA, CROQUETA], [TORTILLA, TORTILLA])
+    real = obs_of(s, 1)
+    samples = [engine.sample_consistent_state(s, 1, np.random.default_rng(k)) for k in range(4)]
+    assert all(np.array_equal(encode(b, 1), real["observation"]) for b in samples)
+    fake = s.clone()
+    fake.hands[0] = s.hands[1]       # seat 0 holds what seat 1 holds: seat 0 looks like seat 1
+    assert np.array_equal(encode(fake, 0), real["observation"])
+    bot = SearchBot(seed=0)
+    assert bot._seat([fake] + samples, real, None) == 1
+    assert bot._seat([fake], real, None) == 0      # one sample cannot tell them apart
 
 
 def test_registered_and_played_in_the_tournament():
