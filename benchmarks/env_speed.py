@@ -21,11 +21,12 @@ rebuilds its RLCard game on every seeded reset, about 2x slower), and inflate th
 from __future__ import annotations
 
 import argparse
-import importlib
 import time
 from typing import Callable
 
 import numpy as np
+
+from hod.core.games import game_names, get_game
 
 
 def _pick(rng: np.random.Generator, obs, space) -> int:
@@ -94,10 +95,11 @@ def bench_parallel(make: Callable, steps: int, seed: int = 0) -> dict:
 
 def run(game: str, players: int, steps: int, seed: int = 0) -> list[tuple[str, dict | str]]:
     """Measure the game's AEC and Parallel envs and the references. Returns (label, result or note)."""
-    mod = importlib.import_module(f"{game}_env")
+    info = get_game(game)
+    mod = info.module()
     rows: list[tuple[str, dict | str]] = [
-        (f"{game}_env.env(num_players={players}) [AEC]", bench_aec(lambda: mod.env(num_players=players), steps, seed)),
-        (f"{game}_env.parallel_env(num_players={players})",
+        (f"{info.package}.env(num_players={players}) [AEC]", bench_aec(lambda: mod.env(num_players=players), steps, seed)),
+        (f"{info.package}.parallel_env(num_players={players})",
          bench_parallel(lambda: mod.parallel_env(num_players=players), steps, seed)),
     ]
     try:
@@ -128,7 +130,7 @@ def format_table(rows: list[tuple[str, dict | str]]) -> str:
 
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--game", default="tapeo", choices=["tapeo", "robada"], help="game package <game>_env")
+    ap.add_argument("--game", default="tapeo", choices=game_names(), help="game to measure")
     ap.add_argument("--players", type=int, default=4, help="player count (default 4)")
     ap.add_argument("--steps", type=int, default=50_000, help="agent-steps per environment (default 50000)")
     ap.add_argument("--seed", type=int, default=0)
@@ -137,7 +139,7 @@ def main(argv: list[str] | None = None) -> None:
     args = ap.parse_args(argv)
     if args.pettingzoo_benchmark:
         from pettingzoo.test import performance_benchmark
-        performance_benchmark(importlib.import_module(f"{args.game}_env").env(num_players=args.players))
+        performance_benchmark(get_game(args.game).module().env(num_players=args.players))
     print(f"random legal play, {args.steps} agent-steps per environment; only the first reset seeded")
     print(format_table(run(args.game, args.players, args.steps, args.seed)))
 

@@ -30,9 +30,9 @@ decision); games/s counts finished games. Writes ``throughput.md`` (tables) and
 ``throughput.png`` (agent-steps/s against batch size, references as horizontal lines),
 atomically.
 
-Batched engines are found through :data:`BATCHED_DRIVERS`: a game's driver builds its engine and
-plays one random step; Ronda Robada's uses ``robada_env.rules.batched.BatchedRobada`` when that module
-is present (otherwise its rows say "not available").
+Every game is read from its declaration (:func:`hod.core.games.get_game`): its package, its
+batched engine (:class:`BatchedDriver`), its vector env, and the table sizes measured
+(:func:`measured_player_counts`).
 """
 from __future__ import annotations
 
@@ -48,66 +48,50 @@ from typing import Callable, Optional
 import numpy as np
 
 from hod.core.atomic import atomic_write_bytes, atomic_write_text
+from hod.core.games import game_names, get_game, load_object
 
 from .env_speed import bench_aec, bench_parallel
 
-GAMES = {"tapeo": (2, 4, 6), "robada": (2, 4)}
+
+
+def measured_player_counts(game: str) -> tuple[int, ...]:
+    """Table sizes measured for ``game``: the smallest, 4 (when legal) and the largest
+    (Tapeo 2, 4, 6; Ronda Robada 2, 4)."""
+    info = get_game(game)
+    return tuple(sorted({info.min_players, min(4, info.max_players), info.max_players}))
+
 BATCH_SIZES = (1, 64, 1024, 4096, 8192)
 MEMORY_BATCH = 8192
 
 
-# ---- batched drivers ------------------------------------------------------------------------------
-class _TapeoDriver:
-    """Random legal play of :class:`tapeo_env.rules.batched.BatchedTapeo` (all seats pick each step)."""
+# ---- batched driver -------------------------------------------------------------------------------
+class BatchedDriver:
+    """Random legal play of a game's batched engine (its declaration's ``batched_engine``):
+    ``Engine(players, batch, seed=seed)``, then each :meth:`step` draws random legal actions from
+    the mask, reads the observations as a learner would, steps, and resets the finished games.
+    An agent-step is one seat's decision: every seat of every game on a simultaneous game's step
+    (Tapeo), one decision per game on a sequential one (Ronda Robada)."""
 
-    def __init__(self, batch: int, players: int, seed: int) -> None:
-        from tapeo_env.rules.batched import BatchedTapeo
-        self.eng = BatchedTapeo(players, batch, seed=seed)
+    def __init__(self, game: str, batch: int, players: int, seed: int) -> None:
+        info = get_game(game)
+        self.eng = load_object(info.batched_engine)(players, batch, seed=seed)
         self.eng.reset()
-        self.agents_per_step = batch * players
+        self.agents_per_step = batch * players if info.simultaneous else batch
 
     def step(self) -> int:
         """Play one step; return the games finished."""
         eng = self.eng
         mask = eng.legal_mask()
         eng.observe()
-        res = eng.step(eng.random_actions(mask))
-        over = res.game_over
+        over = eng.step(eng.random_actions(mask)).game_over
         if over.any():
-            eng.reset(games=over)
+            eng.reset(games=np.flatnonzero(over))
             return int(over.sum())
         return 0
 
     def state_bytes(self) -> int:
-        return self.eng.state.nbytes
-
-
-class _RobadaDriver:
-    """Random legal play of ``robada_env.rules.batched.BatchedRobada`` (one decision per game per step)."""
-
-    def __init__(self, batch: int, players: int, seed: int) -> None:
-        mod = importlib.import_module("robada_env.rules.batched")
-        self.eng = mod.BatchedRobada(players, batch, seed=seed)
-        self.eng.reset()
-        self.rng = np.random.default_rng(seed)
-        self.agents_per_step = batch
-
-    def step(self) -> int:
-        eng = self.eng
-        eng.observe()
-        _, ended = eng.step(eng.random_legal_actions(self.rng), check=False)
-        if ended.any():
-            eng.reset(games=np.flatnonzero(ended))
-            return int(ended.sum())
-        return 0
-
-    def state_bytes(self) -> int:
+        """Bytes of game state of the whole batch."""
         return int(self.eng.nbytes()["state"])
-
-
-#: game -> driver class ``(batch, players, seed)`` with ``step() -> games finished``,
-#: ``agents_per_step`` and ``state_bytes()``.
-BATCHED_DRIVERS: dict[str, Callable] = {"tapeo": _TapeoDriver, "robada": _RobadaDriver}
 
 
 def _timed(run: Callable[[], tuple[int, int]], seconds: float) -> dict:
@@ -131,7 +115,7 @@ def _median(runs: list[dict]) -> dict:
 
 def bench_batched(game: str, players: int, batch: int, seconds: float, repeats: int, seed: int = 0) -> dict:
     """Median rates of the game's batched engine at batch size ``batch``."""
-    drv = BATCHED_DRIVERS[game](batch, players, seed)
+    drv = BatchedDriver(game, batch, players, seed)
     drv.step()  # warm-up (buffers)
     runs = [_timed(lambda: (drv.agents_per_step, drv.step()), seconds) for _ in range(repeats)]
     return _median(runs)
@@ -142,7 +126,7 @@ def bench_memory(game: str, players: int, batch: int = MEMORY_BATCH) -> dict:
     a few steps (observations included)."""
     tracemalloc.start()
     try:
-        drv = BATCHED_DRIVERS[game](batch, players, 0)
+        drv = BatchedDriver(game, batch, players, 0)
         for _ in range(3):
             drv.step()
         _, peak = tracemalloc.get_traced_memory()
@@ -157,12 +141,9 @@ def bench_vec_env(game: str, players: int, tables: int, seconds: float, repeats:
     actions drawn at random from ``action_masks()``. agent-steps count every seat's decision
     (Tapeo: every seat picks each step; Ronda Robada: the learner's decisions plus the opponents'
     decisions played inside the step, from the env's ``decisions`` counter)."""
-    if game == "tapeo":
-        from tapeo_env.rules.batched import random_legal_actions
-        from hod.training.tapeo_vector import TapeoVecEnv as VecEnvCls
-    else:
-        from robada_env.rules.batched import random_legal_actions
-        from hod.training.robada_vector import RobadaVecEnv as VecEnvCls
+    info = get_game(game)
+    random_legal_actions = importlib.import_module(load_object(info.batched_engine).__module__).random_legal_actions
+    VecEnvCls = load_object(info.vector_env)   # imports SB3 (the train extra) only here
     env = VecEnvCls(num_tables=tables, num_players=players, learner_seats=1, seed=0)
     env.reset()
     rng = np.random.default_rng(0)
@@ -281,8 +262,8 @@ def run(games: list[str], batch_sizes: tuple[int, ...], seconds: float, repeats:
             rows.append({"game": "openspiel", "players": 2, "env": "pyspiel leduc_poker", "kind": "note",
                          "note": f"skipped: {e}"})
     for game in games:
-        mod = importlib.import_module(f"{game}_env")
-        for n in GAMES[game]:
+        mod = get_game(game).module()
+        for n in measured_player_counts(game):
             add(game, n, "env() [AEC]", _steps_bench(bench_aec, lambda: mod.env(num_players=n), seconds, repeats),
                 "aec")
             add(game, n, "parallel_env()", _steps_bench(bench_parallel, lambda: mod.parallel_env(num_players=n),
@@ -299,7 +280,7 @@ def run(games: list[str], batch_sizes: tuple[int, ...], seconds: float, repeats:
                 rows.append({"game": game, "players": n, "env": "batched", "kind": "note",
                              "note": f"not available: {e}"})
             tables = 64 if quick else 1024
-            name = "TapeoVecEnv" if game == "tapeo" else "RobadaVecEnv"
+            name = get_game(game).vector_env.rpartition(":")[2]
             add(game, n, f"{name} ({tables} tables)", bench_vec_env(game, n, tables, seconds, repeats), "vec")
     ppo_rows: list[dict] = []
     if ppo:
@@ -376,7 +357,7 @@ def plot_png(result: dict) -> bytes:
 
 def main(argv: Optional[list[str]] = None) -> dict:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--games", nargs="+", default=list(GAMES), choices=list(GAMES), help="games to measure")
+    ap.add_argument("--games", nargs="+", default=game_names(), choices=game_names(), help="games to measure")
     ap.add_argument("--batch-sizes", nargs="+", type=int, default=list(BATCH_SIZES))
     ap.add_argument("--seconds", type=float, default=1.0, help="least seconds per timed run (default 1)")
     ap.add_argument("--repeats", type=int, default=3, help="timed runs per figure; the median is reported")

@@ -10,7 +10,7 @@ import pytest
 
 from hod import agents
 
-DATA = np.load(Path(__file__).parent / "data" / "shipped_opponents_decisions.npz")
+DATA = np.load(Path(__file__).parent / "data" / "shipped_opponents_decisions.npz", allow_pickle=False)
 
 
 @pytest.mark.parametrize("game", ["tapeo", "robada"])

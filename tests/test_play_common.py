@@ -1,4 +1,4 @@
-"""Shared pieces of the terminal play commands (agents/play_cli.py): opponent choice, option
+"""Shared pieces of the terminal play commands (hod/apps/play.py): opponent choice, option
 checks and the validating prompt."""
 from __future__ import annotations
 

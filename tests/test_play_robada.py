@@ -1,4 +1,4 @@
-"""Ronda Robada at the terminal (robada_env/play.py), driven by scripted input."""
+"""Ronda Robada at the terminal (hod/apps/play_robada.py), driven by scripted input."""
 from __future__ import annotations
 
 import io

@@ -1,4 +1,4 @@
-"""Tapeo at the terminal (tapeo_env/play.py), driven by scripted input."""
+"""Tapeo at the terminal (hod/apps/play_tapeo.py), driven by scripted input."""
 from __future__ import annotations
 
 import io

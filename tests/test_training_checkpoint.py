@@ -100,7 +100,7 @@ def test_truncated_corrupt_and_foreign_files_fail_clearly(run, tmp_path):
         load_checkpoint(trunc)
     # flip bytes inside the stored policy weights: the zip's CRC check must catch it
     with zipfile.ZipFile(io.BytesIO(data)) as z:
-        info = z.getinfo("policy.pth")
+        info = z.getinfo("policy.npz")
     corrupt = bytearray(data)
     start = info.header_offset + 30 + len(info.filename) + len(info.extra) + 100
     for k in range(start, start + 64):

@@ -151,10 +151,12 @@ def test_the_cache_is_reused_and_a_truncated_file_is_recorded_again(tmp_path, mo
     imitation.cached_teacher_decisions(str(tmp_path), **kw, teacher_options=None)  # = no options: same file
     assert len(calls) == 1
     files[0].write_bytes(files[0].read_bytes()[:100])                             # truncated
-    redone = imitation.cached_teacher_decisions(str(tmp_path), **kw)
+    with pytest.warns(UserWarning, match="unusable teacher-decision cache"):
+        redone = imitation.cached_teacher_decisions(str(tmp_path), **kw)
     assert len(calls) == 2 and all(np.array_equal(first[k], redone[k]) for k in first)
     np.savez(files[0], **{**first, "observation": first["observation"][:, :3]})   # malformed: wrong width
-    imitation.cached_teacher_decisions(str(tmp_path), **kw)
+    with pytest.warns(UserWarning, match="wrong keys or shapes"):
+        imitation.cached_teacher_decisions(str(tmp_path), **kw)
     assert len(calls) == 3
 
 

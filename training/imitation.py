@@ -26,6 +26,7 @@ import io
 import json
 import multiprocessing
 import time
+import warnings
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any, Optional, Sequence
@@ -126,7 +127,9 @@ def cached_teacher_decisions(cache_dir: Optional[str], **kwargs: Any) -> dict[st
     observation layout version, :data:`CHUNK_DECISIONS` and :data:`CACHE_FORMAT`; so a run with
     another teacher, seed, table sizes, reward or layout records afresh. (A change of a bot's
     code is not seen: clear the directory after one.) A missing, truncated or malformed file
-    (wrong keys, shapes or length) is recorded again and rewritten atomically. ``cache_dir``
+    (wrong keys, shapes or length), or one holding pickled objects (read with
+    ``allow_pickle=False``: never unpickled), is recorded again, with a warning, and rewritten
+    atomically. ``cache_dir``
     empty or None: no cache.
 
     Returns:
@@ -163,14 +166,17 @@ def cached_teacher_decisions(cache_dir: Optional[str], **kwargs: Any) -> dict[st
     n = keyed["num_decisions"]
     shapes = {"observation": (n, layout.size), "action": (n,), "value_target": (n,)}
     if path.exists():
+        why = "wrong keys or shapes"
         try:
-            with np.load(path) as f:
+            # data only: an object array (a pickle) raises here and is never unpickled
+            with np.load(path, allow_pickle=False) as f:
                 data = {k: f[k] for k in ("observation", "action_mask", "action", "value_target")}
             if all(data[k].shape == v for k, v in shapes.items()) and data["action_mask"].shape[0] == n \
-                    and data["action_mask"].ndim == 2:
+                    and data["action_mask"].ndim == 2 and all(a.dtype.kind in "biuf" for a in data.values()):
                 return data
-        except Exception:   # truncated or foreign file: record again
-            pass
+        except Exception as e:   # truncated, foreign or pickled file: record again
+            why = f"{type(e).__name__}: {e}"
+        warnings.warn(f"{path}: unusable teacher-decision cache ({why}); recording the decisions again")
     data = collect_teacher_decisions(**kwargs)
     buf = io.BytesIO()
     np.savez(buf, **data)

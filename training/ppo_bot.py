@@ -30,7 +30,8 @@ class PPOBot(Bot):
 
     Raises:
         CheckpointError (a ValueError): see :func:`hod.training.checkpoint.load_checkpoint` (other
-            game, player count or layout version; truncated or corrupt file).
+            game, player count or layout version; truncated or corrupt file; a pickle-based SB3
+            archive or a member holding pickled objects, refused without unpickling).
     """
 
     name = "ppo_torch"

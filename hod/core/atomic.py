@@ -1,41 +1,166 @@
 """Atomic file writes: write to a temporary file in the target folder, fsync, then rename.
 
-A reader never sees a half-written checkpoint, record or report, even if the writer is killed.
+A reader never sees a half-written checkpoint, record or report, even if the writer is killed,
+and a killed writer leaves no temporary file behind for long:
+
+* On Linux the data is first written to an unnamed file (``O_TMPFILE``): a kill while the bytes
+  are written leaves nothing on disk. The file gets a name (``.<name>.<pid>.<random>.tmp``) only
+  for the instant between its fsync and the rename over the target.
+* Elsewhere (or on a file system without ``O_TMPFILE``) the temporary file has that name while it
+  is written.
+* Every write first removes the temporary files of *its* target left by writers that are no
+  longer running (the process id in the name is not alive), so an orphan of a kill at the wrong
+  instant disappears with the next write of that file (:func:`remove_orphans` does it on demand).
+
+:func:`atomic_write_many` writes several files (a checkpoint and its side card) so that each is
+complete and they are renamed into place back to back, in the order given.
 """
 from __future__ import annotations
 
 import json
 import os
-import tempfile
+import re
+import secrets
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterable
+
+_TMP_RE = re.compile(r"^\.(?P<name>.+)\.(?P<pid>\d+)\.[0-9a-f]+\.tmp$")
+
+
+def _tmp_name(path: Path) -> Path:
+    return path.parent / f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp"
+
+
+def _alive(pid: int) -> bool:
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OSError):
+        return True   # exists (another user's) or cannot tell: keep its file
+    return True
+
+
+def remove_orphans(path: str | os.PathLike) -> list[Path]:
+    """Remove the temporary files of target ``path`` (``.<name>.<pid>.<hex>.tmp`` in its folder)
+    whose writer process is no longer alive; returns the removed paths."""
+    path = Path(path)
+    removed = []
+    try:
+        entries = list(os.scandir(path.parent))
+    except OSError:
+        return removed
+    for e in entries:
+        m = _TMP_RE.match(e.name)
+        if m and m["name"] == path.name and not _alive(int(m["pid"])):
+            try:
+                os.unlink(e.path)
+                removed.append(Path(e.path))
+            except OSError:
+                pass
+    return removed
+
+
+def _write_unnamed(folder: Path, data: bytes):
+    """Write ``data`` to an unnamed file in ``folder`` (Linux ``O_TMPFILE``); returns its fd, or
+    None where unsupported."""
+    flag = getattr(os, "O_TMPFILE", None)
+    if flag is None or not os.path.isdir("/proc/self/fd"):
+        return None
+    try:
+        fd = os.open(folder, flag | os.O_WRONLY, 0o666)   # the umask applies, as for open()
+    except OSError:   # file system without O_TMPFILE support
+        return None
+    try:
+        _write_all(fd, data)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        n = os.write(fd, view)
+        view = view[n:]
+    os.fsync(fd)
+
+
+def _prepare(path: Path, data: bytes) -> Path:
+    """Write ``data`` completely and durably to a temporary name beside ``path``; returns that name."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    remove_orphans(path)
+    tmp = _tmp_name(path)
+    fd = _write_unnamed(path.parent, data)
+    if fd is not None:
+        try:
+            os.link(f"/proc/self/fd/{fd}", tmp)   # linkat(AT_SYMLINK_FOLLOW): the file gets its name
+            return tmp
+        except OSError:
+            pass   # e.g. no /proc link support: fall back to a named temporary file
+        finally:
+            os.close(fd)
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+    try:
+        _write_all(fd, data)
+    except BaseException:
+        os.close(fd)
+        _unlink(tmp)
+        raise
+    os.close(fd)
+    return tmp
+
+
+def _unlink(p: Path) -> None:
+    try:
+        os.unlink(p)
+    except FileNotFoundError:
+        pass
+
+
+def _fsync_dir(folder: Path) -> None:
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def atomic_write_many(items: Iterable[tuple[str | os.PathLike, bytes]]) -> list[Path]:
+    """Write each ``(path, data)`` atomically: all temporary files are written and fsynced first,
+    then renamed over their targets back to back, in the given order. Returns the paths.
+
+    A kill before the renames leaves every target as it was; a kill between two renames (a few
+    microseconds) leaves the earlier targets new and the later ones old (their temporary files
+    are removed by the next write, :func:`remove_orphans`).
+    """
+    items = [(Path(p), d) for p, d in items]
+    tmps: list[Path] = []
+    try:
+        for path, data in items:
+            tmps.append(_prepare(path, data))
+        for (path, _), tmp in zip(items, tmps):
+            os.replace(tmp, path)
+    except BaseException:
+        for tmp in tmps:
+            _unlink(tmp)
+        raise
+    for folder in {p.parent for p, _ in items}:
+        _fsync_dir(folder)
+    return [p for p, _ in items]
 
 
 def atomic_write_bytes(path: str | os.PathLike, data: bytes) -> Path:
     """Write ``data`` to ``path`` atomically (parent folders are created). Returns the path."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        os.chmod(tmp, 0o666 & ~_umask())  # mkstemp creates 0600; give the usual permissions
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
-        raise
-    return path
-
-
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
+    return atomic_write_many([(path, data)])[0]
 
 
 def atomic_write_text(path: str | os.PathLike, text: str) -> Path:
@@ -43,6 +168,11 @@ def atomic_write_text(path: str | os.PathLike, text: str) -> Path:
     return atomic_write_bytes(path, text.encode("utf-8"))
 
 
+def json_bytes(obj: Any) -> bytes:
+    """``obj`` as indented JSON (UTF-8, trailing newline): the bytes :func:`atomic_write_json` writes."""
+    return (json.dumps(obj, indent=2, sort_keys=False) + "\n").encode("utf-8")
+
+
 def atomic_write_json(path: str | os.PathLike, obj: Any) -> Path:
     """Write ``obj`` as indented JSON (UTF-8, trailing newline) to ``path`` atomically."""
-    return atomic_write_text(path, json.dumps(obj, indent=2, sort_keys=False) + "\n")
+    return atomic_write_bytes(path, json_bytes(obj))

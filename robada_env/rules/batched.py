@@ -80,10 +80,11 @@ from hod.core.errors import ConfigError, IllegalActionError, check_choice
 from hod.core.rewards import REWARD_SCHEMES, final_rewards_batch, win_shares_batch
 
 from .actions import CONFIRM, DROP, NOOP, NUM_ACTIONS, START, TAKE, TAKE_SEATS, TAP, action_name
+from .batched_obs import encode_batch
 from .cards import ACE, DECK_SIZE, NUM_RANKS, RANK_POINTS, REY
 from .engine import CARDS_PER_DEAL, LOOSE_AT_START, MAX_GAME_LENGTH, Config
-from .runs import NOBODY, RUN_CLOSED, leftovers_receiver, may_take_pile, next_after_start, next_after_step
 from .observation import OBS_SIZE
+from .runs import NOBODY, RUN_CLOSED, leftovers_receiver, may_take_pile, next_after_start, next_after_step
 
 __all__ = ["BatchedRobada", "BatchedRobadaStep", "random_legal_actions", "batched_final_rewards", "win_shares", "NAME"]
 
@@ -170,6 +171,10 @@ def win_shares(scores: np.ndarray) -> np.ndarray:
     return win_shares_batch(s == s.max(1, keepdims=True))
 
 
+#: Public index tables of :class:`BatchedRobada` that are not game state (left out of ``nbytes``).
+_INDEX_TABLES = frozenset({"seat_at_offset", "relative_seat", "flat_base"})
+
+
 class BatchedRobadaStep(NamedTuple):
     """What :meth:`BatchedRobada.step` returns (unpacks as ``rewards, game_over``).
 
@@ -235,12 +240,14 @@ class BatchedRobada:
         #: relative seats k (0 = the runner) whose piles a run may take (R3)
         self._take_offsets = [k for k in range(n) if may_take_pile(k, 0, config.may_take_own_pile)]
         self._seat_next = np.array([(i + 1) % n for i in range(n)], np.int8)
-        self._seat_add = np.array([[(i + k) % n for k in range(TAKE_SEATS)] for i in range(n)], np.int8)
+        #: seat (i + k) % n at [i, k]: the seat k places to the left of seat i, int8 (n, TAKE_SEATS)
+        self.seat_at_offset = np.array([[(i + k) % n for k in range(TAKE_SEATS)] for i in range(n)], np.int8)
         #: relative seat of seat t seen from seat s, at [s * (n + 1) + t + 1]; t = -1 (nobody): -1
-        self._rel_last = np.array([[-1] + [(t - s) % n for t in range(n)] for s in range(n)], np.int8).reshape(-1)
+        self.relative_seat = np.array([[-1] + [(t - s) % n for t in range(n)] for s in range(n)], np.int8).reshape(-1)
         self._deal_offsets = np.arange(n * CARDS_PER_DEAL, dtype=np.intp)
         self._arange = np.arange(B, dtype=np.intp)
-        self._arange_n = self._arange * n
+        #: row of each game's seat 0 in the flat per-seat views (``g * n``), intp (B,)
+        self.flat_base = self._arange * n
         # state
         i8 = np.int8
         self.deck = np.zeros((B, DECK_SIZE), i8)
@@ -268,15 +275,16 @@ class BatchedRobada:
         self.last_runner = np.full(B, NOBODY, i8)
         self.terminal = np.ones(B, bool)
         self.decisions = np.zeros(B, np.int16)
-        # flat (B * n, ...) views of the per-seat fields: row b * n + seat
+        # flat (B * n, ...) views of the per-seat fields: row b * n + seat (the *_flat ones are
+        # read by the batched observation encoder, robada_env.rules.batched_obs)
         self._hcards_f = self.hand_cards.reshape(B * n, CARDS_PER_DEAL)
-        self._hcnt_f = self.hand_cnt.reshape(B * n, NUM_RANKS)
-        self._hsize_f = self.hand_size.reshape(B * n)
-        self._pcnt_f = self.pile_cnt.reshape(B * n, NUM_RANKS)
-        self._ptop_f = self.pile_top.reshape(B * n)
-        self._psize_f = self.pile_size.reshape(B * n)
-        self._ppts_f = self.pile_pts.reshape(B * n)
-        self._taken_f = self.run_taken.reshape(B * n)
+        self.hand_cnt_flat = self.hand_cnt.reshape(B * n, NUM_RANKS)
+        self.hand_size_flat = self.hand_size.reshape(B * n)
+        self.pile_cnt_flat = self.pile_cnt.reshape(B * n, NUM_RANKS)
+        self.pile_top_flat = self.pile_top.reshape(B * n)
+        self.pile_size_flat = self.pile_size.reshape(B * n)
+        self.pile_pts_flat = self.pile_pts.reshape(B * n)
+        self.run_taken_flat = self.run_taken.reshape(B * n)
         # flat 1-D views for (row, column) updates: index row * columns + column
         self._hcards1 = self.hand_cards.reshape(-1)
         self._deck1 = self.deck.reshape(-1)
@@ -306,7 +314,8 @@ class BatchedRobada:
         """Memory actually held, in bytes: ``{"state": ..., "caches": ..., "per_game_state": ...,
         "per_game_total": ...}`` (caches: the mask and observation buffers)."""
         state = sum(v.nbytes for k, v in vars(self).items()
-                    if isinstance(v, np.ndarray) and not k.startswith("_"))
+                    if isinstance(v, np.ndarray) and not k.startswith("_") and k not in _INDEX_TABLES
+                    and v.base is None)   # views (the *_flat fields) share their base's memory
         caches = self._mask_t.nbytes + self._obs_t.nbytes + self._hand_buf.nbytes
         B = self.batch_size
         return {"state": state, "caches": caches, "per_game_state": state / B,
@@ -410,7 +419,7 @@ class BatchedRobada:
     def _acting_hand(self) -> np.ndarray:
         """int8 (B, 10) hand counts of the seat to act in every game (cached per position)."""
         if self._hand_ver != self._version:
-            np.take(self._hcnt_f, self._arange_n + self.current, axis=0, out=self._hand_buf)
+            np.take(self.hand_cnt_flat, self.flat_base + self.current, axis=0, out=self._hand_buf)
             self._hand_ver = self._version
         return self._hand_buf
 
@@ -444,14 +453,14 @@ class BatchedRobada:
         if g is None:
             loose, active, need, term = self.loose_cnt, self.run_active, self.run_next, self.terminal
             cur = self.current
-            base = self._arange_n
+            base = self.flat_base
             hand = self._acting_hand()
         else:
             loose, active, need, term = (self.loose_cnt[g], self.run_active[g], self.run_next[g],
                                          self.terminal[g])
             cur = self.current[g]
             base = g * n
-            hand = np.take(self._hcnt_f, base + cur, axis=0)
+            hand = np.take(self.hand_cnt_flat, base + cur, axis=0)
         norun = ~active
         drop = out[DROP:TAP]
         np.greater(hand.T, 0, out=drop, casting="unsafe")
@@ -464,9 +473,9 @@ class BatchedRobada:
         out[TAP] = open_run & loose_need
         piles_ok = open_run & ~loose_need
         out[TAKE:CONFIRM] = 0
-        seat_add = self._seat_add
+        seat_add = self.seat_at_offset
         for k in self._take_offsets:
-            top_rank = _RANK_OF[self._ptop_f[base + seat_add[cur, k]]]
+            top_rank = _RANK_OF[self.pile_top_flat[base + seat_add[cur, k]]]
             np.equal(top_rank, need, out=out[TAKE + k], casting="unsafe")
             out[TAKE + k] &= piles_ok
         out[CONFIRM] = active
@@ -489,7 +498,6 @@ class BatchedRobada:
         Raises:
             ConfigError: bad game indices or seats.
         """
-        from .batched_obs import encode_batch
         self._check_reset()
         if games is None and seats is None:
             if self._obs_ver != self._version:
@@ -563,7 +571,7 @@ class BatchedRobada:
             played = hc1[f3]
             hc1[f3] = -1
             self._hcnt1[fh * R + rh] -= 1
-            self._hsize_f[fh] -= 1
+            self.hand_size_flat[fh] -= 1
             self.hand_total[gh] -= 1
             fr = gh * R + rh                                   # (game, rank) flat index
             self._seen1[fr] += 1
@@ -600,16 +608,16 @@ class BatchedRobada:
         sel = kind == _K_TAKE
         gk = pick(sel)
         if gk.size:
-            t = self._seat_add[cur_all[gk], a[sel] - TAKE]
+            t = self.seat_at_offset[cur_all[gk], a[sel] - TAKE]
             ft = gk * n + t
-            self.run_cnt[gk] += np.take(self._pcnt_f, ft, axis=0)
-            self.run_size[gk] += self._psize_f[ft]
-            self.run_pts[gk] += self._ppts_f[ft]
-            self._pcnt_f[ft] = 0
-            self._psize_f[ft] = 0
-            self._ppts_f[ft] = 0
-            self._ptop_f[ft] = -1
-            self._taken_f[ft] = True
+            self.run_cnt[gk] += np.take(self.pile_cnt_flat, ft, axis=0)
+            self.run_size[gk] += self.pile_size_flat[ft]
+            self.run_pts[gk] += self.pile_pts_flat[ft]
+            self.pile_cnt_flat[ft] = 0
+            self.pile_size_flat[ft] = 0
+            self.pile_pts_flat[ft] = 0
+            self.pile_top_flat[ft] = -1
+            self.run_taken_flat[ft] = True
             r = self.run_next[gk]
             self.run_rank[gk] = r
             self.run_next[gk] = self._next_after_step[r]
@@ -619,10 +627,10 @@ class BatchedRobada:
         if gc.size:
             c = cur_all[gc]
             fc = gc * n + c
-            self._pcnt_f[fc] += np.take(self.run_cnt, gc, axis=0)
-            self._psize_f[fc] += self.run_size[gc]
-            self._ppts_f[fc] += self.run_pts[gc]
-            self._ptop_f[fc] = self.run_card[gc]
+            self.pile_cnt_flat[fc] += np.take(self.run_cnt, gc, axis=0)
+            self.pile_size_flat[fc] += self.run_size[gc]
+            self.pile_pts_flat[fc] += self.run_pts[gc]
+            self.pile_top_flat[fc] = self.run_card[gc]
             self.last_runner[gc] = c
             self._clear_run(gc)
             ge = np.concatenate((gd, gc)) if gd.size else gc
@@ -682,9 +690,9 @@ class BatchedRobada:
             return
         fw = gw * self.num_players + w[has]
         lc = self.loose_cnt[gw]
-        self._pcnt_f[fw] += lc
-        self._psize_f[fw] += lc.sum(1, dtype=np.int8)
-        self._ppts_f[fw] += lc.astype(np.int16) @ _PTS
+        self.pile_cnt_flat[fw] += lc
+        self.pile_size_flat[fw] += lc.sum(1, dtype=np.int8)
+        self.pile_pts_flat[fw] += lc.astype(np.int16) @ _PTS
         self.loose_cnt[gw] = 0
 
     # ---- results ---------------------------------------------------------------------------------

@@ -66,7 +66,7 @@ def encode_batch(st: "BatchedRobada", g: Optional[np.ndarray], seats: Optional[n
     n = st.num_players
     full = g is None
     take = (lambda x: x) if full else (lambda x: x[g])
-    base = st._arange_n if full else g * n
+    base = st.flat_base if full else g * n
     cur = take(st.current)
     term = take(st.terminal)
     o = _O
@@ -83,10 +83,10 @@ def encode_batch(st: "BatchedRobada", g: Optional[np.ndarray], seats: Optional[n
     oa = o["to_act"]
     np.equal(_SEATS_COL, rel, out=out[oa:oa + MAX_PLAYERS], casting="unsafe")
     # seats in seat-relative order: k = 0 is the observer
-    seat_add = st._seat_add
+    seat_add = st.seat_at_offset
     flat = [base + seat_add[seat, k] for k in range(n)]
     if hand is None:
-        hand = np.take(st._hcnt_f, flat[0], axis=0)                         # (G, 10) int8
+        hand = np.take(st.hand_cnt_flat, flat[0], axis=0)                         # (G, 10) int8
     oh = o["hand"]
     np.multiply(hand.T, _QF, out=out[oh:oh + _R])
     ol = o["loose"]
@@ -96,14 +96,14 @@ def encode_batch(st: "BatchedRobada", g: Optional[np.ndarray], seats: Optional[n
         o["run_piles_taken"])
     for k in range(n):
         f = flat[k]
-        np.take(_HAND_SIZE, st._hsize_f[f], out=out[o_hs + k], mode="clip")
-        top = _RANK_OF[st._ptop_f[f]]
+        np.take(_HAND_SIZE, st.hand_size_flat[f], out=out[o_hs + k], mode="clip")
+        top = _RANK_OF[st.pile_top_flat[f]]
         np.equal(_RANKS_COL, top, out=out[o_top + k * _R:o_top + (k + 1) * _R], casting="unsafe")
-        np.take(_SIZE, st._psize_f[f], out=out[o_size + k], mode="clip")
-        np.take(_POINTS, st._ppts_f[f], out=out[o_pts + k], mode="clip")
-        np.multiply(np.take(st._pcnt_f, f, axis=0).T, _QF,
+        np.take(_SIZE, st.pile_size_flat[f], out=out[o_size + k], mode="clip")
+        np.take(_POINTS, st.pile_pts_flat[f], out=out[o_pts + k], mode="clip")
+        np.multiply(np.take(st.pile_cnt_flat, f, axis=0).T, _QF,
                     out=out[o_ranks + k * _R:o_ranks + (k + 1) * _R])
-        out[o_taken + k] = st._taken_f[f]
+        out[o_taken + k] = st.run_taken_flat[f]
     # the run in progress
     active = take(st.run_active)
     nxt = take(st.run_next)
@@ -122,6 +122,6 @@ def encode_batch(st: "BatchedRobada", g: Optional[np.ndarray], seats: Optional[n
     np.multiply(seen.T, _QF, out=out[os_:os_ + _R])
     np.multiply((COPIES_PER_RANK - seen - hand).T, _QF, out=out[ou:ou + _R])
     # relative seat of the last runner: table [seat, last_runner + 1], -1 for nobody
-    rel = st._rel_last[seat * (n + 1) + take(st.last_runner) + 1]
+    rel = st.relative_seat[seat * (n + 1) + take(st.last_runner) + 1]
     olr = o["last_runner"]
     np.equal(_SEATS_COL, rel, out=out[olr:olr + MAX_PLAYERS], casting="unsafe")

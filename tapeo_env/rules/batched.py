@@ -35,6 +35,7 @@ from hod.core.deal import as_seeds, draw_seeds, shuffled_prefix
 from hod.core.errors import ConfigError, IllegalActionError, check_choice, check_int_range
 from hod.core.rewards import REWARD_SCHEMES, final_rewards_batch
 
+from .batched_obs import BatchedEncoder
 from .batched_scoring import churro_points_batch, round_points_batch, winning_seats_batch
 from .cards import CHURRO, FREELOADER, NUM_KINDS, deck_cards, kind_name
 from .engine import CHURROS_KEPT_ACROSS_ROUNDS, FREELOADER_STEALS_FREELOADER, LAST_TAPA_AUTOMATIC, Config
@@ -328,6 +329,12 @@ class BatchedTapeo:
         return np.bincount(idx.ravel(), minlength=G * n * _K).reshape(G, n, _K)
 
     # ---- queries ----------------------------------------------------------------------------
+    def nbytes(self) -> dict:
+        """Memory held by the game state, in bytes: ``{"state": ..., "per_game_state": ...}``
+        (the same keys as ``BatchedRobada.nbytes`` where they mean the same thing)."""
+        state = self.state.nbytes
+        return {"state": state, "per_game_state": state / self.batch_size}
+
     @property
     def terminal(self) -> np.ndarray:
         """bool (B,): the game is over (its last round has been scored); a new array."""
@@ -352,7 +359,6 @@ class BatchedTapeo:
         :class:`tapeo_env.rules.batched_obs.BatchedEncoder`). ``seats`` default: all seats in order.
         Without ``out`` the returned array is the encoder's buffer, overwritten by the next call."""
         if self._obs_encoder is None:
-            from .batched_obs import BatchedEncoder
             self._obs_encoder = BatchedEncoder(self.config)
         return self._obs_encoder.encode(self.state, seats, out)
 
