@@ -85,9 +85,10 @@ def as_policies(opponents: Any, bot_policy: type = BotPolicy) -> list:
         elif callable(p):
             pols.append(p)
         else:
-            raise ConfigError(f"opponent {p!r} is neither a batch policy (callable) nor an hod.agents.base.Bot")
+            raise ConfigError(f"opponent {p!r} is neither a batch policy (callable) nor an hod.agents.base.Bot; "
+                              "legal: a batch policy (callable) or a Bot")
     if not pols:
-        raise ConfigError("opponents must hold at least one policy")
+        raise ConfigError("opponents hold no policy; legal: a batch policy, a Bot, or a non-empty list of them")
     return pols
 
 

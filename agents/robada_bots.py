@@ -111,7 +111,7 @@ def greedy_run_points(view: ObsView, start: int, rules: Config = _DEFAULT_RULES)
 
 
 class GreedyBot(Bot):
-    """The action with the best immediate points (issue 4 'greedy').
+    """The action with the best immediate points (the ``greedy`` baseline).
 
     Decision rules, applied to the current observation:
 
@@ -219,7 +219,7 @@ class Plan:
 
 
 class ExpertBot(Bot):
-    """Rule-based player following ronda_robada.txt 'Tips and strategy' (issue 4 'expert').
+    """Rule-based player following ronda_robada.txt 'Tips and strategy' (the ``expert`` baseline).
 
     At every decision it lists every way to finish the turn from the current observation and
     plays the first action of the best one. The plans (:meth:`plans`):

@@ -23,7 +23,7 @@ from tapeo_env.rules.scoring import (DEFAULT_RULINGS, Rulings, churro_points, cr
 
 from .base import BeliefSampler, Bot, Observation, legal_actions
 
-__all__ = ["immediate_gains", "GreedyBot", "ExpertParams", "ExpertBot"]
+__all__ = ["immediate_gains", "GreedyBot", "ExpertParams", "ExpertBot", "RankingBot", "BEST_RANKING"]
 
 _EPS = 1e-9
 
@@ -384,3 +384,48 @@ def _croq_interp(x: float, rulings: Rulings) -> float:
     a = croqueta_points(lo, rulings)
     b = croqueta_points(lo + 1, rulings)
     return a + (x - lo) * (b - a)
+
+
+#: The fixed order of :class:`RankingBot` (best first): of the orders met by
+#: ``python -m hod.benchmarks.ranking_search`` (iterated best responses among fixed orders, from
+#: the order the demo's policy had collapsed to) and the orders of trained policies, the only one
+#: that beats every other in a round robin at 2 and 4 players (docs/training.md 'The ranking bot').
+BEST_RANKING: tuple[str, ...] = ("freeloader", "prawns", "ham3", "tortilla", "ham2", "croqueta", "bread", "churro",
+                                 "pepper", "ham1")
+
+
+class RankingBot(Bot):
+    """``ranking``: always the legal kind that comes first in one fixed order, whatever the state.
+
+    It is the strongest policy that ignores its observation (the default order is the best one a
+    search found, :data:`BEST_RANKING`), so a trained policy that cannot beat it has learned no
+    more than a list. Deterministic (the seed is unused).
+
+    Args:
+        seed: unused (kept for the bot protocol).
+        order: the ten kind names (or indices), best first; default :data:`BEST_RANKING`.
+
+    Raises:
+        ConfigError: ``order`` is not a permutation of the ten kinds.
+    """
+
+    game = "tapeo"
+    name = "ranking"
+
+    def __init__(self, seed: Optional[int] = None, order: Optional[Any] = None, **options: Any) -> None:
+        from hod.core.errors import ConfigError
+        from tapeo_env.rules.cards import KIND_NAMES, kind_index
+
+        super().__init__(seed=seed, **options)
+        order = BEST_RANKING if order is None else order
+        kinds = [kind_index(k) if isinstance(k, str) else int(k) for k in order]
+        if sorted(kinds) != list(range(NUM_KINDS)):
+            raise ConfigError(f"order={list(order)!r} must list each of the {NUM_KINDS} kinds once; "
+                              f"legal values: permutations of {list(KIND_NAMES)}")
+        self.order = np.asarray(kinds, np.int64)
+        self.priority = np.empty(NUM_KINDS, np.int64)
+        self.priority[self.order] = np.arange(NUM_KINDS)[::-1]   # higher = preferred
+
+    def act(self, observation: Observation, belief: Optional[BeliefSampler] = None) -> int:
+        legal = legal_actions(observation)
+        return int(legal[np.argmax(self.priority[legal])])

@@ -122,6 +122,8 @@ class SearchBot(Bot):
     game = "tapeo"
     name = "search"
     needs_belief = True
+    #: At its defaults (``playout="ppo"``) it runs the shipped network: onnxruntime is needed.
+    needs_onnx = True
 
     def __init__(self, seed: Optional[int] = None, determinizations: int = 32, playouts: int = 1,
                  playout: str = "ppo", candidates: int = 10, margin_weight: float = 1.0, **options: Any) -> None:

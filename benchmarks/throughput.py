@@ -373,7 +373,8 @@ def main(argv: Optional[list[str]] = None) -> dict:
     if args.quick:
         args.batch_sizes, args.seconds, args.repeats = [1, 64], 0.02, 1
     if args.repeats < 1 or args.seconds <= 0 or min(args.batch_sizes) < 1:
-        ap.error("--repeats and --batch-sizes must be >= 1 and --seconds > 0")
+        ap.error(f"--repeats {args.repeats}, --batch-sizes {args.batch_sizes}, --seconds {args.seconds}: legal: "
+                 "--repeats and every batch size integers >= 1, --seconds a number > 0")
     result = run(args.games, tuple(args.batch_sizes), args.seconds, args.repeats, not args.no_peers,
                  not args.no_ppo, args.quick, ppo_steps=args.ppo_steps, ppo_engines=tuple(args.ppo_engines))
     header = (f"Random legal play, one process; median of {args.repeats} runs of >= {args.seconds:g} s each; "

@@ -16,7 +16,14 @@ step, and only one of them matters:
   is a ``ValueError`` naming it).
 
 So a Parallel episode is the same sequence of decisions as an AEC episode, with the same
-observations, and ``max_cycles`` counts the same decisions. Rewards come at the end of the game
+observations.
+
+``max_cycles`` (both forms) counts cycles, PettingZoo's meaning: a cycle is every seat taking one
+turn, i.e. ``num_players`` turns; a turn is all the decisions of one seat, ended by its ``drop``
+or ``confirm``. The env truncates right after the turn that completes ``max_cycles`` cycles
+(never in the middle of a turn). A game has at most 40 turns (each plays one hand card), so the
+default (``GAME.default_max_cycles`` = 1000, more than the 432 decisions of the longest game)
+never truncates a real game. Rewards come at the end of the game
 to every seat at once; all agents terminate together.
 """
 from __future__ import annotations
@@ -34,13 +41,14 @@ from hod.adapters.env_support import (
     end_aec_episode,
     final_infos,
     forfeit,
+    pending_infos,
     start_aec_episode,
 )
 from hod.adapters.options import RENDER_MODES, GameSeeds, check_env_options, check_unknown_options
 from hod.adapters.wrappers import wrap_aec
-from hod.core.errors import IllegalActionError, ResetNeededError
+from hod.core.errors import IllegalActionError, ResetNeededError, action_id
 from hod.core.rewards import final_rewards
-from robada_env.rules.actions import NOOP, NUM_ACTIONS, action_name
+from robada_env.rules.actions import CONFIRM, DROP, NOOP, NUM_ACTIONS, TAP, action_name
 from robada_env.rules.engine import (
     Config,
     State,
@@ -56,8 +64,9 @@ from robada_env.rules.observation import OBS_SIZE, encode, encode_all
 from robada_env.rules.record import make_record
 from robada_env.rules.render import render_text
 
-#: Default ``max_cycles``: more decisions than any game can take (engine.MAX_GAME_LENGTH = 432),
-#: so a real game is never truncated unless the user asks for it.
+#: Default ``max_cycles`` (cycles of ``num_players`` turns, see the module docstring): more than
+#: the decisions of any game (engine.MAX_GAME_LENGTH = 432), so more than its cycles: a real
+#: game is never truncated unless the user asks for it.
 DEFAULT_MAX_CYCLES = GAME.default_max_cycles
 #: Options of every Ronda Robada environment (besides the rules options of ``engine.Config``).
 ENV_OPTIONS = ("num_players", "render_mode", "reward_scheme", "illegal_action", "max_cycles")
@@ -126,7 +135,7 @@ class _RobadaCore:
         #: env's generator), so ``reset(seed=env.game_seed)`` deals the same game again.
         self.game_seed: Optional[int] = None
         self.game_state: Optional[State] = None
-        self._decisions = 0
+        self._turns = 0
 
     def observation_space(self, agent: str) -> spaces.Dict:
         return self.observation_spaces[agent]
@@ -148,37 +157,41 @@ class _RobadaCore:
         """
         self.game_seed = self._seeds.next(seed)
         self.game_state = new_game(self.config, seed=self.game_seed)
-        self._decisions = 0
+        self._turns = 0
 
     def _advance(self, action: int) -> tuple[Optional[np.ndarray], Optional[list[dict]], bool]:
-        """Apply a legal ``action`` of the seat to act.
+        """Apply a legal ``action`` (an int) of the seat to act.
 
         Returns:
             ``(rewards, infos, truncated)``: at the game's end the final rewards (float64 (n,),
             ``reward_scheme`` over the scores and winners of R8) and final infos
-            (``hod.adapters.env_support.final_infos``); else ``None, None`` and whether
-            ``max_cycles`` decisions have now been made.
+            (``hod.adapters.env_support.final_infos``); else ``None, None`` and whether this
+            decision ended the turn that completes ``max_cycles`` cycles of ``n`` turns.
         """
         s = self.game_state
-        apply_action(s, int(action))
-        self._decisions += 1
+        apply_action(s, action)
         if s.terminal:
             w = winners(s)
             return final_rewards(s.points, w, self.reward_scheme), final_infos(s.points, w), False
-        return None, None, self._decisions >= self.max_cycles
+        if DROP <= action < TAP or action == CONFIRM:   # a drop or a confirm ends the turn
+            self._turns += 1
+            return None, None, self._turns >= self.max_cycles * s.n
+        return None, None, False
 
     def _forfeit(self, offenders: list[int]) -> tuple[np.ndarray, list[dict]]:
         """hod.adapters.wrappers 'lose' (:func:`hod.adapters.env_support.forfeit`); final_score is
         the points in each pile now."""
         return forfeit(offenders, self.possible_agents, self.game_state.points)
 
-    def record(self) -> dict:
-        """The JSON game record of the finished game (:mod:`robada_env.rules.record`).
+    def record(self, players: Optional[list[str]] = None) -> dict:
+        """The JSON game record of the finished game (:mod:`robada_env.rules.record`), with the
+        current ``game_seed`` and, if given, ``players`` (one label per seat: bot name, model
+        id or ``"human"``).
 
         Raises:
-            RecordError: no game, or the game is not finished.
+            RecordError: no game, the game is not finished, or bad ``players``.
         """
-        return make_record(self.game_state, seed=self.game_seed)
+        return make_record(self.game_state, seed=self.game_seed, players=players)
 
     def render(self) -> Optional[str]:
         """``ansi``: the position as text (with suits); ``human``: print it, return None.
@@ -198,7 +211,8 @@ class raw_env(_RobadaCore, AECEnv):
         render_mode: None, ``"ansi"`` (``render()`` returns a str) or ``"human"`` (prints).
         reward_scheme: one of ``hod.core.rewards.REWARD_SCHEMES``; rewards come at game end.
         illegal_action: ``"raise"`` (default) or ``"lose"`` (see ``hod.adapters.wrappers``).
-        max_cycles: truncate after this many decisions (default 1000: never in a real game).
+        max_cycles: truncate after this many cycles (a cycle = every seat takes one turn; see the
+            module docstring; default 1000: never in a real game).
         **rules: options of :class:`robada_env.rules.engine.Config` (``closing_ace``,
             ``may_take_own_pile``, ``leftovers_to_last_runner``).
 
@@ -257,18 +271,19 @@ class raw_env(_RobadaCore, AECEnv):
             return
         s = self.game_state
         legal = legal_actions(s)
-        if action is None or action not in legal:
+        a = action_id(action, NUM_ACTIONS)   # one type check for both games: ints only
+        if a is None or a not in legal:
             if self.illegal_action == "raise":
                 raise IllegalActionError(agent, action, legal, action_name)
             self._cumulative_rewards[agent] = 0.0
             end_aec_episode(self, *self._forfeit([self._seat[agent]]), truncated=False)
             return
         self._cumulative_rewards[agent] = 0.0
-        rewards, infos, truncated = self._advance(action)
+        rewards, infos, truncated = self._advance(a)
         if rewards is not None:
             end_aec_episode(self, rewards, infos, truncated=False)
         elif truncated:
-            end_aec_episode(self, [0.0] * s.n, [{} for _ in range(s.n)], truncated=True)
+            end_aec_episode(self, [0.0] * s.n, list(pending_infos(self.agents).values()), truncated=True)
         else:
             for a in self.agents:
                 self.rewards[a] = 0.0
@@ -310,17 +325,24 @@ class RobadaParallelEnv(_RobadaCore, ParallelEnv):
                  reward_scheme: str = "points", illegal_action: str = "lose",
                  max_cycles: int = DEFAULT_MAX_CYCLES, **rules: Any) -> None:
         self._setup(num_players, render_mode, reward_scheme, illegal_action, max_cycles, rules)
-        self._agent_keys = self._seat.keys()
         self.agents: list[str] = []
 
     def _observations(self) -> dict:
         return observations_of(self.game_state, self.possible_agents)
 
     def reset(self, seed: Optional[int] = None, options: Optional[dict] = None):
-        """Shuffle and deal a new game (``seed`` fixes the deal). Returns ``(observations, infos)``."""
+        """Shuffle and deal a new game (``seed`` fixes the deal; ``options`` is ignored).
+
+        Returns:
+            ``(observations, infos)``: per agent the observation dict (:func:`observation_of`)
+            and ``{"final_score": 0, "win_share": 0.0}`` (the end-of-game keys, zero until the end).
+
+        Raises:
+            ConfigError: ``seed`` neither None nor a non-negative int (nothing changes).
+        """
         self._new_game(seed)
         self.agents = list(self.possible_agents)
-        return self._observations(), {a: {} for a in self.agents}
+        return self._observations(), pending_infos(self.agents)
 
     def step(self, actions: dict):
         """Apply the action of the seat to act; every other live agent must send ``no-op`` (or
@@ -343,7 +365,7 @@ class RobadaParallelEnv(_RobadaCore, ParallelEnv):
         live = self.agents
         actor = self.possible_agents[s.current]
         # fast path: a dict naming exactly the live agents (every seat is live until the end)
-        if not (type(actions) is dict and actions.keys() == self._agent_keys):
+        if not (type(actions) is dict and actions.keys() == self._seat.keys()):
             extra = [a for a in actions if a not in live]
             missing = [] if actor in actions else [actor]
             if extra or missing:
@@ -353,11 +375,13 @@ class RobadaParallelEnv(_RobadaCore, ParallelEnv):
         offenders = []
         for i, a in enumerate(live):
             act = actions.get(a, NOOP)
+            aid = action_id(act, NUM_ACTIONS)   # one type check for both games: ints only
             if a == actor:
                 legal = legal_actions(s)
-                if act is None or act not in legal:
+                if aid is None or aid not in legal:
                     offenders.append((i, act, legal))
-            elif act is None or act != NOOP:
+                actor_action = aid
+            elif aid != NOOP:
                 offenders.append((i, act, [NOOP]))
         truncated = False
         if offenders:
@@ -366,10 +390,10 @@ class RobadaParallelEnv(_RobadaCore, ParallelEnv):
                 raise IllegalActionError(live[seat], act, legal, action_name)
             rewards, infos = self._forfeit([o[0] for o in offenders])
         else:
-            rewards, infos, truncated = self._advance(actions[actor])
+            rewards, infos, truncated = self._advance(actor_action)
         terminated = rewards is not None
         rew = dict.fromkeys(live, 0.0) if rewards is None else dict(zip(live, rewards.tolist()))
-        infos = {a: {} for a in live} if infos is None else dict(zip(live, infos))
+        infos = pending_infos(live) if infos is None else dict(zip(live, infos))
         terms = dict.fromkeys(live, terminated)
         truncs = dict.fromkeys(live, truncated)
         obs = self._observations()

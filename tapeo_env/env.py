@@ -20,6 +20,7 @@ from hod.adapters.env_support import (
     end_aec_episode,
     final_infos,
     forfeit,
+    pending_infos,
     start_aec_episode,
 )
 from hod.adapters.options import RENDER_MODES, GameSeeds, check_env_options, check_unknown_options
@@ -34,8 +35,9 @@ from tapeo_env.rules.record import make_record
 from tapeo_env.rules.render import render_text
 from tapeo_env.rules.scoring import winning_seats
 
-#: Default truncation limit in cycles (one cycle = every seat picks once). A full game takes at
-#: most 27 cycles (3 rounds x 9 decision picks, 2 players), so the default never truncates.
+#: Default truncation limit in cycles (one cycle = every seat picks once, PettingZoo's meaning). A
+#: full game takes at most 27 cycles (3 rounds x 9 decision picks, 2 players: GAME.max_game_length),
+#: so the default (GAME.default_max_cycles = 100) never truncates.
 DEFAULT_MAX_CYCLES = GAME.default_max_cycles
 OPTIONS = ("num_players", "render_mode", "reward_scheme", "illegal_action", "max_cycles", "round_rewards")
 
@@ -72,7 +74,10 @@ class _TapeoCore:
         #: What _resolve returns when a pick earns nothing (shared, read-only).
         self._no_reward = np.zeros(n)
         self._no_reward.setflags(write=False)
-        self.state: Optional[State] = None
+        #: The engine state (:class:`tapeo_env.rules.engine.State`) of the game in progress (None
+        #: before the first ``reset``). Not named ``state``: that is PettingZoo's ``state()``
+        #: method (global state), left as PettingZoo's default (``NotImplementedError``).
+        self.game_state: Optional[State] = None
 
     # -- spaces ------------------------------------------------------------------------------
     def observation_space(self, agent):
@@ -81,14 +86,9 @@ class _TapeoCore:
     def action_space(self, agent):
         return self.action_spaces[agent]
 
-    @property
-    def game_state(self) -> State:
-        """The engine state (:class:`tapeo_env.rules.engine.State`) of the game in progress."""
-        return self.state
-
     def action_mask(self, agent: str) -> np.ndarray:
         """int8 (10,) legal-action mask of ``agent`` now."""
-        return legal_mask(self.state, self._seat_of[agent])
+        return legal_mask(self.game_state, self._seat_of[agent])
 
     # -- game flow ---------------------------------------------------------------------------
     def _new_game(self, seed: Optional[int]) -> None:
@@ -99,23 +99,23 @@ class _TapeoCore:
             ConfigError: ``seed`` is not None or a non-negative int (hod.adapters.options.GameSeeds).
         """
         self.game_seed = self._seeds.next(seed)
-        self.state = new_game(self.config, seed=self.game_seed)
+        self.game_state = new_game(self.config, seed=self.game_seed)
         self._phi = np.zeros(self.config.num_players)
         self._cycles = 0
 
     def _observe(self, seat: int) -> dict:
-        return {"observation": encode(self.state, seat), "action_mask": legal_mask(self.state, seat)}
+        return {"observation": encode(self.game_state, seat), "action_mask": legal_mask(self.game_state, seat)}
 
     def _observe_all(self) -> dict:
         """Observation dicts of every seat, keyed by agent. Encoded in one go: the arrays are rows
         of two fresh arrays (float32 (n, OBS_SIZE) and int8 (n, 10)), never reused later."""
         return {a: {"observation": o, "action_mask": m}
-                for a, o, m in zip(self.possible_agents, encode_all(self.state), legal_masks(self.state))}
+                for a, o, m in zip(self.possible_agents, encode_all(self.game_state), legal_masks(self.game_state))}
 
     def _standing_value(self) -> np.ndarray:
         """Reward scheme applied to the standings now: final scores once over, else the scores
         of finished rounds with provisional winners (T10 with churros held)."""
-        s = self.state
+        s = self.game_state
         if s.terminal:
             return final_rewards(s.final_scores, s.winners, self.reward_scheme)
         scores, churros = s.scores_so_far(), s.churros_held()
@@ -124,9 +124,9 @@ class _TapeoCore:
     def _resolve(self, picks: list[int]) -> np.ndarray:
         """Apply one pick of every seat (each already checked with ``check_pick``); return the
         rewards (float64 (n,)) it earns."""
-        ended = apply_checked_actions(self.state, picks)
+        ended = apply_checked_actions(self.game_state, picks)
         self._cycles += 1
-        if ended and (self.round_rewards or self.state.terminal):
+        if ended and (self.round_rewards or self.game_state.terminal):
             phi = self._standing_value()
             r, self._phi = phi - self._phi, phi
             return r
@@ -134,22 +134,28 @@ class _TapeoCore:
 
     def _end_infos(self) -> list[dict]:
         """Final infos per seat: final scores (T9) and win shares (T10 winners)."""
-        return final_infos(self.state.final_scores, self.state.winners)
+        return final_infos(self.game_state.final_scores, self.game_state.winners)
 
     def _forfeit(self, offenders: list[int]) -> tuple[np.ndarray, list[dict]]:
         """hod.adapters.wrappers 'lose' (:func:`hod.adapters.env_support.forfeit`); final_score is
         the points of finished rounds."""
-        return forfeit(offenders, self.possible_agents, self.state.scores_so_far())
+        return forfeit(offenders, self.possible_agents, self.game_state.scores_so_far())
 
-    def record(self) -> dict:
-        """The JSON game record of the finished game (:mod:`tapeo_env.rules.record`)."""
-        return make_record(self.state, seed=self.game_seed)
+    def record(self, players: Optional[list[str]] = None) -> dict:
+        """The JSON game record of the finished game (:mod:`tapeo_env.rules.record`), with the
+        current ``game_seed`` and, if given, ``players`` (one label per seat: bot name, model
+        id or ``"human"``).
+
+        Raises:
+            RecordError: no game, the game is not finished, or bad ``players``.
+        """
+        return make_record(self.game_state, seed=self.game_seed, players=players)
 
     # -- rendering ---------------------------------------------------------------------------
     def render(self):
         """``ansi``: the text (every bar and the scores); ``human``: prints it, returns None.
         Before the first ``reset()`` the text is ``"(no game: call reset())"``."""
-        return env_support.render(self.render_mode, self.state, render_text)
+        return env_support.render(self.render_mode, self.game_state, render_text)
 
     def close(self) -> None:
         pass
@@ -197,7 +203,7 @@ class raw_env(_TapeoCore, AECEnv):
             ResetNeededError: before the first ``reset()``.
             KeyError: ``agent`` is not one of ``possible_agents``.
         """
-        if self.state is None:
+        if self.game_state is None:
             raise ResetNeededError("observe() called before reset(): call reset()")
         return self._observe(self._seat_of[agent])
 
@@ -208,12 +214,12 @@ class raw_env(_TapeoCore, AECEnv):
             IllegalActionError: (raise mode) a pick outside the mask; nothing changes.
             ResetNeededError: before ``reset()``, or after every agent is done.
         """
-        agent = begin_aec_step(self, action, self.state is not None)
+        agent = begin_aec_step(self, action, self.game_state is not None)
         if agent is None:
             return
         seat = self._seat_of[agent]
         try:
-            pick = check_pick(self.state, seat, action, agent)
+            pick = check_pick(self.game_state, seat, action, agent)
         except IllegalActionError:
             if self.illegal_action == "raise":
                 raise
@@ -230,10 +236,10 @@ class raw_env(_TapeoCore, AECEnv):
             self.agent_selection = self.agents[seat + 1]
             return
         rewards = self._resolve(self._picks)
-        if self.state.terminal:
+        if self.game_state.terminal:
             self._finish(rewards, self._end_infos(), truncate=False)
         elif self._cycles >= self.max_cycles:
-            self._finish(rewards, [{} for _ in range(n)], truncate=True)
+            self._finish(rewards, list(pending_infos(self.agents).values()), truncate=True)
         else:
             for i, a in enumerate(self.agents):
                 self.rewards[a] = float(rewards[i])
@@ -266,21 +272,22 @@ class TapeoParallelEnv(_TapeoCore, ParallelEnv):
 
         Returns:
             ``(observations, infos)``: per agent ``{"observation": float32 (OBS_SIZE,),
-            "action_mask": int8 (10,)}`` and ``{}``.
+            "action_mask": int8 (10,)}`` and ``{"final_score": 0, "win_share": 0.0}`` (the
+            end-of-game keys, zero until the end: ``hod.adapters.env_support.pending_infos``).
 
         Raises:
             ConfigError: ``seed`` neither None nor a non-negative int (nothing changes).
         """
         self._new_game(seed)
         self.agents = self.possible_agents[:]
-        return self._observe_all(), {a: {} for a in self.agents}
+        return self._observe_all(), pending_infos(self.agents)
 
     def step(self, actions: dict):
         """Reveal one pick of every agent. Raises ValueError for missing/unknown agents,
         IllegalActionError (raise mode) for a pick outside the mask (state unchanged), and
         ResetNeededError before ``reset()`` or after the game ended."""
         if not self.agents:
-            check_in_game(self.state is not None, False)
+            check_in_game(self.game_state is not None, False)
         # every seat is live until the game ends, so the agents are exactly _seat_of's keys
         if not (type(actions) is dict and actions.keys() == self._seat_of.keys()):
             missing = [a for a in self.agents if a not in actions]
@@ -288,7 +295,7 @@ class TapeoParallelEnv(_TapeoCore, ParallelEnv):
             if missing or extra:
                 raise ValueError(f"step() needs one action for each of {self.agents}; missing {missing}, "
                                  f"unknown {extra}")
-        picks, offenders, state = [], [], self.state
+        picks, offenders, state = [], [], self.game_state
         for i, a in enumerate(self.agents):
             try:
                 picks.append(check_pick(state, i, actions[a], a))
@@ -302,8 +309,8 @@ class TapeoParallelEnv(_TapeoCore, ParallelEnv):
             terminated = True
         else:
             rewards = self._resolve(picks)
-            info_list = None  # empty infos
-            if self.state.terminal:
+            info_list = None  # pending infos (zeros)
+            if self.game_state.terminal:
                 info_list, terminated = self._end_infos(), True
             elif self._cycles >= self.max_cycles:
                 truncated = True
@@ -315,7 +322,7 @@ class TapeoParallelEnv(_TapeoCore, ParallelEnv):
             rew = dict(zip(agents, rewards.tolist()))
         terms = dict.fromkeys(agents, terminated)
         truncs = dict.fromkeys(agents, truncated)
-        infos = {a: {} for a in agents} if info_list is None else dict(zip(agents, info_list))
+        infos = pending_infos(agents) if info_list is None else dict(zip(agents, info_list))
         if terminated or truncated:
             self.agents = []
         if self.render_mode == "human":

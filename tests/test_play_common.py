@@ -186,3 +186,34 @@ def test_record_write_failure_is_reported_not_raised(tmp_path):
 
     line = record_line(str(tmp_path / "r.json"), "tapeo", failing_save, "load_record")
     assert line.startswith("Could not write the game record to ")
+
+
+# ---------------------------------------------------------------- a core install (no onnxruntime)
+
+@pytest.fixture
+def no_onnxruntime(monkeypatch):
+    """Simulate a core install: ``import onnxruntime`` raises ImportError."""
+    import sys
+    monkeypatch.setitem(sys.modules, "onnxruntime", None)
+
+
+def test_play_tapeo_falls_back_to_expert_without_onnxruntime(no_onnxruntime):
+    from hod.apps import play_tapeo
+    out = io.StringIO()
+    code = play_tapeo.main(["--players", "2", "--seed", "5", "--no-record"], io.StringIO("1\n" * 40), out)
+    text = out.getvalue()
+    assert code == 0 and "=== Game over ===" in text
+    assert ("Note: the default opponent 'ppo' (a trained policy shipped as ONNX) needs onnxruntime, which is "
+            "not installed; playing 'expert' instead. To play 'ppo': pip install 'house-of-decks-rl[onnx]'") in text
+    assert "player_1 (expert)" in text
+
+
+def test_naming_ppo_without_onnxruntime_is_a_usage_error(no_onnxruntime, capsys):
+    from hod.apps import play_tapeo
+    with pytest.raises(SystemExit) as e:
+        play_tapeo.main(["--players", "2", "--opponents", "ppo", "--no-record"])
+    assert e.value.code == 2
+    err = capsys.readouterr().err
+    assert "need onnxruntime, which is not installed (pip install 'house-of-decks-rl[onnx]')" in err
+    # the search bot's playouts run the shipped network: not playable without onnxruntime either
+    assert "bots playable now: ['expert', 'greedy', 'random', 'ranking']" in err

@@ -31,6 +31,15 @@ def test_carta_uses_spanish_names():
     assert carta(card(REY, ESPADAS)) == "Rey de espadas"
 
 
+def test_english_rank_names_are_given_once_in_the_greeting_and_with_the_help():
+    glossary = ("Ranks in English: As = Ace, Sota = Jack, Caballo = Knight (the Queen of a French deck), "
+                "Rey = King.\nSuits: oros = coins, copas = cups, espadas = swords, bastos = clubs.")
+    code, out = _play(["--players", "2", "--opponents", "random", "--seed", "1", "--no-record"], "?\nq\n")
+    assert code == 0
+    assert out.count(glossary) == 2     # the greeting, then the help asked for once
+    assert out.index(glossary) < out.index("? help")
+
+
 def test_full_game_with_bad_input_replays(tmp_path):
     rec = tmp_path / "r.json"
     s = new_game(Config(num_players=2), seed=7)  # the deal of --seed 7; seat 0 acts first

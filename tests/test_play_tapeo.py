@@ -100,7 +100,7 @@ def _hand_built_session(text):
     table = PlayOptions(players=2, seat=0, seed=0, opponents={1: "scripted"}, record=None)
     session = TapeoSession(table, Terminal(io.StringIO(text), out), bots={1: Scripted(BOT)})
     session.start()
-    session.env.state = new_game(Config(num_players=2, hand_size=3), deals=DEALS)
+    session.env.game_state = new_game(Config(num_players=2, hand_size=3), deals=DEALS)
     return session, out
 
 
@@ -139,12 +139,12 @@ def test_screen_shows_no_hidden_information():
 
     class Checked(TapeoSession):
         def ask_pick(self):
-            real = self.env.state
+            real = self.env.game_state
             text = self.screen()
             for _ in range(3):
-                self.env.state = sample_consistent_state(real, self.table.seat, rng)
+                self.env.game_state = sample_consistent_state(real, self.table.seat, rng)
                 assert self.screen() == text
-            self.env.state = real
+            self.env.game_state = real
             screens.append(text)
             return super().ask_pick()
 

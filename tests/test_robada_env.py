@@ -2,13 +2,12 @@
 final infos, the hand-made full game through both forms, bad input, render."""
 import numpy as np
 import pytest
-from _pz_helpers import check_max_cycles, masked, play_random_aec
-from pettingzoo.utils.conversions import parallel_to_aec
+from _pz_helpers import play_random_aec
 
 import robada_env
 from hod.core.errors import ConfigError, IllegalActionError
 from hod.core.rewards import final_rewards
-from robada_env.rules.actions import CONFIRM, NOOP
+from robada_env.rules.actions import CONFIRM, DROP, NOOP, TAP
 from robada_env.rules.engine import Config, new_game, winners
 from test_robada_engine import FULL_ACTIONS, FULL_DECK
 
@@ -18,30 +17,52 @@ from test_robada_engine import FULL_ACTIONS, FULL_DECK
 # PettingZoo's api, seed and render tests: tests/test_env_contract.py (both games alike).
 
 
-def test_pettingzoo_max_cycles_test():
-    # max_cycles counts decisions; one Parallel step is one decision. max_cycles_test's AEC half
-    # expects every agent to act once per cycle, which only the AEC view of the Parallel form
-    # does (in the natural AEC form one seat takes several decisions in a row), so that half
-    # runs on PettingZoo's parallel_to_aec of our Parallel env.
-    def par(max_cycles):
-        return masked(robada_env.parallel_env(max_cycles=max_cycles))
-
-    check_max_cycles(lambda max_cycles: parallel_to_aec(par(max_cycles)), par)
+def _first_legal(obs) -> int:
+    return int(np.flatnonzero(obs["action_mask"])[0])
 
 
-def test_max_cycles_truncates_the_natural_aec_form_after_that_many_decisions():
-    env = robada_env.raw_env(max_cycles=7)
+@pytest.mark.parametrize("n", [2, 3, 4])
+@pytest.mark.parametrize("max_cycles", [1, 3])
+def test_max_cycles_counts_cycles_of_one_turn_per_seat_in_both_forms(n, max_cycles):
+    # One meaning for both games (PettingZoo's): a cycle = every seat acts once. In Ronda Robada a
+    # seat acts by taking a turn (its decisions up to its drop or confirm), so a cycle is n turns
+    # and the env truncates right after the turn that completes max_cycles cycles. (PettingZoo's
+    # max_cycles_test assumes one decision per agent per cycle, so it does not apply.)
+    env = robada_env.raw_env(num_players=n, max_cycles=max_cycles)
     env.reset(seed=0)
-    decisions = 0
+    aec_actions, turn_takers = [], []
     for agent in env.agent_iter():
-        obs, _, term, trunc, _ = env.last()
+        obs, _, term, trunc, info = env.last()
         if term or trunc:
-            assert trunc and not term
+            assert trunc and not term and info == {"final_score": 0, "win_share": 0.0}
             env.step(None)
             continue
-        env.step(int(np.flatnonzero(obs["action_mask"])[0]))
-        decisions += 1
-    assert decisions == 7
+        a = _first_legal(obs)
+        env.step(a)
+        aec_actions.append(a)
+        if DROP <= a < TAP or a == CONFIRM:
+            turn_takers.append(agent)
+    assert len(turn_takers) == n * max_cycles
+    assert turn_takers == [f"player_{i % n}" for i in range(n * max_cycles)]
+    assert DROP <= aec_actions[-1] < TAP or aec_actions[-1] == CONFIRM   # never mid-turn
+
+    par = robada_env.parallel_env(num_players=n, max_cycles=max_cycles)
+    obs, _ = par.reset(seed=0)
+    par_actions = []
+    while par.agents:
+        actor = par.possible_agents[par.game_state.current]
+        a = _first_legal(obs[actor])
+        par_actions.append(a)
+        obs, _, terms, truncs, infos = par.step({actor: a})
+    assert par_actions == aec_actions
+    assert all(truncs.values()) and not any(terms.values())
+
+
+def test_default_max_cycles_never_truncates_a_real_game():
+    # a cycle takes at least one decision, so a default of at least max_game_length decisions
+    # is never reached
+    assert robada_env.GAME.default_max_cycles >= robada_env.GAME.max_game_length
+    assert robada_env.raw_env().max_cycles == robada_env.GAME.default_max_cycles
 
 
 # ---------------------------------------------------------------- rewards and infos

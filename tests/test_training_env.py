@@ -263,14 +263,15 @@ def test_pool_latest_is_updated_in_place_and_bots_play_legally():
         pool.make_bot("past:nothing")
 
 
-def test_pool_rejects_bad_settings_and_skips_unregistered_heuristics():
+def test_pool_rejects_bad_settings_and_unregistered_heuristics():
     with pytest.raises(ConfigError):
         OpponentPool("tapeo", p_latest=-0.1)
     with pytest.raises(ConfigError):
         OpponentPool("tapeo", p_latest=0, p_past=0, p_heuristic=0)
-    with pytest.warns(UserWarning, match="not registered"):
-        pool = OpponentPool("tapeo", heuristics=["random", "no-such-bot"])
-    assert pool.heuristics == ["random"]
+    with pytest.raises(ConfigError, match=r"no bot 'no-such-bot' for 'tapeo'; registered: \['expert', 'greedy'"):
+        OpponentPool("tapeo", heuristics=["random", "no-such-bot"])
+    with pytest.raises(ConfigError, match="at least one"):
+        OpponentPool("tapeo", heuristics=[])
     with pytest.raises(ConfigError, match="registered"):
         FixedOpponents("tapeo", ["no-such-bot"])
 

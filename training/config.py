@@ -11,9 +11,13 @@ from __future__ import annotations
 import argparse
 import copy
 import json
+import os
 import tomllib
 from pathlib import Path
-from typing import Any, Optional
+from typing import Annotated, Any, Literal, Optional
+
+from pydantic import (BaseModel, ConfigDict, Field, Strict, ValidationError, ValidationInfo, field_validator,
+                      model_validator)
 
 from hod import agents
 from hod.agents.encoders import get_encoder
@@ -21,7 +25,7 @@ from hod.core.errors import ConfigError
 from hod.core.games import check_player_counts, game_names, get_game
 from hod.core.rewards import REWARD_SCHEMES
 
-from .pool import check_bot_names, check_observation_only
+from .pool import check_bot_names
 
 CONFIG_DIR = Path(__file__).resolve().parent / "configs"
 SECTIONS = ("env", "ppo", "imitation", "run", "pool", "eval")
@@ -120,85 +124,283 @@ def override_keys(cfg: dict[str, dict[str, Any]], overrides: dict[str, Any]) -> 
     return apply_overrides(cfg, overrides)
 
 
-def validate_config(game: str, cfg: dict[str, dict[str, Any]]) -> None:
-    """Check the values a run needs (types and ranges).
+def validate_config(game: str, cfg: dict[str, dict[str, Any]]) -> "TrainingConfig":
+    """Check every key of ``cfg`` against its legal range with the schema :class:`TrainingConfig`
+    (the one check of the TOML files, the command-line flags and the Python API).
+
+    Returns:
+        the validated :class:`TrainingConfig` (``cfg`` itself is left as it is).
 
     Raises:
-        ConfigError: missing key or illegal value (the message names the key and legal values).
+        ConfigError: unknown game, missing or unknown key, or an illegal value; one line naming
+            every offending key with its legal values or range.
+    """
+    get_game(game)   # unknown game: ConfigError naming the installed ones
+    flat = flatten(cfg)
+    try:
+        return TrainingConfig.model_validate(flat, context={"game": game})
+    except ValidationError as e:
+        raise ConfigError(_describe_errors(e, TrainingConfig)) from None
+
+
+def validate_evaluation(game: str, values: dict[str, Any], names: Optional[dict[str, str]] = None) -> EvaluationConfig:
+    """Check evaluation settings (the keys of :class:`EvaluationConfig`) with the same schema as a
+    training configuration's.
+
+    Args:
+        names: how to call each key in the error (e.g. ``{"eval_players": "--players"}``).
+
+    Raises:
+        ConfigError: unknown game, missing or unknown key, or an illegal value (one line naming
+            each offending key with its legal values or range).
+    """
+    get_game(game)
+    try:
+        return EvaluationConfig.model_validate(values, context={"game": game})
+    except ValidationError as e:
+        raise ConfigError(_describe_errors(e, EvaluationConfig, names)) from None
+
+
+def check_out_dir(out: str | Path) -> Path:
+    """Check, without creating anything, that a run folder ``out`` can be created and written.
+
+    Returns:
+        ``out`` as a Path.
+
+    Raises:
+        ConfigError: ``out`` (or a folder above it) is a file, or the nearest existing folder
+            above it is not writable (legal: a writable folder, existing or not).
+    """
+    out = Path(out)
+    probe = out
+    while not probe.exists():
+        if probe.parent == probe:
+            break
+        probe = probe.parent
+    legal = "a folder that exists and is writable, or that can be created in a writable folder"
+    if probe.exists() and not probe.is_dir():
+        raise ConfigError(f"--out {out}: {probe} is a file, not a folder; legal: {legal}")
+    if not os.access(probe, os.W_OK | os.X_OK):
+        raise ConfigError(f"--out {out}: cannot write in {probe}; legal: {legal}")
+    return out
+
+
+# ---- the schema ---------------------------------------------------------------------------------
+PositiveInt = Annotated[int, Strict(), Field(ge=1, description="an integer >= 1")]
+NonNegativeInt = Annotated[int, Strict(), Field(ge=0, description="an integer >= 0")]
+Probability = Annotated[float, Strict(), Field(ge=0.0, le=1.0, description="a number in [0, 1]")]
+#: seeds feed ``numpy.random.seed`` (with the step count added on resume), which takes < 2**32
+SEED_MAX = 2**31 - 1
+
+
+def _check_bots(game: str, names: list[str], observation_only: bool = False) -> list[str]:
+    return check_bot_names(game, names, observation_only=observation_only)
+
+
+def available_devices() -> list[str]:
+    """The torch devices this machine has (``cpu``, ``auto``, ``cuda``/``cuda:<i>`` when CUDA is
+    available, ``mps`` when Apple's backend is)."""
+    import torch
+
+    legal = ["cpu", "auto"]
+    if torch.cuda.is_available():
+        legal += ["cuda"] + [f"cuda:{i}" for i in range(torch.cuda.device_count())]
+    mps = getattr(torch.backends, "mps", None)
+    if mps is not None and mps.is_available():
+        legal.append("mps")
+    return legal
+
+
+class EvaluationConfig(BaseModel):
+    """The schema of the evaluation keys (``[eval]`` minus ``eval_every``): shared by
+    :class:`TrainingConfig` and the command line of :mod:`hod.training.evaluate`. The game comes in
+    the validation context (``{"game": name}``)."""
+
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
+
+    eval_games: PositiveInt
+    eval_players: list[Annotated[int, Strict()]] = Field(min_length=1, description="table sizes of the game")
+    baselines: list[Annotated[str, Strict()]] = Field(min_length=1, description="registered bot names")
+    eval_seed: Annotated[int, Strict()] = Field(ge=0, le=SEED_MAX, description=f"an integer in [0, {SEED_MAX}]")
+    eval_workers: PositiveInt
+
+    @field_validator("eval_players")
+    @classmethod
+    def _eval_table_sizes(cls, v: list[int], info: ValidationInfo) -> list[int]:
+        check_player_counts(_game(info), v)
+        return v
+
+    @field_validator("baselines")
+    @classmethod
+    def _baselines(cls, v: list[str], info: ValidationInfo) -> list[str]:
+        return _check_bots(_game(info), v)
+
+
+class TrainingConfig(EvaluationConfig):
+    """The schema of a training configuration: every key of ``training/configs/<game>.toml`` (flat,
+    sections merged) with its type and legal range; cross-key and per-game rules are checked by
+    the validators (the game comes in the validation context: ``{"game": name}``).
+
+    Integers and booleans are strict (``1.5``, ``"3"``, ``true`` for an integer are refused); a
+    float key takes an integer. Lists may be given as tuples. Keys added after the first configs
+    (``engine``, ``obs_encoder``, ``reward_scale``, ``[imitation]``) have defaults so that older
+    configurations stored in checkpoints still load; every other key is required, and unknown
+    keys are refused.
     """
 
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
 
-    flat = flatten(cfg)
-    required = ["players", "learner_seats", "tables", "reward_scheme", "learning_rate", "n_steps", "batch_size",
-                "n_epochs", "gamma", "gae_lambda", "clip_range", "ent_coef", "vf_coef", "max_grad_norm",
-                "net_arch", "activation", "total_steps", "seed", "checkpoint_every", "torch_threads", "device",
-                "pool_size", "snapshot_every", "p_latest", "p_past", "p_heuristic", "heuristics",
-                "opponent_deterministic", "eval_every", "eval_games", "eval_players", "baselines", "eval_seed",
-                "eval_workers"]
-    missing = [k for k in required if k not in flat]
-    if missing:
-        raise ConfigError(f"config lacks keys {missing}")
-    check_player_counts(game, flat["players"])
-    check_player_counts(game, flat["eval_players"])
-    spec = get_game(game)
-    if flat["learner_seats"] < 1 or flat["learner_seats"] > min(flat["players"]):
-        raise ConfigError(f"learner_seats={flat['learner_seats']} must be in 1..{min(flat['players'])}")
-    if flat["learner_seats"] > 1 and not spec.simultaneous:
-        raise ConfigError(f"{game} is turn-based: learner_seats must be 1")
-    if flat["reward_scheme"] not in REWARD_SCHEMES:
-        raise ConfigError(f"reward_scheme={flat['reward_scheme']!r}; legal values: {list(REWARD_SCHEMES)}")
-    if flat["activation"] not in ("tanh", "relu"):
-        raise ConfigError(f"activation={flat['activation']!r}; legal values: ['tanh', 'relu']")
-    for k in ("tables", "n_steps", "batch_size", "n_epochs", "total_steps", "checkpoint_every", "snapshot_every",
-              "eval_games", "eval_workers", "torch_threads"):
-        if not isinstance(flat[k], int) or flat[k] < 1:
-            raise ConfigError(f"{k}={flat[k]!r} must be a positive integer")
-    for k in ("pool_size", "eval_every", "seed", "eval_seed"):
-        if not isinstance(flat[k], int) or flat[k] < 0:
-            raise ConfigError(f"{k}={flat[k]!r} must be a non-negative integer (eval_every 0: no evaluation)")
-    engine = flat.get("engine", "single")  # configs written before the key existed: single-game tables
-    if engine not in ENGINES:
-        raise ConfigError(f"engine={engine!r}; legal values: {list(ENGINES)}")
-    if engine == "batched":
-        if game not in batched_games():
-            raise ConfigError(f"engine='batched' is not available for {game!r}; games with a batched engine: "
-                              f"{batched_games()} (use engine='single')")
-        sizes = len(set(flat["players"]))
-        if flat["tables"] < sizes:
-            raise ConfigError(f"tables={flat['tables']} must be >= the number of table sizes ({sizes}) with "
-                              f"engine='batched' (the tables are split among the sizes)")
-    scale = flat.get("reward_scale", 1.0)
-    if isinstance(scale, bool) or not isinstance(scale, (int, float)) or not 0 < scale < float("inf"):
-        raise ConfigError(f"reward_scale={scale!r} must be a positive number (1.0: rewards as the game gives them)")
+    # [env]
+    players: list[Annotated[int, Strict()]] = Field(min_length=1, description="table sizes of the game")
+    learner_seats: PositiveInt = Field(description="1..min(players), 1 for turn-based games")
+    tables: PositiveInt
+    reward_scheme: Literal[REWARD_SCHEMES]
+    reward_scale: Annotated[float, Strict()] = Field(1.0, gt=0.0, description="a finite number > 0")
+    engine: Literal[ENGINES] = "single"   # configs written before the key: single-game tables
+    obs_encoder: Annotated[str, Strict()] = "none"
+    # [ppo]
+    learning_rate: Annotated[float, Strict()] = Field(gt=0.0, le=1.0, description="a number in (0, 1]")
+    n_steps: PositiveInt
+    batch_size: Annotated[int, Strict()] = Field(ge=2, description="an integer >= 2 (SB3's PPO)")
+    n_epochs: PositiveInt
+    gamma: Probability
+    gae_lambda: Probability
+    clip_range: Annotated[float, Strict()] = Field(gt=0.0, le=1.0, description="a number in (0, 1]")
+    ent_coef: Annotated[float, Strict()] = Field(ge=0.0, description="a finite number >= 0")
+    vf_coef: Annotated[float, Strict()] = Field(ge=0.0, description="a finite number >= 0")
+    max_grad_norm: Annotated[float, Strict()] = Field(gt=0.0, description="a finite number > 0")
+    net_arch: list[Annotated[int, Strict(), Field(ge=1)]] = Field(
+        min_length=1, description="a non-empty list of layer sizes >= 1")
+    activation: Literal["tanh", "relu"]
+    # [imitation]
+    bc_teacher: Annotated[str, Strict()] = ""
+    bc_teacher_options: dict[str, Any] = Field(default_factory=dict,
+                                               description="a table of the teacher's options")
+    bc_decisions: PositiveInt = 200_000
+    bc_workers: PositiveInt = 1
+    bc_cache_dir: Annotated[str, Strict()] = ""
+    bc_epochs: PositiveInt = 4
+    bc_learning_rate: Annotated[float, Strict()] = Field(0.001, gt=0.0, le=1.0, description="a number in (0, 1]")
+    # [run]
+    total_steps: PositiveInt
+    seed: Annotated[int, Strict()] = Field(ge=0, le=SEED_MAX, description=f"an integer in [0, {SEED_MAX}]")
+    checkpoint_every: PositiveInt
+    torch_threads: PositiveInt
+    device: Annotated[str, Strict()]
+    # [pool]
+    pool_size: NonNegativeInt
+    snapshot_every: PositiveInt
+    p_latest: Probability
+    p_past: Probability
+    p_heuristic: Probability
+    heuristics: list[Annotated[str, Strict()]] = Field(min_length=1, description="registered bot names")
+    opponent_deterministic: Annotated[bool, Strict()]
+    # [eval] (the other keys: EvaluationConfig)
+    eval_every: NonNegativeInt = Field(description="an integer >= 0 (0: no evaluation)")
 
-    get_encoder(flat.get("obs_encoder", "none"), game)   # configs from before the key: "none"
-    if not flat["net_arch"] or any(h < 1 for h in flat["net_arch"]):
-        raise ConfigError(f"net_arch={flat['net_arch']!r} must list positive layer sizes")
+    # ---- per-game checks of single keys (the game is in the validation context)
+    @field_validator("players")
+    @classmethod
+    def _table_sizes(cls, v: list[int], info: ValidationInfo) -> list[int]:
+        check_player_counts(_game(info), v)
+        return v
 
-    check_observation_only(game, flat["heuristics"])   # pool opponents get no belief samples
-    cache = flat.get("bc_cache_dir", "")
-    if not isinstance(cache, str) or (cache and Path(cache).exists() and not Path(cache).is_dir()):
-        raise ConfigError(f"bc_cache_dir={cache!r} must be \"\" (no cache) or a directory path (it is created)")
-    if flat.get("bc_teacher"):
-        check_bot_names(game, [flat["bc_teacher"]])
-        for k in ("bc_decisions", "bc_epochs"):
-            if not isinstance(flat.get(k), int) or flat[k] < 1:
-                raise ConfigError(f"{k}={flat.get(k)!r} must be a positive integer when bc_teacher is set")
-        if not flat.get("bc_learning_rate", 0) > 0:
-            raise ConfigError(f"bc_learning_rate={flat.get('bc_learning_rate')!r} must be positive")
-        workers = flat.get("bc_workers", 1)   # configs from before the key: one process
-        if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
-            raise ConfigError(f"bc_workers={workers!r} must be a positive integer")
-        options = flat.get("bc_teacher_options", {})
-        if not isinstance(options, dict):
-            raise ConfigError(f"bc_teacher_options={options!r} must be a table of the teacher's options, e.g. "
-                              "{determinizations = 16}")
-        agents.make(game, flat["bc_teacher"], seed=0, **options)   # unknown options: ConfigError naming the legal ones
-    if flat["batch_size"] > flat["n_steps"] * flat["tables"] * flat["learner_seats"]:
-        raise ConfigError(
-            f"batch_size={flat['batch_size']} exceeds the rollout size n_steps*tables*learner_seats="
-            f"{flat['n_steps'] * flat['tables'] * flat['learner_seats']}"
-        )
+    @field_validator("obs_encoder")
+    @classmethod
+    def _encoder(cls, v: str, info: ValidationInfo) -> str:
+        get_encoder(v, _game(info))
+        return v
+
+    @field_validator("heuristics")
+    @classmethod
+    def _heuristics(cls, v: list[str], info: ValidationInfo) -> list[str]:
+        return _check_bots(_game(info), v, observation_only=True)   # pool opponents get no belief samples
+
+    @field_validator("bc_teacher")
+    @classmethod
+    def _teacher(cls, v: str, info: ValidationInfo) -> str:
+        if v:
+            _check_bots(_game(info), [v])
+        return v
+
+    @field_validator("bc_cache_dir")
+    @classmethod
+    def _cache_dir(cls, v: str) -> str:
+        if v and Path(v).exists() and not Path(v).is_dir():
+            raise ValueError(f"{v!r} is a file; legal: \"\" (no cache) or a directory path (it is created)")
+        return v
+
+    @field_validator("device")
+    @classmethod
+    def _device(cls, v: str) -> str:
+        if v in ("cpu", "auto"):
+            return v
+        legal = available_devices()
+        if v not in legal:
+            raise ValueError(f"not a torch device of this machine; legal here: {legal}")
+        return v
+
+    # ---- rules across keys
+    @model_validator(mode="after")
+    def _across_keys(self, info: ValidationInfo) -> "TrainingConfig":
+        game = _game(info)
+        spec = get_game(game)
+        top = min(self.players)
+        if self.learner_seats > top:
+            raise ValueError(f"learner_seats={self.learner_seats}: legal range 1..{top} (the smallest of players)")
+        if self.learner_seats > 1 and not spec.simultaneous:
+            raise ValueError(f"learner_seats={self.learner_seats}: {game} is turn-based; legal value: 1")
+        if self.engine == "batched":
+            if game not in batched_games():
+                raise ValueError(f"engine='batched' is not available for {game!r}; games with a batched engine: "
+                                 f"{batched_games()}; legal for {game!r}: 'single'")
+            sizes = len(set(self.players))
+            if self.tables < sizes:
+                raise ValueError(f"tables={self.tables}: with engine='batched' legal values are >= {sizes}, "
+                                 f"the number of table sizes (the tables are split among the sizes)")
+        if self.p_latest + self.p_past + self.p_heuristic <= 0:
+            raise ValueError("p_latest, p_past, p_heuristic are all 0; legal: each in [0, 1], not all 0")
+        rollout = self.n_steps * self.tables * self.learner_seats
+        if self.batch_size > rollout:
+            raise ValueError(f"batch_size={self.batch_size} exceeds the rollout size n_steps*tables*learner_seats"
+                             f"={rollout}; legal range 2..{rollout}")
+        if self.bc_teacher:   # unknown options: ConfigError naming the legal ones
+            agents.make(game, self.bc_teacher, seed=0, **self.bc_teacher_options)
+        return self
+
+
+def _game(info: ValidationInfo) -> str:
+    """The game of the validation context (set by :func:`validate_config`)."""
+    ctx = info.context or {}
+    if "game" not in ctx:
+        raise ValueError("TrainingConfig needs the game: model_validate(..., context={'game': name})")
+    return ctx["game"]
+
+
+def _describe_errors(e: ValidationError, model: type[BaseModel], names: Optional[dict[str, str]] = None) -> str:
+    """One line naming each offending key (as ``names`` calls it), its value and what is legal."""
+    fields = model.model_fields
+    names = names or {}
+    parts = []
+    for err in e.errors():
+        loc = [str(x) for x in err["loc"]]
+        key = loc[0] if loc else ""
+        where = names.get(key, key) + "".join(f"[{x}]" for x in loc[1:])
+        msg = err["msg"]
+        if err["type"] == "missing":
+            parts.append(f"config lacks key {key!r}")
+        elif err["type"] == "extra_forbidden":
+            parts.append(f"unknown config key {key!r}; legal keys: {sorted(fields)}")
+        elif err["type"] == "value_error":   # our validators name the legal values themselves
+            text = msg.removeprefix("Value error, ")
+            parts.append(text if not key else f"{where}={err['input']!r}: {text}")
+        elif err["type"] == "literal_error":
+            parts.append(f"{where}={err['input']!r}; legal values: {err['ctx']['expected']}")
+        else:
+            desc = fields[key].description if key in fields else None
+            legal = f"; legal: {desc}" if desc else ""
+            parts.append(f"{where}={err['input']!r}: {msg.lower()}{legal}")
+    return " | ".join(parts)
 
 
 #: Overrides that make a run tiny (a few seconds): used by the smoke tests (single-game tables;

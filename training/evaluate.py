@@ -18,15 +18,43 @@ key                value
 ``baseline_points`` mean points of each baseline slot (list, n-1 entries)
 ``elapsed_s``      time the evaluation took
 =================  ==================================================================
+
+Command line (a policy file or a registered bot against chosen baselines, table sizes and games)::
+
+    python -m hod.training.evaluate agents/opponents/tapeo_ppo.onnx --baselines random expert \\
+        --players 2 4 --games 400 --out results/tapeo_ppo
+    python -m hod.training.evaluate runs/tapeo_s0/checkpoints/final.zip      # a training checkpoint (torch)
+    python -m hod.training.evaluate expert --game robada --baselines greedy  # a registered bot
+
+``POLICY`` is an ONNX export (``.onnx``, :class:`hod.agents.onnx_policy.OnnxPolicy`, with its card
+beside it), a training checkpoint (``.zip``, :class:`hod.training.ppo_bot.PPOBot`, needs torch) or
+a registered bot name (then ``--game`` is required). The game of a file is its model card's
+(``--game``, if given, must agree). Defaults come from the ``[eval]`` section of the game's
+training config (``baselines``, ``eval_players``, ``eval_games``, ``eval_seed``, ``eval_workers``)
+and are checked by the same schema (:class:`hod.training.config.EvaluationConfig`). It prints the
+table of :func:`format_rows`; ``--out PREFIX`` also writes ``PREFIX.md`` / ``PREFIX.json`` (the
+table and the rows) and, through the tournament's own writers, ``PREFIX_<n>p_vs_<baseline>``
+``.md`` / ``.json`` / ``.png`` for every tournament. Exit status 0, or 2 with a one-line
+``error: ...`` (bad option, unusable file) before any game is played.
 """
 from __future__ import annotations
 
+import argparse
+import functools
+import json
 import math
+import sys
 import time
+from pathlib import Path
 from typing import Callable, Optional, Sequence
 
+from hod import agents
 from hod.agents.base import Bot
-from hod.evaluation.tournament import run_tournament
+from hod.agents.model_card import CheckpointError
+from hod.core.atomic import atomic_write_json, atomic_write_text
+from hod.core.errors import ConfigError
+from hod.core.games import game_names, get_game
+from hod.evaluation.tournament import TournamentResult, run_tournament
 
 
 def round_games(games: int, n: int) -> int:
@@ -34,9 +62,47 @@ def round_games(games: int, n: int) -> int:
     return max(n, int(math.ceil(games / n)) * n)
 
 
+def run_evaluation(game: str, make_policy_bot: Callable[[], Bot], baselines: Sequence[str],
+                   player_counts: Sequence[int], games: int, seed: int = 0, steps: int = 0,
+                   workers: int = 1, env_kwargs: Optional[dict] = None, progress: bool = False,
+                   label: str = "policy") -> list[tuple[dict, TournamentResult]]:
+    """Like :func:`evaluate_policy`, but returns each row with its full tournament result.
+
+    Args:
+        progress: a tqdm progress bar per tournament on stderr, labelled
+            ``"<n>p <label> vs <baseline>"``.
+        label: the policy's name in the tournaments' reports.
+
+    Raises:
+        ConfigError: unknown baseline or game (from the tournament).
+    """
+    out = []
+    for n in player_counts:
+        for b in baselines:
+            t0 = time.perf_counter()
+            lineup = [(label, make_policy_bot)] + [b] * (n - 1)
+            res = run_tournament(game, lineup, round_games(games, n), seed=seed, workers=workers,
+                                 duplicate=True, env_kwargs=env_kwargs, progress=progress,
+                                 progress_desc=f"{n}p {label} vs {b}")
+            me = res.bots[0]
+            out.append(({
+                "steps": int(steps),
+                "baseline": b,
+                "num_players": int(n),
+                "games": int(res.num_games),
+                "win_rate": float(me.win_rate),
+                "win_ci": [float(me.win_ci[0]), float(me.win_ci[1])],
+                "par": 1.0 / n,
+                "points": float(me.points),
+                "baseline_points": [float(s.points) for s in res.bots[1:]],
+                "elapsed_s": round(time.perf_counter() - t0, 3),
+            }, res))
+    return out
+
+
 def evaluate_policy(game: str, make_policy_bot: Callable[[], Bot], baselines: Sequence[str],
                     player_counts: Sequence[int], games: int, seed: int = 0, steps: int = 0,
-                    workers: int = 1, env_kwargs: Optional[dict] = None) -> list[dict]:
+                    workers: int = 1, env_kwargs: Optional[dict] = None, progress: bool = False) -> list[dict]:
     """Tournament of the policy against each baseline at each table size; returns the rows above.
 
     Args:
@@ -48,32 +114,15 @@ def evaluate_policy(game: str, make_policy_bot: Callable[[], Bot], baselines: Se
         seed: tournament seed (the same seed plays the same deals at every evaluation).
         steps: learner steps to record in the rows.
         workers: tournament worker processes (the factory must then be picklable).
+        env_kwargs: extra ``raw_env`` options of every game.
+        progress: a tqdm progress bar per tournament on stderr.
 
     Raises:
         ConfigError: unknown baseline or game (from the tournament).
     """
-
-    rows = []
-    for n in player_counts:
-        for b in baselines:
-            t0 = time.perf_counter()
-            lineup = [("policy", make_policy_bot)] + [b] * (n - 1)
-            res = run_tournament(game, lineup, round_games(games, n), seed=seed, workers=workers,
-                                 duplicate=True, env_kwargs=env_kwargs)
-            me = res.bots[0]
-            rows.append({
-                "steps": int(steps),
-                "baseline": b,
-                "num_players": int(n),
-                "games": int(res.num_games),
-                "win_rate": float(me.win_rate),
-                "win_ci": [float(me.win_ci[0]), float(me.win_ci[1])],
-                "par": 1.0 / n,
-                "points": float(me.points),
-                "baseline_points": [float(s.points) for s in res.bots[1:]],
-                "elapsed_s": round(time.perf_counter() - t0, 3),
-            })
-    return rows
+    return [row for row, _ in run_evaluation(game, make_policy_bot, baselines, player_counts, games, seed=seed,
+                                             steps=steps, workers=workers, env_kwargs=env_kwargs,
+                                             progress=progress)]
 
 
 def format_rows(rows: Sequence[dict]) -> str:
@@ -87,3 +136,140 @@ def format_rows(rows: Sequence[dict]) -> str:
             f"[{r['win_ci'][0]:.3f}, {r['win_ci'][1]:.3f}] | {r['par']:.3f} | {r['points']:.2f} | {bp:.2f} |"
         )
     return "\n".join(lines)
+
+
+# ---- command line -------------------------------------------------------------------------------
+#: how the command line calls the schema's evaluation keys (in its error messages)
+FLAG_NAMES = {"baselines": "--baselines", "eval_players": "--players", "eval_games": "--games",
+              "eval_seed": "--seed", "eval_workers": "--workers"}
+POLICY_FORMS = "an ONNX export (.onnx), a training checkpoint (.zip) or a registered bot name"
+
+
+def policy_factory(spec: str, game: Optional[str], player_counts: Optional[Sequence[int]] = None,
+                   rules: Optional[dict] = None) -> tuple[str, str, Callable[[], Bot], dict]:
+    """Resolve the ``POLICY`` argument: ``(game, label, factory, card)``.
+
+    The file is loaded and checked once per table size of ``player_counts`` before any game
+    (``card`` is ``{}`` for a registered bot). The factory is picklable (``functools.partial``).
+
+    Args:
+        spec: path of a ``.onnx`` export or ``.zip`` checkpoint, or a registered bot name.
+        game: the game it must play (required for a bot name; for a file, checked against its card).
+        player_counts: table sizes it must have been trained on (files only).
+        rules: the games' rule options, given to the bot (``raw_env`` options the game declares).
+
+    Raises:
+        ConfigError: a bot name without ``game``, an unknown bot name (the registered ones are
+            listed), a file of another type; CheckpointError: a missing, damaged or mismatched
+            file (other game, untrained table size: the legal ones are named).
+    """
+    rules = dict(rules or {})
+    path = Path(spec)
+    suffix = path.suffix.lower()
+    if suffix in (".onnx", ".zip"):
+        if not path.is_file():
+            raise CheckpointError(f"{spec}: no such file; legal POLICY: {POLICY_FORMS}")
+        if suffix == ".onnx":
+            from hod.agents.onnx_policy import OnnxPolicy as make
+        else:
+            from .ppo_bot import PPOBot as make
+        bot = make(str(path), game=game, **rules)
+        game = bot.game
+        for n in player_counts or ():
+            make(str(path), game=game, num_players=n, **rules)
+        return game, path.stem, functools.partial(make, str(path), game=game, **rules), dict(bot.card)
+    if path.exists() or "/" in spec or suffix:
+        raise ConfigError(f"POLICY {spec!r} is neither a .onnx nor a .zip file; legal POLICY: {POLICY_FORMS}")
+    if game is None:
+        raise ConfigError(f"POLICY {spec!r} is a bot name: give --game; legal games: {game_names()}")
+    known = agents.names(game)
+    if spec not in known:
+        raise ConfigError(f"POLICY {spec!r}: no such file and no bot of that name for {game!r}; legal POLICY: "
+                          f"{POLICY_FORMS}; registered bots: {known}")
+    return game, spec, functools.partial(agents.make, game, spec, **rules), {}
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The parser of ``python -m hod.training.evaluate``."""
+    p = argparse.ArgumentParser(
+        prog="python -m hod.training.evaluate",
+        description="Evaluate a policy (ONNX export, training checkpoint or registered bot) against baseline bots "
+                    "with the tournament (duplicate deals, seats rotated): win rate with its 95%% Wilson interval "
+                    "per table size and baseline. Defaults: the [eval] keys of the game's training config.")
+    p.add_argument("policy", metavar="POLICY", help=POLICY_FORMS)
+    p.add_argument("--game", choices=game_names(), help="the game (required with a bot name; a file's card names it)")
+    p.add_argument("--baselines", nargs="+", metavar="BOT", help="baseline bots (default: the config's baselines)")
+    p.add_argument("--players", nargs="+", type=int, metavar="N",
+                   help="table sizes (default: the config's eval_players)")
+    p.add_argument("--games", type=int, help="games per table size and baseline, rounded up to a multiple of "
+                                              "the size (default: the config's eval_games)")
+    p.add_argument("--seed", type=int, help="tournament seed (default: the config's eval_seed)")
+    p.add_argument("--workers", type=int, help="worker processes (default: the config's eval_workers)")
+    p.add_argument("--env-kwargs", default="{}", metavar="JSON",
+                   help='extra raw_env options (rule options included) as a JSON object, e.g. \'{"closing_ace": false}\'')
+    p.add_argument("--out", metavar="PREFIX",
+                   help="write PREFIX.md, PREFIX.json and PREFIX_<n>p_vs_<baseline>.md/.json/.png")
+    p.add_argument("--no-progress", dest="progress", action="store_false", help="no progress bars")
+    return p
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    """Entry point of ``python -m hod.training.evaluate``; returns the exit status (0, or 2 with a
+    one-line ``error: ...`` on stderr before any game is played).
+
+    Raises:
+        SystemExit: argparse errors (status 2, usage printed).
+    """
+    from . import config as config_mod
+
+    args = build_parser().parse_args(argv)
+    try:
+        try:
+            env_kwargs = json.loads(args.env_kwargs)
+        except json.JSONDecodeError as e:
+            raise ConfigError(f"--env-kwargs is not valid JSON: {e}; legal: a JSON object such as "
+                              '\'{"closing_ace": false}\'') from e
+        if not isinstance(env_kwargs, dict):
+            raise ConfigError(f"--env-kwargs {args.env_kwargs}: legal: a JSON object such as "
+                              '\'{"closing_ace": false}\'')
+        given = {"baselines": args.baselines, "eval_players": args.players, "eval_games": args.games,
+                 "eval_seed": args.seed, "eval_workers": args.workers}
+        # the players first (a file is checked for each table size), so validate them once the game is known
+        game, label, factory, card = policy_factory(args.policy, args.game, None)
+        defaults = config_mod.flatten(config_mod.load_config(game))
+        values = {k: (v if v is not None else defaults[k]) for k, v in given.items()}
+        settings = config_mod.validate_evaluation(game, values, FLAG_NAMES)
+        rules = get_game(game).check_rule_options(env_kwargs)
+        game, label, factory, card = policy_factory(args.policy, game, settings.eval_players, rules)
+        if args.out:
+            config_mod.check_out_dir(Path(args.out).parent)
+    except (ConfigError, CheckpointError) as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    steps = int((card.get("training") or {}).get("steps", 0))
+    print(f"{label} ({game}) vs {settings.baselines} at {settings.eval_players} players, "
+          f"{settings.eval_games} games each, seed {settings.eval_seed}", flush=True)
+    pairs = run_evaluation(game, factory, settings.baselines, settings.eval_players, settings.eval_games,
+                           seed=settings.eval_seed, steps=steps, workers=settings.eval_workers,
+                           env_kwargs=env_kwargs, progress=args.progress, label=label)
+    rows = [row for row, _ in pairs]
+    table = format_rows(rows)
+    print(table)
+    if args.out:
+        prefix = args.out
+        Path(prefix).parent.mkdir(parents=True, exist_ok=True)
+        written = [f"{prefix}.md", f"{prefix}.json"]
+        for row, res in pairs:
+            base = f"{prefix}_{row['num_players']}p_vs_{row['baseline']}"
+            res.save_markdown(base + ".md")
+            res.save_json(base + ".json")
+            res.save_png(base + ".png")
+            written.append(base + ".{md,json,png}")
+        atomic_write_text(f"{prefix}.md", f"# {label} ({game}) against baselines\n\n{table}\n")
+        atomic_write_json(f"{prefix}.json", {"policy": args.policy, "game": game, "rows": rows})
+        print("\nwrote " + ", ".join(written))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -58,7 +58,8 @@ class NumpyPolicy:
         self.obs_size = int(dim)
         for w, b in self.layers + [self.head]:
             if w.ndim != 2 or w.shape[1] != dim or b.shape != (w.shape[0],):
-                raise ValueError(f"layer shapes do not chain: W {w.shape}, b {b.shape}, input {dim}")
+                raise ValueError(f"layer shapes do not chain: W {w.shape}, b {b.shape}, input {dim}; legal: each W of "
+                                 f"shape (out, in) with in = the previous out ({dim}) and b of shape (out,)")
             dim = w.shape[0]
         self.num_actions = int(dim)
 
@@ -100,7 +101,7 @@ class NumpyPolicy:
             ValueError: the mask allows no action.
         """
         if not np.any(mask):
-            raise ValueError("the action mask allows no action")
+            raise ValueError("the action mask allows no action; legal: a mask with at least one legal action (a 1)")
         z = self.masked_logits(self.prepare(obs, mask), mask)
         if deterministic:
             return int(np.argmax(z))
@@ -133,7 +134,8 @@ class NumpyPolicy:
             return np.empty(0, np.int64)
         legal_any = mask.any(axis=1)
         if not legal_any.all():
-            raise ValueError(f"the action mask of row {int(np.flatnonzero(~legal_any)[0])} allows no action")
+            raise ValueError(f"the action mask of row {int(np.flatnonzero(~legal_any)[0])} allows no action; legal: "
+                             "masks with at least one legal action (a 1) per row")
         z = self.logits(self.prepare(obs, mask)).astype(np.float64)
         z[~mask] = -np.inf
         if deterministic:
@@ -186,7 +188,8 @@ class NumpyPolicy:
                 encoder = str(z["encoder"]) if "encoder" in z else "none"
                 return cls(layers, (z["head_w"], z["head_b"]), str(z["activation"]), encoder)
         except (OSError, KeyError, EOFError, ValueError, ConfigError, zipfile.BadZipFile) as e:
-            raise ValueError(f"not a numpy policy archive: {e}") from e
+            raise ValueError(f"not a numpy policy archive: {e}; legal: the .npz bytes of NumpyPolicy.to_bytes() "
+                             f"(w0, b0, ..., head_w, head_b, activation, encoder)") from e
 
 
 class PolicyBot(Bot):

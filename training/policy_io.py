@@ -21,7 +21,8 @@ def _mlp_layers(policy) -> tuple[list[nn.Linear], str]:
 
     fx = policy.pi_features_extractor if hasattr(policy, "pi_features_extractor") else policy.features_extractor
     if not isinstance(fx, FlattenExtractor):
-        raise ValueError(f"only the flatten feature extractor is supported, got {type(fx).__name__}")
+        raise ValueError(f"feature extractor {type(fx).__name__} is not supported; legal: FlattenExtractor "
+                         f"(SB3's default for MlpPolicy)")
     linears: list[nn.Linear] = []
     acts: set[str] = set()
     for m in policy.mlp_extractor.policy_net:
@@ -32,9 +33,11 @@ def _mlp_layers(policy) -> tuple[list[nn.Linear], str]:
         elif isinstance(m, nn.ReLU):
             acts.add("relu")
         else:
-            raise ValueError(f"unsupported layer {type(m).__name__} in the actor network")
+            raise ValueError(f"unsupported layer {type(m).__name__} in the actor network; legal layers: Linear, Tanh, "
+                             f"ReLU")
     if len(acts) > 1:
-        raise ValueError(f"mixed activations {sorted(acts)} are not supported")
+        raise ValueError(f"mixed activations {sorted(acts)} are not supported; legal: one of ['tanh', 'relu'] "
+                         f"throughout")
     return linears, (acts.pop() if acts else "tanh")
 
 

@@ -26,7 +26,6 @@ Nothing here imports torch: policies are :class:`hod.training.numpy_policy.Numpy
 """
 from __future__ import annotations
 
-import warnings
 from collections import OrderedDict
 from typing import Any, Iterable, Optional, Protocol, Sequence, runtime_checkable
 
@@ -177,15 +176,16 @@ class OpponentPool:
 
     Args:
         game: game name (for the heuristic bots).
-        heuristics: heuristic bot names; names not (yet) registered are skipped with a warning,
-            and ``["random"]`` is used if none is left.
+        heuristics: heuristic bot names (at least one, each registered and deciding from its
+            observation alone).
         max_size: most past snapshots kept (>= 0).
         p_latest, p_past, p_heuristic: category probabilities (>= 0, not all 0; normalised).
         deterministic: whether policy opponents play argmax (True) or sample (False).
 
     Raises:
-        ConfigError: negative probability, all zero, negative ``max_size``, or a search bot
-            among ``heuristics`` (:func:`check_observation_only`).
+        ConfigError: negative probability, all zero, negative ``max_size``, an empty or unknown
+            name among ``heuristics`` (the registered names are listed) or a search bot among them
+            (:func:`check_observation_only`).
     """
 
     def __init__(self, game: str, heuristics: Sequence[str] = ("greedy", "expert"), max_size: int = 10,
@@ -193,16 +193,11 @@ class OpponentPool:
                  deterministic: bool = False) -> None:
         probs = {"latest": p_latest, "past": p_past, "heuristic": p_heuristic}
         if any(p < 0 for p in probs.values()) or sum(probs.values()) <= 0:
-            raise ConfigError(f"pool probabilities must be >= 0 and not all 0; got {probs}")
+            raise ConfigError(f"pool probabilities {probs}: legal: each >= 0 (they are normalised), not all 0")
         if max_size < 0:
-            raise ConfigError(f"pool max_size={max_size!r} must be >= 0")
+            raise ConfigError(f"pool max_size={max_size!r} must be >= 0; legal values: integers 0, 1, 2, ...")
         self.game = game
-        check_observation_only(game, heuristics)
-        known = registered_bot_names(game)
-        missing = [h for h in heuristics if h not in known]
-        if missing:
-            warnings.warn(f"heuristic bots {missing} are not registered for {game} (registered: {known}); skipped")
-        self.heuristics = [h for h in heuristics if h in known] or ["random"]
+        self.heuristics = check_bot_names(game, heuristics, observation_only=True)
         self.max_size = int(max_size)
         self.probs = {k: float(v) for k, v in probs.items()}
         self.deterministic = deterministic

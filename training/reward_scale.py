@@ -24,7 +24,7 @@ class ScaledRewardVecEnv(VecEnvWrapper):
     def __init__(self, venv: VecEnv, scale: float) -> None:
         if isinstance(scale, (bool, np.bool_)) or not (isinstance(scale, (int, float, np.integer, np.floating))
                                                        and np.isfinite(scale) and scale > 0):
-            raise ValueError(f"reward_scale={scale!r} must be a positive number")
+            raise ValueError(f"reward_scale={scale!r} must be a positive number; legal: a finite number > 0")
         super().__init__(venv)
         self.scale = float(scale)
 

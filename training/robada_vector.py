@@ -1,4 +1,4 @@
-"""Vectorized training environments of Ronda Robada over the batched engine (issue 6).
+"""Vectorized training environments of Ronda Robada over the batched engine.
 
 B games run in one :class:`~robada_env.rules.batched.BatchedRobada`. In each game one seat is the
 learner (drawn uniformly per game at every deal); the other seats are played, in batch, by

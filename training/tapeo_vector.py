@@ -139,7 +139,7 @@ class _LearnerTables:
         pols = [RandomPolicy(None if seed is None else seed + 7919)] if opponents is None else (
             _as_policies(opponents))
         if not pols:
-            raise ConfigError("opponents must hold at least one policy")
+            raise ConfigError("opponents hold no policy; legal: a batch policy, a Bot, or a non-empty list of them")
         weights = batch_policies.check_weights(opponent_weights, len(pols))
         self.seed = 0 if seed is None else int(seed)
         self.rng = np.random.default_rng([self.seed, 1])

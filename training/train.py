@@ -41,6 +41,7 @@ from . import config as config_mod
 from .blas_threads import set_blas_threads
 from .checkpoint import load_checkpoint, read_checkpoint, save_checkpoint
 from .curves import save_learning_curve
+from .diagnostics import policy_report, probe_positions
 from .encoded_env import EncodedVecEnv
 from .evaluate import evaluate_policy, format_rows
 from .imitation import behaviour_clone, cached_teacher_decisions
@@ -48,6 +49,12 @@ from .numpy_policy import PolicyBot
 from .pool import OpponentPool, check_bot_names
 from .reward_scale import ScaledRewardVecEnv
 from .vec_env import make_vec_env
+
+
+#: Positions of the policy diagnostics (:meth:`Trainer.policy_diagnostics`).
+PROBE_POSITIONS = 2000
+#: Learner steps between two policy diagnostics logged to TensorBoard (``policy/...``).
+DIAGNOSTICS_EVERY = 20_000
 
 
 class Trainer:
@@ -65,7 +72,10 @@ class Trainer:
         log: where to print messages (None: silent).
 
     Raises:
-        ConfigError: invalid configuration; CheckpointError: unusable ``resume`` checkpoint.
+        ConfigError: invalid configuration (a key outside its legal range,
+            :func:`hod.training.config.validate_config`) or an ``out`` folder that cannot be
+            written (:func:`hod.training.config.check_out_dir`); CheckpointError: unusable
+            ``resume`` checkpoint.
     """
 
     def __init__(self, game: str, cfg: dict, out: str | Path, resume: Optional[str | Path] = None,
@@ -76,7 +86,8 @@ class Trainer:
         from torch import nn
 
 
-        config_mod.validate_config(game, cfg)
+        config_mod.validate_config(game, cfg)   # every key against its legal range (the schema)
+        config_mod.check_out_dir(out)
         self.game, self.cfg, self.out = game, cfg, Path(out)
         self.c = c = config_mod.flatten(cfg)
         self.progress, self.log = progress, (log or (lambda *a, **k: None))
@@ -135,6 +146,8 @@ class Trainer:
                                      device=c["device"], **ppo_kwargs)
             self.imitation = self._warm_start() if c.get("bc_teacher") else None
         self.start_steps = int(self.model.num_timesteps)
+        self._probe = None          # positions of the policy diagnostics (policy_diagnostics), made when first needed
+        self.diagnostics: list[dict] = []
         self.learn_time = 0.0
         self.eval_time = 0.0
 
@@ -188,6 +201,24 @@ class Trainer:
         self.log(format_rows(rows))
         return rows
 
+    def policy_diagnostics(self, record: bool = True) -> dict:
+        """State dependence and saturation of the current policy (:mod:`hod.training.diagnostics`) on
+        :data:`PROBE_POSITIONS` decisions of the ``random`` bot at the ``eval_players`` table sizes (seeded
+        by ``eval_seed``: the same positions every time). With ``record`` the row (``steps`` added)
+        is appended to :attr:`diagnostics` and written to ``policy_diagnostics.json``."""
+        t0 = time.perf_counter()
+        if self._probe is None:
+            opts = {k: v for k, v in self.env_options.items() if k not in ("reward_scheme", "illegal_action")}
+            self._probe = probe_positions(self.game, self.c["eval_players"], PROBE_POSITIONS,
+                                          seed=self.c["eval_seed"], env_options=opts)
+        rep = policy_report(self.numpy_policy(), *self._probe, get_game(self.game).action_names)
+        rep = {"steps": int(self.model.num_timesteps), **rep}
+        if record:
+            self.diagnostics.append(rep)
+            atomic_write_json(self.out / "policy_diagnostics.json", self.diagnostics)
+        self.eval_time += time.perf_counter() - t0
+        return rep
+
     def wall_clock(self) -> float:
         return self.wall_clock_before + (time.perf_counter() - self._t_start)
 
@@ -239,7 +270,8 @@ class Trainer:
         """Train until ``total_steps`` (or Ctrl-C); returns a summary dict.
 
         Summary keys: ``checkpoint`` (path of the last checkpoint), ``steps``, ``interrupted``,
-        ``wall_clock_s``, ``env_steps_per_s``, ``evaluation`` (last rows).
+        ``wall_clock_s``, ``env_steps_per_s``, ``evaluation`` (last rows), ``diagnostics`` (the
+        final policy's :meth:`policy_diagnostics`, None when interrupted).
         """
         self.out.mkdir(parents=True, exist_ok=True)
         atomic_write_json(self.out / "config.json", {"game": self.game, **self.cfg})
@@ -258,6 +290,8 @@ class Trainer:
         except KeyboardInterrupt:
             interrupted = True
             self.log("interrupted: saving a checkpoint")
+        if not interrupted:
+            self.policy_diagnostics()   # the final policy's row of policy_diagnostics.json
         path = self.save("latest")
         if not interrupted:
             path = self.save("final")
@@ -269,6 +303,7 @@ class Trainer:
             "wall_clock_s": round(self.wall_clock(), 1),
             "env_steps_per_s": round(self.steps_per_s(), 1),
             "evaluation": last,
+            "diagnostics": self.diagnostics[-1] if self.diagnostics else None,
         }
         self.log(f"{'stopped' if interrupted else 'done'}: {summary['steps']} steps, "
                  f"{summary['wall_clock_s']} s, {summary['env_steps_per_s']} steps/s (evaluation excluded); "
@@ -295,6 +330,7 @@ def _make_callback_class():
             self.next_snapshot = nxt(c["snapshot_every"])
             self.next_eval = nxt(c["eval_every"])
             self.next_ckpt = nxt(c["checkpoint_every"])
+            self.next_diag = now   # the first rollout's end logs the (nearly) untrained policy
             self.shares: list[float] = []
 
         def _on_training_start(self) -> None:
@@ -327,6 +363,13 @@ def _make_callback_class():
                 self.shares = []
             self.logger.record("selfplay/pool_snapshots", len(self.t.pool.past))
             self.logger.record("selfplay/env_steps_per_s", self.t.steps_per_s())
+            if self.num_timesteps >= self.next_diag:
+                rep = self.t.policy_diagnostics()
+                self.logger.record("policy/state_dependence", rep["state_dependence"])
+                for k, (sat, std) in enumerate(zip(rep["saturated"], rep["unit_std"])):
+                    self.logger.record(f"policy/saturated_layer{k + 1}", sat)
+                    self.logger.record(f"policy/unit_std_layer{k + 1}", std)
+                self.next_diag = self.num_timesteps + DIAGNOSTICS_EVERY
 
     return SelfPlayCallback
 
@@ -394,7 +437,13 @@ def parse_args(argv: Optional[list[str]] = None):
 
 
 def main(argv: Optional[list[str]] = None) -> int:
-    """Entry point of ``python -m hod.training.train``; returns the exit status (130 after Ctrl-C)."""
+    """Entry point of ``python -m hod.training.train``; returns the exit status: 0, 130 after Ctrl-C,
+    2 with a one-line ``error: ...`` on stderr for a configuration key outside its legal range, an
+    unwritable ``--out`` or an unusable checkpoint (no traceback, nothing written).
+
+    Raises:
+        SystemExit: argparse errors (status 2, usage printed).
+    """
     game, cfg, args = parse_args(argv)
     seed = config_mod.flatten(cfg)["seed"]
     if args.out:
@@ -403,6 +452,12 @@ def main(argv: Optional[list[str]] = None) -> int:
         out = Path(args.resume).resolve().parent.parent
     else:
         out = Path("runs") / f"{game}_s{seed}"
+    try:   # every key and the run folder, before any work
+        config_mod.validate_config(game, cfg)
+        config_mod.check_out_dir(out)
+    except ConfigError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
     if not args.resume and (out / "checkpoints" / "latest.zip").exists() and not args.force:
         print(f"error: {out} already holds a run; use --resume {out / 'checkpoints' / 'latest.zip'}, "
               f"another --out, or --force", file=sys.stderr)

@@ -51,14 +51,15 @@ class TableVecEnv(MaskedVecEnv):
 
     def __init__(self, tables: Sequence[LearnerTable], seed: Optional[int] = 0) -> None:
         if not tables:
-            raise ValueError("TableVecEnv needs at least one table")
+            raise ValueError("TableVecEnv needs at least one table; legal: a non-empty list of LearnerTable")
         self.tables = list(tables)
         self.L = self.tables[0].num_learners
         t0 = self.tables[0]
         for t in self.tables:
             if t.num_learners != self.L or t.observation_space.shape != t0.observation_space.shape \
                     or t.action_space.n != t0.action_space.n:
-                raise ValueError("all tables must have the same spaces and number of learner seats")
+                raise ValueError("all tables must have the same spaces and number of learner seats; legal: tables "
+                                 "built with the same game, player counts and learner seats")
         self._base_seed = seed
         self._rngs = [np.random.default_rng([seed if seed is not None else 0, k]) for k in range(len(self.tables))]
         n = len(self.tables) * self.L

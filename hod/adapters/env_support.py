@@ -13,14 +13,10 @@ import numpy as np
 
 from hod.core.errors import ResetNeededError
 from hod.core.rewards import win_shares
-from .wrappers import ILLEGAL_REWARD
+from .wrappers import GAME_OVER, ILLEGAL_REWARD, NOT_STARTED  # noqa: F401  (the messages, re-exported)
 
 #: What ``render()`` shows before the first ``reset()`` (``ansi``: returned, ``human``: printed).
 NO_GAME_TEXT = "(no game: call reset())"
-#: Message of :class:`~hod.core.errors.ResetNeededError` before the first ``reset()``.
-NOT_STARTED = "step() called before reset(): call reset()"
-#: Message of :class:`~hod.core.errors.ResetNeededError` once every agent is done.
-GAME_OVER = "the game is over: call reset()"
 
 
 def check_in_game(started: bool, live: bool) -> None:
@@ -57,6 +53,18 @@ def begin_aec_step(env, action, started: bool) -> Optional[str]:
     return agent
 
 
+#: The end-of-game info keys with the values they hold while no game has ended: present in the
+#: infos of ``reset`` and of every step (AEC and Parallel), so libraries that fix the info keys
+#: at reset (TorchRL's ``PettingZooWrapper``) keep them.
+PENDING_INFO = {"final_score": 0, "win_share": 0.0}
+
+
+def pending_infos(agents: Sequence[str]) -> dict[str, dict]:
+    """``{agent: {"final_score": 0, "win_share": 0.0}}`` (:data:`PENDING_INFO`), a fresh dict
+    per agent: the infos of ``reset``, of every step before the end and of a truncated game."""
+    return {a: dict(PENDING_INFO) for a in agents}
+
+
 def final_infos(scores: Sequence[int], winners: Sequence[int]) -> list[dict]:
     """End-of-game infos per seat: ``{"final_score": int points, "win_share": 1/k for each of
     k tied winners, else 0.0}`` (the game decides the scores and the winners)."""
@@ -89,15 +97,15 @@ def forfeit(offenders: Sequence[int], agents: Sequence[str], scores: Sequence[in
 
 
 def start_aec_episode(env) -> None:
-    """Make every possible agent live with zero rewards, no termination or truncation and empty
-    infos (the per-agent dicts of PettingZoo's ``AECEnv``); ``agent_selection`` is left to the
-    caller."""
+    """Make every possible agent live with zero rewards, no termination or truncation and the
+    pending infos (:func:`pending_infos`; the per-agent dicts of PettingZoo's ``AECEnv``);
+    ``agent_selection`` is left to the caller."""
     env.agents = list(env.possible_agents)
     env.rewards = {a: 0.0 for a in env.agents}
     env._cumulative_rewards = {a: 0.0 for a in env.agents}
     env.terminations = {a: False for a in env.agents}
     env.truncations = {a: False for a in env.agents}
-    env.infos = {a: {} for a in env.agents}
+    env.infos = pending_infos(env.agents)
 
 
 def end_aec_episode(env, rewards: Sequence[float], infos: Sequence[dict], truncated: bool) -> None:

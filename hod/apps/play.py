@@ -27,7 +27,8 @@ import numpy as np
 
 from hod.core.errors import ConfigError
 
-from hod.agents.registry import make, names
+from hod.agents.onnx_policy import shipped_opponents
+from hod.agents.registry import factory, make, names
 
 #: Registered bot names from strongest to weakest; the default opponent is the first one
 #: registered. A name ``ppo_<suffix>`` (a shipped variant) ranks with ``ppo``.
@@ -38,6 +39,8 @@ EXIT_INTERRUPTED = 130
 QUIT_WORDS = ("q", "quit", "exit")
 #: Words that print the legend of choices again.
 HELP_WORDS = ("?", "h", "help")
+#: How to install onnxruntime, which the shipped trained opponents (``ppo``) need.
+ONNX_INSTALL = "pip install 'house-of-decks-rl[onnx]'"
 
 
 
@@ -68,12 +71,40 @@ def strongest(registered: Sequence[str]) -> str:
     return min(registered, key=rank)
 
 
-def default_opponent(game: str) -> str:
-    """The strongest bot registered for ``game`` (``agents.names(game)``)."""
-    return strongest(names(game))
+def onnx_available() -> bool:
+    """True if onnxruntime can be imported (it is the ``onnx`` extra, not a core dependency)."""
+    try:
+        import onnxruntime  # noqa: F401
+    except ImportError:
+        return False
+    return True
 
 
-def parse_opponents(game: str, values: Optional[Sequence[str]], num_opponents: int) -> list[str]:
+def needs_onnx(game: str, name: str) -> bool:
+    """True if the bot ``name`` of ``game`` needs onnxruntime at its default options: a shipped
+    ONNX export (``ppo``, ``ppo_<suffix>``), or a bot whose class says ``needs_onnx = True``
+    (Tapeo's ``search``, whose playouts run the shipped network)."""
+    return name in shipped_opponents(game) or bool(getattr(factory(game, name), "needs_onnx", False))
+
+
+def default_opponent(game: str, notices: Optional[list[str]] = None) -> str:
+    """The strongest bot registered for ``game`` (``agents.names(game)``) that this install can
+    play: on a core install (no onnxruntime) the shipped ONNX ``ppo`` is skipped for the next
+    strongest (``expert``), and a notice naming the extra to install (:data:`ONNX_INSTALL`) is
+    appended to ``notices``."""
+    registered = names(game)
+    best = strongest(registered)
+    if not needs_onnx(game, best) or onnx_available():
+        return best
+    fallback = strongest([n for n in registered if not needs_onnx(game, n)])
+    if notices is not None:
+        notices.append(f"Note: the default opponent {best!r} (a trained policy shipped as ONNX) needs onnxruntime, "
+                       f"which is not installed; playing {fallback!r} instead. To play {best!r}: {ONNX_INSTALL}")
+    return fallback
+
+
+def parse_opponents(game: str, values: Optional[Sequence[str]], num_opponents: int,
+                    notices: Optional[list[str]] = None) -> list[str]:
     """Bot names of the opponent seats, in seat order after the person's seat.
 
     Args:
@@ -81,21 +112,28 @@ def parse_opponents(game: str, values: Optional[Sequence[str]], num_opponents: i
             name (every opponent), or one name per opponent seat; names may also be separated by
             commas (``expert,random``).
         num_opponents: number of opponent seats (players - 1).
+        notices: where :func:`default_opponent` appends its notice when it falls back.
 
     Returns:
         ``num_opponents`` registered names.
 
     Raises:
-        ConfigError: an unregistered name (the message lists the registered ones) or a number of
-            names that is neither 1 nor ``num_opponents``.
+        ConfigError: an unregistered name (the message lists the registered ones), a number of
+            names that is neither 1 nor ``num_opponents``, or a shipped ONNX bot named while
+            onnxruntime is not installed (the message names :data:`ONNX_INSTALL`).
     """
     if not values:
-        return [default_opponent(game)] * num_opponents
+        return [default_opponent(game, notices)] * num_opponents
     split = [v.strip() for value in values for v in value.split(",") if v.strip()]
     registered = names(game)
     for name in split:
         if name not in registered:
             raise ConfigError(f"no {game} bot {name!r}; registered bots: {registered}")
+    onnx = sorted({n for n in split if needs_onnx(game, n)})
+    if onnx and not onnx_available():
+        playable = [n for n in registered if not needs_onnx(game, n)]
+        raise ConfigError(f"{game} bot(s) {onnx} need onnxruntime, which is not installed ({ONNX_INSTALL}); "
+                          f"bots playable now: {playable}")
     if len(split) == 1:
         return split * num_opponents
     if len(split) != num_opponents:
@@ -151,6 +189,7 @@ class PlayOptions:
     Attributes:
         players: number of seats. seat: the person's seat. seed: the game seed.
         opponents: ``{seat: bot name}`` of every computer seat. record: path of the record, or None.
+        notices: lines to print before the game (e.g. the fallback of the default opponent).
     """
 
     players: int
@@ -158,6 +197,7 @@ class PlayOptions:
     seed: int
     opponents: dict[int, str]
     record: Optional[str]
+    notices: list[str] = field(default_factory=list)
 
 
 def parse_table(ap: argparse.ArgumentParser, game: str, argv: Optional[Sequence[str]]) -> PlayOptions:
@@ -167,8 +207,9 @@ def parse_table(ap: argparse.ArgumentParser, game: str, argv: Optional[Sequence[
     n = args.players
     if not 0 <= args.seat < n:
         ap.error(f"--seat {args.seat} is out of range; legal values: {list(range(n))}")
+    notices: list[str] = []
     try:
-        bots = parse_opponents(game, args.opponents, n - 1)
+        bots = parse_opponents(game, args.opponents, n - 1, notices)
     except ConfigError as e:
         ap.error(str(e))
     seed = args.seed if args.seed is not None else int(np.random.SeedSequence().generate_state(1)[0] % 10**6)
@@ -179,7 +220,8 @@ def parse_table(ap: argparse.ArgumentParser, game: str, argv: Optional[Sequence[
         folder = os.path.dirname(os.path.abspath(record))
         if not (os.path.isdir(folder) and os.access(folder, os.W_OK)):
             ap.error(f"--record {record}: the folder {folder} does not exist or is not writable")
-    return PlayOptions(players=n, seat=args.seat, seed=seed, opponents=dict(zip(others, bots)), record=record)
+    return PlayOptions(players=n, seat=args.seat, seed=seed, opponents=dict(zip(others, bots)), record=record,
+                       notices=notices)
 
 
 def make_bots(game: str, table: PlayOptions) -> dict:
@@ -190,6 +232,12 @@ def make_bots(game: str, table: PlayOptions) -> dict:
 def seat_names(table: PlayOptions) -> list[str]:
     """Display name of each seat: ``"You"`` for the person, ``"player_2 (expert)"`` for a bot."""
     return ["You" if i == table.seat else f"player_{i} ({table.opponents[i]})" for i in range(table.players)]
+
+
+def player_labels(table: PlayOptions) -> list[str]:
+    """The ``players`` field of the game record: ``"human"`` for the person's seat, the bot's
+    registry name (``"expert"``, ``"ppo"``) for each computer seat, in seat order."""
+    return ["human" if i == table.seat else table.opponents[i] for i in range(table.players)]
 
 
 @dataclass(frozen=True)
@@ -228,6 +276,8 @@ class Terminal:
             isatty = getattr(stdin, "isatty", None)
             echo = not (callable(isatty) and isatty())
         self.echo = echo
+        #: Printed after the legend when the person asks for help (``?``): the game's glossary.
+        self.help_extra = ""
 
     def say(self, *lines: str) -> None:
         """Print ``lines`` (each a line, or several joined by newlines)."""
@@ -284,6 +334,8 @@ class Terminal:
                 raise Quit("quit")
             if t in HELP_WORDS:
                 self.say(self.legend(choices))
+                if self.help_extra:
+                    self.say(self.help_extra)
                 continue
             got = self.match(line, choices)
             if isinstance(got, Choice):
@@ -340,6 +392,8 @@ class GameSession:
     Class attributes:
         game: registry name of the game (``"tapeo"``); title: its display name.
         rules_line: the greeting's second line (how a round goes).
+        glossary: optional lines printed in the greeting and with the help (``?``), e.g. the
+            English names of Ronda Robada's Spanish ranks.
         sample_belief: the game's ``sample_consistent_state(state, seat, rng)`` for search bots.
 
     Args:
@@ -351,11 +405,13 @@ class GameSession:
     game: str = ""
     title: str = ""
     rules_line: str = ""
+    glossary: str = ""
     sample_belief: Callable = staticmethod(lambda state, seat, rng: None)
 
     def __init__(self, table: PlayOptions, term: Terminal, bots: Optional[dict] = None) -> None:
         self.table = table
         self.term = term
+        term.help_extra = self.glossary
         self.env = self.make_env(table.players)
         self.bots = bots if bots is not None else make_bots(self.game, table)
         self.names = seat_names(table)
@@ -385,9 +441,10 @@ class GameSession:
         """Deal the game of ``table.seed`` and greet the person."""
         t = self.table
         self.env.reset(seed=t.seed)
+        self.term.say(*t.notices)
         self.term.say(f"{self.title}, {t.players} players, seed {t.seed}. You are player_{t.seat}; "
                       + ", ".join(self.names[i] for i in range(t.players) if i != t.seat) + ".",
-                      self.rules_line)
+                      self.rules_line, *([self.glossary] if self.glossary else []))
 
     def bot_action(self, seat: int, obs: dict) -> int:
         """The action of the bot at ``seat`` given its observation dict; a search bot
@@ -400,12 +457,14 @@ class GameSession:
 
     def record_lines(self) -> list[str]:
         """Write the record of the finished game to ``table.record`` (if any) with the game's
-        ``record.save_record``; the line that says so, or why it could not (:func:`record_line`)."""
+        ``record.save_record``, with who played each seat (:func:`player_labels`); the line that
+        says so, or why it could not (:func:`record_line`)."""
         path = self.table.record
         if not path:
             return []
         save = importlib.import_module(f"{self.game}_env").save_record
-        return [record_line(path, self.game, lambda: save(path, self.env.record()), "load_record")]
+        players = player_labels(self.table)
+        return [record_line(path, self.game, lambda: save(path, self.env.record(players=players)), "load_record")]
 
     def abandoned(self, why: str) -> None:
         """Print ``why`` and the score so far after the person stopped early (no record: the game

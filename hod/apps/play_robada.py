@@ -13,7 +13,8 @@ At the end come the final scores, the winner (R8) and the game record (:mod:`rob
 replayable with :func:`robada_env.rules.record.replay`).
 
 Cards use the Spanish names: "As de oros", "7 de copas", "Sota de espadas", "Caballo de bastos",
-"Rey de oros". The rules stay in :mod:`robada_env.rules.engine`: this module drives
+"Rey de oros"; the greeting and the help (``?``) give the English once (:data:`GLOSSARY`: Sota =
+Jack, Caballo = Knight, the rule text's Queen, Rey = King). The rules stay in :mod:`robada_env.rules.engine`: this module drives
 :class:`robada_env.env.raw_env` and prints, and tells what a choice does by applying it to a copy
 of the position. Exit codes: see :mod:`hod.apps.play` (0 at the end or on end of input /
 ``quit``, 130 on Ctrl-C, 2 for bad options).
@@ -34,6 +35,12 @@ from robada_env.env import raw_env
 GAME = "robada"
 #: Spanish names of the ranks, by rank index (R1); the Ace is "As".
 RANK_WORDS: tuple[str, ...] = ("As",) + RANK_NAMES[1:]
+
+
+#: The Spanish names in English, said once in the greeting and with the help (``?``). The rule
+#: text (ronda_robada.txt) says Jack, Queen (also Knight, in its scoring) and King.
+GLOSSARY = ("Ranks in English: As = Ace, Sota = Jack, Caballo = Knight (the Queen of a French deck), "
+            "Rey = King.\nSuits: oros = coins, copas = cups, espadas = swords, bastos = clubs.")
 
 
 def carta(c: int) -> str:
@@ -69,6 +76,7 @@ class RobadaSession(GameSession):
     game = GAME
     title = "Ronda Robada"
     rules_line = "Seat 0 plays first; turns go to the left. 4 loose cards on the table, 3 cards to each."
+    glossary = GLOSSARY
     sample_belief = staticmethod(sample_consistent_state)
 
     def make_env(self, num_players: int) -> raw_env:

@@ -4,7 +4,9 @@ All derive from ``ValueError`` so that callers catching bad input generically ke
 """
 from __future__ import annotations
 
-from typing import Iterable
+from typing import Iterable, Optional
+
+import numpy as np
 
 
 class ConfigError(ValueError):
@@ -38,10 +40,27 @@ class RecordError(ValueError):
     """A game record (JSON) is malformed, for another game, or does not replay to its scores."""
 
 
+def _same_kind(value: object, legal: object) -> bool:
+    """True if ``value`` has the type ``legal`` has, as options are checked: ``None`` only for
+    None, a Python ``bool`` for a bool (not ``1``/``0``/``1.0``/``numpy.bool_``), an integer that
+    is not a bool (Python or numpy) for an int, a ``str`` for a str, else the exact type."""
+    if legal is None:
+        return value is None
+    if isinstance(legal, bool):
+        return type(value) is bool
+    if isinstance(legal, int):
+        return isinstance(value, (int, np.integer)) and not isinstance(value, bool)
+    if isinstance(legal, str):
+        return isinstance(value, str)
+    return type(value) is type(legal)
+
+
 def check_choice(name: str, value: object, legal: Iterable[object]) -> None:
-    """Raise :class:`ConfigError` unless ``value`` is one of ``legal``; the message lists them."""
+    """Raise :class:`ConfigError` unless ``value`` is one of ``legal``, by value and by type
+    (``round_rewards=1`` is refused where the legal values are ``[False, True]``: see
+    :func:`_same_kind`); the message lists the legal values."""
     legal = list(legal)
-    if value not in legal:
+    if not any(_same_kind(value, ok) and value == ok for ok in legal):
         raise ConfigError(f"{name}={value!r} is not allowed; legal values: {legal}")
 
 
@@ -57,6 +76,22 @@ def check_int_range(name: str, value: object, lo: int, hi: int) -> int:
     if not lo <= v <= hi:
         raise ConfigError(f"{name}={value!r} is out of range; legal values: {legal}")
     return v
+
+
+def action_id(action: object, num_actions: int) -> Optional[int]:
+    """``action`` as an int if it is an action of ``Discrete(num_actions)``, else None.
+
+    The one check of the type and range of an action, used by both games' adapters (AEC and
+    Parallel) and engines: a Python ``int`` (not a ``bool``) or a numpy integer scalar
+    (``numpy.int64(3)``) in ``0..num_actions-1``. Floats (``12.0``), bools, 0-d or larger arrays,
+    strings and None give None: the caller treats the action as illegal
+    (:class:`IllegalActionError` naming the legal actions, or the ``"lose"`` outcome).
+    """
+    if type(action) is int or isinstance(action, np.integer):
+        a = int(action)
+        if 0 <= a < num_actions:
+            return a
+    return None
 
 
 class UnknownOptionError(ConfigError, TypeError):

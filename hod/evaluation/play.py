@@ -131,7 +131,7 @@ class TournamentTable:
             if self.needs_belief[slot] and self.sampler is None:
                 raise ConfigError(
                     f"lineup slot {slot}: {bot!r} needs belief samples but {game!r} provides no "
-                    "sample_consistent_state"
+                    f"sample_consistent_state; legal for {game!r}: bots without needs_belief"
                 )
 
     def play(self, spec: ScheduledGame) -> GameOutcome:

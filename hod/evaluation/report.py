@@ -122,8 +122,10 @@ def png_bytes(r: "TournamentResult") -> bytes:
     rows = list(r.bots) + list(r.aggregates)
     labels = [b.label for b in rows]
     rates = [b.win_rate for b in rows]
-    lo = [b.win_rate - b.win_ci[0] for b in rows]
-    hi = [b.win_ci[1] - b.win_rate for b in rows]
+    # clipped at 0: at a win rate of 0 or 1 the Wilson bound can differ from it by a rounding error,
+    # and matplotlib refuses negative error bars
+    lo = [max(0.0, b.win_rate - b.win_ci[0]) for b in rows]
+    hi = [max(0.0, b.win_ci[1] - b.win_rate) for b in rows]
     fig = Figure(figsize=(max(4.0, 1.2 * len(rows) + 1.5), 3.6), dpi=100)
     FigureCanvasAgg(fig)
     ax = fig.add_subplot()

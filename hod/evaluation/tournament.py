@@ -28,10 +28,7 @@ Plackett-Luce ratings, and a head-to-head table.
 """
 from __future__ import annotations
 
-import argparse
-import json
 import math
-import os
 import pickle
 import sys
 import time
@@ -45,6 +42,7 @@ from hod import agents
 from hod.agents.base import Bot
 from hod.core.atomic import atomic_write_bytes, atomic_write_json, atomic_write_text
 from hod.core.errors import ConfigError
+from hod.core.games import get_game
 
 from . import report as _report
 from . import stats as _stats
@@ -198,7 +196,8 @@ def _json_clean(x: Any) -> Any:
 def _resolve_lineup(game: str, lineup: Sequence[LineupEntry], workers: int):
     """Turn lineup entries into (labels, BotSpecs). See :func:`run_tournament` for the forms."""
     if isinstance(lineup, (str, bytes)) or not isinstance(lineup, Sequence):
-        raise ConfigError(f"lineup must be a list of bots, got {lineup!r}")
+        raise ConfigError(f"lineup must be a list of bots, got {lineup!r}; legal entries: registry names "
+                          f"{agents.names(game)}, bot instances or (label, factory) pairs")
     bases: list[str] = []
     specs: list[BotSpec] = []
     seen_instances: set[int] = set()
@@ -212,7 +211,8 @@ def _resolve_lineup(game: str, lineup: Sequence[LineupEntry], workers: int):
         elif isinstance(entry, (tuple, list)) and len(entry) == 2 and isinstance(entry[0], str):
             label, factory = entry
             if not callable(factory):
-                raise ConfigError(f"lineup slot {slot}: factory of {label!r} is not callable")
+                raise ConfigError(f"lineup slot {slot}: factory of {label!r} is not callable; legal: a zero-argument "
+                                  f"callable returning a bot")
             if workers > 1:
                 try:
                     pickle.dumps(factory)
@@ -239,7 +239,8 @@ def _resolve_lineup(game: str, lineup: Sequence[LineupEntry], workers: int):
             seen_instances.add(id(entry))
             bot_game = getattr(entry, "game", "")
             if bot_game and bot_game != game:
-                raise ConfigError(f"lineup slot {slot}: {entry!r} plays {bot_game!r}, not {game!r}")
+                raise ConfigError(f"lineup slot {slot}: {entry!r} plays {bot_game!r}, not {game!r}; legal: bots of "
+                                  f"{game!r}")
             bases.append(getattr(entry, "name", "") or type(entry).__name__)
             specs.append(BotSpec(instance=entry))
     labels = []
@@ -249,7 +250,8 @@ def _resolve_lineup(game: str, lineup: Sequence[LineupEntry], workers: int):
         else:
             labels.append(base)
     if len(set(labels)) != len(labels):
-        raise ConfigError(f"lineup labels are not unique: {labels}")
+        raise ConfigError(f"lineup labels are not unique: {labels}; legal: a distinct label per (label, factory) "
+                          f"slot or bot instance")
     return bases, labels, specs
 
 
@@ -265,6 +267,7 @@ def run_tournament(
     duplicate: bool = True,
     progress: bool = False,
     env_kwargs: Optional[dict] = None,
+    progress_desc: Optional[str] = None,
     seating: str = "auto",
 ) -> TournamentResult:
     """Play ``num_games`` games of ``game`` between the bots of ``lineup`` and measure them.
@@ -275,12 +278,14 @@ def run_tournament(
             name (``agents.names(game)``), a bot instance (then ``workers`` must be 1), or a
             ``(label, factory)`` pair with a zero-argument factory returning a bot (picklable
             when ``workers > 1``). Repeated names are labelled ``name#1``, ``name#2``...
-        num_games: games to play in total; a positive multiple of the player count.
+        num_games: games to play in total; a positive multiple of the number of seat orders
+            (n for ``seating="cyclic"``, n! for ``"permutations"``).
         seed: tournament seed (non-negative int); every deal and bot seed derives from it.
         workers: processes playing games (1 = this process). Results do not depend on it.
         duplicate: replay each deal once per seat order (m games per deal); else one game
             per deal with the seat order advancing each game.
         progress: show a tqdm progress bar on stderr.
+        progress_desc: the bar's label (default ``"<game> <n>p"``).
         env_kwargs: extra options of ``raw_env`` (not ``num_players`` / ``illegal_action``); its
             rule options (the game's ``GameInfo.rule_options``, e.g. Ronda Robada's ``closing_ace``)
             are also given to every bot built by name.
@@ -306,9 +311,11 @@ def run_tournament(
     env_kwargs = dict(env_kwargs or {})
     for reserved in ("num_players", "illegal_action"):
         if reserved in env_kwargs:
-            raise ConfigError(f"env_kwargs may not set {reserved!r}: the tournament sets it")
+            raise ConfigError(f"env_kwargs may not set {reserved!r}: the tournament sets it; legal: the other "
+                              f"raw_env options of {game!r}")
     if isinstance(lineup, Sequence) and not isinstance(lineup, str) and len(lineup) < 2:
-        raise ConfigError(f"a lineup needs at least 2 bots, got {len(lineup)}")
+        raise ConfigError(f"a lineup needs at least 2 bots, got {len(lineup)}; legal sizes: the table sizes of "
+                          f"{game!r}: {list(get_game(game).player_counts)}")
     bases, labels, specs = _resolve_lineup(game, lineup, workers)
     n = len(specs)
     seating = resolve_seating(seating, n, num_games)
@@ -317,7 +324,7 @@ def run_tournament(
 
     from tqdm.auto import tqdm
 
-    bar = tqdm(total=len(schedule), disable=not progress, unit="game", desc=f"{game} {n}p")
+    bar = tqdm(total=len(schedule), disable=not progress, unit="game", desc=progress_desc or f"{game} {n}p")
     t0 = time.perf_counter()
     outcomes: list[GameOutcome] = []
     try:
@@ -460,3 +467,10 @@ def summarize(
         games=games,
         seating=seating,
     )
+
+
+if __name__ == "__main__":   # a library: say where its command is instead of exiting 0 silently
+    print("hod.evaluation.tournament is the tournament library (run_tournament); its command line is "
+          "python -m hod.benchmarks.tournament (--help), and python -m hod.training.evaluate evaluates a "
+          "policy file against baselines", file=sys.stderr)
+    sys.exit(2)

@@ -1,4 +1,4 @@
-"""Batched numpy engine of Ronda Robada: B games advanced at once (issue 6).
+"""Batched numpy engine of Ronda Robada: B games advanced at once.
 
 The rules are those of the single-game engine :mod:`robada_env.rules.engine` (ronda_robada.txt,
 RULINGS R1-R8), including its documented choices, and its constants are reused from there and

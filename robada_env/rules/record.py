@@ -13,7 +13,15 @@ import os
 from typing import Any, Optional
 
 from hod.core.errors import ConfigError, IllegalActionError, RecordError
-from hod.core.records import check_header, load_record as _load, save_record as _save
+from hod.core.records import (
+    check_common,
+    check_header,
+    load_record as _load,
+    record_header,
+    record_int,
+    record_ints,
+    save_record as _save,
+)
 
 from .actions import NUM_ACTIONS, action_name
 from .cards import DECK_SIZE, card_name, parse_card
@@ -25,19 +33,20 @@ GAME = "robada"
 FORMAT_VERSION = 1
 
 
-def make_record(state: State, seed: Optional[int] = None) -> dict[str, Any]:
+def make_record(state: State, seed: Optional[int] = None, players: Optional[list[str]] = None) -> dict[str, Any]:
     """Record of the game that led to ``state`` (replayed from its deck and history).
 
     Args:
         state: a state made by ``engine.new_game`` (it knows its deck order), usually terminal.
         seed: the seed the deck was drawn from, if known (informative only).
+        players: optional label of who played each seat (bot name, model id, ``"human"``).
 
     Returns:
         A JSON-ready dict (schema in docs/robada_env.md).
 
     Raises:
-        RecordError: no game (``state`` None), the state has no deck order (a built position) or
-            it is not finished.
+        RecordError: no game (``state`` None), the state has no deck order (a built position),
+            it is not finished, or ``players`` is not None or a list of one str per seat.
     """
     if state is None:
         raise RecordError("no game: a Ronda Robada record can only be made of a finished game")
@@ -51,10 +60,8 @@ def make_record(state: State, seed: Optional[int] = None) -> dict[str, Any]:
         actions.append({"seat": s.current, "action": a, "name": action_name(a)})
         apply_action(s, a)
     return {
-        "game": GAME,
-        "format_version": FORMAT_VERSION,
+        **record_header(GAME, FORMAT_VERSION, seed, players, state.n),
         "config": state.config.as_dict(),
-        "seed": seed,
         "deck": [card_name(c) for c in state.deck_order],
         "actions": actions,
         "final_scores": scores(state),
@@ -70,8 +77,9 @@ def replay(record: Any) -> State:
     exactly with the last action, and that the final scores and winners are the recorded ones.
 
     Raises:
-        RecordError: any mismatch, a corrupt field or a truncated action list (the message says
-            which).
+        RecordError: any mismatch, a corrupt field (numbers must be ints of their legal range: a
+            float seat or action id is refused, never truncated), a bad ``seed`` or ``players``
+            (hod.core.records.check_common) or a truncated action list (the message says which).
     """
     check_header(record, GAME, FORMAT_VERSION)
     for key in ("config", "deck", "actions", "final_scores", "winners"):
@@ -81,6 +89,7 @@ def replay(record: Any) -> State:
         config = Config(**record["config"])
     except (TypeError, ConfigError) as e:
         raise RecordError(f"bad config in record: {e}") from e
+    check_common(record, config.num_players)
     try:
         deck = [parse_card(c) for c in record["deck"]]
     except (ValueError, AttributeError, TypeError) as e:
@@ -92,14 +101,16 @@ def replay(record: Any) -> State:
         raise RecordError("'actions' must be a list")
     for i, step in enumerate(record["actions"]):
         try:
-            seat, a, name = int(step["seat"]), int(step["action"]), step["name"]
-        except (KeyError, TypeError, ValueError) as e:
+            seat, a, name = step["seat"], step["action"], step["name"]
+        except (KeyError, TypeError) as e:
             raise RecordError(f"action {i}: malformed entry {step!r}") from e
+        seat = record_int(f"action {i}: seat", seat, 0, config.num_players - 1)
+        a = record_int(f"action {i}: action id", a, 0, NUM_ACTIONS - 1)
         if s.terminal:
             raise RecordError(f"action {i}: the game was already over")
         if seat != s.current:
             raise RecordError(f"action {i}: recorded for seat {seat}, but seat {s.current} is to act")
-        if not 0 <= a < NUM_ACTIONS or name != action_name(a):
+        if name != action_name(a):
             raise RecordError(f"action {i}: id {a} does not match its name {name!r}")
         try:
             apply_action(s, a)
@@ -109,6 +120,8 @@ def replay(record: Any) -> State:
         raise RecordError(
             f"the record ends after {len(record['actions'])} actions but the game is not over "
             "(truncated record?)")
+    record_ints("final_scores", record["final_scores"], config.num_players)
+    record_ints("winners", record["winners"], hi=config.num_players - 1)
     if scores(s) != list(record["final_scores"]):
         raise RecordError(f"replayed scores {scores(s)} differ from recorded {record['final_scores']}")
     if winners(s) != list(record["winners"]):

@@ -34,7 +34,7 @@ from typing import Optional, Sequence
 import numpy as np
 
 from hod.core.deal import draw_seeds, game_seed, shuffled_prefix
-from hod.core.errors import ConfigError, IllegalActionError, check_int_range
+from hod.core.errors import ConfigError, IllegalActionError, action_id, check_int_range
 
 from .cards import (
     CHURRO, DECK_COMPOSITION, FREELOADER, HAND_SIZES, KIND_NAMES, MAX_PLAYERS, MIN_PLAYERS, NUM_KINDS,
@@ -297,16 +297,16 @@ def check_pick(state: State, seat: int, action: object, agent: str | None = None
     """Return ``action`` as int if ``seat`` may pick it now.
 
     Raises:
-        IllegalActionError: not an int kind in the seat's hand, or the game is over (the message
+        IllegalActionError: not an action id (a Python or numpy int in 0..9, see
+            :func:`hod.core.errors.action_id`: ``1.0``, ``True``, arrays are refused) of a kind in
+            the seat's hand, or the game is over (the message
             names the legal actions); nothing is changed.
     """
-    # type(...) is int: the usual case, checked first (bool is a subclass of int, not int itself)
-    ok = ((type(action) is int or (not isinstance(action, bool) and isinstance(action, (int, np.integer))))
-          and 0 <= action < NUM_KINDS and state.round < state.config.num_rounds
-          and state.hands[(seat - state.pick) % state.config.num_players, action] > 0)
-    if not ok:
+    a = action_id(action, NUM_KINDS)  # the type and range check of both games (hod.core.errors)
+    if (a is None or state.round >= state.config.num_rounds
+            or state.hands[(seat - state.pick) % state.config.num_players, a] <= 0):
         raise IllegalActionError(agent or f"seat {seat}", action, legal_actions(state, seat), names=kind_name)
-    return int(action)
+    return a
 
 
 def apply_actions(state: State, picks: Sequence[int]) -> bool:

@@ -35,6 +35,7 @@ GAME = GameInfo(
         "random": "hod.agents.base:RandomBot",
         "greedy": "hod.agents.tapeo_bots:GreedyBot",
         "expert": "hod.agents.tapeo_bots:ExpertBot",
+        "ranking": "hod.agents.tapeo_bots:RankingBot",
         "search": "hod.agents.tapeo_search:SearchBot",
     },
     batched_engine="tapeo_env.rules.batched:BatchedTapeo",

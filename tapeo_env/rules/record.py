@@ -3,8 +3,10 @@
 Schema (``format_version`` 1; kinds are written by name, see :data:`tapeo_env.rules.cards.KIND_NAMES`)::
 
     {
-      "game": "tapeo", "format_version": 1, "env": "tapeo_v0",
+      "game": "tapeo", "format_version": 1,   # the common header (hod.core.records.record_header)
       "seed": 123 | null,               # engine seed (informative: replay never uses our RNG)
+      "players": ["human", "expert", ...] | null,  # optional: who played each seat (labels)
+      "env": "tapeo_v0",
       "num_players": 4, "hand_size": 8,
       "deck": {"tortilla": 14, ...},    # deck composition (T1)
       "rounds": [                       # one per round, 3
@@ -18,6 +20,7 @@ Schema (``format_version`` 1; kinds are written by name, see :data:`tapeo_env.ru
       "winners": [0]                    # seats sharing the win (T10)
     }
 
+Numbers are checked by type as well as value (a float seat, score or count is a RecordError).
 The dealt hands are explicit, so another implementation can replay the game without our random
 generator: deal ``dealt``, apply ``picks`` pick by pick (passing hands left), reveal ``last``.
 """
@@ -27,9 +30,18 @@ import os
 from typing import Any
 
 from hod.core.errors import ConfigError, IllegalActionError, RecordError
-from hod.core.records import check_header, load_record as _load, save_record as _save
+from hod.core.records import (
+    check_common,
+    check_header,
+    load_record as _load,
+    record_header,
+    record_int,
+    record_ints,
+    save_record as _save,
+)
 
 from .cards import DECK_COMPOSITION, KIND_NAMES, kind_index
+from .cards import MAX_PLAYERS, MIN_PLAYERS
 from .engine import Config, State, apply_actions, new_game
 
 GAME = "tapeo"
@@ -38,12 +50,18 @@ FORMAT_VERSION = 1
 DECK = dict(zip(KIND_NAMES, DECK_COMPOSITION))
 
 
-def make_record(state: State, seed: int | None = None) -> dict[str, Any]:
+def make_record(state: State, seed: int | None = None, players: list[str] | None = None) -> dict[str, Any]:
     """The record of a finished game.
 
+    Args:
+        state: the finished game.
+        seed: the engine seed it was dealt from, if known (informative).
+        players: optional label of who played each seat (bot name, model id, ``"human"``).
+
     Raises:
-        RecordError: no game (``state`` None), the game is not over, or it was not played with
-            the deck of the rules (T1, :data:`DECK`).
+        RecordError: no game (``state`` None), the game is not over, it was not played with
+            the deck of the rules (T1, :data:`DECK`), or ``players`` is not None or a list of
+            one str per seat.
     """
     if state is None:
         raise RecordError("no game: a Tapeo record can only be made of a finished game")
@@ -63,8 +81,8 @@ def make_record(state: State, seed: int | None = None) -> dict[str, Any]:
             "scores": [int(x) for x in state.round_scores[r]],
         })
     return {
-        "game": GAME, "format_version": FORMAT_VERSION, "env": "tapeo_v0",
-        "seed": None if seed is None else int(seed),
+        **record_header(GAME, FORMAT_VERSION, seed, players, cfg.num_players),
+        "env": "tapeo_v0",
         "num_players": cfg.num_players, "hand_size": cfg.hand_size,
         "deck": dict(DECK),
         "rounds": rounds,
@@ -81,15 +99,19 @@ def replay(record: dict[str, Any]) -> State:
         The finished :class:`~tapeo_env.rules.engine.State`.
 
     Raises:
-        RecordError: wrong game/version, missing or malformed fields, a deck composition other
+        RecordError: wrong game/version, missing or malformed fields (numbers must be ints of
+            their legal range: a float count or score is refused, never truncated), a bad
+            ``seed`` or ``players`` (hod.core.records.check_common), a deck composition other
             than the rules' (T1, :data:`DECK`; the message gives it), an illegal pick, or round
             scores, churros, final scores or winners that differ from the replayed game.
     """
     check_header(record, GAME, FORMAT_VERSION)
+    n = record_int("num_players", record.get("num_players"), MIN_PLAYERS, MAX_PLAYERS)
+    check_common(record, n)
     if record.get("deck") != DECK:
         raise RecordError(f"deck {record.get('deck')!r} is not the deck of the rules (T1); expected {DECK}")
     try:
-        cfg = Config(num_players=record["num_players"], deck=DECK_COMPOSITION, hand_size=record["hand_size"])
+        cfg = Config(num_players=n, deck=DECK_COMPOSITION, hand_size=record_int("hand_size", record.get("hand_size"), 1, 20))
         rounds = record["rounds"]
         if not isinstance(rounds, list) or len(rounds) != cfg.num_rounds:
             raise RecordError(f"record must hold {cfg.num_rounds} rounds")
@@ -104,7 +126,7 @@ def replay(record: dict[str, Any]) -> State:
             last = [KIND_NAMES[k] for k in state.reveals[r][-1]]
             if last != rnd["last"]:
                 raise RecordError(f"round {r + 1}: last tapas {rnd['last']} recorded, replay reveals {last}")
-            if [int(x) for x in state.round_scores[r]] != rnd["scores"]:
+            if [int(x) for x in state.round_scores[r]] != record_ints(f"round {r + 1} scores", rnd["scores"], n):
                 raise RecordError(f"round {r + 1}: scores {rnd['scores']} recorded, replay gives "
                                   f"{state.round_scores[r].tolist()}")
     except RecordError:
@@ -115,7 +137,12 @@ def replay(record: dict[str, Any]) -> State:
         raise RecordError(f"Tapeo record does not replay: {e}") from e
     for key, got in (("churros", state.churros_kept.tolist()), ("final_scores", state.final_scores.tolist()),
                      ("winners", list(state.winners))):
-        if record.get(key) != got:
+        want = record.get(key)
+        if key == "winners":
+            record_ints(key, want, hi=n - 1)
+        else:
+            record_ints(key, want, n)
+        if want != got:
             raise RecordError(f"{key} {record.get(key)} recorded, replay gives {got}")
     return state
 
