@@ -300,7 +300,7 @@ class BatchedTapeo:
 
     def _deal(self, g: np.ndarray) -> None:
         """Deal round ``round[g]`` of games ``g`` (tapeo.txt: the whole deck reshuffled each round)."""
-        s, n, hs = self.state, self.num_players, self.hand_size
+        s = self.state
         G = len(g)
         if G == 0:
             return
@@ -420,7 +420,7 @@ class BatchedTapeo:
 
         ``kinds`` (G, n) are legal, ``flat`` their flat indices in hands/bars; ``g`` the games
         (None: all)."""
-        s, n = self.state, self.num_players
+        s = self.state
         hf, bf = s.hands.reshape(-1), s.bars.reshape(-1)
         hf[flat] -= 1
         bf[flat] += 1
