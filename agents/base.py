@@ -6,6 +6,8 @@ action (an ``int`` whose mask entry is 1). Bots are seeded and hold no training 
 
 Search bots may additionally receive a ``belief``: a callable ``belief(rng) -> state`` that samples a
 full game state consistent with what the seat knows (see each game's ``sample_consistent_state``).
+A belief may carry the seat it samples for as the attribute ``belief.seat`` (the tournament's
+does); a bot must not count on it.
 """
 from __future__ import annotations
 

@@ -196,14 +196,14 @@ class OnnxPolicy(Bot):
         self.session, card = _load(str(self.path), threads, stamp, bool(verify))
         card = validate_model_card(card, str(self.path), game=game, num_players=num_players)
         obs_size, num_actions = game_sizes(card["game"])
-        self.card = validate_model_card(card, str(self.path), layout_version=None, obs_size=obs_size,
+        self.model_card = validate_model_card(card, str(self.path), layout_version=None, obs_size=obs_size,
                                   num_actions=num_actions)
-        self.game = self.card["game"]
+        self.game = self.model_card["game"]
         self.deterministic = deterministic
         self.rules = rules
-        self.encoder = get_encoder(self.card.get("obs_encoder", "none"), self.game).with_rules(**rules)
-        self.obs_size = int(self.card["obs_size"])
-        self.num_actions = int(self.card["num_actions"])
+        self.encoder = get_encoder(self.model_card.get("obs_encoder", "none"), self.game).with_rules(**rules)
+        self.obs_size = int(self.model_card["obs_size"])
+        self.num_actions = int(self.model_card["num_actions"])
 
     def run(self, observation: np.ndarray, action_mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Batch inference: ``(action int64 [B], masked logits float32 [B, A])``.

@@ -23,7 +23,7 @@ from hod.evaluation.tournament import run_tournament
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="python -m hod.benchmarks.tournament",
-        description="Play seeded games between bots (seats rotated, duplicate deals) and report "
+        description="Play seeded games between bots (every seat order, duplicate deals) and report "
         "win rates (Wilson 95%), mean points and margins (t 95%), OpenSkill ratings.",
     )
     p.add_argument("--game", required=True, help="tapeo or robada")
@@ -35,6 +35,10 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--workers", type=int, default=1, help="worker processes (default 1)")
     p.add_argument("--no-duplicate", dest="duplicate", action="store_false",
                    help="one game per deal instead of replaying each deal in every seat rotation")
+    p.add_argument("--seating", choices=("auto", "cyclic", "permutations"), default="auto",
+                   help="seat orders: cyclic (the n rotations), permutations (all n!, which also "
+                   "cancel who sits next to whom), auto (default: permutations up to 4 players when "
+                   "--games is a multiple of n!, else cyclic)")
     p.add_argument("--env-kwargs", default="{}", metavar="JSON",
                    help='extra raw_env options as a JSON object, e.g. \'{"reward_scheme": "points"}\'')
     p.add_argument("--out", metavar="PREFIX", help="write PREFIX.md, PREFIX.json and PREFIX.png")
@@ -74,6 +78,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         res = run_tournament(
             args.game, args.lineup, args.games, seed=args.seed, workers=args.workers,
             duplicate=args.duplicate, progress=args.progress, env_kwargs=env_kwargs,
+            seating=args.seating,
         )
     except ConfigError as e:
         print(f"error: {e}", file=sys.stderr)

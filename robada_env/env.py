@@ -375,7 +375,8 @@ class RobadaParallelEnv(_RobadaCore, ParallelEnv):
         offenders = []
         for i, a in enumerate(live):
             act = actions.get(a, NOOP)
-            aid = action_id(act, NUM_ACTIONS)   # one type check for both games: ints only
+            # one type check for both games (hod.core.errors.action_id); a plain int skips the call
+            aid = act if (type(act) is int and 0 <= act < NUM_ACTIONS) else action_id(act, NUM_ACTIONS)
             if a == actor:
                 legal = legal_actions(s)
                 if aid is None or aid not in legal:

@@ -156,3 +156,21 @@ def test_robada_engine_drawn_seeds_deal_like_new_game():
     eng.reset()
     eng.reset(games=[2], seeds=[123])
     assert eng.deck[2].tolist() == list(R.new_game(R.Config(num_players=3), seed=123).deck_order)
+
+
+def test_the_single_game_path_gives_the_array_path_numbers():
+    """The single engines deal with Python ints (deal.*_one), the batched engines with arrays:
+    the same numbers, shuffles and prefixes for every seed, stream and count."""
+    from hod.core import deal
+
+    cards = list(range(40))
+    seeds = [0, 1, 7, 2**63 - 1, 2**64 - 1, 123456789]
+    for stream in (0, 1, 2):
+        arr = deal.stream_numbers(np.array(seeds, np.uint64), stream, 40)
+        for i, s in enumerate(seeds):
+            assert deal.stream_numbers_one(s, stream, 40) == arr[i].tolist()
+            assert deal.shuffled_one(cards, s, stream) == \
+                deal.shuffled(np.array(cards), np.array([s], np.uint64), stream)[0].tolist()
+            for count in (1, 20, 40):
+                assert deal.shuffled_prefix_one(cards, s, stream, count) == \
+                    deal.shuffled_prefix(np.array(cards), np.array([s], np.uint64), stream, count)[0].tolist()

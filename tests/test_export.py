@@ -26,8 +26,8 @@ def exported(tmp_path_factory):
     out = tmp_path_factory.mktemp("export_run")
     t = Trainer("tapeo", smoke_config("tapeo", players=[2, 4], net_arch=[64, 64]), out, progress=False, log=None)
     s = t.run()
-    onnx_path, card_path = export_onnx(s["checkpoint"], out / "export")
-    return s["checkpoint"], onnx_path, card_path
+    onnx_path, model_card_path = export_onnx(s["checkpoint"], out / "export")
+    return s["checkpoint"], onnx_path, model_card_path
 
 
 def recorded_observations(count: int, seed: int = 0):
@@ -79,13 +79,13 @@ def test_onnx_and_torch_agree_on_1000_recorded_observations(exported):
 
 
 def test_export_graph_and_card(exported):
-    ckpt, onnx_path, card_path = exported
+    ckpt, onnx_path, model_card_path = exported
     proto = onnx.load(onnx_path)
     assert max(o.version for o in proto.opset_import if o.domain in ("", "ai.onnx")) >= 14
     assert [i.name for i in proto.graph.input] == ["observation", "action_mask"]
     assert [o.name for o in proto.graph.output] == ["action", "logits"]
     assert proto.graph.input[1].type.tensor_type.elem_type == onnx.TensorProto.INT8
-    card = json.loads(card_path.read_text())
+    card = json.loads(model_card_path.read_text())
     embedded = json.loads({p.key: p.value for p in proto.metadata_props}[METADATA_KEY])
     assert card["game"] == embedded["game"] == "tapeo" and card["player_counts"] == [2, 4]
     assert card["onnx"]["file"] == "tapeo_ppo.onnx" and len(card["onnx"]["sha256"]) == 64
@@ -123,20 +123,20 @@ def test_onnx_policy_rejects_wrong_game_count_layout_and_damaged_files(exported,
 def test_onnx_policy_rejects_a_flipped_weight_byte_and_a_contradicting_card(exported, tmp_path):
     import shutil
 
-    _, onnx_path, card_path = exported
+    _, onnx_path, model_card_path = exported
     # One byte flipped in the middle of the file (inside the weights: onnxruntime alone would load
     # it and compute other logits); the card beside it records the sha256 of the original bytes.
     data = bytearray(onnx_path.read_bytes())
     data[len(data) // 2] ^= 0xFF
     bad = tmp_path / "flipped.onnx"
     bad.write_bytes(bytes(data))
-    shutil.copy(card_path, tmp_path / "flipped.json")
+    shutil.copy(model_card_path, tmp_path / "flipped.json")
     with pytest.raises(CheckpointError, match="sha256 does not match"):
         OnnxPolicy(bad)
     # The same bytes as the export, but a card beside it for another game.
     same = tmp_path / "other.onnx"
     shutil.copy(onnx_path, same)
-    card = json.loads(card_path.read_text())
+    card = json.loads(model_card_path.read_text())
     card["game"] = "robada"
     (tmp_path / "other.json").write_text(json.dumps(card))
     with pytest.raises(CheckpointError, match="disagree on 'game'"):
@@ -165,23 +165,23 @@ def _export_with_card(onnx_path, folder, stem, **changes):
 def test_onnx_policy_needs_its_card_unless_verify_is_false(exported, tmp_path):
     import shutil
 
-    _, onnx_path, card_path = exported
+    _, onnx_path, model_card_path = exported
     bare = tmp_path / "bare.onnx"
     shutil.copy(onnx_path, bare)
     with pytest.raises(CheckpointError, match=r"no model card bare\.json beside it.*verify=False"):
         OnnxPolicy(bare)
     assert OnnxPolicy(bare, verify=False).game == "tapeo"       # explicitly unchecked: loads
     # a card beside it without onnx.sha256 cannot vouch for the bytes either
-    card = json.loads(card_path.read_text())
+    card = json.loads(model_card_path.read_text())
     del card["onnx"]["sha256"]
     (tmp_path / "bare.json").write_text(json.dumps(card))
     with pytest.raises(CheckpointError, match="holds no onnx.sha256"):
         OnnxPolicy(bare)
     # the card is part of the cache key: once the right card is written the same file loads...
-    shutil.copy(card_path, tmp_path / "bare.json")
+    shutil.copy(model_card_path, tmp_path / "bare.json")
     assert OnnxPolicy(bare).game == "tapeo"
     # ...and a card changed afterwards (another sha256) is read and checked again, not served from cache
-    card = json.loads(card_path.read_text())
+    card = json.loads(model_card_path.read_text())
     card["onnx"]["sha256"] = "0" * 64
     (tmp_path / "bare.json").write_text(json.dumps(card))
     with pytest.raises(CheckpointError, match="sha256 does not match"):

@@ -215,4 +215,5 @@ def test_naming_ppo_without_onnxruntime_is_a_usage_error(no_onnxruntime, capsys)
     assert e.value.code == 2
     err = capsys.readouterr().err
     assert "need onnxruntime, which is not installed (pip install 'house-of-decks-rl[onnx]')" in err
+    # the search bot's playouts run the shipped network: not playable without onnxruntime either
     assert "bots playable now: ['expert', 'greedy', 'random', 'ranking']" in err

@@ -135,7 +135,7 @@ def encoded_run(tmp_path_factory):
     t = Trainer("robada", cfg, out, progress=False, log=None)
     assert t.model.observation_space.shape == (192 + 135,)
     s = t.run()
-    onnx_path, card_path = export_onnx(s["checkpoint"], out / "export")
+    onnx_path, model_card_path = export_onnx(s["checkpoint"], out / "export")
     return t, s, onnx_path
 
 

@@ -26,7 +26,7 @@ import pytest
 
 from hod.agents.model_card import CheckpointError
 from hod.training import checkpoint as ckpt_mod
-from hod.training.checkpoint import CARD_MEMBER, load_checkpoint, save_checkpoint
+from hod.training.checkpoint import MODEL_CARD_MEMBER, load_checkpoint, save_checkpoint
 from hod.training.config import smoke_config
 from hod.training.train import Trainer
 
@@ -90,7 +90,7 @@ def _sb3_archive(run, marker: Path, dst: Path) -> Path:
     data[field][":serialized:"] = base64.b64encode(pickle.dumps(Payload(marker))).decode()
     members["data"] = json.dumps(data).encode()
     with zipfile.ZipFile(run.out / "checkpoints" / "final.zip") as z:
-        members[CARD_MEMBER] = z.read(CARD_MEMBER)
+        members[MODEL_CARD_MEMBER] = z.read(MODEL_CARD_MEMBER)
     with zipfile.ZipFile(dst, "w") as z:
         for name, b in members.items():
             z.writestr(name, b)
@@ -305,9 +305,9 @@ def test_the_side_card_is_renamed_right_after_its_checkpoint(run, tmp_path, monk
     order = []
     real = os.replace
     monkeypatch.setattr(os, "replace", lambda a, b: (order.append(Path(b).name), real(a, b))[1])
-    path = save_checkpoint(run.model, tmp_path / "latest.zip", run.card())
+    path = save_checkpoint(run.model, tmp_path / "latest.zip", run.model_card())
     assert order == ["latest.zip", "latest.json"]
     assert path.with_suffix(".json").stat().st_mtime_ns >= path.stat().st_mtime_ns
     with zipfile.ZipFile(path) as z:
-        assert json.loads(z.read(CARD_MEMBER)) == json.loads(path.with_suffix(".json").read_text())
+        assert json.loads(z.read(MODEL_CARD_MEMBER)) == json.loads(path.with_suffix(".json").read_text())
     assert sorted(x.name for x in tmp_path.iterdir()) == ["latest.json", "latest.zip"]

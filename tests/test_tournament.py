@@ -250,13 +250,17 @@ def test_four_players_each_slot_sits_at_each_seat_equally(fake):
     assert [b.seat_games for b in r.bots] == [[3, 3, 3, 3]] * 4
 
 
-def test_duplicate_deals_give_equal_bots_identical_results(fake):
+@pytest.mark.parametrize("seating, deals", [("cyclic", 10), ("permutations", 5)])
+def test_duplicate_deals_give_equal_bots_identical_results(fake, seating, deals):
     lineup = [const("x", 0), const("y", 0), const("z", 0)]
-    r = run_tournament(fake, lineup, num_games=30, env_kwargs=kw(hand_range=9))
-    # every deal is replayed 3 times and each slot holds each seat's hand once, so over a deal each
-    # slot scores the sum of the 3 hands and collects the seats' win shares, which add up to 1:
-    # win rate exactly 10/30 = 1/3, equal mean points, margin 0 in every deal (interval [0, 0])
-    assert r.num_deals == 10 and [g["env_seed"] for g in r.games[:3]].count(r.games[0]["env_seed"]) == 3
+    r = run_tournament(fake, lineup, num_games=30, env_kwargs=kw(hand_range=9), seating=seating)
+    # every deal is replayed in each of the m seat orders (3 rotations or 3! = 6 permutations) and
+    # each slot holds each seat's hand equally often, so over a deal each slot scores the same sum
+    # and collects the same win shares: win rate exactly 1/3, equal mean points, margin 0 in every
+    # deal (interval [0, 0])
+    per_deal = 30 // deals
+    assert r.seating == seating and r.num_deals == deals and r.games_per_deal == per_deal
+    assert [g["env_seed"] for g in r.games[:per_deal]].count(r.games[0]["env_seed"]) == per_deal
     assert [b.wins for b in r.bots] == pytest.approx([10.0, 10.0, 10.0], abs=1e-9)
     assert r.bots[0].points == r.bots[1].points == r.bots[2].points
     for b in r.bots:

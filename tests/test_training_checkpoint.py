@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from hod.agents.model_card import MODEL_CARD_FORMAT, CheckpointError
-from hod.training.checkpoint import CARD_MEMBER, load_checkpoint, read_checkpoint
+from hod.training.checkpoint import MODEL_CARD_MEMBER, load_checkpoint, read_checkpoint
 from hod.training.config import smoke_config
 from hod.training.train import Trainer
 
@@ -27,7 +27,7 @@ def _rewrite(src, dst, edit_card=None, drop_card=False):
     with zipfile.ZipFile(src) as zin, zipfile.ZipFile(dst, "w") as zout:
         for item in zin.infolist():
             data = zin.read(item.filename)
-            if item.filename == CARD_MEMBER:
+            if item.filename == MODEL_CARD_MEMBER:
                 if drop_card:
                     continue
                 card = json.loads(data)

@@ -50,12 +50,12 @@ from .numpy_policy import NumpyPolicy
 CHECKPOINT_FORMAT = "house-of-decks-checkpoint"
 CHECKPOINT_VERSION = 2   # 1: the pickle-based SB3 archives of earlier versions (refused)
 META_MEMBER = "checkpoint.json"
-CARD_MEMBER = "model_card.json"
+MODEL_CARD_MEMBER = "model_card.json"
 POLICY_MEMBER = "policy.npz"
 OPTIMIZER_MEMBER = "optimizer.npz"
 SPACE_MEMBER = "observation_space.npz"
 POOL_PREFIX = "pool/"
-MEMBERS = (META_MEMBER, CARD_MEMBER, POLICY_MEMBER, OPTIMIZER_MEMBER, SPACE_MEMBER)
+MEMBERS = (META_MEMBER, MODEL_CARD_MEMBER, POLICY_MEMBER, OPTIMIZER_MEMBER, SPACE_MEMBER)
 #: the members of an archive written by ``stable_baselines3``'s ``save`` (pickled ``data``)
 SB3_MEMBERS = ("data", "policy.pth", "policy.optimizer.pth", "pytorch_variables.pth")
 ACTIVATIONS = ("tanh", "relu")
@@ -63,7 +63,7 @@ MAX_LAYER_WIDTH = 1 << 16
 MAX_LAYERS = 32
 
 
-def card_path(checkpoint: str | os.PathLike) -> Path:
+def model_card_path(checkpoint: str | os.PathLike) -> Path:
     """Path of the side-car model card of a checkpoint or export (same stem, ``.json``)."""
     return Path(checkpoint).with_suffix(".json")
 
@@ -135,7 +135,7 @@ def checkpoint_members(model, card: dict[str, Any],
     }
     members = {
         META_MEMBER: json_bytes(meta),
-        CARD_MEMBER: json_bytes(card),
+        MODEL_CARD_MEMBER: json_bytes(card),
         POLICY_MEMBER: _npz_bytes(weights),
         OPTIMIZER_MEMBER: _npz_bytes(opt_arrays),
         SPACE_MEMBER: _npz_bytes({"low": np.asarray(space.low), "high": np.asarray(space.high)}),
@@ -162,7 +162,7 @@ def save_checkpoint(model, path: str | os.PathLike, card: dict[str, Any],
         for name, data in checkpoint_members(model, card, pool_snapshots).items():
             z.writestr(name, data)
     # the archive first, then its card, renamed back to back: the card is never older
-    atomic_write_many([(path, buf.getvalue()), (card_path(path), json_bytes(card))])
+    atomic_write_many([(path, buf.getvalue()), (model_card_path(path), json_bytes(card))])
     return path
 
 
@@ -200,8 +200,8 @@ def read_checkpoint(path: str | os.PathLike, game: Optional[str] = None, num_pla
             bad = z.testzip()
             if bad is not None:
                 raise CheckpointError(f"{path}: corrupt checkpoint (member {bad!r} fails its CRC check)")
-            if CARD_MEMBER not in names:
-                raise CheckpointError(f"{path}: not a House of Decks checkpoint, or a damaged one (no {CARD_MEMBER} inside)")
+            if MODEL_CARD_MEMBER not in names:
+                raise CheckpointError(f"{path}: not a House of Decks checkpoint, or a damaged one (no {MODEL_CARD_MEMBER} inside)")
             foreign = [n for n in names if n not in MEMBERS and not _is_pool_member(n)]
             if foreign:
                 raise CheckpointError(f"{path}: unexpected members {foreign} in the checkpoint; a checkpoint "
@@ -209,7 +209,7 @@ def read_checkpoint(path: str | os.PathLike, game: Optional[str] = None, num_pla
             missing = [n for n in MEMBERS if n not in names]
             if missing:
                 raise CheckpointError(f"{path}: not a complete House of Decks checkpoint (no {missing} inside)")
-            card = json.loads(z.read(CARD_MEMBER).decode("utf-8"))
+            card = json.loads(z.read(MODEL_CARD_MEMBER).decode("utf-8"))
     except CheckpointError:
         raise
     except (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, OSError, ValueError, KeyError,

@@ -177,7 +177,7 @@ def policy_factory(spec: str, game: Optional[str], player_counts: Optional[Seque
         game = bot.game
         for n in player_counts or ():
             make(str(path), game=game, num_players=n, **rules)
-        return game, path.stem, functools.partial(make, str(path), game=game, **rules), dict(bot.card)
+        return game, path.stem, functools.partial(make, str(path), game=game, **rules), dict(bot.model_card)
     if path.exists() or "/" in spec or suffix:
         raise ConfigError(f"POLICY {spec!r} is neither a .onnx nor a .zip file; legal POLICY: {POLICY_FORMS}")
     if game is None:

@@ -125,11 +125,11 @@ def main(argv: Optional[list[str]] = None) -> int:
     p.add_argument("--opset", type=int, default=OPSET, help="ONNX opset (>= 14)")
     args = p.parse_args(argv)
     try:
-        onnx_path, card_path = export_onnx(args.checkpoint, args.out, args.name, args.opset)
+        onnx_path, model_card_path = export_onnx(args.checkpoint, args.out, args.name, args.opset)
     except (CheckpointError, ValueError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
-    print(f"wrote {onnx_path} and {card_path}")
+    print(f"wrote {onnx_path} and {model_card_path}")
     return 0
 
 

@@ -21,7 +21,6 @@ warm start is recorded in the model card (``hod.training.imitation``).
 from __future__ import annotations
 
 import hashlib
-import importlib
 import io
 import json
 import multiprocessing

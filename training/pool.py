@@ -32,7 +32,7 @@ from typing import Any, Iterable, Optional, Protocol, Sequence, runtime_checkabl
 import numpy as np
 
 from hod import agents
-from hod.agents.base import Bot, RandomBot
+from hod.agents.base import Bot
 from hod.core.errors import ConfigError
 
 from .numpy_policy import NumpyPolicy, PolicyBot

@@ -40,10 +40,10 @@ class PPOBot(Bot):
                  deterministic: bool = True, seed: Optional[int] = None, device: str = "cpu", **options: Any) -> None:
         super().__init__(seed=seed, **options)
 
-        self.model, self.card, _ = load_checkpoint(checkpoint, game=game, num_players=num_players, device=device)
-        self.game = self.card["game"]
+        self.model, self.model_card, _ = load_checkpoint(checkpoint, game=game, num_players=num_players, device=device)
+        self.game = self.model_card["game"]
         self.deterministic = deterministic
-        self.encoder = get_encoder(self.card.get("obs_encoder", "none"), self.game)
+        self.encoder = get_encoder(self.model_card.get("obs_encoder", "none"), self.game)
 
     def _input(self, observation: Observation) -> np.ndarray:
         """The network input: the observation with the card's encoder features appended."""

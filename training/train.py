@@ -228,7 +228,7 @@ class Trainer:
         t = (time.perf_counter() - self._t_start) - self.eval_time
         return steps / t if t > 0 else 0.0
 
-    def card(self) -> dict[str, Any]:
+    def model_card(self) -> dict[str, Any]:
         """The model card of the current policy (schema in :mod:`hod.agents.model_card`)."""
         space = self.model.observation_space
         return {
@@ -262,7 +262,7 @@ class Trainer:
     def save(self, name: str = "latest", with_pool: bool = True) -> Path:
         """Write ``checkpoints/<name>.zip`` (+ card) atomically."""
         path = self.out / "checkpoints" / f"{name}.zip"
-        save_checkpoint(self.model, path, self.card(), dict(self.pool.past) if with_pool else None)
+        save_checkpoint(self.model, path, self.model_card(), dict(self.pool.past) if with_pool else None)
         return path
 
     # ---- the run ----------------------------------------------------------------------------

@@ -62,7 +62,7 @@ PENDING_INFO = {"final_score": 0, "win_share": 0.0}
 def pending_infos(agents: Sequence[str]) -> dict[str, dict]:
     """``{agent: {"final_score": 0, "win_share": 0.0}}`` (:data:`PENDING_INFO`), a fresh dict
     per agent: the infos of ``reset``, of every step before the end and of a truncated game."""
-    return {a: dict(PENDING_INFO) for a in agents}
+    return {a: {"final_score": 0, "win_share": 0.0} for a in agents}   # literal: faster than dict(PENDING_INFO)
 
 
 def final_infos(scores: Sequence[int], winners: Sequence[int]) -> list[dict]:

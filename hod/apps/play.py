@@ -28,7 +28,7 @@ import numpy as np
 from hod.core.errors import ConfigError
 
 from hod.agents.onnx_policy import shipped_opponents
-from hod.agents.registry import make, names
+from hod.agents.registry import factory, make, names
 
 #: Registered bot names from strongest to weakest; the default opponent is the first one
 #: registered. A name ``ppo_<suffix>`` (a shipped variant) ranks with ``ppo``.
@@ -81,9 +81,10 @@ def onnx_available() -> bool:
 
 
 def needs_onnx(game: str, name: str) -> bool:
-    """True if the bot ``name`` of ``game`` is a shipped ONNX export (``ppo``, ``ppo_<suffix>``),
-    which needs onnxruntime."""
-    return name in shipped_opponents(game)
+    """True if the bot ``name`` of ``game`` needs onnxruntime at its default options: a shipped
+    ONNX export (``ppo``, ``ppo_<suffix>``), or a bot whose class says ``needs_onnx = True``
+    (Tapeo's ``search``, whose playouts run the shipped network)."""
+    return name in shipped_opponents(game) or bool(getattr(factory(game, name), "needs_onnx", False))
 
 
 def default_opponent(game: str, notices: Optional[list[str]] = None) -> str:

@@ -189,3 +189,41 @@ def shuffled_prefix(cards: np.ndarray, seeds: np.ndarray, stream, count: int) ->
         out[j] = flat[r]
         flat[r] = deck[:, j]
     return out.T
+
+
+# ---- one game with Python ints: the same numbers, without numpy's per-call cost ----------------
+_MASK = SEED_LIMIT - 1
+
+
+def _mix_int(z: int) -> int:
+    """:func:`_mix` of one Python int (wrapping 64-bit arithmetic)."""
+    z ^= z >> 30
+    z = (z * 0xBF58476D1CE4E5B9) & _MASK
+    z ^= z >> 27
+    z = (z * 0x94D049BB133111EB) & _MASK
+    return z ^ (z >> 31)
+
+
+def stream_numbers_one(seed: int, stream: int, count: int) -> list[int]:
+    """:func:`stream_numbers` of one game as Python ints (the same numbers; a single-game engine
+    deals with this, the batched engines with the array form; ``tests/test_deal.py`` checks they
+    agree)."""
+    s = _mix_int((seed + int(_GOLDEN)) & _MASK)
+    key = _mix_int((s + (stream + 1) * int(_GOLDEN)) & _MASK)
+    gamma = int(_GAMMA)
+    return [_mix_int((key + (j + 1) * gamma) & _MASK) for j in range(count)]
+
+
+def shuffled_one(cards: list, seed: int, stream: int = 0) -> list:
+    """:func:`shuffled` of one game: the ``cards`` (a list) in the seed's order."""
+    return [c for _, c in sorted(zip(stream_numbers_one(seed, stream, len(cards)), cards))]
+
+
+def shuffled_prefix_one(cards: list, seed: int, stream: int, count: int) -> list:
+    """:func:`shuffled_prefix` of one game: the first ``count`` cards (a list) of the seed's
+    Fisher-Yates shuffle of ``cards`` (a list, not changed)."""
+    deck, size = list(cards), len(cards)
+    for j, x in enumerate(stream_numbers_one(seed, stream, count)):
+        r = (((x >> 32) * (size - j)) >> 32) + j
+        deck[j], deck[r] = deck[r], deck[j]
+    return deck[:count]

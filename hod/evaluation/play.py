@@ -147,9 +147,15 @@ class TournamentTable:
             raise
 
     def _belief(self, seat: int):
-        """``belief(rng) -> state``: a full state consistent with what ``seat`` knows now."""
+        """``belief(rng) -> state``: a full state consistent with what ``seat`` knows now; the
+        function carries the seat as ``belief.seat`` (:class:`hod.agents.base.Bot`)."""
         env, sampler = self.env, self.sampler
-        return lambda rng: sampler(env.unwrapped.game_state, seat, rng)
+
+        def belief(rng):
+            return sampler(env.unwrapped.game_state, seat, rng)
+
+        belief.seat = seat
+        return belief
 
     def _play(self, spec: ScheduledGame) -> GameOutcome:
         env = self.env

@@ -55,10 +55,14 @@ def _bot_row(b: "BotStats", bold: bool = False) -> str:
 
 def scheme_line(r: "TournamentResult") -> str:
     """One sentence saying how many games, deals and rotations the run played."""
+    perms = getattr(r, "seating", "cyclic") == "permutations" and r.num_players > 2
+    orders = f"{r.games_per_deal} seat permutations" if perms else f"{r.num_players} seat rotations"
     if r.duplicate:
-        how = f"{r.num_deals} deals x {r.num_players} seat rotations (duplicate deals)"
+        how = f"{r.num_deals} deals x {orders} (duplicate deals)"
     else:
-        how = f"{r.num_deals} deals, one game each, seat rotation advancing every game"
+        how = (f"{r.num_deals} deals, one game each, seat order advancing every game over all "
+               f"{math.factorial(r.num_players)} permutations" if perms
+               else f"{r.num_deals} deals, one game each, seat rotation advancing every game")
     return f"{r.num_games} games = {how}, seed {r.seed}."
 
 

@@ -12,10 +12,13 @@ Command line::
     python -m hod.benchmarks.tournament --game tapeo --lineup expert greedy greedy greedy \\
         --games 2000 --seed 0 --workers 2 --out results/tapeo_4p
 
-Scheme (details in docs/tournament.md and :mod:`hod.evaluation.schedule`): every deal is replayed
-with the lineup rotated through every seat (``duplicate=True``), or each game has its own deal and
-the rotation advances game by game (``duplicate=False``). ``num_games`` counts games and must be a
-multiple of the player count. Games are played through the raw AEC environment with
+Scheme (details in docs/tournament.md and :mod:`hod.evaluation.schedule`): the lineup is seated
+in every seat order of a scheme (``seating``: the n cyclic rotations, or all n! permutations,
+which also cancel who sits next to whom; ``"auto"``, the default, takes every permutation up to 4
+players when ``num_games`` is a multiple of n!); every deal is replayed in every seat order
+(``duplicate=True``), or each game has its own deal and the order advances game by game
+(``duplicate=False``). ``num_games`` counts games and must be a multiple of the number of seat
+orders. Games are played through the raw AEC environment with
 ``illegal_action="raise"``; every seed derives from ``seed`` (numpy ``SeedSequence``), so the same
 call gives the same result whatever ``workers`` is.
 
@@ -53,7 +56,7 @@ from .play import (
     init_worker,
     play_chunk,
 )
-from .schedule import ScheduledGame, check_seed, make_schedule
+from .schedule import ScheduledGame, check_seed, make_schedule, resolve_seating
 
 #: One lineup slot: a registry name, a bot instance, or a (label, zero-argument factory) pair.
 LineupEntry = Union[str, Bot, Tuple[str, Callable[[], Bot]]]
@@ -105,7 +108,10 @@ class TournamentResult:
 
     Attributes:
         game, num_players, num_games, seed, duplicate, env_kwargs: the run's arguments.
-        num_deals: number of distinct deals; games_per_deal: n when duplicate, else 1.
+        num_deals: number of distinct deals; games_per_deal: the number of seat orders when
+            duplicate, else 1.
+        seating: the seat orders played, ``"cyclic"`` or ``"permutations"`` (``"auto"``
+            resolved, :func:`hod.evaluation.schedule.resolve_seating`).
         labels: unique label of each lineup slot.
         bots: one :class:`BotStats` per slot, in lineup order.
         aggregates: one :class:`BotStats` per label used by several (but not all) slots.
@@ -132,6 +138,7 @@ class TournamentResult:
     head_to_head: list[list[Optional[float]]]
     seats: list[dict]
     games: list[dict] = field(repr=False)
+    seating: str = "cyclic"
     workers: int = 1
     elapsed_s: float = 0.0
     games_per_s: float = 0.0
@@ -261,6 +268,7 @@ def run_tournament(
     progress: bool = False,
     env_kwargs: Optional[dict] = None,
     progress_desc: Optional[str] = None,
+    seating: str = "auto",
 ) -> TournamentResult:
     """Play ``num_games`` games of ``game`` between the bots of ``lineup`` and measure them.
 
@@ -270,23 +278,29 @@ def run_tournament(
             name (``agents.names(game)``), a bot instance (then ``workers`` must be 1), or a
             ``(label, factory)`` pair with a zero-argument factory returning a bot (picklable
             when ``workers > 1``). Repeated names are labelled ``name#1``, ``name#2``...
-        num_games: games to play in total; a positive multiple of the player count.
+        num_games: games to play in total; a positive multiple of the number of seat orders
+            (n for ``seating="cyclic"``, n! for ``"permutations"``).
         seed: tournament seed (non-negative int); every deal and bot seed derives from it.
         workers: processes playing games (1 = this process). Results do not depend on it.
-        duplicate: replay each deal once per seat rotation (n games per deal); else one game
-            per deal with the rotation advancing each game.
+        duplicate: replay each deal once per seat order (m games per deal); else one game
+            per deal with the seat order advancing each game.
         progress: show a tqdm progress bar on stderr.
         progress_desc: the bar's label (default ``"<game> <n>p"``).
         env_kwargs: extra options of ``raw_env`` (not ``num_players`` / ``illegal_action``); its
             rule options (the game's ``GameInfo.rule_options``, e.g. Ronda Robada's ``closing_ace``)
             are also given to every bot built by name.
+        seating: seat orders: ``"cyclic"`` (the n rotations), ``"permutations"`` (all n!) or
+            ``"auto"`` (every permutation when n! <= 24 and ``num_games`` is a multiple of n!,
+            else the rotations; :func:`hod.evaluation.schedule.resolve_seating`). The result's
+            ``seating`` says which was played.
 
     Returns:
         :class:`TournamentResult`.
 
     Raises:
         ConfigError: unknown game or bot name (the message lists the legal ones), bad player
-            count (from the environment), num_games not a multiple of the player count, bad
+            count (from the environment), num_games not a multiple of the number of seat orders
+            (the nearest legal values are named), a bad ``seating``, bad
             seed/workers, instances with workers > 1, unpicklable factories with workers > 1.
         IllegalActionError: a bot played an action outside the mask (with a note naming the game).
     """
@@ -304,7 +318,8 @@ def run_tournament(
                           f"{game!r}: {list(get_game(game).player_counts)}")
     bases, labels, specs = _resolve_lineup(game, lineup, workers)
     n = len(specs)
-    schedule = make_schedule(num_games, n, seed, bool(duplicate))
+    seating = resolve_seating(seating, n, num_games)
+    schedule = make_schedule(num_games, n, seed, bool(duplicate), seating)
     table = TournamentTable(game, n, specs, env_kwargs)  # checks the player count and builds every bot
 
     from tqdm.auto import tqdm
@@ -331,7 +346,7 @@ def run_tournament(
     finally:
         bar.close()
     elapsed = time.perf_counter() - t0
-    result = summarize(game, bases, labels, schedule, outcomes, seed, bool(duplicate), env_kwargs)
+    result = summarize(game, bases, labels, schedule, outcomes, seed, bool(duplicate), env_kwargs, seating)
     result.workers = workers
     result.elapsed_s = elapsed
     result.games_per_s = len(schedule) / elapsed if elapsed > 0 else math.inf
@@ -347,8 +362,10 @@ def summarize(
     seed: int,
     duplicate: bool,
     env_kwargs: dict,
+    seating: str = "cyclic",
 ) -> TournamentResult:
-    """Compute every statistic from the played games (pure function of its arguments).
+    """Compute every statistic from the played games (pure function of its arguments;
+    ``seating`` is the scheme the schedule was made with, recorded in the result).
 
     Raises:
         RuntimeError: a game's win shares do not add up to 1 (environment contract broken).
@@ -363,8 +380,8 @@ def summarize(
         g = int(bad[0])
         raise RuntimeError(f"game {g}: win shares {shares[g].tolist()} do not add up to 1")
     deals = np.array([s.deal for s in schedule], dtype=np.int64)
-    seating = np.array([s.seating for s in schedule], dtype=np.int64)  # (G, n) seat -> slot
-    seat_of_slot = np.argsort(seating, axis=1)  # (G, n) slot -> seat
+    slot_at = np.array([s.seating for s in schedule], dtype=np.int64)  # (G, n) seat -> slot
+    seat_of_slot = np.argsort(slot_at, axis=1)  # (G, n) slot -> seat
     marg = _stats.margins(points)
     keys = _stats.finish_keys(points, shares)
     ratings = _stats.openskill_ratings(keys)
@@ -414,8 +431,8 @@ def summarize(
                 )
             )
     h2h = _stats.head_to_head(keys)
-    seat_shares = np.take_along_axis(shares, seating, axis=1)  # (G, n) by seat
-    seat_points = np.take_along_axis(points, seating, axis=1)
+    seat_shares = np.take_along_axis(shares, slot_at, axis=1)  # (G, n) by seat
+    seat_points = np.take_along_axis(points, slot_at, axis=1)
     seats = [
         {"seat": i, "win_rate": float(seat_shares[:, i].mean()), "points": float(seat_points[:, i].mean())}
         for i in range(n)
@@ -438,7 +455,7 @@ def summarize(
         num_players=n,
         num_games=G,
         num_deals=int(deals.max()) + 1,
-        games_per_deal=n if duplicate else 1,
+        games_per_deal=(G // (int(deals.max()) + 1)) if duplicate else 1,
         seed=seed,
         duplicate=duplicate,
         env_kwargs=dict(env_kwargs),
@@ -448,6 +465,7 @@ def summarize(
         head_to_head=[[None if math.isnan(v) else float(v) for v in r] for r in h2h],
         seats=seats,
         games=games,
+        seating=seating,
     )
 
 

@@ -51,7 +51,7 @@ from typing import Optional, Sequence
 
 import numpy as np
 
-from hod.core.deal import game_seed, shuffled
+from hod.core.deal import game_seed, shuffled_one
 from hod.core.errors import ConfigError, IllegalActionError, check_int_range
 
 from .actions import CONFIRM, DROP, NOOP, NUM_ACTIONS, START, TAKE, TAP, action_name
@@ -219,13 +219,14 @@ def _empty_state(config: Config) -> State:
 
 
 _CARD_IDS = np.arange(DECK_SIZE, dtype=np.int8)
+_CARD_ID_LIST = _CARD_IDS.tolist()
 _CARD_IDS.setflags(write=False)
 
 
 def shuffled_deck(seed: int) -> list[int]:
     """The 40 card ids in the order game seed ``seed`` (int, 0..2**64-1) shuffles them:
     :func:`hod.core.deal.shuffled` of the ids 0..39, stream 0 (the batched engine's deal)."""
-    return shuffled(_CARD_IDS, np.array([seed], np.uint64))[0].tolist()
+    return shuffled_one(_CARD_ID_LIST, seed)
 
 
 def new_game(
@@ -337,7 +338,7 @@ def legal_actions(s: State, seat: Optional[int] = None) -> list[int]:
     elif not s.run:
         hand = _rank_counts(s.hands[s.current])
         loose = _rank_counts(s.loose)
-        held = [r for r in range(NUM_RANKS) if hand[r]]
+        held = sorted({c % NUM_RANKS for c in s.hands[s.current]})
         out = [START + r for r in held if can_start(r, hand, loose)]
         out.extend(DROP + r for r in held)
     else:

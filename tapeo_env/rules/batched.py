@@ -210,6 +210,81 @@ class BatchedTapeo:
         self._phi[g] = 0.0
         self._deal(g)
 
+    def load_states(self, states: list, games: Optional[np.ndarray] = None) -> None:
+        """Put positions of the single-game engine into the batch (search bots branch from them).
+
+        Game ``games[k]`` becomes ``states[k]`` (:class:`tapeo_env.rules.engine.State`): its
+        hands (re-indexed by holder: the hand seat ``i`` holds is ``state.hand(i)``), bars, kept
+        churros, undealt tapas, round scores, round, pick and seed, so stepping it deals later
+        rounds exactly as the single engine would (from the state's seed, or from its
+        ``preset_deals``). A finished state is loaded finished (final scores and winners).
+        The same state may be given for several games (it is copied, never shared).
+
+        Args:
+            states: G single-engine states with this engine's :class:`Config`.
+            games: G indices (or a bool mask of shape (B,)) of the games replaced; None = all
+                (then G must be B).
+
+        Raises:
+            ConfigError: a state with another Config, or G different from the number of games
+                named (nothing is changed).
+        """
+        g = self._games(games)
+        states = list(states)
+        if len(states) != len(g):
+            raise ConfigError(f"load_states: {len(states)} states for {len(g)} games")
+        cfg, n = self.config, self.num_players
+        for st in states:
+            if st.config != cfg:
+                raise ConfigError(f"load_states: a state plays {st.config}, the engine {cfg}")
+        # one row per distinct state object, then fanned out to the games (search bots repeat states)
+        first: dict[int, int] = {}
+        rows = np.array([first.setdefault(id(st), len(first)) for st in states], np.intp)
+        uniq = list({id(st): st for st in states}.values())
+        U = len(uniq)
+        hands = np.zeros((U, n, _K), np.uint8)
+        for u, st in enumerate(uniq):
+            if not st.terminal:
+                hands[u] = st.hands[(np.arange(n) - st.pick) % n]
+        s = self.state
+        s.hands[g] = hands[rows]
+        s.bars[g] = np.array([st.bars for st in uniq], np.uint8)[rows]
+        s.churros_kept[g] = np.array([st.churros_kept for st in uniq], np.uint8)[rows]
+        s.undealt[g] = np.array([st.undealt for st in uniq], np.uint8)[rows]
+        s.round_scores[g] = np.array([st.round_scores for st in uniq], np.int16)[rows]
+        over = np.array([st.terminal for st in uniq])
+        s.final_scores[g] = np.array([st.final_scores if st.terminal else np.zeros(n) for st in uniq],
+                                     np.int16)[rows]
+        won = np.zeros((U, n), bool)
+        for u, st in enumerate(uniq):
+            if st.terminal:
+                won[u, list(st.winners)] = True
+        s.winners[g] = won[rows]
+        s.round[g] = np.array([st.round for st in uniq], np.int8)[rows]
+        s.pick[g] = np.array([st.pick for st in uniq], np.int8)[rows]
+        s.seed[g] = np.array([st.seed for st in uniq], np.uint64)[rows]
+        preset = np.array([st.preset_deals is not None for st in uniq])[rows]
+        self._use_preset[g] = preset
+        if preset.any():
+            if self._preset is None:
+                self._preset = np.zeros((self.batch_size, cfg.num_rounds, n, _K), np.uint8)
+            for k in np.flatnonzero(preset):
+                deals = states[k].preset_deals
+                self._preset[g[k]] = [[np.bincount(h, minlength=_K) for h in rnd] for rnd in deals]
+        elif not self._use_preset.any():
+            self._preset = None
+        # reward potentials: the value of the standings the loaded games have reached
+        self._phi[g] = 0.0
+        scores = s.round_scores[g].sum(axis=1, dtype=np.int32)
+        fin = over[rows]
+        if fin.any():
+            scores[fin] = s.final_scores[g[fin]]
+        keep = fin | (self.round_rewards & (s.round[g] > 0))
+        if keep.any():
+            phi = final_rewards_batch(scores, winning_seats_batch(scores, s.churros_kept[g], cfg.rulings),
+                                      self.reward_scheme)
+            self._phi[g[keep]] = phi[keep]
+
     def _games(self, games) -> np.ndarray:
         if games is None:
             return np.arange(self.batch_size)
@@ -225,7 +300,7 @@ class BatchedTapeo:
 
     def _deal(self, g: np.ndarray) -> None:
         """Deal round ``round[g]`` of games ``g`` (tapeo.txt: the whole deck reshuffled each round)."""
-        s, n, hs = self.state, self.num_players, self.hand_size
+        s = self.state
         G = len(g)
         if G == 0:
             return
@@ -345,7 +420,7 @@ class BatchedTapeo:
 
         ``kinds`` (G, n) are legal, ``flat`` their flat indices in hands/bars; ``g`` the games
         (None: all)."""
-        s, n = self.state, self.num_players
+        s = self.state
         hf, bf = s.hands.reshape(-1), s.bars.reshape(-1)
         hf[flat] -= 1
         bf[flat] += 1

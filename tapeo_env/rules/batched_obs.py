@@ -50,7 +50,7 @@ class BatchedEncoder:
 
     def __init__(self, config: Config, exact_division: Optional[bool] = None) -> None:
         self.config = config
-        self.n = n = config.num_players
+        self.n = config.num_players
         deck = np.asarray(config.deck, np.int64)
         inv = _inv_deck(config.deck)
         div = np.ones(OBS_SIZE, np.float64)

@@ -33,7 +33,7 @@ from typing import Optional, Sequence
 
 import numpy as np
 
-from hod.core.deal import draw_seeds, game_seed, shuffled_prefix
+from hod.core.deal import draw_seeds, game_seed, shuffled_prefix_one
 from hod.core.errors import ConfigError, IllegalActionError, action_id, check_int_range
 
 from .cards import (
@@ -218,7 +218,7 @@ def _deal(state: State) -> None:
     ``hand_size`` tapas."""
     cfg = state.config
     n, hs = cfg.num_players, cfg.hand_size
-    deck, sorted_deck, hand_offset = _deal_tables(cfg)
+    deck, sorted_deck_list, hand_offset = _deal_tables(cfg)
     if state.preset_deals is not None:
         hands = state.preset_deals[state.round]
         if len(hands) != n or any(len(h) != hs for h in hands):
@@ -228,8 +228,9 @@ def _deal(state: State) -> None:
         order = [list(h) for h in hands]
         cards = np.array(order, np.int64).ravel()
     else:
-        cards = shuffled_prefix(sorted_deck, np.array([state.seed], np.uint64), state.round, n * hs)[0]
-        order = [cards[i * hs:(i + 1) * hs].tolist() for i in range(n)]
+        dealt = shuffled_prefix_one(sorted_deck_list, state.seed, state.round, n * hs)
+        order = [dealt[i * hs:(i + 1) * hs] for i in range(n)]
+        cards = np.array(dealt, np.int64)
     # count each hand's kinds at once: card c of hand h is bin h * K + c
     state.hands[:] = np.bincount(cards + hand_offset, minlength=n * NUM_KINDS).reshape(n, NUM_KINDS)
     state.undealt[:] = deck - state.hands.sum(axis=0)
@@ -246,15 +247,15 @@ _DEAL_TABLES: dict[tuple, tuple] = {}
 
 def _deal_tables(cfg: Config) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Cached per (deck, n, hand size): the deck counts (int64 (K,)), the deck as sorted kinds
-    (:func:`~tapeo_env.rules.cards.deck_cards`) and ``K * hand`` for each dealt position (n*hs,).
+    (a tuple, :func:`~tapeo_env.rules.cards.deck_cards`) and ``K * hand`` for each dealt position (n*hs,).
     Read-only: ``rng.permutation`` shuffles a copy."""
     key = (cfg.deck, cfg.num_players, cfg.hand_size)
     tables = _DEAL_TABLES.get(key)
     if tables is None:
         n, hs = cfg.num_players, cfg.hand_size
-        tables = (np.asarray(cfg.deck, np.int64), deck_cards(cfg.deck),
+        tables = (np.asarray(cfg.deck, np.int64), tuple(deck_cards(cfg.deck).tolist()),
                   np.repeat(np.arange(n, dtype=np.int64) * NUM_KINDS, hs))
-        for t in tables:
+        for t in (tables[0], tables[2]):
             t.setflags(write=False)
         _DEAL_TABLES[key] = tables
     return tables
@@ -302,7 +303,8 @@ def check_pick(state: State, seat: int, action: object, agent: str | None = None
             the seat's hand, or the game is over (the message
             names the legal actions); nothing is changed.
     """
-    a = action_id(action, NUM_KINDS)  # the type and range check of both games (hod.core.errors)
+    # the type and range check of both games (hod.core.errors.action_id); a plain int skips the call
+    a = action if (type(action) is int and 0 <= action < NUM_KINDS) else action_id(action, NUM_KINDS)
     if (a is None or state.round >= state.config.num_rounds
             or state.hands[(seat - state.pick) % state.config.num_players, a] <= 0):
         raise IllegalActionError(agent or f"seat {seat}", action, legal_actions(state, seat), names=kind_name)
@@ -437,9 +439,11 @@ def unseen_counts(state: State, seat: int) -> np.ndarray:
 def sample_consistent_state(state: State, seat: int, rng: np.random.Generator) -> State:
     """A full state ``seat`` cannot tell from ``state``: the unseen tapas (:func:`unseen_counts`)
     redealt at random among the hands ``seat`` has not seen and the undealt pile, and a fresh
-    seed for later rounds. Used by search bots (hod.agents.base ``belief``)."""
+    seed for later rounds (explicit deals of a replayed game are dropped: the seat has not seen
+    the later rounds' hands). Used by search bots (hod.agents.base ``belief``)."""
     s = state.clone()
     s.seed = draw_seeds(rng)
+    s.preset_deals = None
     if s.terminal:
         return s
     n = s.config.num_players

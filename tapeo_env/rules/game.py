@@ -36,6 +36,7 @@ GAME = GameInfo(
         "greedy": "hod.agents.tapeo_bots:GreedyBot",
         "expert": "hod.agents.tapeo_bots:ExpertBot",
         "ranking": "hod.agents.tapeo_bots:RankingBot",
+        "search": "hod.agents.tapeo_search:SearchBot",
     },
     batched_engine="tapeo_env.rules.batched:BatchedTapeo",
     vector_env="hod.training.tapeo_vector:TapeoVecEnv",

@@ -1,0 +1,287 @@
+"""Tapeo search bot ``search``: determinized playouts over the unseen hands, batched.
+
+Perfect Information Monte Carlo (PIMC) over Tapeo's hidden hands, with the simultaneous pick
+handled by sampling the other seats' picks from a playout policy (tapeo.txt 'Each pick': every
+seat picks at once, in secret):
+
+1. **Candidates.** The legal kinds, ranked by the playout policy's preference at the real
+   observation (the network's logits for an ONNX policy such as the shipped ``ppo``, else the
+   expert's values, :meth:`hod.agents.tapeo_bots.ExpertBot.values`), at most ``candidates`` of
+   them. A decision with one candidate (one kind in hand, or ``candidates=1``) plays it, with no
+   search.
+2. **Determinizations.** ``determinizations`` times, a full state the seat cannot tell from the
+   real one is drawn from ``belief(rng)`` (the game's
+   :func:`tapeo_env.rules.engine.sample_consistent_state`: the seat's own hand, every bar, the
+   kept churros and the hands it held earlier this round, T6-T8, are as they are; the unseen
+   tapas are redealt among the hands it has not seen and the undealt pile; later rounds are dealt
+   from a fresh seed).
+3. **Playouts.** For each determinization, ``playouts`` times: the other seats' picks at this
+   decision are drawn from the playout policy (once, shared by every candidate: the picks are
+   simultaneous, so they cannot depend on the candidate), then for each candidate the pick is
+   revealed and the game is played to its end with the playout policy in every seat (the bot's
+   own later picks included). Every candidate sees the same determinizations, the same picks of
+   the others at this decision and the same random numbers in its playouts (common random
+   numbers), so the comparison between candidates has little noise.
+4. **Value.** A finished playout scores ``win share + margin_weight * margin / 100`` for the seat:
+   the win share is 1 for the only winner and 1/k for each of k shared winners, 0 otherwise
+   (T10: most points, then most churros); the margin is the seat's final points minus the mean of
+   the others' (round points plus the end churros, T9). The candidate with the best mean over the
+   ``determinizations x playouts`` games is played (exact ties: the bot's seeded generator).
+
+All the playouts of one decision run together in the batched engine
+(:class:`tapeo_env.rules.batched.BatchedTapeo`, loaded with
+:meth:`~tapeo_env.rules.batched.BatchedTapeo.load_states`): ``candidates x determinizations x
+playouts`` games step at once, and an ONNX playout policy is asked for every seat of every game
+in one call per pick. With the shipped network (``playout="ppo"``, the default) a decision takes
+about 10-40 ms on one core at the defaults (docs/results.md); a playout policy that is a per-row
+bot (``"expert"``, ``"greedy"``, ``"random"``) is asked row by row and is far slower (the
+expert: about 0.3 ms per seat and pick).
+
+The seat searched for is ``belief.seat`` when the belief carries it (the tournament's does),
+checked against the first sample; otherwise the seat whose observation of every sample equals
+the observation given (:func:`tapeo_env.rules.observation.encode`; the first such seat if a
+position looks the same from several). A belief whose samples no seat's observation matches is
+refused.
+"""
+from __future__ import annotations
+
+from typing import Any, Optional
+
+import numpy as np
+
+from hod.core.errors import ConfigError
+from tapeo_env.rules import engine
+from tapeo_env.rules.batched import BatchedTapeo
+from tapeo_env.rules.observation import decode, encode
+
+from .base import BeliefSampler, Bot, Observation, legal_actions
+from .onnx_policy import OnnxPolicy
+from .tapeo_bots import ExpertBot
+
+__all__ = ["SearchBot", "playout_values", "PLAYOUT_POLICIES"]
+
+#: Playout policies a :class:`SearchBot` accepts: the registered Tapeo bots that decide from the
+#: observation alone (the search bot itself needs a belief, so it is not one of them).
+PLAYOUT_POLICIES = ("ppo", "expert", "greedy", "random")
+
+
+def playout_values(final_scores: np.ndarray, winners: np.ndarray, seat: int, margin_weight: float) -> np.ndarray:
+    """Scores of finished games for ``seat``: win share + ``margin_weight`` x margin / 100.
+
+    Args:
+        final_scores: int (G, n) final points of each game (round points + end churros, T9).
+        winners: bool (G, n) the winners of each game (T10: most points, then most churros).
+        seat: the seat scored, 0..n-1.
+        margin_weight: weight of the margin (points minus the others' mean) per 100 points.
+
+    Returns:
+        float64 (G,); e.g. final scores [8, 4] with seat 0 the only winner, weight 1:
+        1 + (8 - 4) / 100 = 1.04.
+
+    Raises:
+        ConfigError: shapes that differ, fewer than 2 seats, or ``seat`` not one of them.
+    """
+    pts = np.asarray(final_scores, np.float64)
+    won = np.asarray(winners, bool)
+    if pts.ndim != 2 or won.shape != pts.shape or pts.shape[1] < 2 or not 0 <= seat < pts.shape[1]:
+        raise ConfigError(f"final_scores {pts.shape} and winners {won.shape} must be (G, n >= 2) with seat "
+                          f"{seat!r} in 0..n-1")
+    n = pts.shape[1]
+    share = np.where(won[:, seat], 1.0 / np.maximum(won.sum(axis=1), 1), 0.0)
+    margin = pts[:, seat] - (pts.sum(axis=1) - pts[:, seat]) / (n - 1)
+    return share + margin_weight * margin / 100.0
+
+
+def _check_int(name: str, value: Any, low: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low:
+        raise ConfigError(f"{name}={value!r}: legal values are integers >= {low}")
+    return int(value)
+
+
+class SearchBot(Bot):
+    """Determinized, batched playouts (module docstring; registry name ``"search"``).
+
+    Args:
+        seed: seed of the bot's generator (determinizations, the others' picks, playout random
+            numbers, ties) and of its playout policy.
+        determinizations: hidden-hand samples per decision (int >= 1).
+        playouts: playouts per determinization and candidate (int >= 1).
+        playout: the playout policy, one of :data:`PLAYOUT_POLICIES` (``"ppo"``: the shipped
+            network, sampled from its softmax; the others: those bots, one row at a time).
+        candidates: at most this many kinds are searched, the playout policy's favourites first
+            (int >= 1; 10 = every legal kind).
+        margin_weight: weight of the margin per 100 points in a playout's score (number >= 0;
+            0 = win share only).
+
+    Raises:
+        ConfigError: an option outside its legal values (the message names them), an unknown
+            option, or ``act`` needing a search without ``belief``.
+        ImportError: ``playout="ppo"`` without onnxruntime.
+    """
+
+    game = "tapeo"
+    name = "search"
+    needs_belief = True
+    #: At its defaults (``playout="ppo"``) it runs the shipped network: onnxruntime is needed.
+    needs_onnx = True
+
+    def __init__(self, seed: Optional[int] = None, determinizations: int = 32, playouts: int = 1,
+                 playout: str = "ppo", candidates: int = 10, margin_weight: float = 1.0, **options: Any) -> None:
+        super().__init__(seed, **options)
+        self.determinizations = _check_int("determinizations", determinizations, 1)
+        self.playouts = _check_int("playouts", playouts, 1)
+        self.candidates = _check_int("candidates", candidates, 1)
+        if playout not in PLAYOUT_POLICIES:
+            raise ConfigError(f"playout={playout!r}: legal values are {list(PLAYOUT_POLICIES)}")
+        if isinstance(margin_weight, bool) or not isinstance(margin_weight, (int, float, np.integer, np.floating)) \
+                or not margin_weight >= 0:
+            raise ConfigError(f"margin_weight={margin_weight!r}: legal values are numbers >= 0")
+        self.margin_weight = float(margin_weight)
+        self.playout = playout
+        from .registry import make   # the registry imports the declarations, which name this module
+        self._policy = make("tapeo", playout, seed=seed)
+        self._network = isinstance(self._policy, OnnxPolicy)
+        self._expert = self._policy if isinstance(self._policy, ExpertBot) else ExpertBot(seed=seed)
+        self._engines: dict = {}
+
+    def reset(self, seed: Optional[int] = None) -> None:
+        """Start a new game; reseeds the bot's generator (and its policy's) when ``seed`` is given."""
+        super().reset(seed)
+        self._policy.reset(seed)
+        self._expert.reset(seed)
+
+    # ---- step 1 -----------------------------------------------------------------------------
+    def candidate_actions(self, observation: Observation) -> list:
+        """The kinds to search, the playout policy's favourites first (step 1).
+
+        Args:
+            observation: the seat's ``{"observation": float32 (157,), "action_mask": int8 (10,)}``.
+
+        Returns:
+            list of int legal kinds, 1 to ``candidates`` long (ties in ascending kind order).
+        """
+        legal = legal_actions(observation)
+        if legal.size == 1:
+            return [int(legal[0])]
+        if self._network:
+            _, logits = self._policy.run(observation["observation"], observation["action_mask"])
+            pref = logits[0].astype(np.float64)
+        else:
+            pref = self._expert.values(decode(observation["observation"]), legal)
+        order = legal[np.argsort(-pref[legal], kind="stable")]
+        return [int(a) for a in order[: self.candidates]]
+
+    # ---- steps 2-4 --------------------------------------------------------------------------
+    def act(self, observation: Observation, belief: Optional[BeliefSampler] = None) -> int:
+        """The kind to pick (module docstring, steps 1-4).
+
+        Args:
+            observation: the seat's observation dict.
+            belief: ``belief(rng) -> tapeo_env.rules.engine.State`` (needed when there are
+                several candidates).
+
+        Returns:
+            int kind with ``observation["action_mask"][kind] == 1``.
+
+        Raises:
+            ConfigError: several candidates and no ``belief``, or a belief sample that no seat's
+                observation matches.
+        """
+        cands = self.candidate_actions(observation)
+        if len(cands) == 1:
+            return cands[0]
+        values = self.action_values(observation, belief, cands)
+        best = max(values.values())
+        top = [a for a in cands if values[a] >= best - 1e-9]
+        return top[0] if len(top) == 1 else top[int(self.rng.integers(len(top)))]
+
+    def action_values(self, observation: Observation, belief: Optional[BeliefSampler],
+                      candidates: Optional[list] = None) -> dict:
+        """Mean playout score of each candidate (steps 2-4 of the module docstring).
+
+        Args:
+            observation: the seat's observation dict.
+            belief: ``belief(rng) -> State``, full states the seat cannot tell from the real one.
+            candidates: kinds to score (default: :meth:`candidate_actions`), each legal.
+
+        Returns:
+            ``{kind: mean of win share + margin_weight x margin / 100}`` over the
+            ``determinizations x playouts`` playouts.
+
+        Raises:
+            ConfigError: ``belief`` is None, or its first sample matches no seat's observation.
+        """
+        if belief is None:
+            raise ConfigError(
+                "SearchBot is a search bot (needs_belief): act(observation, belief) needs "
+                "belief(rng) -> State, e.g. lambda rng: tapeo_env.sample_consistent_state(state, seat, rng)")
+        cands = self.candidate_actions(observation) if candidates is None else [int(a) for a in candidates]
+        D, P, C = self.determinizations, self.playouts, len(cands)
+        states = [belief(self.rng) for _ in range(D)]
+        seat = self._seat(states, observation, getattr(belief, "seat", None))
+        cfg = states[0].config
+        n = cfg.num_players
+        eng = self._engine(cfg, D * P * C)
+        # game (d, p, c) is row (d * P + p) * C + c: the candidates of one playout are neighbours
+        eng.load_states([st for st in states for _ in range(P * C)])
+        u = self.rng.random((D * P, n))
+        picks = self._policy_picks(eng, u, first_of=C)          # (D * P, n), the others' picks
+        picks = np.repeat(picks, C, axis=0)
+        picks[:, seat] = np.tile(np.asarray(cands, np.int64), D * P)
+        eng.step(picks)
+        while not eng.terminal.any():
+            u = self.rng.random((D * P, n))
+            eng.step(self._policy_picks(eng, np.repeat(u, C, axis=0)))
+        s = eng.state
+        vals = playout_values(s.final_scores, s.winners, seat, self.margin_weight).reshape(D * P, C).mean(axis=0)
+        return {a: float(v) for a, v in zip(cands, vals)}
+
+    def _seat(self, samples: list, observation: Observation, told: Optional[int]) -> int:
+        """The seat searched for (module docstring): ``told`` if given and its observation of the
+        first sample is ``observation``, else the first seat whose observation of every sample is
+        ``observation`` (a seat matching by chance in one sample fails in another).
+
+        Raises:
+            ConfigError: no such seat.
+        """
+        obs = np.asarray(observation["observation"])
+        seats = range(samples[0].config.num_players) if told is None else [int(told)]
+        for i in seats:
+            if all(np.array_equal(encode(st, i), obs) for st in (samples if told is None else samples[:1])):
+                return i
+        raise ConfigError("SearchBot: the belief's samples match no seat's observation (a belief of "
+                          "another seat or another game?)")
+
+    def _engine(self, cfg: "engine.Config", batch: int) -> BatchedTapeo:
+        """A batched engine of ``batch`` games for ``cfg`` (kept for the next decisions)."""
+        key = (cfg, batch)
+        eng = self._engines.get(key)
+        if eng is None:
+            if len(self._engines) > 64:
+                self._engines.clear()
+            eng = self._engines[key] = BatchedTapeo(cfg, batch, seed=0)
+        return eng
+
+    def _policy_picks(self, eng: BatchedTapeo, u: np.ndarray, first_of: int = 1) -> np.ndarray:
+        """The playout policy's picks, int64 (G, n), for games ``0, first_of, 2 * first_of, ...``.
+
+        ``u`` (G, n) are uniform numbers in [0, 1): a network's pick is the inverse of its
+        softmax's cumulative distribution at ``u`` (so equal positions with equal ``u`` pick
+        alike); a per-row bot is asked with its own generator."""
+        n = eng.num_players
+        obs = eng.observe()[::first_of]
+        mask = eng.legal_mask()[::first_of]
+        G = obs.shape[0]
+        obs = obs.reshape(G * n, -1)
+        mask = mask.reshape(G * n, -1)
+        if self._network:
+            _, logits = self._policy.run(obs, mask)
+            z = logits.astype(np.float64)
+            p = np.exp(z - z.max(axis=1, keepdims=True))
+            cum = np.cumsum(p, axis=1)
+            x = u.reshape(-1, 1) * cum[:, -1:] * (1.0 - 1e-12)   # below the total: a legal kind
+            return (cum <= x).sum(axis=1).reshape(G, n).astype(np.int64)
+        out = np.empty(G * n, np.int64)
+        for r in range(G * n):
+            out[r] = self._policy.act({"observation": obs[r], "action_mask": mask[r]})
+        return out.reshape(G, n)

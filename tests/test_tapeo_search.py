@@ -1,0 +1,229 @@
+"""Tapeo search bot ``search`` (hod.agents.tapeo_search): belief samples, the batched engine loaded
+from single-engine states, exact values of hand-worked endings, options, determinism, and games
+through the tournament."""
+import numpy as np
+import pytest
+
+from hod import agents
+from hod.agents.tapeo_search import PLAYOUT_POLICIES, SearchBot, playout_values
+from hod.core.errors import ConfigError
+from hod.evaluation.tournament import run_tournament
+from tapeo_env.rules import engine
+from tapeo_env.rules.batched import BatchedTapeo
+from tapeo_env.rules.cards import CROQUETA, FREELOADER, NUM_KINDS, TORTILLA
+from tapeo_env.rules.observation import encode
+
+
+def obs_of(s, seat):
+    return {"observation": encode(s, seat), "action_mask": engine.legal_mask(s, seat)}
+
+
+def random_positions(n, seed, count=6):
+    """States of a seeded random game of n players at ``count`` points spread over the game."""
+    rng = np.random.default_rng(seed)
+    s = engine.new_game(engine.Config(num_players=n), seed=seed)
+    out = []
+    while not s.terminal:
+        if rng.random() < 0.3:
+            out.append(s.clone())
+        engine.apply_actions(s, [int(rng.choice(engine.legal_actions(s, i))) for i in range(n)])
+    return out[:count]
+
+
+@pytest.mark.parametrize("n", [2, 4, 6])
+def test_belief_samples_keep_everything_the_seat_has_seen(n):
+    rng = np.random.default_rng(1)
+    for s in random_positions(n, seed=10 + n):
+        for seat in range(n):
+            known = engine.known_hands(s, seat)
+            for _ in range(3):
+                b = engine.sample_consistent_state(s, seat, rng)
+                # the seat's own hand, every bar (= every tapa revealed this round), the kept churros
+                # and the finished rounds' scores are the real ones
+                assert np.array_equal(b.hand(seat), s.hand(seat))
+                assert np.array_equal(b.bars, s.bars) and np.array_equal(b.churros_kept, s.churros_kept)
+                assert np.array_equal(b.round_scores, s.round_scores) and (b.round, b.pick) == (s.round, s.pick)
+                # the hands the seat held earlier this round are as it saw them (what left them since
+                # was revealed face up)
+                for j, h in enumerate(known):
+                    if h is not None:
+                        assert np.array_equal(b.hand((seat + 1 + j) % n), h)
+                # the unseen tapas are only moved between the unseen hands and the undealt pile
+                assert np.array_equal(b.hands.sum(axis=0) + b.undealt, s.hands.sum(axis=0) + s.undealt)
+                assert (b.hands.sum(axis=1) == s.cards_in_hand).all()
+                # so the seat's whole observation is the real one
+                assert np.array_equal(encode(b, seat), encode(s, seat))
+
+
+@pytest.mark.parametrize("n", [2, 3, 5])
+def test_the_batched_engine_loaded_with_states_plays_as_the_single_engine(n):
+    rng = np.random.default_rng(n)
+    for s in random_positions(n, seed=n, count=3):
+        eng = BatchedTapeo(engine.Config(num_players=n), 2, seed=0)
+        eng.load_states([s, s])
+        ref = s.clone()
+        while not ref.terminal:
+            for i in range(n):
+                assert np.array_equal(eng.observe()[1, i], encode(ref, i))
+            picks = [int(rng.choice(engine.legal_actions(ref, i))) for i in range(n)]
+            eng.step(np.array([picks, picks]))
+            engine.apply_actions(ref, picks)
+        assert eng.terminal.all()
+        assert eng.scores().tolist() == [engine.scores(ref)] * 2
+        assert eng.state.winners[0].tolist() == [i in ref.winners for i in range(n)]
+
+
+def test_loaded_explicit_deals_deal_the_later_rounds_and_beliefs_drop_them():
+    # a game replayed from explicit deals (as a record replay): the batched engine loaded mid-game
+    # deals the later rounds from those deals, as the single engine does
+    rng = np.random.default_rng(0)
+    cfg = engine.Config(num_players=3)
+    deals = engine.new_game(cfg, seed=4).dealt          # round 0's hands
+    deals = deals + [deals[0][1:] + deals[0][:1], deals[0][2:] + deals[0][:2]]   # 3 rounds
+    s = engine.new_game(cfg, deals=deals)
+    engine.apply_actions(s, [engine.legal_actions(s, i)[-1] for i in range(3)])
+    eng = BatchedTapeo(cfg, 1)
+    eng.load_states([s])
+    while not s.terminal:
+        assert np.array_equal(eng.observe()[0, 0], encode(s, 0))
+        picks = [int(rng.choice(engine.legal_actions(s, i))) for i in range(3)]
+        eng.step(np.array([picks]))
+        engine.apply_actions(s, picks)
+    assert eng.scores().tolist() == [engine.scores(s)]
+    # the seat has not seen the later rounds' hands: a belief sample deals them afresh
+    assert engine.sample_consistent_state(engine.new_game(cfg, deals=deals), 0, rng).preset_deals is None
+
+
+def test_load_states_refuses_another_config_or_count():
+    s = engine.new_game(engine.Config(num_players=3), seed=0)
+    with pytest.raises(ConfigError, match="Config"):
+        BatchedTapeo(4, 1).load_states([s])
+    with pytest.raises(ConfigError, match="2 states for 1 games"):
+        BatchedTapeo(3, 1).load_states([s, s])
+
+
+def test_playout_values_are_win_share_plus_weighted_margin():
+    pts = np.array([[8, 4], [4, 8]])
+    won = np.array([[True, False], [False, True]])
+    # 8 v 4, seat 0 the only winner: 1 + (8 - 4) / 100 = 1.04; 4 v 8: 0 + (4 - 8) / 100 = -0.04
+    assert playout_values(pts, won, 0, 1.0) == pytest.approx([1.04, -0.04])
+    # 4 players, seats 0 and 1 share the win (same points and churros, T10): share 1/2, margin
+    # 40 - (40 + 10 + 30) / 3 = 40 - 26.67 = 13.33 -> 0.5 + 0.5 * 13.33 / 100 = 0.5667
+    v = playout_values(np.array([[40, 40, 10, 30]]), np.array([[True, True, False, False]]), 0, 0.5)
+    assert v == pytest.approx([0.5 + 0.5 * (40 - 80 / 3) / 100])
+    with pytest.raises(ConfigError):
+        playout_values(pts, won, 2, 1.0)
+
+
+def _ending(mine, theirs):
+    """A one-round 2-player game of 2-tapa hands with a deck of exactly those 4 tapas: nothing is
+    hidden (the unseen tapas are the other hand), and the first pick is the game's last decision."""
+    deck = np.bincount(mine + theirs, minlength=NUM_KINDS)
+    cfg = engine.Config(num_players=2, hand_size=2, num_rounds=1, deck=tuple(int(c) for c in deck))
+    return engine.new_game(cfg, seed=0, deals=[[mine, theirs]])
+
+
+@pytest.mark.parametrize("playout", ["ppo", "expert"])
+def test_last_pick_values_are_the_hand_worked_endings(playout):
+    # I hold tortilla + croqueta, the other seat two tortillas (its pick is forced).
+    s = _ending([TORTILLA, CROQUETA], [TORTILLA, TORTILLA])
+    bot = SearchBot(seed=0, determinizations=3, playout=playout)
+    belief = lambda rng: engine.sample_consistent_state(s, 0, rng)  # noqa: E731
+    values = bot.action_values(obs_of(s, 0), belief)
+    # tapeo.txt 'Each pick', T7, 'How each tapa scores', T9 (2 players, 0 churros each: all tied
+    # for most, +3 each):
+    # pick tortilla: I pass the croqueta and get a tortilla, revealed at once: my bar T T = 5,
+    # theirs T C = 0 + 1; finals 5 + 3 = 8 v 1 + 3 = 4: win 1 + (8 - 4) / 100 = 1.04.
+    assert values[TORTILLA] == pytest.approx(1.04)
+    # pick croqueta: I pass the tortilla; my bar C T = 1, theirs T T = 5: 4 v 8 -> 0 - 0.04.
+    assert values[CROQUETA] == pytest.approx(-0.04)
+    assert bot.act(obs_of(s, 0), belief) == TORTILLA
+
+
+def test_the_freeloader_ending_is_worked_out_exactly():
+    # I hold Freeloader + croqueta, the other seat two tortillas.
+    s = _ending([FREELOADER, CROQUETA], [TORTILLA, TORTILLA])
+    bot = SearchBot(seed=0, determinizations=2, playout="expert", margin_weight=0.5)
+    belief = lambda rng: engine.sample_consistent_state(s, 0, rng)  # noqa: E731
+    values = bot.action_values(obs_of(s, 0), belief)
+    # Freeloader: it steals the tortilla they reveal (T6); I get their last tortilla (T7): my bar
+    # F T T = 5, theirs C = 1; + 3 each (T9): 8 v 4 -> 1 + 0.5 * 4 / 100 = 1.02.
+    assert values[FREELOADER] == pytest.approx(1.02)
+    # croqueta: I pass the Freeloader; revealed last, it steals my last tortilla (with 2 players
+    # left is the other seat both ways, T6): my bar C = 1, theirs T F T = 5: 4 v 8 -> -0.02.
+    assert values[CROQUETA] == pytest.approx(-0.02)
+    assert bot.act(obs_of(s, 0), belief) == FREELOADER
+
+
+@pytest.mark.parametrize("options", [dict(determinizations=0), dict(playouts=1.5), dict(candidates=0),
+                                     dict(margin_weight=-1.0), dict(playout="mcts")])
+def test_bad_options_name_the_legal_values(options):
+    with pytest.raises(ConfigError, match="legal values"):
+        SearchBot(seed=0, **options)
+
+
+def test_unknown_options_and_bad_beliefs_are_refused():
+    with pytest.raises(ConfigError, match="legal options"):
+        SearchBot(seed=0, rollouts=3)
+    s = engine.new_game(engine.Config(num_players=4), seed=3)
+    bot = SearchBot(seed=0, determinizations=2)
+    with pytest.raises(ConfigError, match="belief"):
+        bot.act(obs_of(s, 0))
+    # a belief of seat 1 at the first pick redeals seat 0's hand: no seat's observation matches
+    other = lambda rng: engine.sample_consistent_state(s, 1, rng)  # noqa: E731
+    with pytest.raises(ConfigError, match="match no seat"):
+        bot.action_values(obs_of(s, 0), other)
+    # a belief that names its seat is checked against the observation
+    def told(rng):
+        return engine.sample_consistent_state(s, 0, rng)
+    told.seat = 1
+    with pytest.raises(ConfigError, match="match no seat"):
+        bot.action_values(obs_of(s, 0), told)
+    told.seat = 0
+    assert set(bot.action_values(obs_of(s, 0), told)) == set(bot.candidate_actions(obs_of(s, 0)))
+    assert set(PLAYOUT_POLICIES) <= set(agents.names("tapeo"))
+
+
+def test_candidates_are_limited_and_a_single_candidate_needs_no_search():
+    s = random_positions(4, seed=5)[0]
+    obs = obs_of(s, 2)
+    legal = np.flatnonzero(obs["action_mask"]).tolist()
+    cands = SearchBot(seed=0).candidate_actions(obs)
+    assert sorted(cands) == legal
+    assert SearchBot(seed=0, candidates=2).candidate_actions(obs) == cands[:2]
+    one = SearchBot(seed=0, candidates=1)
+    assert one.act(obs) == cands[0]    # no belief needed
+
+
+def test_same_seed_same_values_and_picks():
+    s = random_positions(3, seed=8)[1]
+    belief = lambda rng: engine.sample_consistent_state(s, 1, rng)  # noqa: E731
+    a = SearchBot(seed=4, determinizations=4, playouts=2)
+    b = SearchBot(seed=4, determinizations=4, playouts=2)
+    assert a.action_values(obs_of(s, 1), belief) == b.action_values(obs_of(s, 1), belief)
+    a.reset(9)
+    b.reset(9)
+    assert [a.act(obs_of(s, 1), belief) for _ in range(3)] == [b.act(obs_of(s, 1), belief) for _ in range(3)]
+
+
+def test_a_seat_matching_one_sample_by_chance_is_not_searched_for():
+    # Two seats, all bars empty, seat 1 holds the hand seat 0 is dealt in some samples: seat 1's
+    # observation of such a sample is seat 0's real one, but not of every sample.
+    s = _ending([TORTILLA, CROQUETA], [TORTILLA, TORTILLA])
+    real = obs_of(s, 1)
+    samples = [engine.sample_consistent_state(s, 1, np.random.default_rng(k)) for k in range(4)]
+    assert all(np.array_equal(encode(b, 1), real["observation"]) for b in samples)
+    fake = s.clone()
+    fake.hands[0] = s.hands[1]       # seat 0 holds what seat 1 holds: seat 0 looks like seat 1
+    assert np.array_equal(encode(fake, 0), real["observation"])
+    bot = SearchBot(seed=0)
+    assert bot._seat([fake] + samples, real, None) == 1
+    assert bot._seat([fake], real, None) == 0      # one sample cannot tell them apart
+
+
+def test_registered_and_played_in_the_tournament():
+    assert isinstance(agents.make("tapeo", "search", seed=0), SearchBot)
+    assert agents.needs_belief("tapeo", "search") and not agents.needs_belief("tapeo", "expert")
+    res = run_tournament("tapeo", [("search", lambda: SearchBot(determinizations=2)), "expert", "greedy"],
+                         num_games=3, seed=0)
+    assert [b.games for b in res.bots] == [3, 3, 3]
