@@ -245,3 +245,34 @@ def test_env_pages_give_the_reward_formulas_and_docs_cite_no_issue_numbers():
             assert formula in text, (page, formula)
     for page in docs.glob("*.md"):
         assert not re.search(r"\bissue \d", page.read_text(encoding="utf-8"), re.I), page.name
+
+
+@pytest.mark.parametrize("game", ["tapeo", "robada"])
+@pytest.mark.parametrize("action", [1.0, "0", np.array([1]), None, -1, 2**70])
+def test_the_wrapped_env_loses_on_any_ill_typed_or_out_of_range_action(game, action):
+    """env() has no AssertOutOfBoundsWrapper: the raw env's own check makes every such action an
+    illegal action, a loss under illegal_action="lose" (-1 for the offender, ILLEGAL_REWARD)."""
+    from hod.core.games import get_game
+
+    env = get_game(game).module().env(num_players=2)
+    env.reset(seed=0)
+    agent = env.agent_selection
+    env.step(action)
+    assert env.rewards[agent] == -1.0 and env.terminations[agent]
+    assert env.infos[agent]["illegal_action"] == agent
+
+
+@pytest.mark.parametrize("game", ["tapeo", "robada"])
+def test_the_wrapped_env_renders_the_placeholder_before_reset(game):
+    from hod.core.games import get_game
+
+    env = get_game(game).module().env(num_players=2, render_mode="ansi")
+    assert env.render() == "(no game: call reset())"
+
+
+def test_a_tournament_refuses_max_cycles_up_front():
+    from hod.core.errors import ConfigError
+    from hod.evaluation.tournament import run_tournament
+
+    with pytest.raises(ConfigError, match="max_cycles.*played to the end"):
+        run_tournament("tapeo", ["expert", "greedy"], num_games=4, env_kwargs={"max_cycles": 2})

@@ -42,15 +42,24 @@ class ResetEnforcingWrapper(wrappers.OrderEnforcingWrapper):
             raise ResetNeededError(GAME_OVER)
         super().step(action)
 
+    def render(self):
+        """The raw env's render, also before ``reset()`` (it shows ``(no game: call reset())``,
+        as the raw and Parallel envs do; PettingZoo's wrapper would raise instead)."""
+        if not self._has_reset:
+            return self.env.render()
+        return super().render()
+
 
 def wrap_aec(raw):
-    """Compose PettingZoo's standard AEC wrappers over a raw env: bounds check
-    (``AssertOutOfBoundsWrapper``) and order enforcing (:class:`ResetEnforcingWrapper`, which
-    raises ``ResetNeededError`` where PettingZoo's only warns).
+    """Compose the AEC wrapper over a raw env: order enforcing (:class:`ResetEnforcingWrapper`,
+    which raises ``ResetNeededError`` where PettingZoo's only warns).
 
-    The raw env should have been built with ``illegal_action="lose"``: illegal-move handling is
-    done by the env itself so that the AEC and Parallel forms behave the same.
+    No ``AssertOutOfBoundsWrapper``: the raw env checks every action itself, with the one check
+    of both games (:func:`hod.core.errors.action_id`), so that an out-of-range or ill-typed
+    action (``10``, ``1.0``, ``"0"``, an array, ``None`` for a live agent) is an illegal action
+    under ``illegal_action`` (a loss with ``"lose"``, an ``IllegalActionError`` naming the legal
+    actions with ``"raise"``), in the AEC and Parallel forms alike, rather than a bare
+    ``AssertionError`` that ``python -O`` would skip. The raw env should have been built with
+    ``illegal_action="lose"`` (what ``env()`` does).
     """
-    env = wrappers.AssertOutOfBoundsWrapper(raw)
-    env = ResetEnforcingWrapper(env)
-    return env
+    return ResetEnforcingWrapper(raw)

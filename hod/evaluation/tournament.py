@@ -313,6 +313,9 @@ def run_tournament(
         if reserved in env_kwargs:
             raise ConfigError(f"env_kwargs may not set {reserved!r}: the tournament sets it; legal: the other "
                               f"raw_env options of {game!r}")
+    if "max_cycles" in env_kwargs:   # a truncated game has no winner to count
+        raise ConfigError(f"env_kwargs may not set 'max_cycles': tournament games are played to the end; legal: "
+                          f"the other raw_env options of {game!r} (e.g. reward_scheme, the rule options)")
     if isinstance(lineup, Sequence) and not isinstance(lineup, str) and len(lineup) < 2:
         raise ConfigError(f"a lineup needs at least 2 bots, got {len(lineup)}; legal sizes: the table sizes of "
                           f"{game!r}: {list(get_game(game).player_counts)}")
