@@ -228,3 +228,15 @@ def test_greedy_run_points_honours_closing_ace(closing_ace, expected):
                              [x for x in range(40) if x not in used])
     view = decode(encode(s, 0))
     assert greedy_run_points(view, 9, engine.Config(closing_ace=closing_ace)) == expected
+
+
+def test_startable_ranks_is_can_start_for_every_rank():
+    # hand ranks {0 (A), 3 (4), 9 (Rey)}, loose ranks {3, 5, 9}: a run starts with a hand card and
+    # a loose card of the same rank ('How to play') -> ranks 3 and 9
+    assert runs.startable_ranks({0, 3, 9}, {3, 5, 9}) == [3, 9]
+    assert runs.startable_ranks({1}, set()) == []
+    for hand in ({0, 3, 9}, {1, 2}, set()):
+        for loose in ({3, 5, 9}, {2}, set()):
+            h = [int(r in hand) for r in range(10)]
+            lo = [int(r in loose) for r in range(10)]
+            assert runs.startable_ranks(hand, loose) == [r for r in range(10) if runs.can_start(r, h, lo)]

@@ -56,7 +56,7 @@ from hod.core.errors import ConfigError, IllegalActionError, check_int_range
 
 from .actions import CONFIRM, DROP, NOOP, NUM_ACTIONS, START, TAKE, TAP, action_name
 from .cards import CARD_POINTS, DECK_SIZE, NUM_RANKS, card_name
-from .runs import (NOBODY, RUN_CLOSED, can_start, extension_options, leftovers_receiver, next_after_start,
+from .runs import (NOBODY, RUN_CLOSED, extension_options, startable_ranks, leftovers_receiver, next_after_start,
                    next_after_step)
 
 #: Player counts the game takes (ronda_robada.txt 'Players').
@@ -336,11 +336,9 @@ def legal_actions(s: State, seat: Optional[int] = None) -> list[int]:
     if s.terminal:
         out = []
     elif not s.run:
-        hand = _rank_counts(s.hands[s.current])
-        loose = _rank_counts(s.loose)
-        held = sorted({c % NUM_RANKS for c in s.hands[s.current]})
-        out = [START + r for r in held if can_start(r, hand, loose)]
-        out.extend(DROP + r for r in held)
+        held = {c % NUM_RANKS for c in s.hands[s.current]}
+        out = [START + r for r in startable_ranks(held, {c % NUM_RANKS for c in s.loose})]
+        out.extend(DROP + r for r in sorted(held))
     else:
         n, cur, piles = s.n, s.current, s.piles
         # visible ranks seen from the runner: index k is the pile of seat (cur + k) % n

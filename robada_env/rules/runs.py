@@ -23,7 +23,7 @@ from typing import NamedTuple, Optional, Sequence
 from .cards import ACE, NUM_RANKS, REY
 
 __all__ = [
-    "RUN_CLOSED", "NOBODY", "TAP_STEP", "next_after_start", "next_after_step", "can_start",
+    "RUN_CLOSED", "NOBODY", "TAP_STEP", "next_after_start", "next_after_step", "can_start", "startable_ranks",
     "may_take_pile", "takeable_piles", "extension_options", "RunWalk", "walk_run",
     "leftovers_receiver",
 ]
@@ -90,6 +90,17 @@ def can_start(rank: int, hand: Sequence[int], loose: Sequence[int]) -> bool:
         loose: (10,) loose cards per rank.
     """
     return hand[rank] > 0 and loose[rank] > 0
+
+
+def startable_ranks(hand_ranks: set, loose_ranks: set) -> list[int]:
+    """The ranks a run may start with, ascending: :func:`can_start` for every rank, from the sets
+    of ranks present in the hand and among the loose cards (the engine's form: no counts needed).
+
+    Args:
+        hand_ranks: ranks 0..9 with at least one card in hand.
+        loose_ranks: ranks 0..9 with at least one loose card.
+    """
+    return sorted(hand_ranks & loose_ranks)
 
 
 def may_take_pile(seat: int, runner: int, may_take_own_pile: bool = True) -> bool:
