@@ -6,5 +6,6 @@ with :func:`register`; a declared bot's module is imported when a bot of that na
 """
 from .base import Bot, RandomBot, legal_actions
 from .registry import factory, make, names, needs_belief, register
+from .strength import strength
 
-__all__ = ["Bot", "RandomBot", "legal_actions", "factory", "make", "names", "needs_belief", "register"]
+__all__ = ["Bot", "RandomBot", "legal_actions", "factory", "make", "names", "needs_belief", "register", "strength"]

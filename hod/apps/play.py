@@ -29,6 +29,7 @@ from hod.core.errors import ConfigError
 
 from hod.agents.onnx_policy import shipped_opponents
 from hod.agents.registry import factory, make, names
+from hod.agents.strength import strength
 
 #: Registered bot names from strongest to weakest; the default opponent is the first one
 #: registered. A name ``ppo_<suffix>`` (a shipped variant) ranks with ``ppo``.
@@ -142,6 +143,32 @@ def parse_opponents(game: str, values: Optional[Sequence[str]], num_opponents: i
     return split
 
 
+def strength_label(game: str, name: str) -> str:
+    """The difficulty label of bot ``name`` measured by the strength ladder (``"easy"``,
+    ``"medium"``, ``"hard"``; :func:`hod.agents.strength.strength`), or ``"unrated"``."""
+    entry = strength(game, name)
+    return entry["label"] if entry else "unrated"
+
+
+def labelled_names(game: str) -> str:
+    """The registered bots of ``game`` with their ladder labels: ``"expert (medium), greedy (easy), ..."``."""
+    return ", ".join(f"{n} ({strength_label(game, n)})" for n in names(game))
+
+
+def opponents_line(game: str, table: "PlayOptions") -> str:
+    """The line naming each computer seat's bot and its ladder label (and rating), printed at the start."""
+    parts = []
+    for seat in sorted(table.opponents):
+        name = table.opponents[seat]
+        entry = strength(game, name)
+        if entry:
+            parts.append(f"player_{seat} {name}: {entry['label']} (rating {entry['rating']:.1f}, "
+                         f"{entry['players']}-player ladder)")
+        else:
+            parts.append(f"player_{seat} {name}: unrated")
+    return "Opponents' strength (docs/results.md, 'Strength ladder'): " + "; ".join(parts) + "."
+
+
 def bot_seed(seed: int, seat: int) -> int:
     """Seed of the bot at ``seat`` in the game of ``seed`` (numpy ``SeedSequence([seed, seat])``),
     so the same ``--seed`` gives the same opponents' play for the same choices of the person."""
@@ -171,8 +198,8 @@ def build_parser(game: str, prog: str, description: str, min_players: int, max_p
                     help=f"players at the table, you included (default {default_players})")
     ap.add_argument("--opponents", nargs="+", metavar="BOT",
                     help="registered bot for the computer seats: one name for all of them, or one per "
-                         f"opponent seat in seat order (registered now: {', '.join(names(game))}; "
-                         "default: the strongest, ppo > expert > greedy > random)")
+                         f"opponent seat in seat order (registered now, with the strength ladder's label: "
+                         f"{labelled_names(game)}; default: the strongest, ppo > expert > greedy > random)")
     ap.add_argument("--seed", type=non_negative_int, default=None,
                     help="seed of the deal and of the bots, a non-negative int (default: a fresh one, printed)")
     ap.add_argument("--seat", type=int, default=0, help="your seat, 0..players-1 (default 0)")
@@ -444,6 +471,7 @@ class GameSession:
         self.term.say(*t.notices)
         self.term.say(f"{self.title}, {t.players} players, seed {t.seed}. You are player_{t.seat}; "
                       + ", ".join(self.names[i] for i in range(t.players) if i != t.seat) + ".",
+                      opponents_line(self.game, t),
                       self.rules_line, *([self.glossary] if self.glossary else []))
 
     def bot_action(self, seat: int, obs: dict) -> int:

@@ -111,3 +111,38 @@ def head_to_head(keys: np.ndarray) -> np.ndarray:
     h = ahead + 0.5 * tied
     np.fill_diagonal(h, np.nan)
     return h
+
+
+def openskill_league(games: Sequence[tuple[Sequence[int], Sequence[float]]], num_players: int
+                     ) -> list[tuple[float, float]]:
+    """OpenSkill Plackett-Luce ratings of a league: players ``0..num_players-1``, each game one
+    update ``model.rate([[p] for p in ids], ranks=...)`` in the given order.
+
+    Args:
+        games: ``(ids, keys)`` per game: the players at the table (distinct) and their finish keys
+            (:func:`finish_keys`, higher is better; equal keys are tied).
+        num_players: size of the league.
+    Returns:
+        ``[(mu, sigma)]`` per player (the model's default for one who never played).
+    """
+    from openskill.models import PlackettLuce
+
+    model = PlackettLuce()
+    ratings = [model.rating(name=f"p{k}") for k in range(num_players)]
+    for ids, keys in games:
+        teams = model.rate([[ratings[i]] for i in ids], ranks=ranks_from_keys(list(keys)))
+        for i, t in zip(ids, teams):
+            ratings[i] = t[0]
+    return [(float(r.mu), float(r.sigma)) for r in ratings]
+
+
+def pairwise_scores(win_share: Sequence[float], points: Sequence[float]) -> np.ndarray:
+    """``S[i, j]`` of one game: 1 if seat i finished ahead of seat j, 1/2 if tied, 0 if behind
+    (diagonal 0). Ahead: a larger win share; between two seats with no share of the win, more
+    points. With two players ``S[0, 1]`` is seat 0's win share (ties shared)."""
+    w = np.asarray(win_share, np.float64)
+    p = np.asarray(points, np.float64)
+    key = np.where(w > 0, w * 1e9, p - 1e12)   # winners by share, the others by points, below every winner
+    s = (key[:, None] > key[None, :]) + 0.5 * (key[:, None] == key[None, :])
+    np.fill_diagonal(s, 0.0)
+    return s.astype(np.float64)

@@ -1,0 +1,89 @@
+"""Command line of the strength ladder (:mod:`hod.evaluation.ladder`).
+
+``python -m hod.benchmarks.ladder --game tapeo --players 2 --games 40 --workers 2 --out docs/ladder_tapeo_2p``
+plays every registered bot of the game against every other (search bots at two budgets), prints
+the OpenSkill ratings with their mu +- 2 sigma intervals, the easy / medium / hard labels and the
+head-to-head matrix, and writes ``PREFIX.md``, ``PREFIX.json`` and ``PREFIX.png``;
+``--update-strength`` also records the ratings and labels in the shipped ``agents/strength.json``
+(read by ``hod.agents.strength``, shown by the play commands). See docs/tournament.md, "Strength ladder".
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import shlex
+import sys
+from typing import Optional, Sequence
+
+from hod.agents.strength import STRENGTH_FILE, load_strengths
+from hod.core.atomic import atomic_write_json
+from hod.core.errors import ConfigError
+from hod.evaluation.ladder import ladder_entries, run_ladder
+from hod.evaluation.play import check_game
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="python -m hod.benchmarks.ladder",
+        description="League of every registered bot of a game (search bots at two budgets): OpenSkill ratings "
+        "(mu +- 2 sigma), easy/medium/hard labels, head-to-head matrix.",
+    )
+    p.add_argument("--game", required=True, help="tapeo or robada")
+    p.add_argument("--players", type=int, default=2, help="table size (default 2: every pair)")
+    p.add_argument("--games", type=int, default=40,
+                   help="games per table, a multiple of the number of seat orders (default 40)")
+    p.add_argument("--tables", type=int, default=None,
+                   help="sampled tables when --players > 2 (default: twice the number of bots)")
+    p.add_argument("--bots", nargs="+", metavar="BOT", help="ladder labels to play (default: the whole pool)")
+    p.add_argument("--seed", type=int, default=0, help="seed of every table (default 0)")
+    p.add_argument("--workers", type=int, default=1, help="worker processes per table (default 1)")
+    p.add_argument("--seating", choices=("auto", "cyclic", "permutations"), default="auto",
+                   help="seat orders of every table, as in the tournament (default auto)")
+    p.add_argument("--out", metavar="PREFIX", help="write PREFIX.md, PREFIX.json and PREFIX.png")
+    p.add_argument("--update-strength", action="store_true",
+                   help=f"record the ratings and labels in {STRENGTH_FILE.name} (replaces the game's entries)")
+    p.add_argument("--list-bots", action="store_true", help="print the ladder's pool for --game and --players and exit")
+    p.add_argument("--no-progress", dest="progress", action="store_false", help="no progress bars")
+    return p
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    """Command-line entry point; returns the exit status (2 on bad input)."""
+    args = _parser().parse_args(argv)
+    shown = list(sys.argv[1:] if argv is None else argv)
+    try:
+        check_game(args.game)
+        pool = ladder_entries(args.game, args.players)
+        if args.list_bots:
+            print(" ".join(e.label for e in pool))
+            return 0
+        if args.out:  # fail before playing, not after
+            folder = os.path.dirname(os.path.abspath(args.out))
+            os.makedirs(folder, exist_ok=True)
+            if not os.access(folder, os.W_OK):
+                raise ConfigError(f"--out {args.out}: cannot write in {folder}; legal: a path in a writable folder")
+        res = run_ladder(args.game, args.players, args.games, seed=args.seed, workers=args.workers, bots=args.bots,
+                         tables=args.tables, seating=args.seating, progress=args.progress)
+    except ConfigError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    except OSError as e:
+        print(f"error: --out {args.out}: {e}; legal: a path in a writable folder", file=sys.stderr)
+        return 2
+    res.command = "python -m hod.benchmarks.ladder " + shlex.join(shown)
+    print(res.to_markdown())
+    if args.out:
+        res.save_markdown(args.out + ".md")
+        res.save_json(args.out + ".json")
+        res.save_png(args.out + ".png")
+        print(f"\nwrote {args.out}.md, {args.out}.json, {args.out}.png")
+    if args.update_strength:
+        data = load_strengths()
+        data[args.game] = res.strength_entries()
+        atomic_write_json(STRENGTH_FILE, data)
+        print(f"updated {STRENGTH_FILE}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,373 @@
+"""Strength ladder: a league of every registered bot of a game, played through
+:func:`hod.evaluation.tournament.run_tournament`, rated with OpenSkill.
+
+Library::
+
+    from hod.evaluation.ladder import run_ladder
+    res = run_ladder("tapeo", players=2, games=40, seed=0, workers=2)
+    print(res.to_markdown()); res.save_json("l.json"); res.save_png("l.png")
+
+Command line: ``python -m hod.benchmarks.ladder`` (docs/tournament.md, "Strength ladder").
+
+The scheme (details in docs/tournament.md):
+
+* **Pool** (:func:`ladder_entries`): every bot of ``agents.names(game)``; a search bot
+  (``needs_belief``) twice, at its default budget (its registry name) and at
+  :data:`SMALL_BUDGET` determinizations (``<name>_d8``); a shipped ONNX opponent only if its model
+  card's ``player_counts`` holds the table size.
+* **Tables**: with 2 players every pair of the pool (round robin); with more, ``tables`` tables
+  of ``players`` distinct bots, each time the bots that have sat at the fewest tables so far (ties
+  broken by a generator seeded with ``seed``), so every bot plays about equally often.
+* Every table is one :func:`run_tournament` of ``games`` games with the same ``seed`` (so every
+  table plays the same deals, each in every seat order).
+* **Ratings**: OpenSkill Plackett-Luce (:func:`hod.evaluation.stats.openskill_league`), one
+  update per game, every bot one player across the whole league, the games interleaved (game 0 of
+  every table, then game 1, ...) so that no table is rated before the others. Interval:
+  ``mu +- 2 sigma``.
+* **Matrix**: ``W[a][b]``, the share of the games between a and b in which a finished ahead of b
+  (ties 1/2; :func:`hod.evaluation.stats.pairwise_scores`); with 2 players, a's win rate against
+  b. ``W[a][b] + W[b][a] = 1``.
+* **Labels**: :func:`hod.agents.strength.label_for` (easy / medium / hard by the place of the
+  rating between ``random`` and the best bot).
+"""
+from __future__ import annotations
+
+import functools
+import json
+import math
+import time
+from dataclasses import asdict, dataclass, field
+from typing import Any, Optional, Sequence
+
+import numpy as np
+
+from hod import agents
+from hod.agents.onnx_policy import shipped_opponents
+from hod.agents.strength import label_for
+from hod.core.atomic import atomic_write_bytes, atomic_write_json, atomic_write_text
+from hod.core.errors import ConfigError
+from hod.core.games import get_game
+
+from . import stats as _stats
+from .play import check_game
+from .tournament import run_tournament
+
+__all__ = ["LadderEntry", "LadderResult", "SMALL_BUDGET", "ladder_entries", "run_ladder", "table_plan"]
+
+#: Determinizations of the small budget of every search bot (the default budget is the bot's own).
+SMALL_BUDGET = 8
+#: How many sigmas the rating interval spans on each side.
+INTERVAL_SIGMAS = 2.0
+
+
+@dataclass(frozen=True)
+class LadderEntry:
+    """One bot of the pool: its ``label`` in the ladder, registry ``name`` and options."""
+
+    label: str
+    name: str
+    options: dict = field(default_factory=dict)
+
+
+def _make_bot(game: str, name: str, options: dict) -> Any:
+    return agents.make(game, name, **options)
+
+
+def _plays(game: str, name: str, players: int) -> bool:
+    """Whether a shipped ONNX opponent's model card lists ``players`` (other bots: always)."""
+    path = shipped_opponents(game).get(name)
+    if path is None:
+        return True
+    card_path = path.with_suffix(".json")
+    try:
+        card = json.loads(card_path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    return players in card.get("player_counts", [])
+
+
+def ladder_entries(game: str, players: int = 2) -> list[LadderEntry]:
+    """The pool of the ladder of ``game`` at ``players`` (module docstring).
+
+    Raises:
+        ConfigError: unknown game, or a table size the game does not allow (legal values named).
+    """
+    check_game(game)
+    counts = list(get_game(game).player_counts)
+    if isinstance(players, bool) or not isinstance(players, int) or players not in counts:
+        raise ConfigError(f"players={players!r}: legal values for {game!r}: {counts}")
+    out = []
+    for name in agents.names(game):
+        if not _plays(game, name, players):
+            continue
+        if agents.needs_belief(game, name):
+            out.append(LadderEntry(f"{name}_d{SMALL_BUDGET}", name, {"determinizations": SMALL_BUDGET}))
+        out.append(LadderEntry(name, name, {}))
+    return out
+
+
+def _entries(game: str, players: int, bots: Optional[Sequence]) -> list[LadderEntry]:
+    pool = ladder_entries(game, players)
+    if bots is None:
+        return pool
+    by_label = {e.label: e for e in pool}
+    out = []
+    for b in bots:
+        if isinstance(b, LadderEntry):
+            out.append(b)
+        elif isinstance(b, str) and b in by_label:
+            out.append(by_label[b])
+        else:
+            raise ConfigError(f"no ladder bot {b!r} for {game!r} at {players} players; legal values: {list(by_label)}")
+    labels = [e.label for e in out]
+    if len(set(labels)) != len(labels) or len(out) < max(2, players):
+        raise ConfigError(f"the ladder needs at least {max(2, players)} distinct bots, got {labels}; legal values: "
+                          f"{list(by_label)}")
+    return out
+
+
+def table_plan(num_bots: int, players: int, tables: Optional[int], seed: int) -> list[tuple[int, ...]]:
+    """The tables of the league, as tuples of pool indices (module docstring): every pair when
+    ``players == 2`` (``tables`` must then be None), else ``tables`` balanced sampled tables."""
+    if players == 2:
+        if tables is not None:
+            raise ConfigError(f"tables={tables!r}: with 2 players the ladder plays every pair; legal value: None")
+        return [(a, b) for a in range(num_bots) for b in range(a + 1, num_bots)]
+    if isinstance(tables, bool) or not isinstance(tables, int) or tables < 1:
+        raise ConfigError(f"tables={tables!r}: legal values at {players} players: a positive int")
+    rng = np.random.default_rng(seed)
+    sat = np.zeros(num_bots, dtype=np.int64)
+    plan = []
+    for _ in range(tables):
+        order = sorted(range(num_bots), key=lambda k: (sat[k], rng.random()))
+        chosen = tuple(sorted(order[:players]))
+        sat[list(chosen)] += 1
+        plan.append(chosen)
+    return plan
+
+
+@dataclass
+class LadderResult:
+    """What a ladder measured.
+
+    Attributes:
+        game, players, games_per_table, seed, seating: the run's arguments (seating as played).
+        entries: the pool (:class:`LadderEntry` as dicts).
+        tables: the labels at each table.
+        rows: one dict per bot, strongest first: ``label``, ``name``, ``options``, ``mu``,
+            ``sigma``, ``low``, ``high`` (mu -+ 2 sigma), ``level`` (easy / medium / hard),
+            ``games``, ``win_rate`` (its mean win share over all its games).
+        labels: the pool's labels in matrix order (the order of ``rows``).
+        matrix: ``W[a][b]`` (None on the diagonal and for pairs that never met).
+        matrix_games: games a and b played at the same table.
+        elapsed_s: playing time. date: UTC date of the run. command: how it was run (set by the CLI).
+    """
+
+    game: str
+    players: int
+    games_per_table: int
+    seed: int
+    seating: str
+    entries: list[dict]
+    tables: list[list[str]]
+    rows: list[dict]
+    labels: list[str]
+    matrix: list[list[Optional[float]]]
+    matrix_games: list[list[int]]
+    elapsed_s: float = 0.0
+    date: str = ""
+    command: str = ""
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    def row(self, label: str) -> dict:
+        """The row of ``label`` (KeyError naming the labels otherwise)."""
+        for r in self.rows:
+            if r["label"] == label:
+                return r
+        raise KeyError(f"no bot {label!r}; labels: {self.labels}")
+
+    def win_rate(self, a: str, b: str) -> Optional[float]:
+        """``W[a][b]``."""
+        return self.matrix[self.labels.index(a)][self.labels.index(b)]
+
+    def strength_entries(self) -> dict:
+        """``{label: entry}`` for ``agents/strength.json`` (:mod:`hod.agents.strength`)."""
+        return {
+            r["label"]: {
+                "rating": round(r["mu"], 3), "sigma": round(r["sigma"], 3),
+                "interval": [round(r["low"], 3), round(r["high"], 3)], "label": r["level"],
+                "games": r["games"], "players": self.players, "date": self.date, "command": self.command,
+            }
+            for r in self.rows
+        }
+
+    def to_markdown(self) -> str:
+        """The ratings table and the win-rate matrix as Markdown."""
+        what = "win rate" if self.players == 2 else "share of games finished ahead"
+        scheme = ("every pair" if self.players == 2 else f"{len(self.tables)} sampled tables of {self.players}")
+        lines = [
+            f"**{get_game(self.game).title}, {self.players} players**: {len(self.rows)} bots, {scheme}, "
+            f"{self.games_per_table} games per table ({self.seating} seatings, duplicate deals), seed {self.seed}; "
+            f"OpenSkill Plackett-Luce, interval mu +- 2 sigma.",
+            "",
+            "| rank | bot | rating (mu) | interval | sigma | level | games | win rate |",
+            "|---:|---|---:|---|---:|---|---:|---:|",
+        ]
+        for i, r in enumerate(self.rows, 1):
+            lines.append(f"| {i} | {r['label']} | {r['mu']:.2f} | [{r['low']:.2f}, {r['high']:.2f}] | {r['sigma']:.2f} "
+                         f"| {r['level']} | {r['games']} | {100 * r['win_rate']:.1f}% |")
+        lines += ["", f"Head to head ({what} of the row against the column, ties 1/2):", "",
+                  "| | " + " | ".join(self.labels) + " |", "|---|" + "---:|" * len(self.labels)]
+        for a, row in zip(self.labels, self.matrix):
+            cells = ["-" if v is None else f"{100 * v:.1f}%" for v in row]
+            lines.append(f"| {a} | " + " | ".join(cells) + " |")
+        lines += ["", f"Playing time {self.elapsed_s:.0f} s."]
+        return "\n".join(lines)
+
+    def save_json(self, path) -> None:
+        atomic_write_json(path, _clean(self.to_dict()))
+
+    def save_markdown(self, path) -> None:
+        atomic_write_text(path, self.to_markdown() + "\n")
+
+    def save_png(self, path) -> None:
+        atomic_write_bytes(path, png_bytes(self))
+
+
+def _clean(x: Any) -> Any:
+    if isinstance(x, float):
+        return None if math.isnan(x) else x
+    if isinstance(x, dict):
+        return {k: _clean(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [_clean(v) for v in x]
+    if isinstance(x, np.generic):
+        return _clean(x.item())
+    return x
+
+
+def run_ladder(
+    game: str,
+    players: int = 2,
+    games: int = 40,
+    seed: int = 0,
+    workers: int = 1,
+    bots: Optional[Sequence] = None,
+    tables: Optional[int] = None,
+    seating: str = "auto",
+    progress: bool = False,
+) -> LadderResult:
+    """Play the ladder of ``game`` (module docstring) and rate every bot.
+
+    Args:
+        players: table size (a size the game allows).
+        games: games per table (:func:`run_tournament`'s ``num_games``: a multiple of the number
+            of seat orders).
+        seed: the seed of every table (and of the table sampling).
+        workers: worker processes of each table.
+        bots: the pool: labels of :func:`ladder_entries` or :class:`LadderEntry` items (default:
+            the whole pool).
+        tables: number of sampled tables when ``players > 2`` (default: twice the pool); must be
+            None with 2 players.
+        seating: as in :func:`run_tournament`.
+
+    Raises:
+        ConfigError: unknown game, table size, ladder bot, a bad ``games`` / ``tables`` (the
+            legal values are named).
+    """
+    check_game(game)
+    entries = _entries(game, players, bots)
+    if players > 2 and tables is None:
+        tables = 2 * len(entries)
+    if isinstance(games, bool) or not isinstance(games, int) or games < 1:
+        raise ConfigError(f"games={games!r}: legal values: a positive int, a multiple of the number of seat orders")
+    plan = table_plan(len(entries), players, tables, seed)
+    index = {e.label: i for i, e in enumerate(entries)}
+    played: list[list[tuple[list[int], np.ndarray, np.ndarray]]] = []
+    seatings = set()
+    t0 = time.perf_counter()
+    for t, ids in enumerate(plan):
+        lineup = [(entries[i].label, functools.partial(_make_bot, game, entries[i].name, dict(entries[i].options)))
+                  for i in ids]
+        res = run_tournament(game, lineup, games, seed=seed, workers=workers, progress=progress, seating=seating,
+                             progress_desc=" vs ".join(entries[i].label for i in ids))
+        seatings.add(res.seating)
+        played.append([(list(ids), np.array(g["win_share"], np.float64), np.array(g["points"], np.float64))
+                       for g in res.games])
+    elapsed = time.perf_counter() - t0
+    m = len(entries)
+    league = []   # interleaved: game 0 of every table, then game 1, ...
+    score = np.zeros((m, m))
+    met = np.zeros((m, m), dtype=np.int64)
+    shares = np.zeros(m)
+    count = np.zeros(m, dtype=np.int64)
+    for g in range(games):
+        for table in played:
+            ids, w, p = table[g]
+            league.append((ids, _stats.finish_keys(p, w).tolist()))
+            s = _stats.pairwise_scores(w, p)
+            ix = np.array(ids)
+            score[np.ix_(ix, ix)] += s
+            met[np.ix_(ix, ix)] += 1
+            shares[ix] += w
+            count[ix] += 1
+    ratings = _stats.openskill_league(league, m)
+    mus = [mu for mu, _ in ratings]
+    rand = [i for i, e in enumerate(entries) if e.name == "random" and not e.options]
+    mu_random = mus[rand[0]] if rand else min(mus)
+    mu_best = max(mus)
+    order = sorted(range(m), key=lambda i: -mus[i])
+    rows = []
+    for i in order:
+        mu, sigma = ratings[i]
+        rows.append({
+            "label": entries[i].label, "name": entries[i].name, "options": dict(entries[i].options),
+            "mu": mu, "sigma": sigma, "low": mu - INTERVAL_SIGMAS * sigma, "high": mu + INTERVAL_SIGMAS * sigma,
+            "level": label_for(mu, mu_random, mu_best), "games": int(count[i]),
+            "win_rate": float(shares[i] / count[i]) if count[i] else math.nan,
+        })
+    matrix = [[None if a == b or met[a, b] == 0 else float(score[a, b] / met[a, b]) for b in order] for a in order]
+    return LadderResult(
+        game=game, players=players, games_per_table=games, seed=seed, seating="/".join(sorted(seatings)),
+        entries=[asdict(e) for e in entries], tables=[[entries[i].label for i in ids] for ids in plan],
+        rows=rows, labels=[entries[i].label for i in order], matrix=matrix,
+        matrix_games=[[int(met[a, b]) for b in order] for a in order], elapsed_s=elapsed,
+        date=time.strftime("%Y-%m-%d", time.gmtime()),
+    )
+
+
+def png_bytes(r: LadderResult) -> bytes:
+    """PNG: the ratings with their mu +- 2 sigma bars (coloured by level) and the win-rate matrix."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg  # Agg canvas, no pyplot state
+    from matplotlib.figure import Figure
+
+    import io
+
+    n = len(r.rows)
+    fig = Figure(figsize=(6.0 + 0.9 * n, 4.2), dpi=100)
+    FigureCanvasAgg(fig)
+    ax, hm = fig.subplots(1, 2, gridspec_kw={"width_ratios": [1, 1]})
+    colors = {"easy": "tab:green", "medium": "tab:orange", "hard": "tab:red"}
+    ys = list(range(n))[::-1]
+    for y, row in zip(ys, r.rows):
+        ax.errorbar(row["mu"], y, xerr=[[row["mu"] - row["low"]], [row["high"] - row["mu"]]], fmt="o", capsize=4,
+                    color=colors.get(row["level"], "tab:blue"))
+    ax.set_yticks(ys, [f"{row['label']} ({row['level']})" for row in r.rows])
+    ax.set_xlabel("OpenSkill mu (bars: mu +- 2 sigma)")
+    ax.set_title(f"{get_game(r.game).title}, {r.players} players: ratings", fontsize="medium")
+    vals = np.array([[np.nan if v is None else v for v in row] for row in r.matrix], dtype=float)
+    im = hm.imshow(vals, vmin=0, vmax=1, cmap="RdYlGn")
+    hm.set_xticks(range(n), r.labels, rotation=45, ha="right", fontsize="small")
+    hm.set_yticks(range(n), r.labels, fontsize="small")
+    for a in range(n):
+        for b in range(n):
+            if not np.isnan(vals[a, b]):
+                hm.text(b, a, f"{100 * vals[a, b]:.0f}", ha="center", va="center", fontsize="x-small")
+    hm.set_title("row vs column (%)" if r.players == 2 else "row ahead of column (%)", fontsize="medium")
+    fig.colorbar(im, ax=hm, fraction=0.046)
+    fig.tight_layout()
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png")
+    return buf.getvalue()
