@@ -1,0 +1,168 @@
+"""The strength ladder (hod/evaluation/ladder.py, python -m hod.benchmarks.ladder), the shipped
+measured strengths (agents/strength.json, hod.agents.strength) and their labels in the play apps."""
+from __future__ import annotations
+
+import io
+import json
+
+import numpy as np
+import pytest
+
+from hod import agents
+from hod.agents.strength import LABELS, STRENGTH_FILE, label_for, load_strengths, strength
+from hod.apps import play
+from hod.apps.play_robada import main as robada_main
+from hod.apps.play_tapeo import main as tapeo_main
+from hod.benchmarks.ladder import main as ladder_main
+from hod.core.errors import ConfigError
+from hod.evaluation.ladder import ladder_entries, run_ladder, table_plan
+
+
+@pytest.fixture(scope="module")
+def tiny():
+    return run_ladder("tapeo", players=2, games=8, seed=0, bots=["random", "greedy", "expert"])
+
+
+def test_tiny_ladder_ratings_are_consistent(tiny):
+    assert sorted(tiny.labels) == ["expert", "greedy", "random"]
+    assert tiny.row("expert")["mu"] > tiny.row("random")["mu"]
+    mus = [r["mu"] for r in tiny.rows]
+    assert mus == sorted(mus, reverse=True)
+    for r in tiny.rows:
+        assert r["games"] == 16          # two opponents, 8 games each
+        assert r["low"] == pytest.approx(r["mu"] - 2 * r["sigma"])
+        assert r["high"] == pytest.approx(r["mu"] + 2 * r["sigma"])
+    assert tiny.tables == [["random", "greedy"], ["random", "expert"], ["greedy", "expert"]]   # every pair, pool order
+
+
+def test_matrix_is_antisymmetric_with_ties_shared(tiny):
+    n = len(tiny.labels)
+    for a in range(n):
+        assert tiny.matrix[a][a] is None
+        for b in range(n):
+            if a != b:
+                assert tiny.matrix[a][b] + tiny.matrix[b][a] == pytest.approx(1.0)
+                assert tiny.matrix_games[a][b] == 8
+    # with two players the matrix is the win rate: the row's overall win rate is the mean of its row
+    for a, label in enumerate(tiny.labels):
+        assert tiny.row(label)["win_rate"] == pytest.approx(np.mean([v for v in tiny.matrix[a] if v is not None]))
+
+
+def test_labels_follow_the_documented_rule(tiny):
+    mu_random, mu_best = tiny.row("random")["mu"], tiny.rows[0]["mu"]
+    for r in tiny.rows:
+        assert r["level"] == label_for(r["mu"], mu_random, mu_best)
+    assert tiny.row("random")["level"] == "easy" and tiny.rows[0]["level"] == "hard"
+    assert label_for(0.0, 0.0, 3.0) == "easy"
+    assert label_for(0.99, 0.0, 3.0) == "easy"
+    assert label_for(1.0, 0.0, 3.0) == "medium"
+    assert label_for(1.99, 0.0, 3.0) == "medium"
+    assert label_for(2.0, 0.0, 3.0) == "hard"
+    assert label_for(-5.0, 0.0, 3.0) == "easy"
+    assert label_for(1.0, 1.0, 1.0) == "easy"   # nobody beats random: nothing is harder than easy
+
+
+def test_outputs(tiny, tmp_path):
+    md = tiny.to_markdown()
+    assert "| rank | bot | rating (mu) |" in md and "expert" in md
+    tiny.save_json(tmp_path / "l.json")
+    tiny.save_png(tmp_path / "l.png")
+    d = json.loads((tmp_path / "l.json").read_text())
+    assert d["labels"] == tiny.labels and len(d["matrix"]) == 3
+    assert (tmp_path / "l.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    e = tiny.strength_entries()
+    assert set(e["expert"]) == {"rating", "sigma", "interval", "label", "games", "players", "date", "command"}
+
+
+def test_pool_has_two_search_budgets_and_respects_model_cards():
+    tapeo = {e.label: e for e in ladder_entries("tapeo", 2)}
+    assert tapeo["search_d8"].options == {"determinizations": 8} and tapeo["search"].options == {}
+    robada = {e.label: e for e in ladder_entries("robada", 2)}
+    assert robada["rollout_d8"].name == "rollout" and "rollout" in robada
+    for game in ("tapeo", "robada"):
+        card = json.loads(agents.registry.shipped_factories(game)["ppo"].args[0].with_suffix(".json").read_text())
+        for n in (2, 3, 4):
+            assert ("ppo" in {e.label for e in ladder_entries(game, n)}) == (n in card["player_counts"])
+
+
+def test_four_player_tables_are_balanced():
+    plan = table_plan(5, 4, 10, seed=0)
+    assert all(len(set(t)) == 4 for t in plan)
+    counts = np.bincount([i for t in plan for i in t], minlength=5)
+    assert counts.max() - counts.min() <= 1
+    res = run_ladder("tapeo", players=4, games=4, seed=0, tables=2, bots=["random", "greedy", "expert", "ranking"],
+                     seating="cyclic")
+    n = len(res.labels)
+    for a in range(n):
+        for b in range(n):
+            if a != b:
+                assert res.matrix[a][b] + res.matrix[b][a] == pytest.approx(1.0)
+
+
+def test_bad_options_name_the_legal_values(capsys):
+    with pytest.raises(ConfigError, match=r"legal values for 'robada': \[2, 3, 4\]"):
+        ladder_entries("robada", 5)
+    with pytest.raises(ConfigError, match="legal values: \\['expert'"):
+        run_ladder("tapeo", bots=["random", "nobody"])
+    with pytest.raises(ConfigError, match="legal value: None"):
+        table_plan(3, 2, 4, seed=0)
+    with pytest.raises(ConfigError, match="positive int"):
+        run_ladder("tapeo", games=0, bots=["random", "greedy"])
+    assert ladder_main(["--game", "chess"]) == 2
+    assert "legal values" in capsys.readouterr().err
+    assert ladder_main(["--game", "tapeo", "--players", "9"]) == 2
+    assert "[2, 3, 4, 5, 6]" in capsys.readouterr().err
+    assert ladder_main(["--game", "robada", "--bots", "random", "nobody"]) == 2
+    assert "rollout_d8" in capsys.readouterr().err
+    assert ladder_main(["--game", "robada", "--list-bots"]) == 0
+    assert "rollout_d8 rollout" in capsys.readouterr().out
+
+
+def test_cli_writes_outputs(tmp_path, capsys):
+    out = tmp_path / "sub" / "l"
+    assert ladder_main(["--game", "robada", "--games", "2", "--bots", "random", "greedy", "--no-progress",
+                        "--out", str(out)]) == 0
+    assert "| rank | bot |" in capsys.readouterr().out
+    for ext in (".md", ".json", ".png"):
+        assert (tmp_path / "sub" / ("l" + ext)).is_file()
+    assert json.loads((tmp_path / "sub" / "l.json").read_text())["games_per_table"] == 2
+
+
+def test_shipped_strengths_are_read_and_follow_the_rule():
+    data = load_strengths()
+    assert STRENGTH_FILE.is_file() and set(data) >= {"tapeo", "robada"}
+    for game, bots in data.items():
+        assert agents.strength(game, "expert") == bots["expert"]
+        mus = {b: e["rating"] for b, e in bots.items()}
+        for b, e in bots.items():
+            assert e["label"] in LABELS
+            assert e["label"] == label_for(e["rating"], mus["random"], max(mus.values()))
+            assert e["interval"][0] < e["rating"] < e["interval"][1]
+            assert e["players"] == 2 and e["games"] > 0 and e["command"].startswith("python -m hod.benchmarks.ladder")
+        # every bot the registry makes at 2 players is measured
+        assert {e.label for e in ladder_entries(game, 2)} <= set(bots)
+    assert agents.strength("tapeo", "no_such_bot") is None
+    with pytest.raises(ConfigError, match="legal values"):
+        agents.strength("chess", "expert")
+
+
+def test_missing_file_means_unrated(tmp_path):
+    assert strength("tapeo", "expert", path=tmp_path / "none.json") is None
+
+
+def test_play_help_lists_labels(capsys):
+    ap = play.build_parser("tapeo", "play", "", 2, 6, 4)
+    text = " ".join(ap.format_help().split())
+    expert = agents.strength("tapeo", "expert")["label"]
+    assert f"expert ({expert})" in text
+
+
+@pytest.mark.parametrize("main,game", [(tapeo_main, "tapeo"), (robada_main, "robada")])
+def test_play_start_shows_the_chosen_opponents_labels(main, game):
+    out = io.StringIO()
+    code = main(["--players", "3", "--opponents", "random,expert", "--seed", "1", "--no-record"],
+                stdin=io.StringIO("q\n"), stdout=out)
+    assert code == 0
+    text = out.getvalue()
+    for seat, name in ((1, "random"), (2, "expert")):
+        assert f"player_{seat} {name}: {agents.strength(game, name)['label']} (rating" in text
