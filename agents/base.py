@@ -39,6 +39,11 @@ class Bot:
     #: Names of the table's rule options the bot takes as keyword arguments
     #: (:mod:`hod.agents.rules`); listed among the legal options in the unknown-option error.
     rule_options: tuple = ()
+    #: Table sizes (player counts) the bot can play, as a tuple of ints, or None: every table size
+    #: of its game. Trained policies (:class:`hod.agents.onnx_policy.OnnxPolicy`, the torch
+    #: ``PPOBot``) set it from their model card's ``player_counts``; the tournament and the play
+    #: commands refuse a bot at another size (:func:`check_player_count`).
+    player_counts: Optional[tuple] = None
 
     def __init__(self, seed: Optional[int] = None, **options: Any) -> None:
         if options:
@@ -72,6 +77,17 @@ class Bot:
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(game={self.game!r}, name={self.name!r}, seed={self.seed})"
+
+
+def check_player_count(bot: Any, num_players: int, where: str = "") -> None:
+    """Raise :class:`ConfigError` if ``bot`` declares the table sizes it plays
+    (:attr:`Bot.player_counts`, not None) and ``num_players`` is not one of them; the message
+    names the bot, the table size and the supported sizes. ``where`` prefixes the message
+    (e.g. ``"lineup slot 0: "``)."""
+    counts = getattr(bot, "player_counts", None)
+    if counts is not None and num_players not in tuple(counts):
+        raise ConfigError(f"{where}{bot!r} was trained for {list(counts)} players, not {num_players}; "
+                          f"legal table sizes for it: {list(counts)}")
 
 
 def legal_actions(observation: Observation) -> np.ndarray:
