@@ -14,7 +14,7 @@ from typing import Any, Callable, Dict, Optional, Tuple, Union
 from hod.core.errors import ConfigError
 from hod.core.games import game_names, get_game, load_object
 
-from .base import Bot
+from .base import Bot, check_bot_seed
 from .onnx_policy import card_player_counts, shipped_factories, shipped_opponents
 
 #: A factory ``f(seed=..., **kwargs) -> Bot``, or its ``"module:attr"`` entry point.
@@ -104,9 +104,11 @@ def make(game: str, name: str, seed: Optional[int] = None, **kwargs: Any) -> Bot
 
     Raises:
         ConfigError: unknown game or bot name (the message lists the registered names), an
-            option the bot refuses, or a rule option's value outside its legal values (named).
+            option the bot refuses, a rule option's value outside its legal values (named), or a
+            seed that is not None or a non-negative int (:func:`hod.agents.base.check_bot_seed`).
     """
     f = factory(game, name)
+    seed = check_bot_seed(seed)
     info = get_game(game)
     rules = info.check_rule_options(kwargs)   # the table's rule options, values checked
     if getattr(f, "rule_blind", False):       # a bot that plays under any rules (random): told, not kept
