@@ -243,6 +243,9 @@ def parse_table(ap: argparse.ArgumentParser, game: str, argv: Optional[Sequence[
     record = None
     if not args.no_record:
         record = args.record or f"{game}-seed{seed}-{time.strftime('%Y%m%d-%H%M%S')}.json"
+        if os.path.isdir(record):   # the record would be lost at the end of the game
+            ap.error(f"--record {record}: is a folder; legal values: the path of a file (new, or to be replaced) "
+                     f"in a writable folder, e.g. {os.path.join(record, f'{game}-seed{seed}.json')}")
         folder = os.path.dirname(os.path.abspath(record))
         if not (os.path.isdir(folder) and os.access(folder, os.W_OK)):
             ap.error(f"--record {record}: the folder {folder} does not exist or is not writable")
