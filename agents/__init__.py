@@ -4,8 +4,9 @@
 :attr:`hod.core.games.GameInfo.bots`), a shipped trained opponent (``"ppo"``) or a bot registered
 with :func:`register`; a declared bot's module is imported when a bot of that name is made.
 """
-from .base import Bot, RandomBot, legal_actions
-from .registry import factory, make, names, needs_belief, register
+from .base import Bot, RandomBot, check_player_count, legal_actions
+from .registry import factory, make, names, needs_belief, player_counts, register
 from .strength import strength
 
-__all__ = ["Bot", "RandomBot", "legal_actions", "factory", "make", "names", "needs_belief", "register", "strength"]
+__all__ = ["Bot", "RandomBot", "check_player_count", "legal_actions", "factory", "make", "names", "needs_belief",
+           "player_counts", "register", "strength"]

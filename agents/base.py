@@ -22,6 +22,21 @@ Observation = Mapping[str, np.ndarray]
 BeliefSampler = Callable[[np.random.Generator], Any]
 
 
+def check_bot_seed(seed: object) -> Optional[int]:
+    """A bot's seed as given to :class:`Bot` or :meth:`Bot.reset`: None or a non-negative
+    integer (Python or numpy; bools refused). Returns it as None or a Python int.
+
+    Raises:
+        ConfigError: anything else (``-1``, ``1.5``, ``"3"``, ``True``), naming the legal values.
+    """
+    if seed is None:
+        return None
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or int(seed) < 0:
+        raise ConfigError(f"bot seed={seed!r} is not allowed; legal values: None or a non-negative int "
+                          f"(0, 1, 2, ...)")
+    return int(seed)
+
+
 class Bot:
     """Base class of every bot.
 
@@ -29,7 +44,12 @@ class Bot:
     ``"robada"``); ``name`` is its registry name.
 
     Args:
-        seed: seed of the bot's own random generator (``numpy.random.default_rng``).
+        seed: seed of the bot's own random generator (``numpy.random.default_rng``): None or a
+            non-negative int.
+
+    Raises:
+        ConfigError: an unknown option (the legal ones are listed) or a bad seed
+            (:func:`check_bot_seed`).
     """
 
     game: str = ""
@@ -39,6 +59,11 @@ class Bot:
     #: Names of the table's rule options the bot takes as keyword arguments
     #: (:mod:`hod.agents.rules`); listed among the legal options in the unknown-option error.
     rule_options: tuple = ()
+    #: Table sizes (player counts) the bot can play, as a tuple of ints, or None: every table size
+    #: of its game. Trained policies (:class:`hod.agents.onnx_policy.OnnxPolicy`, the torch
+    #: ``PPOBot``) set it from their model card's ``player_counts``; the tournament and the play
+    #: commands refuse a bot at another size (:func:`check_player_count`).
+    player_counts: Optional[tuple] = None
 
     def __init__(self, seed: Optional[int] = None, **options: Any) -> None:
         if options:
@@ -46,11 +71,14 @@ class Bot:
                      if p not in ("self", "options", "args", "kwargs")]
             legal += [p for p in getattr(self, "rule_options", ()) if p not in legal]
             raise ConfigError(f"unknown option(s) {sorted(options)} for {type(self).__name__}; legal options: {legal}")
+        seed = check_bot_seed(seed)
         self.seed = seed
         self.rng = np.random.default_rng(seed)
 
     def reset(self, seed: Optional[int] = None) -> None:
-        """Start a new game; reseeds the generator when ``seed`` is given."""
+        """Start a new game; reseeds the generator when ``seed`` is given (None or a non-negative
+        int; anything else raises :class:`ConfigError`, :func:`check_bot_seed`)."""
+        seed = check_bot_seed(seed)
         if seed is not None:
             self.seed = seed
             self.rng = np.random.default_rng(seed)
@@ -72,6 +100,17 @@ class Bot:
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(game={self.game!r}, name={self.name!r}, seed={self.seed})"
+
+
+def check_player_count(bot: Any, num_players: int, where: str = "") -> None:
+    """Raise :class:`ConfigError` if ``bot`` declares the table sizes it plays
+    (:attr:`Bot.player_counts`, not None) and ``num_players`` is not one of them; the message
+    names the bot, the table size and the supported sizes. ``where`` prefixes the message
+    (e.g. ``"lineup slot 0: "``)."""
+    counts = getattr(bot, "player_counts", None)
+    if counts is not None and num_players not in tuple(counts):
+        raise ConfigError(f"{where}{bot!r} was trained for {list(counts)} players, not {num_players}; "
+                          f"legal table sizes for it: {list(counts)}")
 
 
 def legal_actions(observation: Observation) -> np.ndarray:

@@ -14,8 +14,8 @@ from typing import Any, Callable, Dict, Optional, Tuple, Union
 from hod.core.errors import ConfigError
 from hod.core.games import game_names, get_game, load_object
 
-from .base import Bot
-from .onnx_policy import shipped_factories
+from .base import Bot, check_bot_seed
+from .onnx_policy import card_player_counts, shipped_factories, shipped_opponents
 
 #: A factory ``f(seed=..., **kwargs) -> Bot``, or its ``"module:attr"`` entry point.
 Factory = Union[str, Callable[..., Bot]]
@@ -80,6 +80,22 @@ def needs_belief(game: str, name: str) -> bool:
     return bool(getattr(factory(game, name), "needs_belief", False))
 
 
+def player_counts(game: str, name: str) -> Optional[tuple]:
+    """The table sizes registered bot ``name`` of ``game`` supports (:attr:`Bot.player_counts`),
+    without building it: a shipped ONNX opponent's come from its model card (``NAME.json``),
+    any other bot's from its factory's ``player_counts`` attribute; None means every table size.
+
+    Raises:
+        ConfigError: unknown game or bot name (the message lists the registered names).
+    """
+    f = factory(game, name)
+    shipped = shipped_opponents(game)
+    if name in shipped and (game, name) not in _REGISTERED:
+        return card_player_counts(shipped[name])
+    counts = getattr(f, "player_counts", None)
+    return tuple(counts) if counts is not None else None
+
+
 def make(game: str, name: str, seed: Optional[int] = None, **kwargs: Any) -> Bot:
     """Build a registered bot; ``bot.game`` and ``bot.name`` are set to ``game`` and ``name``.
 
@@ -88,9 +104,11 @@ def make(game: str, name: str, seed: Optional[int] = None, **kwargs: Any) -> Bot
 
     Raises:
         ConfigError: unknown game or bot name (the message lists the registered names), an
-            option the bot refuses, or a rule option's value outside its legal values (named).
+            option the bot refuses, a rule option's value outside its legal values (named), or a
+            seed that is not None or a non-negative int (:func:`hod.agents.base.check_bot_seed`).
     """
     f = factory(game, name)
+    seed = check_bot_seed(seed)
     info = get_game(game)
     rules = info.check_rule_options(kwargs)   # the table's rule options, values checked
     if getattr(f, "rule_blind", False):       # a bot that plays under any rules (random): told, not kept

@@ -29,6 +29,9 @@ import numpy as np
 from hod.core.games import game_names, get_game
 
 
+#: The command as typed (argparse's usage line).
+PROG = "python -m hod.benchmarks.env_speed"
+
 def _pick(rng: np.random.Generator, obs, space) -> int:
     if isinstance(obs, dict) and "action_mask" in obs:
         legal = np.flatnonzero(obs["action_mask"])
@@ -129,7 +132,7 @@ def format_table(rows: list[tuple[str, dict | str]]) -> str:
 
 
 def main(argv: list[str] | None = None) -> None:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(prog=PROG, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--game", default="tapeo", choices=game_names(), help="game to measure")
     ap.add_argument("--players", type=int, default=4, help="player count (default 4)")
     ap.add_argument("--steps", type=int, default=50_000, help="agent-steps per environment (default 50000)")

@@ -54,6 +54,9 @@ from .env_speed import bench_aec, bench_parallel
 
 
 
+#: The command as typed (argparse's usage line).
+PROG = "python -m hod.benchmarks.throughput"
+
 def measured_player_counts(game: str) -> tuple[int, ...]:
     """Table sizes measured for ``game``: the smallest, 4 (when legal) and the largest
     (Tapeo 2, 4, 6; Ronda Robada 2, 4)."""
@@ -356,7 +359,7 @@ def plot_png(result: dict) -> bytes:
 
 
 def main(argv: Optional[list[str]] = None) -> dict:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(prog=PROG, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--games", nargs="+", default=game_names(), choices=game_names(), help="games to measure")
     ap.add_argument("--batch-sizes", nargs="+", type=int, default=list(BATCH_SIZES))
     ap.add_argument("--seconds", type=float, default=1.0, help="least seconds per timed run (default 1)")

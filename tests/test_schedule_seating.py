@@ -91,4 +91,4 @@ def test_cli_seating_flag(capsys):
     assert "nearest legal values: [6, 12]" in capsys.readouterr().err
     assert main(["--game", "tapeo", "--lineup", "random", "random", "random", "--games", "6",
                  "--seating", "permutations", "--no-progress"]) == 0
-    assert "1 deals x 6 seat permutations" in capsys.readouterr().out
+    assert "1 deal x 6 seat permutations" in capsys.readouterr().out

@@ -12,6 +12,7 @@ import argparse
 import copy
 import json
 import os
+import tempfile
 import tomllib
 from pathlib import Path
 from typing import Annotated, Any, Literal, Optional
@@ -162,14 +163,18 @@ def validate_evaluation(game: str, values: dict[str, Any], names: Optional[dict[
 
 
 def check_out_dir(out: str | Path) -> Path:
-    """Check, without creating anything, that a run folder ``out`` can be created and written.
+    """Check that a run folder ``out`` can be created and written, leaving nothing behind: a
+    temporary folder is made (and removed) in ``out`` or, when it does not exist yet, in the
+    nearest existing folder above it, so a folder the system refuses (``/proc/foo``, a
+    read-only mount) is caught here rather than by the run's first write.
 
     Returns:
         ``out`` as a Path.
 
     Raises:
-        ConfigError: ``out`` (or a folder above it) is a file, or the nearest existing folder
-            above it is not writable (legal: a writable folder, existing or not).
+        ConfigError: ``out`` (or a folder above it) is a file, or no folder can be created in the
+            nearest existing folder above it (the system's reason is named; legal: a writable
+            folder, existing or not).
     """
     out = Path(out)
     probe = out
@@ -180,8 +185,10 @@ def check_out_dir(out: str | Path) -> Path:
     legal = "a folder that exists and is writable, or that can be created in a writable folder"
     if probe.exists() and not probe.is_dir():
         raise ConfigError(f"--out {out}: {probe} is a file, not a folder; legal: {legal}")
-    if not os.access(probe, os.W_OK | os.X_OK):
-        raise ConfigError(f"--out {out}: cannot write in {probe}; legal: {legal}")
+    try:
+        os.rmdir(tempfile.mkdtemp(prefix=".write-probe-", dir=probe))
+    except OSError as e:
+        raise ConfigError(f"--out {out}: cannot create a folder in {probe} ({e.strerror or e}); legal: {legal}") from None
     return out
 
 

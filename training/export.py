@@ -33,6 +33,7 @@ import numpy as np
 
 from hod.agents.model_card import CheckpointError
 from hod.core.atomic import atomic_write_bytes, atomic_write_json
+from hod.core.errors import ConfigError
 
 from .checkpoint import load_checkpoint
 
@@ -40,6 +41,45 @@ OPSET = 17
 INPUTS = ("observation", "action_mask")
 OUTPUTS = ("action", "logits")
 METADATA_KEY = "model_card"
+
+
+def check_name(name: object) -> str:
+    """Return ``name``, the file stem of an export, if it names a file inside the output folder.
+
+    Raises:
+        ConfigError: not a non-empty string, or one holding a path separator (``/``, ``\\``) or
+            ``..`` (the files would land outside ``--out``); the message names the legal values.
+    """
+    if not isinstance(name, str) or not name.strip() or "/" in name or "\\" in name or ".." in name \
+            or name.strip() == ".":
+        raise ConfigError(f"--name {name!r}: not a file name; legal values: a plain file stem without '/', '\\' "
+                          f"or '..' (e.g. tapeo_ppo), the files are written in --out")
+    return name
+
+
+def check_checkpoint_path(path: str | Path) -> Path:
+    """Return ``path`` if it is a file in zip format, what a training checkpoint is.
+
+    Raises:
+        CheckpointError: naming what was expected (a ``.zip`` training checkpoint written by
+            ``python -m hod.training.train``) and what was found: nothing, a folder, an ONNX
+            export, or a file that is not a zip archive.
+    """
+    import zipfile
+
+    path = Path(path)
+    expected = "expected a .zip training checkpoint written by python -m hod.training.train"
+    if not path.exists():
+        raise CheckpointError(f"{path}: no such file; {expected}")
+    if path.is_dir():
+        raise CheckpointError(f"{path}: is a folder; {expected} (e.g. {path / 'checkpoints' / 'latest.zip'})")
+    if not zipfile.is_zipfile(path):
+        if path.suffix.lower() == ".onnx":
+            found = "an ONNX export (already exported; play it with hod.agents.onnx_policy.OnnxPolicy)"
+        else:
+            found = "a file that is not a zip archive"
+        raise CheckpointError(f"{path}: found {found}; {expected}")
+    return path
 
 
 def export_onnx(checkpoint: str | Path, out_dir: Optional[str | Path] = None, name: Optional[str] = None,
@@ -50,8 +90,10 @@ def export_onnx(checkpoint: str | Path, out_dir: Optional[str | Path] = None, na
     pick the same actions on ``check_samples`` random observations with random masks.
 
     Raises:
-        CheckpointError: unusable checkpoint (:func:`hod.training.checkpoint.load_checkpoint`), or an
+        CheckpointError: not a zip file (:func:`check_checkpoint_path`: a folder, an ONNX export...),
+            an unusable checkpoint (:func:`hod.training.checkpoint.load_checkpoint`), or an
             export that fails its check.
+        ConfigError: a ``name`` with a path separator or ``..`` (:func:`check_name`).
     """
     import onnx
     import torch
@@ -60,7 +102,9 @@ def export_onnx(checkpoint: str | Path, out_dir: Optional[str | Path] = None, na
 
     if opset < 14:
         raise ValueError(f"opset={opset} is too old; use 14 or more")
-    checkpoint = Path(checkpoint)
+    if name is not None:
+        check_name(name)
+    checkpoint = check_checkpoint_path(checkpoint)
     model, card, _ = load_checkpoint(checkpoint)
     obs_size, num_actions = card["obs_size"], card["num_actions"]
     module = actor_module(model.policy).eval()
@@ -116,7 +160,8 @@ def _check_against_torch(data: bytes, module, obs_size: int, num_actions: int, s
 
 
 def main(argv: Optional[list[str]] = None) -> int:
-    """Entry point of ``python -m hod.training.export``."""
+    """Entry point of ``python -m hod.training.export``; returns the exit status: 0, or 2 with a
+    one-line ``error: ...`` for an unusable checkpoint, a bad ``--name`` or ``--opset``."""
     p = argparse.ArgumentParser(prog="python -m hod.training.export",
                                 description="Export a training checkpoint's policy to ONNX with its model card.")
     p.add_argument("checkpoint", help="checkpoint .zip written by hod.training.train")

@@ -42,6 +42,7 @@ class PPOBot(Bot):
 
         self.model, self.model_card, _ = load_checkpoint(checkpoint, game=game, num_players=num_players, device=device)
         self.game = self.model_card["game"]
+        self.player_counts = tuple(int(k) for k in self.model_card["player_counts"])
         self.deterministic = deterministic
         self.encoder = get_encoder(self.model_card.get("obs_encoder", "none"), self.game)
 

@@ -8,7 +8,8 @@
   bool array, the method sb3-contrib's ``MaskablePPO`` looks for) and ``info["action_mask"]``;
 * the learner's seat is drawn per episode (it learns every seat), and so is the table size when
   ``num_players`` is a list; the opponents come from ``opponents`` (a bot name, a list of names,
-  or an opponent source such as :class:`hod.training.pool.OpponentPool`);
+  or an opponent source such as :class:`hod.training.pool.OpponentPool`; default ``"random"``,
+  the uniform random bot at every opponent seat);
 * reward: everything the game credited to the learner since its previous decision; the final
   reward always arrives, even when an opponent acted last (see :mod:`hod.training.table`);
 * at the end ``info`` carries ``final_score``, ``win_share``, ``seat`` and ``num_players``.
@@ -35,7 +36,9 @@ class SingleAgentEnv(gym.Env):
         game: ``"tapeo"`` or ``"robada"``.
         num_players: table size or list of sizes drawn per episode.
         opponents: bot name (``"random"``, ``"greedy"``, ``"expert"``...), list of names drawn per
-            seat, or an opponent source (:mod:`hod.training.pool`).
+            seat, or an opponent source (:mod:`hod.training.pool`). Default ``"random"``: every
+            opponent seat is the uniform random bot (:class:`hod.agents.base.RandomBot`), also
+            when the env is made with ``gymnasium.make(id)`` and no ``opponents``.
         reward_scheme: ``"points"``, ``"win_loss"`` or ``"margin"`` (:mod:`hod.core.rewards`).
         illegal_action: ``"lose"`` (default) or ``"raise"``.
         render_mode: passed to the game env (only ``None`` is used by training).
@@ -68,12 +71,19 @@ class SingleAgentEnv(gym.Env):
     def step(self, action):
         """Play ``action`` for the learner, then the opponents until the learner decides again.
 
+        ``action`` must be an int of the action space: a Python ``int`` or a numpy integer
+        scalar in ``0..num_actions-1`` (the games' one check, :func:`hod.core.errors.action_id`).
+        Anything else (``1.0``, ``True``, ``None``, ``numpy.array([0])``, a string) is an illegal
+        action, like a masked one: under ``illegal_action="lose"`` the episode ends with the
+        forfeit's reward, under ``"raise"`` :class:`hod.core.errors.IllegalActionError` naming
+        the legal actions.
+
         Returns:
             ``(observation float32 (obs_size,), reward float, terminated, truncated, info)``.
         """
         if self._obs is None:
             raise RuntimeError("call reset() before step()")
-        out = self.table.step([int(action)])
+        out = self.table.step([action])
         (self._obs,) = out.observations
         info = out.infos[0] if out.done else {}
         info["action_mask"] = self._obs["action_mask"]

@@ -151,7 +151,9 @@ class LearnerTable:
 
     def step(self, actions: Sequence[int]) -> TableStep:
         """Play one action per learner seat (in the order of :attr:`learners`), then the
-        opponents, until the learner seats must decide again or the game ends.
+        opponents, until the learner seats must decide again or the game ends. An action that is
+        not an int of the action space (``1.0``, ``None``, an array; :func:`hod.core.errors.action_id`)
+        is an illegal action, like one outside the mask.
 
         Raises:
             IllegalActionError: an action outside its mask (with ``illegal_action="raise"``).
@@ -161,7 +163,9 @@ class LearnerTable:
         if len(actions) != self.num_learners:
             raise ValueError(f"expected {self.num_learners} actions (one per learner seat), got {len(actions)}")
         self.decisions += 1
-        over = self._play_until_decision({a: int(x) for a, x in zip(self.learners, actions)})
+        # passed as given: the env's one action check (hod.core.errors.action_id) makes an
+        # ill-typed action (1.0, None, an array) an illegal action under its illegal_action mode
+        over = self._play_until_decision(dict(zip(self.learners, actions)))
         env = self.env
         rewards = np.zeros(self.num_learners)
         for j, a in enumerate(self.learners):
@@ -188,7 +192,7 @@ class LearnerTable:
             return True
         return all(env.terminations[a] or env.truncations[a] for a in self.learners if a in env.terminations)
 
-    def _play_until_decision(self, pending: dict[str, int]) -> bool:
+    def _play_until_decision(self, pending: dict[str, Any]) -> bool:
         """Step opponents and the ``pending`` learner actions until a learner seat must decide.
 
         Returns True if the episode ended.

@@ -411,7 +411,7 @@ def parse_args(argv: Optional[list[str]] = None):
         SystemExit: argparse errors (usage printed).
     """
     argv = list(sys.argv[1:] if argv is None else argv)
-    pre = argparse.ArgumentParser(add_help=False)
+    pre = argparse.ArgumentParser(prog="python -m hod.training.train", add_help=False)
     pre.add_argument("--game", choices=game_names())
     pre.add_argument("--config")
     pre.add_argument("--resume")
@@ -439,7 +439,7 @@ def parse_args(argv: Optional[list[str]] = None):
 def main(argv: Optional[list[str]] = None) -> int:
     """Entry point of ``python -m hod.training.train``; returns the exit status: 0, 130 after Ctrl-C,
     2 with a one-line ``error: ...`` on stderr for a configuration key outside its legal range, an
-    unwritable ``--out`` or an unusable checkpoint (no traceback, nothing written).
+    ``--out`` that cannot be created or written (:func:`hod.training.config.check_out_dir`) or an unusable checkpoint (no traceback, nothing written).
 
     Raises:
         SystemExit: argparse errors (status 2, usage printed).
@@ -466,6 +466,9 @@ def main(argv: Optional[list[str]] = None) -> int:
         trainer = Trainer(game, cfg, out, resume=args.resume, progress=not args.no_progress, verbose=args.verbose)
     except (ConfigError, CheckpointError) as e:
         print(f"error: {e}", file=sys.stderr)
+        return 2
+    except OSError as e:   # the run folder could not be made after all (e.g. it changed meanwhile)
+        print(f"error: --out {out}: cannot create the run folder: {e}", file=sys.stderr)
         return 2
     summary = trainer.run()
     print(json.dumps({k: v for k, v in summary.items() if k != "evaluation"}, indent=2))

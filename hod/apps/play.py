@@ -28,7 +28,7 @@ import numpy as np
 from hod.core.errors import ConfigError
 
 from hod.agents.onnx_policy import shipped_opponents
-from hod.agents.registry import factory, make, names
+from hod.agents.registry import factory, make, names, player_counts
 from hod.agents.strength import strength
 
 #: Registered bot names from strongest to weakest; the default opponent is the first one
@@ -88,13 +88,32 @@ def needs_onnx(game: str, name: str) -> bool:
     return name in shipped_opponents(game) or bool(getattr(factory(game, name), "needs_onnx", False))
 
 
-def default_opponent(game: str, notices: Optional[list[str]] = None) -> str:
+def supports(game: str, name: str, num_players: Optional[int]) -> bool:
+    """True if bot ``name`` of ``game`` plays tables of ``num_players`` (None: not checked): a bot
+    that declares its table sizes (:func:`hod.agents.registry.player_counts`, e.g. a shipped
+    ONNX policy from its model card) must list it."""
+    counts = player_counts(game, name)
+    return num_players is None or counts is None or num_players in counts
+
+
+def default_opponent(game: str, notices: Optional[list[str]] = None, num_players: Optional[int] = None) -> str:
     """The strongest bot registered for ``game`` (``agents.names(game)``) that this install can
-    play: on a core install (no onnxruntime) the shipped ONNX ``ppo`` is skipped for the next
-    strongest (``expert``), and a notice naming the extra to install (:data:`ONNX_INSTALL`) is
-    appended to ``notices``."""
+    play at a table of ``num_players`` (None: any size).
+
+    A bot trained for other table sizes (its model card's ``player_counts``, e.g. Ronda
+    Robada's ``ppo``, trained for 2 and 4 players, at 3) is skipped for the next strongest,
+    and so, on a core install (no onnxruntime), is the shipped ONNX ``ppo``; each skip appends
+    a notice to ``notices`` (the missing extra's is :data:`ONNX_INSTALL`)."""
     registered = names(game)
     best = strongest(registered)
+    sized = [n for n in registered if supports(game, n, num_players)]
+    if best not in sized:
+        fallback = strongest(sized)
+        if notices is not None:
+            notices.append(f"Note: the default opponent {best!r} was trained for {list(player_counts(game, best))} "
+                           f"players, not {num_players}; playing {fallback!r} instead.")
+        best = fallback
+        registered = sized
     if not needs_onnx(game, best) or onnx_available():
         return best
     fallback = strongest([n for n in registered if not needs_onnx(game, n)])
@@ -120,16 +139,23 @@ def parse_opponents(game: str, values: Optional[Sequence[str]], num_opponents: i
 
     Raises:
         ConfigError: an unregistered name (the message lists the registered ones), a number of
-            names that is neither 1 nor ``num_opponents``, or a shipped ONNX bot named while
-            onnxruntime is not installed (the message names :data:`ONNX_INSTALL`).
+            names that is neither 1 nor ``num_opponents``, a shipped ONNX bot named while
+            onnxruntime is not installed (the message names :data:`ONNX_INSTALL`), or a bot
+            trained for other table sizes than ``num_opponents + 1`` (the sizes it supports
+            are named).
     """
+    n = num_opponents + 1
     if not values:
-        return [default_opponent(game, notices)] * num_opponents
+        return [default_opponent(game, notices, n)] * num_opponents
     split = [v.strip() for value in values for v in value.split(",") if v.strip()]
     registered = names(game)
     for name in split:
         if name not in registered:
             raise ConfigError(f"no {game} bot {name!r}; registered bots: {registered}")
+        if not supports(game, name, n):
+            raise ConfigError(f"{game} bot {name!r} was trained for {list(player_counts(game, name))} players, "
+                              f"not {n}; legal table sizes for it: {list(player_counts(game, name))} "
+                              f"(or choose another bot: {[b for b in registered if supports(game, b, n)]})")
     onnx = sorted({n for n in split if needs_onnx(game, n)})
     if onnx and not onnx_available():
         playable = [n for n in registered if not needs_onnx(game, n)]
@@ -199,7 +225,8 @@ def build_parser(game: str, prog: str, description: str, min_players: int, max_p
     ap.add_argument("--opponents", nargs="+", metavar="BOT",
                     help="registered bot for the computer seats: one name for all of them, or one per "
                          f"opponent seat in seat order (registered now, with the strength ladder's label: "
-                         f"{labelled_names(game)}; default: the strongest, ppo > expert > greedy > random)")
+                         f"{labelled_names(game)}; default: the strongest that plays the table size, "
+                         "ppo > expert > greedy > random)")
     ap.add_argument("--seed", type=non_negative_int, default=None,
                     help="seed of the deal and of the bots, a non-negative int (default: a fresh one, printed)")
     ap.add_argument("--seat", type=int, default=0, help="your seat, 0..players-1 (default 0)")
@@ -244,6 +271,9 @@ def parse_table(ap: argparse.ArgumentParser, game: str, argv: Optional[Sequence[
     record = None
     if not args.no_record:
         record = args.record or f"{game}-seed{seed}-{time.strftime('%Y%m%d-%H%M%S')}.json"
+        if os.path.isdir(record):   # the record would be lost at the end of the game
+            ap.error(f"--record {record}: is a folder; legal values: the path of a file (new, or to be replaced) "
+                     f"in a writable folder, e.g. {os.path.join(record, f'{game}-seed{seed}.json')}")
         folder = os.path.dirname(os.path.abspath(record))
         if not (os.path.isdir(folder) and os.access(folder, os.W_OK)):
             ap.error(f"--record {record}: the folder {folder} does not exist or is not writable")

@@ -5,12 +5,18 @@ from __future__ import annotations
 import argparse
 
 from hod.agents import make
+from hod.apps.play import non_negative_int
+from hod.core.errors import ConfigError
 
 from tapeo_env.env import raw_env
 
 
 def play(seed: int = 0, players: int = 4, bot: str = "random") -> str:
-    """Play one seeded game and return the printed text."""
+    """Play one seeded game and return the printed text.
+
+    Raises:
+        ConfigError: an unknown bot (the registered ones are named), a bad seed or player count.
+    """
     env = raw_env(num_players=players, render_mode="ansi")
     env.reset(seed=seed)
     bots = {a: make("tapeo", bot, seed=seed * 100 + i) for i, a in enumerate(env.possible_agents)}
@@ -30,12 +36,22 @@ def play(seed: int = 0, players: int = 4, bot: str = "random") -> str:
 
 
 def main(argv: list[str] | None = None) -> None:
-    ap = argparse.ArgumentParser(description=__doc__)
-    ap.add_argument("--seed", type=int, default=0, help="game seed (default 0)")
+    """Entry point of ``python -m hod.apps.show_game``: print one seeded game.
+
+    Raises:
+        SystemExit: a bad option (argparse's usage error, status 2, naming the legal values:
+            ``--seed`` a non-negative int, ``--bot`` a registered Tapeo bot, ``--players`` 2..6).
+    """
+    ap = argparse.ArgumentParser(prog="python -m hod.apps.show_game", description=__doc__)
+    ap.add_argument("--seed", type=non_negative_int, default=0, help="game seed, a non-negative int (default 0)")
     ap.add_argument("--players", type=int, default=4, choices=range(2, 7), help="2-6 (default 4)")
     ap.add_argument("--bot", default="random", help="registered Tapeo bot for every seat (default random)")
     args = ap.parse_args(argv)
-    print(play(args.seed, args.players, args.bot))
+    try:
+        text = play(args.seed, args.players, args.bot)
+    except ConfigError as e:   # an unknown bot (the registered ones are named), a bot refusing the table
+        ap.error(str(e))
+    print(text)
 
 
 if __name__ == "__main__":

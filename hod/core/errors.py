@@ -78,6 +78,16 @@ def check_int_range(name: str, value: object, lo: int, hi: int) -> int:
     return v
 
 
+def check_seat(seat: object, num_players: int) -> int:
+    """Return ``seat`` as an int if it is a seat of a ``num_players`` table (``0..num_players-1``),
+    else raise :class:`ConfigError` naming the legal seats. The one check of the seat arguments
+    of both games' engine functions: a Python or numpy integer (not a bool); ``-1`` (no
+    wrap-around), ``num_players`` and ``1.0`` are refused."""
+    if type(seat) is int and 0 <= seat < num_players:   # the common case, no call
+        return seat
+    return check_int_range("seat", seat, 0, num_players - 1)
+
+
 def action_id(action: object, num_actions: int) -> Optional[int]:
     """``action`` as an int if it is an action of ``Discrete(num_actions)``, else None.
 

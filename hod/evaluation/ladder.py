@@ -33,7 +33,6 @@ The scheme (details in docs/tournament.md):
 from __future__ import annotations
 
 import functools
-import json
 import math
 import time
 from dataclasses import asdict, dataclass, field
@@ -42,7 +41,6 @@ from typing import Any, Optional, Sequence
 import numpy as np
 
 from hod import agents
-from hod.agents.onnx_policy import shipped_opponents
 from hod.agents.strength import label_for
 from hod.core.atomic import atomic_write_bytes, atomic_write_json, atomic_write_text
 from hod.core.errors import ConfigError
@@ -74,16 +72,10 @@ def _make_bot(game: str, name: str, options: dict) -> Any:
 
 
 def _plays(game: str, name: str, players: int) -> bool:
-    """Whether a shipped ONNX opponent's model card lists ``players`` (other bots: always)."""
-    path = shipped_opponents(game).get(name)
-    if path is None:
-        return True
-    card_path = path.with_suffix(".json")
-    try:
-        card = json.loads(card_path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return False
-    return players in card.get("player_counts", [])
+    """Whether bot ``name`` plays ``players`` (:func:`hod.agents.player_counts`: a shipped ONNX
+    opponent's model card, a bot's ``player_counts``; None means every size)."""
+    counts = agents.player_counts(game, name)
+    return counts is None or players in counts
 
 
 def ladder_entries(game: str, players: int = 2) -> list[LadderEntry]:

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Optional, Sequence, Union
 
 from hod import agents
+from hod.agents.base import check_player_count
 from hod.core.errors import ConfigError
 from hod.core.games import get_game
 
@@ -119,6 +120,8 @@ class TournamentTable:
         # declares as rule options (GameInfo.rule_options; hod.agents.rules)
         self.rules = get_game(game).check_rule_options(env_kwargs)
         self.bots = [s.build(game, self.rules) for s in specs]
+        for slot, bot in enumerate(self.bots):   # a trained bot plays only its model card's table sizes
+            check_player_count(bot, num_players, f"lineup slot {slot}: ")
         agents_ = list(self.env.possible_agents)
         if len(agents_) != num_players:
             raise RuntimeError(f"{game} env has {len(agents_)} agents, expected {num_players}")

@@ -53,17 +53,23 @@ def _bot_row(b: "BotStats", bold: bool = False) -> str:
     return "| " + " | ".join(cells) + " |"
 
 
+def _plural(count: int, word: str) -> str:
+    """``"1 deal"``, ``"2 deals"``: ``count`` and ``word``, plural unless the count is 1."""
+    return f"{count} {word}" if count == 1 else f"{count} {word}s"
+
+
 def scheme_line(r: "TournamentResult") -> str:
     """One sentence saying how many games, deals and rotations the run played."""
     perms = getattr(r, "seating", "cyclic") == "permutations" and r.num_players > 2
     orders = f"{r.games_per_deal} seat permutations" if perms else f"{r.num_players} seat rotations"
+    deals = _plural(r.num_deals, "deal")
     if r.duplicate:
-        how = f"{r.num_deals} deals x {orders} (duplicate deals)"
+        how = f"{deals} x {orders} (duplicate deals)"
     else:
-        how = (f"{r.num_deals} deals, one game each, seat order advancing every game over all "
+        how = (f"{deals}, one game each, seat order advancing every game over all "
                f"{math.factorial(r.num_players)} permutations" if perms
-               else f"{r.num_deals} deals, one game each, seat rotation advancing every game")
-    return f"{r.num_games} games = {how}, seed {r.seed}."
+               else f"{deals}, one game each, seat rotation advancing every game")
+    return f"{_plural(r.num_games, 'game')} = {how}, seed {r.seed}."
 
 
 def markdown(r: "TournamentResult", include_timing: bool = True) -> str:

@@ -301,7 +301,10 @@ def run_tournament(
         ConfigError: unknown game or bot name (the message lists the legal ones), bad player
             count (from the environment), num_games not a multiple of the number of seat orders
             (the nearest legal values are named), a bad ``seating``, bad
-            seed/workers, instances with workers > 1, unpicklable factories with workers > 1.
+            seed/workers, instances with workers > 1, unpicklable factories with workers > 1, a
+            bot that declares the table sizes it plays (:attr:`hod.agents.base.Bot.player_counts`,
+            e.g. a trained policy from its model card) without ``len(lineup)`` (the supported
+            sizes are named).
         IllegalActionError: a bot played an action outside the mask (with a note naming the game).
     """
     check_game(game)

@@ -52,7 +52,7 @@ from typing import Optional, Sequence
 import numpy as np
 
 from hod.core.deal import game_seed, shuffled_one
-from hod.core.errors import ConfigError, IllegalActionError, check_int_range
+from hod.core.errors import ConfigError, IllegalActionError, check_int_range, check_seat
 
 from .actions import CONFIRM, DROP, NOOP, NUM_ACTIONS, START, TAKE, TAP, action_name
 from .cards import CARD_POINTS, DECK_SIZE, NUM_RANKS, card_name
@@ -327,7 +327,12 @@ def legal_actions(s: State, seat: Optional[int] = None) -> list[int]:
     ('How to play'), and ``drop r`` for each rank in hand (R4). Run in progress -> ``tap loose``
     if a loose card of the needed rank is on the table, otherwise ``take pile +k`` for each
     non-empty pile whose visible card has that rank (R3); ``confirm`` always (R4).
+
+    Raises:
+        ConfigError: ``seat`` is not a seat of the table, an int in ``0..n-1`` (:func:`hod.core.errors.check_seat`).
     """
+    if seat is not None:
+        seat = check_seat(seat, s.n)
     if seat is not None and seat != s.current:
         return []
     if s._legal is not None:
@@ -360,7 +365,12 @@ def _rank_counts(cards: list[int]) -> list[int]:
 
 def legal_mask(s: State, seat: int) -> np.ndarray:
     """int8 mask of shape (NUM_ACTIONS,) for ``seat``: its legal actions if it is to act, else
-    only ``no-op`` (also once the game is over, so the mask is never empty)."""
+    only ``no-op`` (also once the game is over, so the mask is never empty).
+
+    Raises:
+        ConfigError: ``seat`` is not a seat of the table, an int in ``0..n-1`` (:func:`hod.core.errors.check_seat`).
+    """
+    seat = check_seat(seat, s.n)
     m = np.zeros(NUM_ACTIONS, dtype=np.int8)
     if not s.terminal and seat == s.current:
         m[legal_actions(s)] = 1
@@ -521,7 +531,11 @@ def sample_consistent_state(state: State, seat: int, rng: np.random.Generator) -
     ``observation.encode(result, seat)`` equals ``encode(state, seat)``. Used by search bots
     (``hod.agents.base`` ``belief``). ``deck_order`` of the result is ``None`` (the original deal is
     no longer what this state came from).
+
+    Raises:
+        ConfigError: ``seat`` is not a seat of the table, an int in ``0..n-1`` (:func:`hod.core.errors.check_seat`).
     """
+    seat = check_seat(seat, state.n)
     s = state.clone()
     s.deck_order = None
     if s.terminal:

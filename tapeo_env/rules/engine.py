@@ -34,7 +34,7 @@ from typing import Optional, Sequence
 import numpy as np
 
 from hod.core.deal import draw_seeds, game_seed, shuffled_prefix_one
-from hod.core.errors import ConfigError, IllegalActionError, action_id, check_int_range
+from hod.core.errors import ConfigError, IllegalActionError, action_id, check_int_range, check_seat
 
 from .cards import (
     CHURRO, DECK_COMPOSITION, FREELOADER, HAND_SIZES, KIND_NAMES, MAX_PLAYERS, MIN_PLAYERS, NUM_KINDS,
@@ -262,7 +262,12 @@ def _deal_tables(cfg: Config) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 
 def legal_mask(state: State, seat: int) -> np.ndarray:
-    """int8 (NUM_KINDS,): 1 for each kind in ``seat``'s hand (all zeros once the game is over)."""
+    """int8 (NUM_KINDS,): 1 for each kind in ``seat``'s hand (all zeros once the game is over).
+
+    Raises:
+        ConfigError: ``seat`` is not a seat of the table, an int in ``0..n-1`` (:func:`hod.core.errors.check_seat`).
+    """
+    seat = check_seat(seat, state.config.num_players)
     if state.terminal:
         return np.zeros(NUM_KINDS, np.int8)
     return (state.hand(seat) > 0).astype(np.int8)
@@ -288,7 +293,12 @@ def _held_hands(n: int, pick: int) -> np.ndarray:
 
 
 def legal_actions(state: State, seat: int) -> list[int]:
-    """The kinds ``seat`` may pick now, ascending (empty once the game is over)."""
+    """The kinds ``seat`` may pick now, ascending (empty once the game is over).
+
+    Raises:
+        ConfigError: ``seat`` is not a seat of the table, an int in ``0..n-1`` (:func:`hod.core.errors.check_seat`).
+    """
+    seat = check_seat(seat, state.config.num_players)
     if state.terminal:
         return []
     return [int(a) for a in np.flatnonzero(state.hand(seat))]
@@ -298,11 +308,13 @@ def check_pick(state: State, seat: int, action: object, agent: str | None = None
     """Return ``action`` as int if ``seat`` may pick it now.
 
     Raises:
+        ConfigError: ``seat`` is not a seat of the table, an int in ``0..n-1`` (:func:`hod.core.errors.check_seat`).
         IllegalActionError: not an action id (a Python or numpy int in 0..9, see
             :func:`hod.core.errors.action_id`: ``1.0``, ``True``, arrays are refused) of a kind in
             the seat's hand, or the game is over (the message
             names the legal actions); nothing is changed.
     """
+    seat = check_seat(seat, state.config.num_players)
     # the type and range check of both games (hod.core.errors.action_id); a plain int skips the call
     a = action if (type(action) is int and 0 <= action < NUM_KINDS) else action_id(action, NUM_KINDS)
     if (a is None or state.round >= state.config.num_rounds
@@ -417,7 +429,11 @@ def known_hands(state: State, seat: int) -> list[Optional[np.ndarray]]:
     Entry ``j - 1`` (j = 1..n-1) is the hand held by seat ``(seat + j) % n``. ``seat`` held that
     hand ``j`` picks ago if ``pick >= j``; every tapa taken from it since was revealed face up, so
     its current contents are known exactly (a view). Otherwise the entry is None (never seen).
+
+    Raises:
+        ConfigError: ``seat`` is not a seat of the table, an int in ``0..n-1`` (:func:`hod.core.errors.check_seat`).
     """
+    seat = check_seat(seat, state.config.num_players)
     n = state.config.num_players
     return [state.hand((seat + j) % n) if state.pick >= j and not state.terminal else None for j in range(1, n)]
 
@@ -425,7 +441,12 @@ def known_hands(state: State, seat: int) -> list[Optional[np.ndarray]]:
 def unseen_counts(state: State, seat: int) -> np.ndarray:
     """(K,) tapas of this round's deck that ``seat`` cannot place: the deck minus its hand, the
     hands it knows (:func:`known_hands`) and every bar this round (= every revealed tapa).
-    They are in the unseen hands or were not dealt."""
+    They are in the unseen hands or were not dealt.
+
+    Raises:
+        ConfigError: ``seat`` is not a seat of the table, an int in ``0..n-1`` (:func:`hod.core.errors.check_seat`).
+    """
+    seat = check_seat(seat, state.config.num_players)
     out = np.asarray(state.config.deck, np.int64) - state.bars.sum(axis=0)
     if state.terminal:
         return out
@@ -440,7 +461,12 @@ def sample_consistent_state(state: State, seat: int, rng: np.random.Generator) -
     """A full state ``seat`` cannot tell from ``state``: the unseen tapas (:func:`unseen_counts`)
     redealt at random among the hands ``seat`` has not seen and the undealt pile, and a fresh
     seed for later rounds (explicit deals of a replayed game are dropped: the seat has not seen
-    the later rounds' hands). Used by search bots (hod.agents.base ``belief``)."""
+    the later rounds' hands). Used by search bots (hod.agents.base ``belief``).
+
+    Raises:
+        ConfigError: ``seat`` is not a seat of the table, an int in ``0..n-1`` (:func:`hod.core.errors.check_seat`).
+    """
+    seat = check_seat(seat, state.config.num_players)
     s = state.clone()
     s.seed = draw_seeds(rng)
     s.preset_deals = None
