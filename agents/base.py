@@ -135,3 +135,41 @@ class RandomBot(Bot):
 
     def act(self, observation: Observation, belief: Optional[BeliefSampler] = None) -> int:
         return int(self.rng.choice(legal_actions(observation)))
+
+
+class CandidateSearchBot(Bot):
+    """A search bot that scores a short list of candidate actions and plays the best.
+
+    Subclasses implement :meth:`candidate_actions` (legal actions worth searching, best first)
+    and :meth:`action_values` (a value per candidate from belief samples). :meth:`act` plays a
+    lone candidate at once, else the highest value, ties broken with the bot's seeded generator.
+    Search bots get hidden-state samples through ``belief`` (``needs_belief = True``).
+    """
+
+    needs_belief = True
+
+    def candidate_actions(self, observation: Observation) -> list:
+        """Legal actions to score, best first (at least one)."""
+        raise NotImplementedError
+
+    def action_values(self, observation: Observation, belief: Optional[BeliefSampler],
+                      candidates: Optional[list] = None) -> dict:
+        """``{action: value}`` of the candidates (higher is better)."""
+        raise NotImplementedError
+
+    def act(self, observation: Observation, belief: Optional[BeliefSampler] = None) -> int:
+        """The candidate of highest value (a lone candidate without search).
+
+        Returns:
+            int action with ``observation["action_mask"][action] == 1``.
+
+        Raises:
+            ConfigError: several candidates and no ``belief`` (raised by :meth:`action_values`).
+        """
+        cands = self.candidate_actions(observation)
+        if len(cands) == 1:
+            return cands[0]
+        values = self.action_values(observation, belief, cands)
+        best = max(values.values())
+        top = [a for a in cands if values[a] >= best - 1e-9]
+        return top[0] if len(top) == 1 else top[int(self.rng.integers(len(top)))]

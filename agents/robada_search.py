@@ -41,7 +41,7 @@ from robada_env.rules import engine
 from robada_env.rules.engine import Config
 from robada_env.rules.observation import decode, encode
 
-from .base import BeliefSampler, Bot, Observation, legal_actions
+from .base import BeliefSampler, CandidateSearchBot, Observation, legal_actions
 from .robada_bots import ExpertBot, RulesMismatchError, _check_planned
 from .rules import ROBADA_RULE_OPTIONS, robada_rules
 
@@ -71,7 +71,7 @@ def playout_score(points: list, seat: int, margin_weight: float) -> float:
     return share + margin_weight * (points[seat] - sum(others) / len(others)) / 100.0
 
 
-class RolloutBot(Bot):
+class RolloutBot(CandidateSearchBot):
     """Determinized rollouts of the expert (module docstring; registry name ``"rollout"``).
 
     Args:
@@ -143,27 +143,6 @@ class RolloutBot(Bot):
         ranked = sorted(best, key=lambda a: -best[a])
         top = best[ranked[0]]
         return [int(a) for a in ranked[: self.candidates] if best[a] >= top - self.window]
-
-    def act(self, observation: Observation, belief: Optional[BeliefSampler] = None) -> int:
-        """The legal action to play (module docstring, steps 1-4).
-
-        Args:
-            observation: the seat's observation dict.
-            belief: ``belief(rng) -> State`` (needed only when there are several candidates).
-
-        Returns:
-            int action with ``observation["action_mask"][action] == 1``.
-
-        Raises:
-            ConfigError: several candidates and no ``belief``.
-        """
-        cands = self.candidate_actions(observation)
-        if len(cands) == 1:
-            return cands[0]
-        values = self.action_values(observation, belief, cands)
-        best = max(values.values())
-        top = [a for a in cands if values[a] >= best - 1e-9]
-        return top[0] if len(top) == 1 else top[int(self.rng.integers(len(top)))]
 
     def action_values(self, observation: Observation, belief: Optional[BeliefSampler],
                       candidates: Optional[list] = None) -> dict:

@@ -54,7 +54,7 @@ from tapeo_env.rules import engine
 from tapeo_env.rules.batched import BatchedTapeo
 from tapeo_env.rules.observation import decode, encode
 
-from .base import BeliefSampler, Bot, Observation, legal_actions
+from .base import BeliefSampler, CandidateSearchBot, Observation, legal_actions
 from .onnx_policy import OnnxPolicy
 from .tapeo_bots import ExpertBot
 
@@ -98,7 +98,7 @@ def _check_int(name: str, value: Any, low: int) -> int:
     return int(value)
 
 
-class SearchBot(Bot):
+class SearchBot(CandidateSearchBot):
     """Determinized, batched playouts (module docstring; registry name ``"search"``).
 
     Args:
@@ -172,29 +172,6 @@ class SearchBot(Bot):
         return [int(a) for a in order[: self.candidates]]
 
     # ---- steps 2-4 --------------------------------------------------------------------------
-    def act(self, observation: Observation, belief: Optional[BeliefSampler] = None) -> int:
-        """The kind to pick (module docstring, steps 1-4).
-
-        Args:
-            observation: the seat's observation dict.
-            belief: ``belief(rng) -> tapeo_env.rules.engine.State`` (needed when there are
-                several candidates).
-
-        Returns:
-            int kind with ``observation["action_mask"][kind] == 1``.
-
-        Raises:
-            ConfigError: several candidates and no ``belief``, or a belief sample that no seat's
-                observation matches.
-        """
-        cands = self.candidate_actions(observation)
-        if len(cands) == 1:
-            return cands[0]
-        values = self.action_values(observation, belief, cands)
-        best = max(values.values())
-        top = [a for a in cands if values[a] >= best - 1e-9]
-        return top[0] if len(top) == 1 else top[int(self.rng.integers(len(top)))]
-
     def action_values(self, observation: Observation, belief: Optional[BeliefSampler],
                       candidates: Optional[list] = None) -> dict:
         """Mean playout score of each candidate (steps 2-4 of the module docstring).
