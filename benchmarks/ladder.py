@@ -10,7 +10,6 @@ head-to-head matrix, and writes ``PREFIX.md``, ``PREFIX.json`` and ``PREFIX.png`
 from __future__ import annotations
 
 import argparse
-import os
 import shlex
 import sys
 from typing import Optional, Sequence
@@ -19,6 +18,7 @@ from hod.agents.strength import STRENGTH_FILE, load_strengths
 from hod.core.atomic import atomic_write_json
 from hod.core.errors import ConfigError
 from hod.evaluation.ladder import ladder_entries, run_ladder
+from hod.evaluation.cli_options import prepare_out_prefix
 from hod.evaluation.play import check_game
 
 
@@ -58,10 +58,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             print(" ".join(e.label for e in pool))
             return 0
         if args.out:  # fail before playing, not after
-            folder = os.path.dirname(os.path.abspath(args.out))
-            os.makedirs(folder, exist_ok=True)
-            if not os.access(folder, os.W_OK):
-                raise ConfigError(f"--out {args.out}: cannot write in {folder}; legal: a path in a writable folder")
+            prepare_out_prefix(args.out)
         res = run_ladder(args.game, args.players, args.games, seed=args.seed, workers=args.workers, bots=args.bots,
                          tables=args.tables, seating=args.seating, progress=args.progress)
     except ConfigError as e:

@@ -6,13 +6,12 @@
 from __future__ import annotations
 
 import argparse
-import json
-import os
 import sys
 from typing import Optional, Sequence
 
 from hod import agents
 from hod.core.errors import ConfigError
+from hod.evaluation.cli_options import parse_env_kwargs, prepare_out_prefix
 from hod.evaluation.play import check_game
 from hod.evaluation.tournament import run_tournament
 
@@ -58,23 +57,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             return 0
         if not args.lineup:
             parser.error(f"--lineup is required: one bot per seat, from {agents.names(args.game)}")
-        try:
-            env_kwargs = json.loads(args.env_kwargs)
-        except json.JSONDecodeError as e:
-            raise ConfigError(f"--env-kwargs is not valid JSON: {e}; legal: a JSON object such as "
-                              '\'{"reward_scheme": "points"}\'') from e
-        if not isinstance(env_kwargs, dict):
-            raise ConfigError(f"--env-kwargs must be a JSON object, got {args.env_kwargs}; legal: e.g. "
-                              '\'{"reward_scheme": "points"}\'')
+        env_kwargs = parse_env_kwargs(args.env_kwargs)
         if args.out:  # fail before playing, not after
-            folder = os.path.dirname(os.path.abspath(args.out))
-            try:
-                os.makedirs(folder, exist_ok=True)
-            except OSError as e:
-                raise ConfigError(f"--out {args.out}: cannot create the folder {folder}: {e}; legal: a path in a "
-                                  f"writable folder") from e
-            if not os.access(folder, os.W_OK):
-                raise ConfigError(f"--out {args.out}: cannot write in {folder}; legal: a path in a writable folder")
+            prepare_out_prefix(args.out)
         res = run_tournament(
             args.game, args.lineup, args.games, seed=args.seed, workers=args.workers,
             duplicate=args.duplicate, progress=args.progress, env_kwargs=env_kwargs,

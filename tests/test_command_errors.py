@@ -3,8 +3,6 @@ and refuse at the start what would be lost or misplaced at the end."""
 from __future__ import annotations
 
 import os
-import sys
-from pathlib import Path
 
 import pytest
 

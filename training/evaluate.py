@@ -41,7 +41,6 @@ from __future__ import annotations
 
 import argparse
 import functools
-import json
 import math
 import sys
 import time
@@ -54,6 +53,7 @@ from hod.agents.model_card import CheckpointError
 from hod.core.atomic import atomic_write_json, atomic_write_text
 from hod.core.errors import ConfigError
 from hod.core.games import game_names, get_game
+from hod.evaluation.cli_options import parse_env_kwargs
 from hod.evaluation.tournament import TournamentResult, run_tournament
 
 
@@ -224,14 +224,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
 
     args = build_parser().parse_args(argv)
     try:
-        try:
-            env_kwargs = json.loads(args.env_kwargs)
-        except json.JSONDecodeError as e:
-            raise ConfigError(f"--env-kwargs is not valid JSON: {e}; legal: a JSON object such as "
-                              '\'{"closing_ace": false}\'') from e
-        if not isinstance(env_kwargs, dict):
-            raise ConfigError(f"--env-kwargs {args.env_kwargs}: legal: a JSON object such as "
-                              '\'{"closing_ace": false}\'')
+        env_kwargs = parse_env_kwargs(args.env_kwargs, '{"closing_ace": false}')
         given = {"baselines": args.baselines, "eval_players": args.players, "eval_games": args.games,
                  "eval_seed": args.seed, "eval_workers": args.workers}
         # the players first (a file is checked for each table size), so validate them once the game is known

@@ -276,7 +276,6 @@ def run_ladder(
     if isinstance(games, bool) or not isinstance(games, int) or games < 1:
         raise ConfigError(f"games={games!r}: legal values: a positive int, a multiple of the number of seat orders")
     plan = table_plan(len(entries), players, tables, seed)
-    index = {e.label: i for i, e in enumerate(entries)}
     played: list[list[tuple[list[int], np.ndarray, np.ndarray]]] = []
     seatings = set()
     t0 = time.perf_counter()
