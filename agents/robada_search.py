@@ -43,9 +43,10 @@ from robada_env.rules.observation import decode, encode
 
 from .base import BeliefSampler, CandidateSearchBot, Observation, legal_actions
 from .robada_bots import ExpertBot, RulesMismatchError, _check_planned
+from .robada_inference import ExpertModel, InferenceBelief
 from .rules import ROBADA_RULE_OPTIONS, robada_rules
 
-__all__ = ["RolloutBot", "playout_score"]
+__all__ = ["RolloutBot", "SearchBot", "playout_score"]
 
 
 def playout_score(points: list, seat: int, margin_weight: float) -> float:
@@ -168,13 +169,19 @@ class RolloutBot(CandidateSearchBot):
             )
         cands = self.candidate_actions(observation) if candidates is None else list(candidates)
         totals = np.zeros(len(cands))
-        for _ in range(self.determinizations):
-            base = belief(self.rng)
+        weights = 0.0
+        for base, w in self._determinizations(observation, belief):
             self._check_rules(base.config)
             seeds = self.rng.integers(2**31, size=base.n)
             for i, action in enumerate(cands):
-                totals[i] += self._playout(base, action, base.current, seeds)
-        return {a: float(t) / self.determinizations for a, t in zip(cands, totals)}
+                totals[i] += w * self._playout(base, action, base.current, seeds)
+            weights += w
+        return {a: float(t) / weights for a, t in zip(cands, totals)}
+
+    def _determinizations(self, observation: Observation, belief: BeliefSampler):
+        """``determinizations`` pairs ``(state, weight)``: here uniform belief samples, weight 1."""
+        for _ in range(self.determinizations):
+            yield belief(self.rng), 1.0
 
     def _check_rules(self, config: Config) -> None:
         """Raise :class:`RulesMismatchError` unless ``config`` has the bot's rule options."""
@@ -195,3 +202,52 @@ class RolloutBot(CandidateSearchBot):
             engine.apply_action(s, players[p].act({"observation": encode(s, p),
                                                    "action_mask": engine.legal_mask(s, p)}))
         return playout_score(s.points, seat, self.margin_weight)
+
+
+class SearchBot(RolloutBot):
+    """Rollouts of the expert on determinizations weighted by the opponents' play (registry name
+    ``"search"``).
+
+    :class:`RolloutBot` with the belief of :mod:`hod.agents.robada_inference`: per decision, one
+    belief sample gives what the seat knows (table, own hand, the public history); each
+    opponent's current hand is drawn from its posterior given the actions it took since the deal
+    under an opponent model (the expert; ``temperature`` and ``epsilon`` soften it), the deck
+    uniformly; the playout scores are averaged with the samples' importance weights. The
+    playout score weighs the margin only as a tie-break by default (``margin_weight=0.01``: 100
+    points of margin count as 1/100 of a win), so the bot optimises its win share.
+
+    Args:
+        seed, determinizations, candidates, window, margin_weight, rules, rule options: as
+            :class:`RolloutBot`.
+        temperature: the opponent model's softmax temperature in margin points (0: the expert
+            exactly, a filter).
+        epsilon: share of the uniform legal action mixed into the opponent model, in [0, 1).
+
+    Raises:
+        ConfigError: an option outside its legal values (the message names them), or ``act``
+            called without ``belief``.
+    """
+
+    def __init__(self, seed: Optional[int] = None, determinizations: int = 48, candidates: int = 4,
+                 window: float = 30.0, margin_weight: float = 0.01, temperature: float = 0.0,
+                 epsilon: float = 0.05, rules: Optional[Config] = None, **options: Any) -> None:
+        super().__init__(seed, determinizations=determinizations, candidates=candidates, window=window,
+                         margin_weight=margin_weight, rules=rules, **options)
+        self.model = ExpertModel(self.rules, temperature=temperature, epsilon=epsilon)
+        self._cache: dict = {}
+
+    def reset(self, seed: Optional[int] = None) -> None:
+        """Start a new game (clears the likelihood cache); reseeds as :meth:`RolloutBot.reset`."""
+        super().reset(seed)
+        self._cache = {}
+
+    def _determinizations(self, observation: Observation, belief: BeliefSampler):
+        """``determinizations`` pairs ``(state, importance weight)`` from the posterior
+        (:class:`hod.agents.robada_inference.InferenceBelief`)."""
+        base = belief(self.rng)
+        self._check_rules(base.config)
+        if len(self._cache) > 200_000:
+            self._cache = {}
+        inference = InferenceBelief(base, base.current, self.model, self._cache)
+        for _ in range(self.determinizations):
+            yield inference.draw(self.rng)

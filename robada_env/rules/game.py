@@ -37,6 +37,7 @@ GAME = GameInfo(
         "greedy": "hod.agents.robada_bots:GreedyBot",
         "expert": "hod.agents.robada_bots:ExpertBot",
         "rollout": "hod.agents.robada_search:RolloutBot",
+        "search": "hod.agents.robada_search:SearchBot",
     },
     batched_engine="robada_env.rules.batched:BatchedRobada",
     vector_env="hod.training.robada_vector:RobadaVecEnv",
