@@ -321,23 +321,38 @@ def hand_posteriors(state: State, seat: int, model: ExpertModel, cache: Optional
 
 
 def sample_world(state: State, seat: int, posteriors: Sequence[HandPosterior],
-                 rng: np.random.Generator) -> tuple:
+                 rng: np.random.Generator, tries: int = 50) -> tuple:
     """A full state for ``seat`` with the opponents' hands drawn from their posteriors.
 
     The opponents are drawn in the order of ``posteriors``, each from ``C(left, m) * L(m)`` on the
-    unseen cards still left (a posterior with no mass there falls back to the uniform prior); the
-    card ids of each rank are picked uniformly, the rest is the deck in a uniform order.
+    unseen cards still left; the card ids of each rank are picked uniformly, the rest is the deck in
+    a uniform order. A draw where a later opponent has no hand left that explains its play (weight
+    0 in the joint posterior) is drawn again, up to ``tries`` times; after that, and for an
+    opponent whose play the model explains with no hand at all (not the model's player), that
+    opponent's hand follows the uniform prior.
 
     Args:
         state: a full state consistent with what ``seat`` knows (hidden parts are redrawn).
         seat: the observing seat.
         posteriors: from :func:`hand_posteriors` on ``state``.
         rng: the generator.
+        tries: draws before the prior fallback (int >= 1).
 
     Returns:
         ``(sample, weight)``: the :class:`State` (``encode(sample, seat) == encode(state, seat)``)
         and its importance weight ``prod_j Z_j`` (float > 0; equal for every sample at 2 players).
     """
+    for _ in range(tries):
+        out = _draw_world(state, seat, posteriors, rng, strict=True)
+        if out is not None:
+            return out
+    return _draw_world(state, seat, posteriors, rng, strict=False)
+
+
+def _draw_world(state: State, seat: int, posteriors: Sequence[HandPosterior], rng: np.random.Generator,
+                strict: bool) -> Optional[tuple]:
+    """One draw of :func:`sample_world`; None (``strict``) when an opponent whose play the model
+    explains has no hand left in the pool that explains it."""
     s = state.clone()
     s.deck_order = None
     ids: list = [[] for _ in range(NUM_RANKS)]
@@ -357,6 +372,8 @@ def sample_world(state: State, seat: int, posteriors: Sequence[HandPosterior],
         w = prior * post.likelihood
         z = w.sum()
         if z <= 0.0:
+            if strict and post.likelihood.sum() > 0.0:
+                return None
             w, z = prior, prior.sum()
         weight *= z
         m = post.hands[int(rng.choice(len(w), p=w / z))]
