@@ -51,6 +51,8 @@ _P = RANK_POINTS
 _EPS = 1e-9
 #: The published rules (every option at its default).
 _DEFAULT_RULES = Config()
+#: Entries of an expert's memo of replies before it is cleared (bounded memory).
+_REPLY_CACHE = 20_000
 
 
 class RulesMismatchError(RuntimeError):
@@ -217,6 +219,11 @@ class Plan:
     damage: float = 0.0
     follow: float = 0.0
 
+    @property
+    def loose_key(self) -> tuple:
+        """The table and hand the plan leaves, as one hashable key (the replies depend on them only)."""
+        return (tuple(self.loose), tuple(self.top), tuple(self.pts), tuple(self.hand))
+
 
 class ExpertBot(Bot):
     """Rule-based player following ronda_robada.txt 'Tips and strategy' (the ``expert`` baseline).
@@ -295,6 +302,14 @@ class ExpertBot(Bot):
         self.rules = robada_rules(rules, options)
         super().__init__(seed, **options)
         self.params = params if params is not None else ExpertParams()
+        # memo of the replies to a table (:func:`_reply` is a pure function of its key); it pays
+        # off within a turn, whose later decisions re-plan the stopping points of the first
+        self._replies: dict = {}
+
+    def reset(self, seed: Optional[int] = None) -> None:
+        """Start a new game (clears the memo of replies); reseeds as :meth:`Bot.reset`."""
+        super().reset(seed)
+        self._replies = {}
 
     def act(self, observation: Observation, belief: Optional[BeliefSampler] = None) -> int:
         """The first action of the best plan.
@@ -306,7 +321,17 @@ class ExpertBot(Bot):
         legal = legal_actions(observation).tolist()
         if len(legal) == 1:
             return int(legal[0])
-        view = decode(observation["observation"])
+        return self.act_view(decode(observation["observation"]), legal)
+
+    def act_view(self, view: ObsView, legal: list) -> int:
+        """:meth:`act` on a decoded observation and its legal actions (list of ints, at least
+        one), e.g. from :func:`robada_env.rules.observation.view_of` (search playouts).
+
+        Raises:
+            RulesMismatchError: as :meth:`act`.
+        """
+        if len(legal) == 1:
+            return int(legal[0])
         plans = self.plans(view, legal)
         values = [self.evaluate(view, p) for p in plans]
         return _check_planned(self, plans[_pick(values, self.rng)].action, legal)
@@ -424,8 +449,15 @@ class ExpertBot(Bot):
             if h == 0:
                 continue
             w = weights[min(j - 1, len(weights) - 1)]
-            damage, mine = _reply(plan, j, h, unseen, pool, n, inv, final_reply and h == 1,
-                                  last_runner, fw > 0.0 and j == 1, rules)
+            key = (plan.loose_key, j, h, unseen, final_reply and h == 1, last_runner, fw > 0.0 and j == 1)
+            got = self._replies.get(key)
+            if got is None:
+                got = _reply(plan, j, h, unseen, pool, n, inv, final_reply and h == 1,
+                             last_runner, fw > 0.0 and j == 1, rules)
+                if len(self._replies) >= _REPLY_CACHE:
+                    self._replies.clear()
+                self._replies[key] = got
+            damage, mine = got
             total_damage += w * damage
             follow += mine
         value += fw * follow - self.params.damage_weight * total_damage

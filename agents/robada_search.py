@@ -39,7 +39,7 @@ import numpy as np
 from hod.core.errors import ConfigError
 from robada_env.rules import engine
 from robada_env.rules.engine import Config
-from robada_env.rules.observation import decode, encode
+from robada_env.rules.observation import decode, view_of
 
 from .base import BeliefSampler, CandidateSearchBot, Observation, legal_actions
 from .robada_bots import ExpertBot, RulesMismatchError, _check_planned
@@ -199,8 +199,8 @@ class RolloutBot(CandidateSearchBot):
             players[k].reset(int(seeds[k]))
         while not s.terminal:
             p = s.current
-            engine.apply_action(s, players[p].act({"observation": encode(s, p),
-                                                   "action_mask": engine.legal_mask(s, p)}))
+            legal = engine.legal_actions(s)
+            engine.apply_action(s, legal[0] if len(legal) == 1 else players[p].act_view(view_of(s, p), legal))
         return playout_score(s.points, seat, self.margin_weight)
 
 

@@ -135,3 +135,19 @@ def test_seat_outside_the_table_is_a_value_error_naming_the_legal_seats():
     with pytest.raises(ValueError, match="must be an integer"):
         encode(s, 1.0)
     assert np.array_equal(encode(s, np.int64(2)), encode(s, 2))
+
+
+@pytest.mark.parametrize("n", [2, 3, 4])
+def test_view_of_is_decode_of_encode(n):
+    # the playouts' fast path must tell a bot exactly what the observation vector does, from
+    # every seat, in random games to the end (terminal state included)
+    from robada_env.rules.observation import decode, view_of
+    rng = np.random.default_rng(n)
+    for g in range(4):
+        s = new_game(Config(num_players=n), seed=g)
+        while True:
+            for seat in range(n):
+                assert view_of(s, seat) == decode(encode(s, seat))
+            if s.terminal:
+                break
+            apply_action(s, int(rng.choice(legal_actions(s))))

@@ -389,3 +389,67 @@ def decode(obs: np.ndarray) -> ObsView:
         unseen=cut("unseen"),
         last_runner=_onehot(x, _O["last_runner"], n),
     )
+
+
+def view_of(s: State, seat: int) -> ObsView:
+    """``decode(encode(s, seat))`` worked out straight from the state, with no float vector: the
+    fast path of bots that play many games on engine states (search playouts). What ``seat``
+    legitimately knows only (RULINGS R9), seat-relative like :func:`encode`.
+
+    Args:
+        s: the engine state, n = ``s.n`` seats.
+        seat: the observer, an int in 0..n-1.
+
+    Returns:
+        an :class:`ObsView` equal to ``decode(encode(s, seat))`` (tests/test_robada_observation.py).
+
+    Raises:
+        ConfigError (a ValueError): ``seat`` not an int in 0..n-1.
+    """
+    n = s.n
+    if type(seat) is not int or not 0 <= seat < n:
+        seat = check_int_range("seat", seat, 0, n - 1)
+    rank_of = _RANK_OF
+    order = [(seat + k) % n for k in range(n)]
+
+    def counts(cards) -> list:
+        cnt = [0] * _R
+        for c in cards:
+            cnt[rank_of[c]] += 1
+        return cnt
+
+    hand = counts(s.hands[seat])
+    loose = counts(s.loose)
+    gathered = counts(s.run)
+    seen = [a + b for a, b in zip(loose, gathered)]
+    pile_ranks = []
+    for i in order:
+        cnt = counts(s.piles[i])
+        pile_ranks.append(tuple(cnt))
+        seen = [a + b for a, b in zip(seen, cnt)]
+    run = bool(s.run)
+    closed = run and s.run_next == RUN_CLOSED
+    return ObsView(
+        num_players=n,
+        to_act=-1 if s.terminal else (s.current - seat) % n,
+        hand=tuple(hand),
+        hand_sizes=tuple(len(s.hands[i]) for i in order),
+        loose=tuple(loose),
+        pile_top=tuple(rank_of[s.piles[i][-1]] if s.piles[i] else -1 for i in order),
+        pile_size=tuple(len(s.piles[i]) for i in order),
+        pile_points=tuple(s.points[i] if s.piles[i] else 0 for i in order),
+        pile_ranks=tuple(pile_ranks),
+        run_active=run,
+        run_start=s.run_start if run else -1,
+        run_rank=s.run_rank if run else -1,
+        run_next=s.run_next if run and not closed else -1,
+        run_closed=closed,
+        run_gathered=tuple(gathered),
+        run_size=len(s.run),
+        run_points=sum(CARD_POINTS[c] for c in s.run),
+        run_piles_taken=tuple(1 if i in s.run_taken else 0 for i in order),
+        deck_left=len(s.deck),
+        seen=tuple(seen),
+        unseen=tuple(COPIES_PER_RANK - a - h for a, h in zip(seen, hand)),
+        last_runner=(s.last_runner - seat) % n if s.last_runner >= 0 else -1,
+    )
