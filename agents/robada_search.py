@@ -212,7 +212,8 @@ class SearchBot(RolloutBot):
     belief sample gives what the seat knows (table, own hand, the public history); each
     opponent's current hand is drawn from its posterior given the actions it took since the deal
     under an opponent model (the expert; ``temperature`` and ``epsilon`` soften it), the deck
-    uniformly; the playout scores are averaged with the samples' importance weights. The
+    uniformly; the playout scores are averaged with the samples' importance weights (a position
+    built by hand, whose history cannot be replayed, gets the uniform belief samples). The
     playout score weighs the margin only as a tie-break by default (``margin_weight=0.01``: 100
     points of margin count as 1/100 of a win), so the bot optimises its win share.
 
@@ -248,6 +249,12 @@ class SearchBot(RolloutBot):
         self._check_rules(base.config)
         if len(self._cache) > 200_000:
             self._cache = {}
-        inference = InferenceBelief(base, base.current, self.model, self._cache)
+        try:
+            inference = InferenceBelief(base, base.current, self.model, self._cache)
+        except ValueError:  # a position built by hand, with no history to replay: uniform samples
+            yield base, 1.0
+            for _ in range(self.determinizations - 1):
+                yield belief(self.rng), 1.0
+            return
         for _ in range(self.determinizations):
             yield inference.draw(self.rng)

@@ -178,3 +178,15 @@ def test_search_bot_plays_legal_actions_and_gives_values():
     values = bot.action_values(obs_of(s, 0), lambda rng: engine.sample_consistent_state(s, 0, rng))
     assert values and all(engine.legal_mask(s, 0)[a] == 1 for a in values)
     assert all(math.isfinite(v) for v in values.values())
+
+
+def test_search_bot_on_a_hand_built_position_uses_uniform_samples():
+    # Last two cards (tests/test_robada_search.py): I hold 5o, seat 1 holds 7c, loose 5c, seat 1's
+    # pile shows 6b over every other card. No history to replay: the belief samples are used as
+    # they come. Starting the 5 takes seat 1's pile (the run needs a 6): I win every playout, so
+    # win share 1 + 0.01 x (244 - 0) / 100 = 1.0244; dropping the 5 loses: 0 + 0.01 x (1 - 243) / 100.
+    from _robada_helpers import position
+    s = position(["5o", "7c"], loose="5c", piles=[["Ao"], ["6b"]], to_deck=False, last_runner=1)
+    bot = SearchBot(seed=0, determinizations=2, window=1e9)
+    values = bot.action_values(obs_of(s, 0), lambda rng: engine.sample_consistent_state(s, 0, rng))
+    assert values == {START + 4: pytest.approx(1.0244), DROP + 4: pytest.approx(-0.0242)}

@@ -1,0 +1,121 @@
+"""Speed of the Ronda Robada search bots: decisions/s and playouts/s, before and after the fast path.
+
+``python -m hod.benchmarks.robada_search_speed [--positions 12] [--determinizations 16] [--players 2]``
+
+Positions: the first ``--positions`` decisions of seat 0 with more than one candidate in seeded
+expert games. Each mode decides them all (``act`` with the tournament's uniform belief, or the
+``search`` bot's own), timed in CPU seconds of this process (``time.process_time``, fairer than
+wall-clock on a shared machine; wall-clock is printed too). Playouts = candidates x
+determinizations per decision.
+
+Modes:
+
+* ``rollout, before``: the playout path of the first ``rollout`` bot: every playout step encodes
+  the observation vector, the expert decodes it, and the expert values every plan afresh (no memo);
+* ``rollout, after``: :func:`robada_env.rules.observation.view_of` straight from the state,
+  :meth:`ExpertBot.act_view`, the expert's memo of replies, single-action steps without the expert;
+* ``search``: ``after`` plus the belief from the opponents' play (posteriors once per decision).
+"""
+from __future__ import annotations
+
+import argparse
+import time
+from typing import Optional, Sequence
+
+import numpy as np
+
+from hod.agents.robada_bots import ExpertBot
+from hod.agents.robada_search import RolloutBot, SearchBot, playout_score
+from robada_env.rules import engine
+from robada_env.rules.engine import Config
+from robada_env.rules.observation import encode
+
+PROG = "python -m hod.benchmarks.robada_search_speed"
+
+
+class _NoMemo(dict):
+    """A dict that stores nothing: the expert without its memo of replies."""
+
+    def __setitem__(self, key, value) -> None:
+        pass
+
+
+class _ExpertBefore(ExpertBot):
+    def reset(self, seed: Optional[int] = None) -> None:
+        super().reset(seed)
+        self._replies = _NoMemo()
+
+
+class _RolloutBefore(RolloutBot):
+    """``rollout`` with the playout path it had before the fast path (see the module docstring)."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self._players = [_ExpertBefore(rules=self.rules) for _ in range(engine.MAX_PLAYERS)]
+
+    def _playout(self, base, action, seat, seeds):
+        s = base.clone()
+        engine.apply_action(s, action)
+        for k in range(s.n):
+            self._players[k].reset(int(seeds[k]))
+        while not s.terminal:
+            p = s.current
+            engine.apply_action(s, self._players[p].act({"observation": encode(s, p),
+                                                         "action_mask": engine.legal_mask(s, p)}))
+        return playout_score(s.points, seat, self.margin_weight)
+
+
+def positions(n: int, count: int, seed: int) -> list:
+    """The first ``count`` states where seat 0 is to act with more than one ``rollout`` candidate."""
+    config = Config(num_players=n)
+    probe = RolloutBot(seed=0, rules=config)
+    out = []
+    g = 0
+    while len(out) < count:
+        bots = [ExpertBot(seed=seed + 10 * g + k, rules=config) for k in range(n)]
+        s = engine.new_game(config, seed=seed + g)
+        while not s.terminal and len(out) < count:
+            p = s.current
+            obs = {"observation": encode(s, p), "action_mask": engine.legal_mask(s, p)}
+            if p == 0 and len(probe.candidate_actions(obs)) > 1:
+                out.append(s.clone())
+            engine.apply_action(s, bots[p].act(obs))
+        g += 1
+    return out
+
+
+def time_mode(bot, states: list) -> dict:
+    """CPU and wall seconds for ``bot`` to decide every state; playouts counted."""
+    playouts = 0
+    cpu, wall = time.process_time(), time.perf_counter()
+    for s in states:
+        obs = {"observation": encode(s, 0), "action_mask": engine.legal_mask(s, 0)}
+        playouts += len(bot.candidate_actions(obs)) * bot.determinizations
+        bot.act(obs, lambda rng, st=s: engine.sample_consistent_state(st, 0, rng))
+    cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
+    return {"decisions": len(states), "playouts": playouts, "cpu_s": cpu, "wall_s": wall}
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    ap = argparse.ArgumentParser(prog=PROG, description=__doc__.split("\n\n")[0])
+    ap.add_argument("--players", type=int, default=2, choices=(2, 3, 4))
+    ap.add_argument("--positions", type=int, default=12)
+    ap.add_argument("--determinizations", type=int, default=16)
+    ap.add_argument("--seed", type=int, default=0)
+    args = ap.parse_args(argv)
+    config = Config(num_players=args.players)
+    states = positions(args.players, args.positions, args.seed)
+    modes = [("rollout, before", _RolloutBefore), ("rollout, after", RolloutBot), ("search", SearchBot)]
+    print(f"{args.players} players, {len(states)} positions, {args.determinizations} determinizations")
+    print("| mode | decisions | playouts | CPU s | decisions/s | playouts/s | wall s |")
+    print("|---|---:|---:|---:|---:|---:|---:|")
+    for name, cls in modes:
+        r = time_mode(cls(seed=args.seed, determinizations=args.determinizations, rules=config), states)
+        print(f"| {name} | {r['decisions']} | {r['playouts']} | {r['cpu_s']:.1f} | "
+              f"{r['decisions'] / r['cpu_s']:.2f} | {r['playouts'] / r['cpu_s']:.0f} | {r['wall_s']:.1f} |",
+              flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
