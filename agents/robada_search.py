@@ -218,8 +218,8 @@ class SearchBot(RolloutBot):
     points of margin count as 1/100 of a win), so the bot optimises its win share.
 
     Args:
-        seed, determinizations, candidates, window, margin_weight, rules, rule options: as
-            :class:`RolloutBot`.
+        seed, determinizations (default 32), candidates, window, margin_weight, rules, rule
+            options: as :class:`RolloutBot`.
         temperature: the opponent model's softmax temperature in margin points (0: the expert
             exactly, a filter).
         epsilon: share of the uniform legal action mixed into the opponent model, in [0, 1).
@@ -229,7 +229,7 @@ class SearchBot(RolloutBot):
             called without ``belief``.
     """
 
-    def __init__(self, seed: Optional[int] = None, determinizations: int = 48, candidates: int = 4,
+    def __init__(self, seed: Optional[int] = None, determinizations: int = 32, candidates: int = 4,
                  window: float = 30.0, margin_weight: float = 0.01, temperature: float = 0.0,
                  epsilon: float = 0.05, rules: Optional[Config] = None, **options: Any) -> None:
         super().__init__(seed, determinizations=determinizations, candidates=candidates, window=window,
