@@ -34,7 +34,8 @@ from robada_env.rules.observation import decode, encode
 
 ROBADA_OPTIONS = [o.name for o in robada_env.GAME.rule_options]
 ROBADA_TABLES = [dict(zip(ROBADA_OPTIONS, v)) for v in itertools.product([True, False], repeat=len(ROBADA_OPTIONS))]
-SMALL = {"rollout": dict(determinizations=2, candidates=2)}   # keep the search bot fast
+SMALL = {"rollout": dict(determinizations=2, candidates=2),   # keep the search bots fast
+         "search": dict(determinizations=2, candidates=2)}
 
 
 def lineups(names: list, n: int) -> list:
@@ -77,7 +78,7 @@ def play(game: str, module, lineup: list, n: int, rules: dict, seed: int) -> lis
 @pytest.mark.parametrize("rules", ROBADA_TABLES, ids=lambda r: "-".join(f"{k}={int(v)}" for k, v in r.items()))
 def test_every_robada_bot_plays_every_rule_table(rules, n):
     names = agents.names("robada")
-    assert {"random", "greedy", "expert", "rollout", "ppo"} <= set(names)
+    assert {"random", "greedy", "expert", "rollout", "search", "ppo"} <= set(names)
     for i, lineup in enumerate(lineups(names, n)):
         scores = play("robada", robada_env, lineup, n, rules, seed=17 * i + n)
         # every card ends in some pile (244 points), except the leftovers when nobody gets them (R7)
