@@ -130,12 +130,14 @@ def replay(record: Any) -> State:
 
 
 def save_record(path: str | os.PathLike, record: dict[str, Any]) -> None:
-    """Write ``record`` to ``path`` as JSON, atomically (``hod.core.records``).
+    """Write ``record`` to ``path`` as JSON, atomically (``hod.core.records``), after checking it
+    as :func:`replay` does: a record this module writes is one it reads back and replays.
 
     Raises:
-        RecordError: ``record`` is not a Ronda Robada record of this format version.
+        RecordError: ``record`` is not a valid record of this game and format version (the same
+            errors as :func:`replay`); nothing is written.
     """
-    check_header(record, GAME, FORMAT_VERSION)
+    replay(record)
     _save(path, record)
 
 
