@@ -130,15 +130,8 @@ def replay(record: Any) -> State:
 
 
 def save_record(path: str | os.PathLike, record: dict[str, Any]) -> None:
-    """Write ``record`` to ``path`` as JSON, atomically (``hod.core.records``), after checking it
-    as :func:`replay` does: a record this module writes is one it reads back and replays.
-
-    Raises:
-        RecordError: ``record`` is not a valid record of this game and format version (the same
-            errors as :func:`replay`); nothing is written.
-    """
-    replay(record)
-    _save(path, record)
+    """Write ``record`` atomically once :func:`replay` accepts it (RecordError otherwise, nothing written)."""
+    _save(path, record, replay)
 
 
 def load_record(path: str | os.PathLike) -> dict[str, Any]:
