@@ -158,7 +158,7 @@ def turn_seats(history: Sequence[int], n: int) -> list:
     3 per deal (R6), so deal ``k`` is turns ``3n k .. 3n (k + 1) - 1`` and turn t is seat t mod n.
 
     Args:
-        history: the actions applied since the deal (ints), ``State.history``.
+        history: the actions applied since the game started (ints), ``State.history``.
         n: number of players, 2..4.
     """
     out = []
@@ -189,7 +189,7 @@ def current_deal_decisions(state: State, seat: int) -> list:
 
     Args:
         state: a full state consistent with what ``seat`` knows (e.g. a belief sample), with its
-            ``history`` since the deal.
+            ``history`` (every action since the game started).
         seat: the observing seat (absolute, 0..n-1).
 
     Returns:
