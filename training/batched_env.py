@@ -154,7 +154,8 @@ class BatchOpponents:
             if bot_name == "random":
                 pol = self.vector.RandomPolicy(seed)
             elif bot_name is not None:
-                pol = self.vector.BotPolicy(make_named_bot(self.game, bot_name, seed=bot_seed, **self.rules))
+                own = getattr(src, "options", {}).get(bot_name, {})   # the pool's options of that bot
+                pol = self.vector.BotPolicy(make_named_bot(self.game, bot_name, seed=bot_seed, **self.rules, **own))
             else:
                 pol = self.vector.BotPolicy(src.make_bot(label, bot_seed))
         self._cache[label] = (net, pol)

@@ -94,7 +94,8 @@ class Trainer:
         torch.set_num_threads(c["torch_threads"])
         set_blas_threads(c["torch_threads"])  # numpy's BLAS too: the batched envs' opponents (hod.training.blas_threads)
         self.pool = OpponentPool(game, c["heuristics"], c["pool_size"], c["p_latest"], c["p_past"],
-                                 c["p_heuristic"], c["opponent_deterministic"])
+                                 c["p_heuristic"], c["opponent_deterministic"], options=c.get("heuristic_options"),
+                                 search_bots=c.get("engine", "single") == "single")   # single tables give beliefs
         self.baselines = check_bot_names(game, c["baselines"]) if c["eval_every"] else []
         env_opts = dict(env_options or {}, reward_scheme=c["reward_scheme"], illegal_action="raise")
         self.env_options = env_opts   # also the teacher's games of the warm start (_warm_start)
@@ -192,7 +193,8 @@ class Trainer:
         pol = self.numpy_policy()
         rows = evaluate_policy(self.game, functools.partial(PolicyBot, pol, True), self.baselines,
                                self.c["eval_players"], self.c["eval_games"], seed=self.c["eval_seed"],
-                               steps=int(self.model.num_timesteps), workers=self.c["eval_workers"])
+                               steps=int(self.model.num_timesteps), workers=self.c["eval_workers"],
+                               baseline_options=self.c.get("baseline_options"))
         self.history.extend(rows)
         self.eval_time += time.perf_counter() - t0
         atomic_write_json(self.out / "eval.json", self.history)
