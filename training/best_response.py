@@ -183,15 +183,19 @@ def target_label(row: dict) -> str:
 
 
 def exploitability_table(rows: Sequence[dict]) -> str:
-    """The Markdown table of best-response rows (:func:`best_response`), one line per row."""
+    """The Markdown table of best-response rows (:func:`best_response`), one line per row: the
+    budget (learner steps, wall-clock of the run with its evaluations), the training env, the
+    games of each evaluation, the untrained learner's win rate (step 0) and the final win rate
+    with its 95% Wilson interval, and par (1 / players)."""
     lines = ["| game | players | target | budget (env steps) | wall-clock | engine | games | "
-             "final win rate | 95% CI | par |",
-             "|---|---:|---|---:|---:|---|---:|---:|---|---:|"]
+             "at step 0 | final win rate | 95% CI | par |",
+             "|---|---:|---|---:|---:|---|---:|---:|---:|---|---:|"]
     for r in rows:
-        f = r["final"]
+        f, start = r["final"], r["curve"][0]
         lines.append(f"| {r['game']} | {r['players']} | {target_label(r)} | {r['steps']:,} | "
-                     f"{r['wall_clock_s']:,.0f} s | {r['engine']} | {f['games']} | {100 * f['win_rate']:.1f}% | "
-                     f"[{100 * f['win_ci'][0]:.1f}%, {100 * f['win_ci'][1]:.1f}%] | {100 * r['par']:.1f}% |")
+                     f"{r['wall_clock_s']:,.0f} s | {r['engine']} | {f['games']} | {100 * start['win_rate']:.1f}% | "
+                     f"{100 * f['win_rate']:.1f}% | [{100 * f['win_ci'][0]:.1f}%, {100 * f['win_ci'][1]:.1f}%] | "
+                     f"{100 * r['par']:.1f}% |")
     return "\n".join(lines)
 
 
