@@ -66,6 +66,7 @@ def test_best_response_to_a_search_bot_gives_it_beliefs(tmp_path):
     ({"target": "expert", "steps": 0}, ["steps=0", ">= 1"]),
     ({"target": "expert", "evaluations": 0}, ["evaluations=0", ">= 1"]),
     ({"target": "search", "target_options": {"depth": 3}}, ["'depth'", "'determinizations'"]),
+    ({"target": "search", "target_options": 4}, ["target_options=4", "a dict"]),
     ({"target": "search", "engine": "batched"}, ["search bots", "engine='single'"]),
     ({"target": "expert", "engine": "gpu"}, ["'gpu'", "'single'", "'batched'"]),
 ])

@@ -111,6 +111,9 @@ def best_response_config(game: str, target: str, players: int = 2, steps: int = 
         raise ConfigError(f"target={target!r}: no such bot for {game!r}; legal values: {known}")
     _check_int("steps", steps, 1)
     _check_int("evaluations", evaluations, 1)
+    if target_options is not None and not isinstance(target_options, dict):
+        raise ConfigError(f"target_options={target_options!r}: legal values: None or a dict of the bot's options, "
+                          f"e.g. {{'determinizations': 4}}")
     counts = agents.player_counts(game, target)
     if counts is not None and players not in counts:
         raise ConfigError(f"players={players!r}: bot {target!r} plays {list(counts)} players; legal values: {list(counts)}")
