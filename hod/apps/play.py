@@ -401,6 +401,26 @@ class Terminal:
             self.say(f"  ! {why} Legal choices: " + ", ".join(f"{i}={c.name}" for i, c in enumerate(choices, 1)))
 
 
+class Transcript:
+    """An output-only stand-in for :class:`Terminal`: what a session says is kept as a list of
+    lines (``lines``) instead of printed, for front ends that drive a session step by step (the
+    web app, :mod:`hod.apps.web`) and show the lines themselves. It cannot ask: a session driven
+    with it never calls ``choose``."""
+
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+        self.help_extra = ""
+
+    def say(self, *lines: str) -> None:
+        """Keep ``lines`` (a text of several lines is split at its newlines)."""
+        for line in lines:
+            self.lines.extend(line.split("\n"))
+
+    def choose(self, prompt: str, choices: Sequence[Choice], illegal=None) -> Choice:
+        """Never answers: raises ``RuntimeError`` (a transcript has nobody to ask)."""
+        raise RuntimeError("a Transcript cannot ask for a choice; apply the person's action to the session instead")
+
+
 def run(session, term: Terminal) -> int:
     """Play ``session`` (an object with ``play()`` and ``abandoned(reason)``) and return the exit
     code: 0 at the end or on end of input / quit, :data:`EXIT_INTERRUPTED` on Ctrl-C."""
