@@ -275,10 +275,13 @@ class WebGame:
     def _tapeo_reveal(self, rnd: int, q: int, kinds: Sequence[int]) -> dict:
         """One reveal of Tapeo (every seat's tapa of pick ``q`` of round ``rnd``, face up
         together), each stolen tapa marked with its Freeloader (RULINGS T6)."""
-        stolen = {v: th for th, v, loot in steals(kinds) if loot is not None}
+        thefts = steals(kinds)
+        stolen = {v: th for th, v, loot in thefts if loot is not None}
         return {"round": rnd + 1, "pick": q + 1, "last": q == self.session.state.config.hand_size - 1,
                 "tapas": [{"seat": i, "kind": KIND_NAMES[k], "name": TAPA_NAMES[k], "stolen_by": stolen.get(i)}
-                          for i, k in enumerate(kinds)]}
+                          for i, k in enumerate(kinds)],
+                "steals": [{"thief": th, "victim": v, "tapa": None if loot is None else TAPA_NAMES[loot]}
+                           for th, v, loot in thefts]}
 
     def _robada_table(self) -> dict:
         s, t = self.session.state, self.table

@@ -93,7 +93,10 @@ function drawTapeo(v) {
     parts.push(h("div", {class: "reveal"}, h("h3", {text: r.last ? `Round ${r.round}: last tapas, revealed by themselves`
       : `Round ${r.round}, pick ${r.pick} revealed`}),
       r.tapas.map((x) => h("div", {class: "revealed"}, h("span", {class: "who", text: v.seats[x.seat].name}),
-        tapa(x, x.stolen_by === null ? null : h("span", {class: "stolen", text: ` taken by ${v.seats[x.stolen_by].name}'s Freeloader`}))))));
+        tapa(x, x.stolen_by === null ? null : h("span", {class: "stolen", text: ` taken by ${v.seats[x.stolen_by].name}'s Freeloader`})))),
+      r.steals.map((st) => h("p", {class: "steal", text: st.tapa === null
+        ? `Freeloader: ${v.seats[st.thief].name} steals nothing: ${v.seats[st.victim].name} also revealed a Freeloader.`
+        : `Freeloader: ${v.seats[st.thief].name} steals the ${st.tapa} ${v.seats[st.victim].name} revealed, onto their bar.`}))));
   }
   for (const k of t.known_hands) {
     parts.push(h("div", {class: "known", "data-hand-of": k.seat}, h("span", {class: "who",
