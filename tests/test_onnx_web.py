@@ -66,3 +66,14 @@ def test_export_in_the_browser_matches_the_golden_vectors(path):
     assert int((action != golden["action"]).sum()) == 0
     assert np.abs(logits - golden["logits"]).max() <= TOLERANCE
     assert one == golden["action"][:4].tolist()
+
+
+def test_latency_benchmark_writes_its_table(tmp_path):
+    from hod.benchmarks.decision_latency import main
+
+    rows = main(["--no-browser", "--passes", "1", "--repeats", "1", "--out", str(tmp_path / "lat")])
+    assert [r["model"] for r in rows] == [p.stem for p in SHIPPED]
+    assert all(r["python_graph_us"] > 0 and r["browser_graph_us"] is None for r in rows)
+    text = (tmp_path / "lat.md").read_text()
+    assert "| tapeo_ppo | tapeo | yes |" in text and "| robada_ppo | robada | no (needs Python features) |" in text
+    assert json.loads((tmp_path / "lat.json").read_text())["rows"] == rows

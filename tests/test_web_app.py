@@ -211,3 +211,18 @@ def test_command_line_help_and_bad_port(capsys):
     with pytest.raises(SystemExit) as e:
         main(["--port", "70000"])
     assert e.value.code == 2 and "0..65535" in capsys.readouterr().err
+
+
+def test_command_prints_the_address_and_serves(tmp_path):
+    import subprocess
+    import sys
+
+    proc = subprocess.Popen([sys.executable, "-m", "hod.apps.web", "--port", "0"], stdout=subprocess.PIPE, text=True)
+    try:
+        line = proc.stdout.readline()
+        m = re.match(r"House Of Decks: play at (http://127\.0\.0\.1:\d+/) ", line)
+        assert m, line
+        assert "Deal right now" in httpx.get(m.group(1), timeout=30).text
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)

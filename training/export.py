@@ -203,6 +203,33 @@ def _short(x: np.ndarray) -> list:
     return [float(np.format_float_positional(v, unique=True, trim="0")) for v in np.asarray(x, np.float32).ravel()]
 
 
+def sample_positions(game: str, player_counts, count: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """``count`` positions met in seeded games of random legal play: the acting seat's game
+    observation float32 (count, obs) and action mask int8 (count, num_actions). Table sizes
+    cycle through ``player_counts``; each decision is kept with probability 1/4, so the positions
+    spread over whole games."""
+    from hod.core.games import make_raw_env
+
+    rng = np.random.default_rng(seed)
+    obs, masks = [], []
+    sizes = [int(k) for k in player_counts]
+    game_no = 0
+    while len(obs) < count:
+        env = make_raw_env(game, sizes[game_no % len(sizes)])
+        env.reset(seed=int(rng.integers(1 << 30)))
+        game_no += 1
+        for agent in env.agent_iter():
+            if env.terminations[agent] or env.truncations[agent]:
+                env.step(None)
+                continue
+            o = env.observe(agent)
+            if rng.random() < 0.25 and len(obs) < count:
+                obs.append(o["observation"].copy())
+                masks.append(o["action_mask"].copy())
+            env.step(int(rng.choice(np.flatnonzero(o["action_mask"]))))
+    return np.array(obs, np.float32), np.array(masks, np.int8)
+
+
 def write_golden(onnx_path: str | Path, count: int = GOLDEN_COUNT, seed: int = GOLDEN_SEED) -> Path:
     """Write ``NAME.golden.json`` beside the export ``onnx_path`` (atomically) and return its path.
 
@@ -221,30 +248,11 @@ def write_golden(onnx_path: str | Path, count: int = GOLDEN_COUNT, seed: int = G
     import hashlib
 
     from hod.agents.onnx_policy import OnnxPolicy
-    from hod.core.games import make_raw_env
 
     onnx_path = Path(onnx_path)
     policy = OnnxPolicy(onnx_path)
     card = policy.model_card
-    rng = np.random.default_rng(seed)
-    obs, masks = [], []
-    sizes = list(card["player_counts"])
-    game_no = 0
-    while len(obs) < count:
-        env = make_raw_env(card["game"], sizes[game_no % len(sizes)])
-        env.reset(seed=int(rng.integers(1 << 30)))
-        game_no += 1
-        for agent in env.agent_iter():
-            if env.terminations[agent] or env.truncations[agent]:
-                env.step(None)
-                continue
-            o = env.observe(agent)
-            if rng.random() < 0.25 and len(obs) < count:   # a spread of positions, not one game's start
-                obs.append(o["observation"].copy())
-                masks.append(o["action_mask"].copy())
-            env.step(int(rng.choice(np.flatnonzero(o["action_mask"]))))
-    o = np.array(obs, np.float32)
-    m = np.array(masks, np.int8)
+    o, m = sample_positions(card["game"], card["player_counts"], count, seed)
     x = policy.encoder.network_input(o, m, policy.obs_size)
     action, logits = policy.run(x, m)
     data = {"format": GOLDEN_FORMAT, "version": GOLDEN_VERSION, "model": onnx_path.name,
