@@ -226,3 +226,17 @@ def test_command_prints_the_address_and_serves(tmp_path):
     finally:
         proc.terminate()
         proc.wait(timeout=30)
+
+
+def test_a_drawn_seed_is_kept_back_until_the_end(client):
+    """The seed fixes the deal (every hand), so a seed the server drew is not shown during the
+    game; a seed the person chose is."""
+    gid = new_game(client, game="robada", players=2, opponents=["random"])
+    v = client.get(f"/api/games/{gid}").json()
+    seed = client.store.get(gid).table.seed
+    assert v["seed"] is None and not any(f"seed {seed}" in line for line in v["log"])
+    end = play_out(client, gid)
+    assert end["seed"] == seed and client.get(f"/api/games/{gid}/record").json()["seed"] == seed
+    chosen = new_game(client, game="robada", players=2, opponents=["random"], seed=12)
+    v = client.get(f"/api/games/{chosen}").json()
+    assert v["seed"] == 12 and "Ronda Robada, 2 players, seed 12. You are player_0; player_1 (random)." in v["log"]

@@ -472,6 +472,7 @@ class GameSession:
         glossary: optional lines printed in the greeting and with the help (``?``), e.g. the
             English names of Ronda Robada's Spanish ranks.
         sample_belief: the game's ``sample_consistent_state(state, seat, rng)`` for search bots.
+        announce_seed: say the seed in the greeting (default True).
 
     Args:
         table: the validated options (:class:`PlayOptions`).
@@ -481,6 +482,9 @@ class GameSession:
 
     game: str = ""
     title: str = ""
+    #: Say the seed in the greeting. The seed fixes the deal, so a front end that drew it itself
+    #: (the web app) keeps it back until the end: whoever knows it can compute every hand.
+    announce_seed: bool = True
     rules_line: str = ""
     glossary: str = ""
     sample_belief: Callable = staticmethod(lambda state, seat, rng: None)
@@ -519,7 +523,8 @@ class GameSession:
         t = self.table
         self.env.reset(seed=t.seed)
         self.term.say(*t.notices)
-        self.term.say(f"{self.title}, {t.players} players, seed {t.seed}. You are player_{t.seat}; "
+        seed = f", seed {t.seed}" if self.announce_seed else ""
+        self.term.say(f"{self.title}, {t.players} players{seed}. You are player_{t.seat}; "
                       + ", ".join(self.names[i] for i in range(t.players) if i != t.seat) + ".",
                       opponents_line(self.game, t),
                       self.rules_line, *([self.glossary] if self.glossary else []))

@@ -99,7 +99,8 @@ class WebGame:
         game: ``"tapeo"`` or ``"robada"``.
         players: table size (the game's legal sizes). seat: the person's seat (0..players-1).
         opponents: bot names for the computer seats (None: the default, as the terminal's).
-        seed: the deal's seed (None: a fresh one).
+        seed: the deal's seed (None: a fresh one, kept back from the view until the game is over,
+            since it fixes every hand).
 
     Raises:
         ConfigError: unknown game, bad table size, seat, seed or opponent (the message names the
@@ -115,6 +116,7 @@ class WebGame:
             raise ConfigError(f"players={players!r}; legal values for {game}: "
                               f"{list(range(info.min_players, info.max_players + 1))}")
         seat = check_seat(seat, players)
+        chosen = seed is not None
         if seed is None:
             seed = int(np.random.SeedSequence().generate_state(1)[0] % 10**6)
         if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
@@ -128,6 +130,8 @@ class WebGame:
         self.game = game
         self.log = Transcript()
         self.session = SESSIONS[game](table, self.log)
+        # a seed drawn here stays on the server until the end: it fixes the deal, every hand included
+        self.seed_chosen = self.session.announce_seed = chosen
         self.step = 0
         self._reveals: list[dict] = []   # Tapeo: the picks revealed by the person's last decision
         self.lock = threading.Lock()
@@ -221,7 +225,8 @@ class WebGame:
                           "label": strength_label(self.game, bot) if bot else None,
                           "rating": None if entry is None else round(float(entry["rating"]), 1)})
         view = {"id": self.id, "game": self.game, "title": self.session.title, "players": t.players,
-                "seat": t.seat, "seed": t.seed, "step": self.step, "over": self.over(), "seats": seats,
+                "seat": t.seat,
+                "seed": t.seed if self.seed_chosen or self.over() else None, "step": self.step, "over": self.over(), "seats": seats,
                 "log": list(self.log.lines)}
         view["table"] = self._tapeo_table() if self.game == "tapeo" else self._robada_table()
         view["choices"] = self._choices() if self._to_act() else []

@@ -77,14 +77,16 @@ const backs = (n) => h("span", {class: "backs", "aria-label": `${n} cards in han
 let current = null;
 const gameId = location.pathname.split("/").pop();
 
+const seedText = (v) => v.seed === null ? "" : ` · seed ${v.seed}`;   // a drawn seed is shown at the end
+
 function seatLine(v, s) {
   return h("h3", {}, s.name, s.bot ? h("small", {text: ` ${s.label}${s.rating === null ? "" : " · " + s.rating}`}) : null);
 }
 
 function drawTapeo(v) {
   const t = v.table;
-  $("info").textContent = v.over ? `seed ${v.seed} · game over`
-    : `round ${t.round}/${t.rounds} · pick ${t.pick} of ${t.picks} · ${t.in_hand} tapas in each hand · seed ${v.seed}`;
+  $("info").textContent = (v.over ? "game over"
+    : `round ${t.round}/${t.rounds} · pick ${t.pick} of ${t.picks} · ${t.in_hand} tapas in each hand`) + seedText(v);
   $("seats").replaceChildren(...t.bars.map((b) => h("div", {class: "seat" + (v.seats[b.seat].you ? " you" : ""), "data-seat": b.seat},
     seatLine(v, v.seats[b.seat]), h("p", {text: `score ${b.score} · churros ${b.churros}`}),
     h("div", {class: "bar", "aria-label": "bar"}, b.tapas.length ? b.tapas.map((x) => tapa(x)) : h("em", {text: "empty bar"})))));
@@ -119,7 +121,7 @@ function drawTapeo(v) {
 
 function drawRobada(v) {
   const t = v.table;
-  $("info").textContent = `deck: ${t.deck} cards left · seed ${v.seed}` + (v.over ? " · game over" : "");
+  $("info").textContent = `deck: ${t.deck} cards left` + (v.over ? " · game over" : "") + seedText(v);
   $("seats").replaceChildren(...t.piles.map((p) => h("div", {class: "seat" + (v.seats[p.seat].you ? " you" : "")
       + (t.to_act === p.seat ? " to-act" : ""), "data-seat": p.seat},
     seatLine(v, v.seats[p.seat]),
