@@ -22,14 +22,12 @@ in the browser. Writes ``OUT.md`` (a Markdown table) and ``OUT.json``.
 from __future__ import annotations
 
 import argparse
-import json
 import platform
 import statistics
 import time
 from pathlib import Path
 from typing import Optional
 
-import numpy as np
 
 from hod.agents.browser import BrowserOnnx, self_contained
 from hod.agents.onnx_policy import OPPONENTS_DIR, OnnxPolicy

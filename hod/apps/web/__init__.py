@@ -7,6 +7,6 @@ sessions (:mod:`hod.apps.web.games`); the page draws what the person's seat may 
 the chosen action (:mod:`hod.apps.web.app` lists the routes). docs/web.md is the user's page.
 """
 from .app import create_app
-from .games import GameStore, WebGame
+from .games import GAMES, GameStore, RobadaGame, TapeoGame, WebGame
 
-__all__ = ["GameStore", "WebGame", "create_app"]
+__all__ = ["GAMES", "GameStore", "RobadaGame", "TapeoGame", "WebGame", "create_app"]

@@ -1,4 +1,5 @@
-"""The games of the web app: one :class:`WebGame` per game in progress, kept in a :class:`GameStore`.
+"""The games of the web app: one :class:`WebGame` (:class:`TapeoGame`, :class:`RobadaGame`) per game in
+progress, kept in a :class:`GameStore`.
 
 A :class:`WebGame` drives the terminal play sessions step by step (:class:`hod.apps.play_tapeo.TapeoSession`,
 :class:`hod.apps.play_robada.RobadaSession`, with a :class:`hod.apps.play.Transcript` in place of the
@@ -22,7 +23,7 @@ import numpy as np
 
 from hod.agents.registry import names, player_counts
 from hod.agents.strength import strength
-from hod.apps.play import PlayOptions, Transcript, default_opponent, parse_opponents, player_labels, strength_label
+from hod.apps.play import GameSession, PlayOptions, Transcript, default_opponent, parse_opponents, player_labels, strength_label
 from hod.apps.play_robada import RANK_WORDS, RobadaSession, carta, need_text, points
 from hod.apps.play_tapeo import TAPA_NAMES, TapeoSession, scoring_hints, steals
 from hod.core.errors import ConfigError, check_seat
@@ -35,8 +36,6 @@ from tapeo_env.rules.cards import KIND_NAMES, NUM_KINDS
 from tapeo_env.rules.engine import known_hands
 from tapeo_env.rules.scoring import ROUND_RULES, round_breakdown
 
-#: The games the web app offers, with their terminal session class.
-SESSIONS = {"tapeo": TapeoSession, "robada": RobadaSession}
 #: Games kept at once; beyond it the least recently used one is dropped (its page then gets 404).
 MAX_GAMES = 256
 
@@ -76,7 +75,7 @@ def options() -> dict:
     sizes it plays; the default opponent per table size (the shipped PPO opponent where it plays
     that size, :func:`hod.apps.play.default_opponent`)."""
     out = {}
-    for game, cls in SESSIONS.items():
+    for game, cls in GAMES.items():
         info = get_game(game)
         sizes = list(range(info.min_players, info.max_players + 1))
         bots = []
@@ -86,17 +85,23 @@ def options() -> dict:
             bots.append({"name": name, "label": strength_label(game, name),
                          "rating": None if entry is None else round(float(entry["rating"]), 1),
                          "players": sizes if counts is None else [int(k) for k in counts]})
-        out[game] = {"title": cls.title, "players": sizes, "default_players": 2 if game == "robada" else 4,
+        out[game] = {"title": cls.session_cls.title, "players": sizes, "default_players": cls.default_players,
                      "bots": bots, "default_opponent": {str(n): default_opponent(game, None, n) for n in sizes}}
     return out
 
 
 class WebGame:
-    """One game between a person and computer seats, played by requests.
+    """One game between a person and computer seats, played by requests; each game's subclass
+    (:class:`TapeoGame`, :class:`RobadaGame`) says who acts when, applies the person's action and
+    draws its table.
+
+    Class attributes:
+        game: registry name. session_cls: the game's terminal session class.
+        default_players: the table size the new-game form offers first (as the terminal command's).
+        action_names: the game's action names (by action id).
 
     Args:
         game_id: the id in the game's URL.
-        game: ``"tapeo"`` or ``"robada"``.
         players: table size (the game's legal sizes). seat: the person's seat (0..players-1).
         opponents: bot names for the computer seats (None: the default, as the terminal's).
         seed: the deal's seed (None: a fresh one, kept back from the view until the game is over,
@@ -107,10 +112,14 @@ class WebGame:
             legal values).
     """
 
-    def __init__(self, game_id: str, game: str, players: int, seat: int = 0,
+    game: str = ""
+    session_cls: type = GameSession
+    default_players: int = 2
+    action_names: Sequence[str] = ()
+
+    def __init__(self, game_id: str, players: int, seat: int = 0,
                  opponents: Optional[Sequence[str]] = None, seed: Optional[int] = None) -> None:
-        if game not in SESSIONS:
-            raise ConfigError(f"unknown game {game!r}; legal values: {sorted(SESSIONS)}")
+        game = self.game
         info = get_game(game)
         if isinstance(players, bool) or not isinstance(players, int) or not info.min_players <= players <= info.max_players:
             raise ConfigError(f"players={players!r}; legal values for {game}: "
@@ -127,13 +136,12 @@ class WebGame:
         table = PlayOptions(players=players, seat=seat, seed=seed, opponents=dict(zip(others, bots)),
                             record=None, notices=notices)
         self.id = game_id
-        self.game = game
         self.log = Transcript()
-        self.session = SESSIONS[game](table, self.log)
+        self.session = self.session_cls(table, self.log)
         # a seed drawn here stays on the server until the end: it fixes the deal, every hand included
         self.seed_chosen = self.session.announce_seed = chosen
         self.step = 0
-        self._reveals: list[dict] = []   # Tapeo: the picks revealed by the person's last decision
+        self._ended = False
         self.lock = threading.Lock()
         self.session.start()
         self._advance()
@@ -148,23 +156,19 @@ class WebGame:
         return self.session.over()
 
     def _to_act(self) -> bool:
-        """True when the person's seat must decide now."""
-        if self.over():
-            return False
-        return self.game == "tapeo" or self.session.state.current == self.table.seat
+        """True when the person's seat must decide now (each game's own)."""
+        raise NotImplementedError
+
+    def _apply(self, action: int) -> None:
+        """Apply the person's legal ``action`` (each game's own)."""
+        raise NotImplementedError
 
     def _advance(self) -> None:
-        """Play the computer seats until the person must decide or the game is over (Ronda
-        Robada: every step of the computer turns, narrated; Tapeo's computer seats pick together
-        with the person)."""
-        s = self.session
-        while not self.over() and not self._to_act():
-            seat = s.state.current
-            s.turn_header(seat)
-            s.play_step(seat, s.bot_action(seat, s.observe(seat)))
-        if self.over() and not getattr(self, "_ended", False):
+        """Play the computer seats until the person must decide or the game is over; at the
+        end, tell the final scores once."""
+        if self.over() and not self._ended:
             self._ended = True
-            s.show_end()
+            self.session.show_end()
 
     def play(self, step: object, action: object) -> None:
         """Apply the person's ``action`` answering ``step``, then the computer seats' moves.
@@ -186,19 +190,12 @@ class WebGame:
         if isinstance(action, bool) or not isinstance(action, int) or action not in legal:
             raise IllegalChoice(f"action {action!r} is not legal now; legal actions: {legal}",
                                 legal=[{"action": a, "name": self._action_name(a)} for a in legal])
-        s = self.session
-        if self.game == "tapeo":
-            rnd, done = s.state.round, len(s.state.reveals[s.state.round])
-            s.play_pick(action)
-            self._reveals = [self._tapeo_reveal(rnd, q, kinds) for q, kinds in enumerate(s.state.reveals[rnd][done:], done)]
-        else:
-            s.turn_header(self.table.seat)
-            s.play_step(self.table.seat, action)
+        self._apply(action)
         self.step += 1
         self._advance()
 
     def _action_name(self, a: int) -> str:
-        return KIND_NAMES[a] if self.game == "tapeo" else ROBADA_ACTIONS[a]
+        return self.action_names[a]
 
     def record(self) -> dict:
         """The JSON game record of the finished game (the game's record schema), with who played
@@ -228,20 +225,52 @@ class WebGame:
                 "seat": t.seat,
                 "seed": t.seed if self.seed_chosen or self.over() else None, "step": self.step, "over": self.over(), "seats": seats,
                 "log": list(self.log.lines)}
-        view["table"] = self._tapeo_table() if self.game == "tapeo" else self._robada_table()
+        view["table"] = self._table()
         view["choices"] = self._choices() if self._to_act() else []
         return view
 
+    def _table(self) -> dict:
+        """The table as the person's seat sees it (each game's own)."""
+        raise NotImplementedError
+
+    def _choices(self) -> list[dict]:
+        """The person's legal choices, each ``{"action", "name", "label", ...}`` (each game's own)."""
+        raise NotImplementedError
+
+
+class TapeoGame(WebGame):
+    """A Tapeo game: every seat picks at once (the computer seats with the person), then all
+    picks are revealed together (tapeo.txt 'Each pick')."""
+
+    game = "tapeo"
+    session_cls = TapeoSession
+    default_players = 4
+    action_names = KIND_NAMES
+
+    def __init__(self, *args, **kwargs) -> None:
+        self._reveals: list[dict] = []   # the picks revealed by the person's last decision
+        super().__init__(*args, **kwargs)
+
+    def _to_act(self) -> bool:
+        return not self.over()
+
+    def _apply(self, action: int) -> None:
+        s = self.session
+        rnd, done = s.state.round, len(s.state.reveals[s.state.round])
+        s.play_pick(action)
+        self._reveals = [self._reveal(rnd, q, kinds) for q, kinds in enumerate(s.state.reveals[rnd][done:], done)]
+
     def _choices(self) -> list[dict]:
         s = self.session
-        if self.game == "tapeo":
-            hand = s.state.hand(self.table.seat)
-            hints = scoring_hints(s.state.config.rulings)
-            return [{"action": a, "name": KIND_NAMES[a], "tapa": TAPA_NAMES[a], "hint": hints[a],
-                     "label": f"{TAPA_NAMES[a]}: {hints[a]}", "count": int(hand[a])} for a in s.legal()]
-        return [{"action": a, "name": ROBADA_ACTIONS[a], "label": s.describe(a)} for a in s.legal()]
+        hand = s.state.hand(self.table.seat)
+        hints = scoring_hints(s.state.config.rulings)
+        return [{"action": a, "name": KIND_NAMES[a], "tapa": TAPA_NAMES[a], "hint": hints[a],
+                 "label": f"{TAPA_NAMES[a]}: {hints[a]}", "count": int(hand[a])} for a in s.legal()]
 
-    def _tapeo_table(self) -> dict:
+    def _table(self) -> dict:
+        """Every bar (face up), the scores and churros, the person's hand and the hands they
+        passed on this round (known exactly: :func:`tapeo_env.rules.engine.known_hands`), the
+        picks just revealed, each round's scoring by kind, and the final scores (T9, T10)."""
         s, t = self.session.state, self.table
         n, me = t.players, t.seat
         cfg = s.config
@@ -277,7 +306,7 @@ class WebGame:
                                "winners": [int(w) for w in s.winners]}
         return table
 
-    def _tapeo_reveal(self, rnd: int, q: int, kinds: Sequence[int]) -> dict:
+    def _reveal(self, rnd: int, q: int, kinds: Sequence[int]) -> dict:
         """One reveal of Tapeo (every seat's tapa of pick ``q`` of round ``rnd``, face up
         together), each stolen tapa marked with its Freeloader (RULINGS T6)."""
         thefts = steals(kinds)
@@ -288,7 +317,40 @@ class WebGame:
                 "steals": [{"thief": th, "victim": v, "tapa": None if loot is None else TAPA_NAMES[loot]}
                            for th, v, loot in thefts]}
 
-    def _robada_table(self) -> dict:
+
+
+class RobadaGame(WebGame):
+    """A Ronda Robada game: seats take turns of several steps; every step of a computer turn is
+    played (and told) before the person's next decision."""
+
+    game = "robada"
+    session_cls = RobadaSession
+    default_players = 2
+    action_names = ROBADA_ACTIONS
+
+    def _to_act(self) -> bool:
+        return not self.over() and self.session.state.current == self.table.seat
+
+    def _apply(self, action: int) -> None:
+        self.session.turn_header(self.table.seat)
+        self.session.play_step(self.table.seat, action)
+
+    def _advance(self) -> None:
+        s = self.session
+        while not self.over() and not self._to_act():
+            seat = s.state.current
+            s.turn_header(seat)
+            s.play_step(seat, s.bot_action(seat, s.observe(seat)))
+        super()._advance()
+
+    def _choices(self) -> list[dict]:
+        s = self.session
+        return [{"action": a, "name": ROBADA_ACTIONS[a], "label": s.describe(a)} for a in s.legal()]
+
+    def _table(self) -> dict:
+        """What the person's seat knows (R9): the loose cards, each pile's visible card, size
+        and points, how many cards each seat holds, its own hand, the run in progress, the deck
+        left, the last runner, and the final scores (R8)."""
         s, t = self.session.state, self.table
         n, me = t.players, t.seat
 
@@ -313,6 +375,10 @@ class WebGame:
         return table
 
 
+#: The games the web app offers.
+GAMES: dict[str, type[WebGame]] = {g.game: g for g in (TapeoGame, RobadaGame)}
+
+
 class GameStore:
     """The games in progress, by id (thread-safe); at most ``capacity`` games, the least
     recently used dropped first."""
@@ -324,8 +390,11 @@ class GameStore:
 
     def new(self, game: str, players: int, seat: int = 0, opponents: Optional[Sequence[str]] = None,
             seed: Optional[int] = None) -> WebGame:
-        """Deal a new game (arguments and errors: :class:`WebGame`) and keep it under a fresh id."""
-        g = WebGame(secrets.token_urlsafe(9), game, players, seat, opponents, seed)
+        """Deal a new game of ``game`` (other arguments and errors: :class:`WebGame`; an unknown
+        ``game`` is a ``ConfigError`` naming the legal ones) and keep it under a fresh id."""
+        if game not in GAMES:
+            raise ConfigError(f"unknown game {game!r}; legal values: {sorted(GAMES)}")
+        g = GAMES[game](secrets.token_urlsafe(9), players, seat, opponents, seed)
         with self._lock:
             self._games[g.id] = g
             while len(self._games) > self.capacity:
