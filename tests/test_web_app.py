@@ -240,3 +240,15 @@ def test_a_drawn_seed_is_kept_back_until_the_end(client):
     chosen = new_game(client, game="robada", players=2, opponents=["random"], seed=12)
     v = client.get(f"/api/games/{chosen}").json()
     assert v["seed"] == 12 and "Ronda Robada, 2 players, seed 12. You are player_0; player_1 (random)." in v["log"]
+
+
+def test_robada_view_tells_every_computer_step_since_the_last_choice(client):
+    gid = new_game(client, game="robada", players=2, seed=5, opponents=["greedy"])
+    v = client.get(f"/api/games/{gid}").json()
+    drop = next(c for c in v["choices"] if c["name"].startswith("drop"))
+    v = client.post(f"/api/games/{gid}/actions", json={"step": 0, "action": drop["action"]}).json()
+    # your drop ends your turn (R4), then the computer's whole turn: its header and each step
+    assert v["recent"][0] == "--- Your turn ---" and v["recent"][1].startswith("  You drop ")
+    assert v["recent"][2] == "--- player_1 (greedy)'s turn ---" and len(v["recent"]) >= 4
+    assert all(line.startswith("  player_1 (greedy) ") or line.startswith("  New deal")
+               for line in v["recent"][3:])

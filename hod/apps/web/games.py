@@ -142,6 +142,7 @@ class WebGame:
         self.seed_chosen = self.session.announce_seed = chosen
         self.step = 0
         self._ended = False
+        self._seen = 0          # transcript lines before the person's last decision
         self.lock = threading.Lock()
         self.session.start()
         self._advance()
@@ -190,6 +191,7 @@ class WebGame:
         if isinstance(action, bool) or not isinstance(action, int) or action not in legal:
             raise IllegalChoice(f"action {action!r} is not legal now; legal actions: {legal}",
                                 legal=[{"action": a, "name": self._action_name(a)} for a in legal])
+        self._seen = len(self.log.lines)
         self._apply(action)
         self.step += 1
         self._advance()
@@ -211,8 +213,10 @@ class WebGame:
     # -- what the page shows -------------------------------------------------------------------
     def view(self) -> dict:
         """Everything the page shows, from what the person's seat may know only: the table, the
-        person's legal choices (with what each does), the transcript of every step so far, and
-        at the end the result. JSON-ready (ints, strings, lists)."""
+        person's legal choices (with what each does), the transcript of every step so far
+        (``log``) and of those since the person's last decision (``recent``: their own step and
+        every computer step after it), and at the end the result. JSON-ready (ints, strings,
+        lists)."""
         t = self.table
         seats = []
         for i in range(t.players):
@@ -224,7 +228,7 @@ class WebGame:
         view = {"id": self.id, "game": self.game, "title": self.session.title, "players": t.players,
                 "seat": t.seat,
                 "seed": t.seed if self.seed_chosen or self.over() else None, "step": self.step, "over": self.over(), "seats": seats,
-                "log": list(self.log.lines)}
+                "log": list(self.log.lines), "recent": [x for x in self.log.lines[self._seen:] if x.strip()]}
         view["table"] = self._table()
         view["choices"] = self._choices() if self._to_act() else []
         return view

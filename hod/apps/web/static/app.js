@@ -128,7 +128,10 @@ function drawRobada(v) {
     h("p", {text: `${p.points} pts · pile ${p.size} cards` + (t.last_runner === p.seat ? " · last run" : "")}),
     h("div", {class: "pile"}, p.top ? card(p.top) : h("em", {text: "empty pile"})),
     v.seats[p.seat].you ? null : backs(p.in_hand))));
-  const parts = [h("div", {class: "loose"}, h("h3", {text: `Loose cards (${t.loose.length})`}), t.loose.map(card))];
+  const parts = [];
+  if (v.recent.length) parts.push(h("div", {class: "recent"}, h("h3", {text: "Since your last choice"}),
+    h("ul", {}, v.recent.map((line) => h("li", {text: line.trim()})))));
+  parts.push(h("div", {class: "loose"}, h("h3", {text: `Loose cards (${t.loose.length})`}), t.loose.map(card)));
   if (t.run) parts.push(h("div", {class: "run"}, h("h3", {text: `Run in progress: ${t.run.cards.length} cards, ${t.run.points} pts; it ${t.run.need}`}),
     t.run.cards.map(card)));
   parts.push(h("div", {class: "hand"}, h("h3", {text: "Your hand"}), t.hand.map(card)));
