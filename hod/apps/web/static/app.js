@@ -35,8 +35,11 @@ async function newGamePage() {
     sel.replaceChildren(...o.players.map((n) => h("option", {value: n, text: n})));
     sel.value = (!resetPlayers && o.players.includes(was)) ? was : o.default_players;
     const n = Number(sel.value), def = o.default_opponent[n];
+    $("seat").replaceChildren(...Array.from({length: n}, (_, i) => h("option", {value: i,
+      text: i === 0 ? "0 (plays first)" : String(i)})));
     $("opponents").replaceChildren(...Array.from({length: n - 1}, (_, k) => h("label", {},
-      `Seat ${k + 1} `, h("select", {class: "opponent", "aria-label": `opponent in seat ${k + 1}`},
+      `${k === 0 ? "On your left" : `${k + 1}th to your left`.replace(/^2th/, "2nd").replace(/^3th/, "3rd")} `,
+      h("select", {class: "opponent", "aria-label": `opponent ${k + 1} to your left`},
         o.bots.filter((b) => b.players.includes(n)).map((b) => h("option", {value: b.name, selected: b.name === def,
           text: `${b.name} (${b.label}${b.rating === null ? "" : ", rating " + b.rating})`}))))));
   }
@@ -46,6 +49,7 @@ async function newGamePage() {
     ev.preventDefault();
     const seed = $("seed").value.trim();
     const body = {game: document.querySelector("input[name=game]:checked").value, players: Number($("players").value),
+                  seat: Number($("seat").value),
                   opponents: [...document.querySelectorAll(".opponent")].map((s) => s.value),
                   seed: seed === "" ? null : Number(seed)};
     const r = await api("POST", "/api/games", body);
