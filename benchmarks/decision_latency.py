@@ -56,7 +56,7 @@ def _median_us(fn, rows: int, passes: int, repeats: int) -> float:
 
 def measure(paths: list[Path], passes: int = 20, repeats: int = 5, browser: bool = True) -> list[dict]:
     """One row per export: ``{"model", "game", "self_contained", "python_graph_us", "python_bot_us",
-    "browser_graph_us", "decisions"}`` (``browser_graph_us`` None when ``browser`` is False).
+    "browser_graph_us", "graph_decisions_timed"}`` (``browser_graph_us`` None when ``browser`` is False).
 
     Raises:
         FileNotFoundError: a golden file, onnxruntime-web or chromium is missing.
@@ -76,7 +76,7 @@ def measure(paths: list[Path], passes: int = 20, repeats: int = 5, browser: bool
         plain_obs, plain_mask = sample_positions(card["game"], card["player_counts"], len(obs), golden["seed"])
         dicts = [{"observation": plain_obs[i], "action_mask": plain_mask[i]} for i in range(len(plain_obs))]
         row = {"model": path.stem, "game": card["game"], "self_contained": self_contained(card)[0],
-               "decisions": len(obs) * passes * repeats,
+               "graph_decisions_timed": len(obs) * passes * repeats,
                "python_graph_us": _median_us(graph, len(obs), passes, repeats),
                "python_bot_us": _median_us(lambda i: policy.act(dicts[i]), len(dicts), max(1, passes // 4), repeats),
                "browser_graph_us": None}
