@@ -211,6 +211,12 @@ def test_command_line_help_and_bad_port(capsys):
     with pytest.raises(SystemExit) as e:
         main(["--port", "70000"])
     assert e.value.code == 2 and "0..65535" in capsys.readouterr().err
+    import socket
+
+    with socket.create_server(("127.0.0.1", 0)) as taken:         # a port in use: exit 2 and why
+        port = taken.getsockname()[1]
+        assert main(["--port", str(port)]) == 2
+        assert f"cannot listen on 127.0.0.1:{port}" in capsys.readouterr().err
 
 
 def test_command_prints_the_address_and_serves(tmp_path):

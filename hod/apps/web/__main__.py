@@ -9,11 +9,8 @@ from typing import Optional, Sequence
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
     """Parse ``--host`` / ``--port``, bind, print ``Play at http://HOST:PORT/`` and serve until
-    Ctrl-C (exit code 0). A port that cannot be bound ends with exit code 2 and the reason."""
-    import uvicorn
-
-    from .app import create_app
-
+    Ctrl-C (exit code 0). A port that cannot be bound, or a missing ``web`` extra, ends with exit
+    code 2 and the reason."""
     ap = argparse.ArgumentParser(prog="python -m hod.apps.web",
                                  description="Play Tapeo or Ronda Robada against the computer in your browser.")
     ap.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1: this machine only)")
@@ -21,6 +18,13 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     args = ap.parse_args(argv)
     if not 0 <= args.port <= 65535:
         ap.error(f"--port {args.port}: legal values 0..65535")
+    try:
+        import uvicorn
+
+        from .app import create_app
+    except ImportError as e:
+        print(f"error: {e}; the web app needs the web extra: pip install 'house-of-decks-rl[web]'", file=sys.stderr)
+        return 2
     try:
         sock = socket.create_server((args.host, args.port))
     except OSError as e:
