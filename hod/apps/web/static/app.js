@@ -36,7 +36,7 @@ async function newGamePage() {
     sel.value = (!resetPlayers && o.players.includes(was)) ? was : o.default_players;
     const n = Number(sel.value), def = o.default_opponent[n];
     $("seat").replaceChildren(...Array.from({length: n}, (_, i) => h("option", {value: i,
-      text: i === 0 ? "0 (plays first)" : String(i)})));
+      text: String(i)})));
     $("opponents").replaceChildren(...Array.from({length: n - 1}, (_, k) => h("label", {},
       `${k === 0 ? "On your left" : `${k + 1}th to your left`.replace(/^2th/, "2nd").replace(/^3th/, "3rd")} `,
       h("select", {class: "opponent", "aria-label": `opponent ${k + 1} to your left`},
