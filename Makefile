@@ -13,7 +13,7 @@ $(BIN)/activate:
 	$(BIN)/pip install -q --upgrade pip
 
 $(VENV)/.installed: $(BIN)/activate pyproject.toml constraints.txt
-	$(PIP) -e '.[bench,train,dev]'
+	$(PIP) -e '.[bench,train,dev,rllib]'
 	touch $@
 
 setup: $(VENV)/.installed
