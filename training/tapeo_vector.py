@@ -195,8 +195,24 @@ class _LearnerTables:
         self.ep_ret[:] = 0
         self.ep_len[:] = 0
 
-    def step(self, actions: np.ndarray):
-        """Returns (rewards float32 (N,), dones bool (N,), done info per slot: dict slot -> info)."""
+    def step(self, actions: np.ndarray, hold: Optional[np.ndarray] = None):
+        """Play one pick at every table (except the held ones).
+
+        Args:
+            actions: int (N,) the learner slots' picks (ignored for held slots).
+            hold: bool (N,) slots whose table does not move this step (their new game was dealt
+                on the previous step and waits; what next-step autoreset needs, as in
+                :mod:`hod.training.rllib.envs`), or None. Every Tapeo game of a table size lasts
+                the same number of picks (its rounds times its hand size), so the tables of a
+                size finish together and are held together: a size is held whole or not at all.
+
+        Returns:
+            (rewards float32 (N,), dones bool (N,), done info per slot: dict slot -> info); a
+            held slot gets reward 0 and done False.
+
+        Raises:
+            ValueError: wrong number of actions, or ``hold`` covering part of a table size's slots.
+        """
         actions = np.asarray(actions).reshape(-1)
         if actions.shape[0] != self.num_envs:
             raise ValueError(f"expected {self.num_envs} actions (one per env slot), got {actions.shape[0]}")
@@ -205,6 +221,11 @@ class _LearnerTables:
         final: dict[int, dict] = {}
         for i, g in enumerate(self.groups):
             sl, eng, L = self.slices[i], g.engine, g.L
+            if hold is not None and hold[sl].any():
+                if not hold[sl].all():
+                    raise ValueError(f"hold covers part of the {g.n}-player tables; legal: all of a table size's "
+                                     f"slots or none (its games finish together)")
+                continue
             picks = np.empty((g.tables, g.n), np.int64)
             picks[:, :L] = actions[sl].reshape(g.tables, L)
             if g.n > L:
@@ -328,8 +349,15 @@ class TapeoVectorEnv(gymnasium.vector.VectorEnv):
         self.core.reset(seed)
         return self._obs(), {}
 
-    def step(self, actions):
-        rewards, dones, final = self.core.step(actions)
+    def set_opponents(self, opponents: Any, weights: Optional[Sequence[float]] = None) -> None:
+        """See :meth:`_LearnerTables.set_opponents`."""
+        self.core.set_opponents(opponents, weights)
+
+    def step(self, actions, hold: Optional[np.ndarray] = None):
+        """One step of every slot (``hold``: bool (num_envs,) slots that do not move, see
+        :meth:`_LearnerTables.step`); returns Gymnasium's ``(obs, rewards, terminations,
+        truncations, infos)``."""
+        rewards, dones, final = self.core.step(actions, hold)
         infos: dict[str, Any] = {}
         if final:
             n = self.num_envs
@@ -348,3 +376,8 @@ class TapeoVectorEnv(gymnasium.vector.VectorEnv):
     def action_masks(self) -> np.ndarray:
         """bool (num_envs, 10) legal actions now."""
         return self.core.masks.astype(bool)
+
+
+#: The Gymnasium ``VectorEnv`` view of this game's batched training tables (the SB3 ``VecEnv`` is the
+#: declaration's ``vector_env``); :func:`hod.training.batched_env.make_batched_vector_env` finds it here.
+GYMNASIUM_VECTOR_ENV = TapeoVectorEnv
