@@ -60,6 +60,8 @@ from hod.training.train import build_model_card, evaluate_and_record, parse_args
 PATHS = ("fast", "per-agent")
 FAST_MODULE = "default_policy"     # RLlib's single-agent module id
 SHARED_MODULE = "shared"           # the per-agent path's one module for every seat
+#: Ray's switch read at import: ``0`` makes a local Ray bind to 127.0.0.1 (set for one-machine runs).
+LOOPBACK_VAR = "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"
 #: Environment variable RLlib's processes get (threads of torch and BLAS per process).
 THREAD_VARS = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS")
 
@@ -416,6 +418,9 @@ def main(argv: Optional[list[str]] = None) -> int:
     """
     game, cfg, args = parse_args(argv, prog="python -m hod.training.rllib", extra=_rllib_options,
                                  description="PPO self-play on Ray RLlib (one machine or a Ray cluster).")
+    if not args.address and "ray" not in sys.modules:
+        # the local Ray of a one-machine run listens on 127.0.0.1 only (Ray reads this at import)
+        os.environ.setdefault(LOOPBACK_VAR, "0")
     try:
         out = run_folder(game, cfg, args, kind="_rllib")
         trainer = RLlibTrainer(game, cfg, out, resume=args.resume, path=args.path, env_runners=args.env_runners,
