@@ -159,6 +159,9 @@ class RLlibTrainer:
         self._sent: set[str] = set()
         self.eval_time = 0.0
         self.update_time = 0.0
+        #: per training iteration: ``steps`` sampled, ``sample_s`` (env runners' sampling, wall) and
+        #: ``update_s`` (the learners' update, wall), from RLlib's timers
+        self.timings: list[dict] = []
 
     # ---- Ray and the algorithm -------------------------------------------------------------------
     def algorithm_config(self):
@@ -341,7 +344,10 @@ class RLlibTrainer:
                 n = int(runners.get("num_env_steps_sampled", 0))
                 self.steps += n
                 bar.update(n)
-                self.update_time += float(result.get("timers", {}).get("learner_update_timer", 0.0) or 0.0)
+                timers = result.get("timers", {})
+                self.timings.append({"steps": n, "sample_s": float(timers.get("env_runner_sampling_timer", 0.0)),
+                                     "update_s": float(timers.get("learner_update_timer", 0.0))})
+                self.update_time += self.timings[-1]["update_s"]
                 latest = self.numpy_policy()
                 if next_snapshot is not None and self.steps >= next_snapshot:
                     self.pool.add_snapshot(f"step_{self.steps:09d}", latest)
