@@ -106,7 +106,8 @@ def cluster_estimate(runner_rate: float, update_s_per_step: float, machines: int
             "sample_s": round(t_s, 2), "update_s": round(t_u, 2), "steps_per_s": round(B / (t_s + t_u))}
 
 
-def markdown(rows: list[dict], estimate: Optional[dict], meta: dict) -> str:
+def markdown(rows: list[dict], estimates: list[dict], meta: dict) -> str:
+    """The Markdown table of ``rows`` (the first is the SB3 baseline) and the estimates."""
     lines = [f"{meta['game']} {meta['players']} players, {meta['tables']} tables per env runner, network "
              f"{meta['net_arch']} {meta['activation']}, {meta['iterations']} iterations per row; "
              f"{meta['cpus']} CPUs, {meta['date']}", "",
@@ -117,8 +118,7 @@ def markdown(rows: list[dict], estimate: Optional[dict], meta: dict) -> str:
         lines.append(f"| {r['row']} | {r['steps']} | {r['seconds']} | {r['steps_per_s']:.0f} | "
                      f"{r['steps_per_s'] / base:.2f} | {r.get('sample_s', '')} | {r.get('update_s', '')} | "
                      f"{r.get('runner_steps_per_s', '')} |")
-    if estimate:
-        e = estimate
+    for e in estimates:
         lines += ["", f"Estimate for {e['machines']} machines x {e['cores']} cores: {e['runners']} env runners, "
                       f"{e['learners']} learners, batch {e['batch']}: sampling {e['sample_s']} s + update "
                       f"{e['update_s']} s per iteration = about {e['steps_per_s']} learner steps/s "
@@ -158,20 +158,22 @@ def main(argv: Optional[list[str]] = None) -> int:
         finally:
             ray.shutdown()
     remote = [r for r in rows if r["row"].startswith("rllib fast") and not r["row"].endswith(" 0 env runners")]
-    estimate = None
+    estimates = []
     if remote:
         r = remote[0]
-        estimate = cluster_estimate(r["runner_steps_per_s"], r["update_s"] / r["iteration_steps"],
-                                    steps_per_runner_iteration=r["iteration_steps"])
-        estimate["from"] = (f"{r['runner_steps_per_s']} steps/s per runner and {r['update_us_per_step']} us of "
-                            f"update per step of row '{r['row']}'")
+        for learners in (1, 4):
+            e = cluster_estimate(r["runner_steps_per_s"], r["update_s"] / r["iteration_steps"],
+                                 learners_per_machine=learners, steps_per_runner_iteration=r["iteration_steps"])
+            e["from"] = (f"{r['runner_steps_per_s']} steps/s per runner and {r['update_us_per_step']} us of "
+                         f"update per step of row '{r['row']}'")
+            estimates.append(e)
     meta = {"game": args.game, "players": args.players, "tables": args.tables, "iterations": args.iterations,
             "net_arch": cfg["net_arch"], "activation": cfg["activation"], "cpus": os.cpu_count(),
             "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}
-    text = markdown(rows, estimate, meta)
+    text = markdown(rows, estimates, meta)
     print(text)
     if args.out:
-        atomic_write_json(Path(args.out + ".json"), {"meta": meta, "rows": rows, "estimate": estimate})
+        atomic_write_json(Path(args.out + ".json"), {"meta": meta, "rows": rows, "estimates": estimates})
         atomic_write_text(Path(args.out + ".md"), text)
     return 0
 

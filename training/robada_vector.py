@@ -43,7 +43,7 @@ from gymnasium.vector import AutoresetMode, VectorEnv as GymVectorEnv
 from gymnasium.vector.utils import batch_space
 
 from hod.agents import batch_policies
-from hod.training.sb3_vec_env import MaskedVecEnv
+from hod.training.sb3_vec_env import CoreOpponents, MaskedVecEnv
 from hod.core.errors import ConfigError, check_int_range
 
 from robada_env.rules.actions import NOOP, NUM_ACTIONS
@@ -382,7 +382,7 @@ class RobadaVecEnv(MaskedVecEnv):
         return self.core.masks().astype(bool)
 
 
-class RobadaVectorEnv(GymVectorEnv):
+class RobadaVectorEnv(CoreOpponents, GymVectorEnv):
     """Gymnasium ``VectorEnv`` view of the same games (arguments as :class:`RobadaVecEnv`).
 
     Observations are dicts ``{"observation": float32 (num_envs, 192), "action_mask": int8
@@ -418,14 +418,9 @@ class RobadaVectorEnv(GymVectorEnv):
         self.core.reset(seed)
         return self._obs(), {"seat": self.core.seats()}
 
-    def set_opponents(self, opponents: Any, weights: Optional[Sequence[float]] = None) -> None:
-        """See :meth:`_LearnerTables.set_opponents`."""
-        self.core.set_opponents(opponents, weights)
-
     def step(self, actions, hold: Optional[np.ndarray] = None):
-        """One step of every slot (``hold``: bool (num_envs,) slots that do not move, see
-        :meth:`_LearnerTables.step`); returns Gymnasium's ``(obs, rewards, terminations,
-        truncations, infos)``."""
+        """Gymnasium's ``(obs, rewards, terminations, truncations, infos)`` after one step of every
+        game but the held ones (``hold``: bool (num_envs,), :meth:`_LearnerTables.step`)."""
         rewards, dones, final = self.core.step(actions, hold)
         infos: dict[str, Any] = {"seat": self.core.seats()}
         if final:

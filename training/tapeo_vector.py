@@ -40,7 +40,7 @@ import numpy as np
 from gymnasium import spaces
 
 from hod.agents import batch_policies
-from hod.training.sb3_vec_env import MaskedVecEnv
+from hod.training.sb3_vec_env import CoreOpponents, MaskedVecEnv
 from hod.core.errors import ConfigError, check_int_range
 
 from tapeo_env.rules.batched import BatchedTapeo, random_legal_actions
@@ -316,7 +316,7 @@ class TapeoVecEnv(MaskedVecEnv):
         return self.core.masks.astype(bool)
 
 
-class TapeoVectorEnv(gymnasium.vector.VectorEnv):
+class TapeoVectorEnv(CoreOpponents, gymnasium.vector.VectorEnv):
     """Gymnasium ``VectorEnv`` view of the same games (arguments as :class:`TapeoVecEnv`).
 
     Observations are dicts ``{"observation": float32 (num_envs, OBS_SIZE), "action_mask": int8
@@ -349,14 +349,9 @@ class TapeoVectorEnv(gymnasium.vector.VectorEnv):
         self.core.reset(seed)
         return self._obs(), {}
 
-    def set_opponents(self, opponents: Any, weights: Optional[Sequence[float]] = None) -> None:
-        """See :meth:`_LearnerTables.set_opponents`."""
-        self.core.set_opponents(opponents, weights)
-
     def step(self, actions, hold: Optional[np.ndarray] = None):
-        """One step of every slot (``hold``: bool (num_envs,) slots that do not move, see
-        :meth:`_LearnerTables.step`); returns Gymnasium's ``(obs, rewards, terminations,
-        truncations, infos)``."""
+        """Gymnasium's ``(obs, rewards, terminations, truncations, infos)`` after one step of every
+        table but the held ones (``hold``: bool (num_envs,), :meth:`_LearnerTables.step`)."""
         rewards, dones, final = self.core.step(actions, hold)
         infos: dict[str, Any] = {}
         if final:
