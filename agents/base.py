@@ -11,12 +11,14 @@ does); a bot must not count on it.
 """
 from __future__ import annotations
 
+import functools
 import inspect
 from typing import Any, Callable, Mapping, Optional
 
 import numpy as np
 
 from hod.core.errors import ConfigError
+from hod.core.games import game_names, get_game
 
 Observation = Mapping[str, np.ndarray]
 BeliefSampler = Callable[[np.random.Generator], Any]
@@ -37,10 +39,39 @@ def check_bot_seed(seed: object) -> Optional[int]:
     return int(seed)
 
 
+def check_observation(observation: Any, game: str = "") -> None:
+    """Check that ``observation`` is a seat's observation dict, of ``game`` when it is an installed
+    game's name (``""``: any game).
+
+    Legal: a mapping with the keys ``"observation"`` (a 1-D array of the game's observation size,
+    :attr:`hod.core.games.GameInfo.layout`) and ``"action_mask"`` (a 1-D integer or bool array of
+    the game's action count, :attr:`hod.core.games.GameInfo.num_actions`).
+
+    Raises:
+        ConfigError: not a mapping, a key missing, or an array of another shape (e.g. a Tapeo
+            observation given to a Ronda Robada bot); the message names the legal keys or shapes.
+    """
+    if not isinstance(observation, Mapping) or "observation" not in observation or "action_mask" not in observation:
+        got = sorted(observation) if isinstance(observation, Mapping) else type(observation).__name__
+        raise ConfigError(f"a bot takes a seat's observation dict with the keys ['action_mask', 'observation'], "
+                          f"got {got}")
+    obs, mask = np.asarray(observation["observation"]), np.asarray(observation["action_mask"])
+    if mask.ndim != 1 or not (mask.dtype == np.bool_ or np.issubdtype(mask.dtype, np.integer)):
+        raise ConfigError(f"action_mask must be a 1-D int8 (or bool) array, got shape {mask.shape} dtype {mask.dtype}")
+    if game in game_names():
+        info = get_game(game)
+        want = ((info.layout.size,), (info.num_actions,))
+        if (obs.shape, mask.shape) != want:
+            raise ConfigError(f"not a {info.title} observation: observation shape {obs.shape} and action_mask "
+                              f"shape {mask.shape}; legal shapes: {want[0]} and {want[1]}")
+
+
 class Bot:
     """Base class of every bot.
 
-    Subclasses implement :meth:`act`. ``game`` names the game the bot plays (``"tapeo"`` or
+    Subclasses implement :meth:`act`; every ``act`` first checks its observation
+    (:func:`check_observation` against :attr:`game`), so a bad or another game's observation is a
+    :class:`ConfigError`, never a wrong move or a stray ``KeyError``. ``game`` names the game the bot plays (``"tapeo"`` or
     ``"robada"``); ``name`` is its registry name.
 
     Args:
@@ -64,6 +95,17 @@ class Bot:
     #: ``PPOBot``) set it from their model card's ``player_counts``; the tournament and the play
     #: commands refuse a bot at another size (:func:`check_player_count`).
     player_counts: Optional[tuple] = None
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        act = cls.__dict__.get("act")
+        if act is not None and not getattr(act, "checks_observation", False):
+            @functools.wraps(act)
+            def checked_act(self: "Bot", observation: Observation, belief: Optional[BeliefSampler] = None) -> int:
+                check_observation(observation, self.game)
+                return act(self, observation, belief)
+            checked_act.checks_observation = True  # type: ignore[attr-defined]
+            cls.act = checked_act  # type: ignore[method-assign]
 
     def __init__(self, seed: Optional[int] = None, **options: Any) -> None:
         if options:

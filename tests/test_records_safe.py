@@ -112,3 +112,21 @@ def test_play_apps_write_who_played_each_seat(app, text, tmp_path):
     assert code == 0 and "Game record written" in out.getvalue()
     game = "tapeo" if app is play_tapeo else "robada"
     assert GAMES[game].load_record(path)["players"] == ["greedy", "human", "random"]
+
+
+@pytest.mark.parametrize("game", ["tapeo", "robada"])
+def test_save_record_refuses_what_replay_refuses_and_writes_nothing(game, tmp_path):
+    # A record whose winners contradict its own final scores: replay raises, so save_record must
+    # too, before anything reaches the disk (a file we write is one we can read back).
+    mod = GAMES[game]
+    rec = _finished_record(mod)
+    bad = copy.deepcopy(rec)
+    bad["winners"] = [1] if rec["winners"] == [0] else [0]
+    path = tmp_path / "r.json"
+    with pytest.raises(RecordError):
+        mod.replay(bad)
+    with pytest.raises(RecordError):
+        mod.save_record(path, bad)
+    assert not path.exists() and list(tmp_path.iterdir()) == []
+    mod.save_record(path, rec)                                     # the untouched record is written
+    assert mod.load_record(path) == json.loads(json.dumps(rec))

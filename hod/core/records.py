@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 import os
-from typing import Any, Optional, Sequence
+from typing import Any, Callable, Optional, Sequence
 
 from .atomic import atomic_write_json
 from .errors import RecordError
@@ -36,8 +36,14 @@ def record_header(game: str, format_version: int, seed: Optional[int],
     return header
 
 
-def save_record(path: str | os.PathLike, record: dict[str, Any]) -> None:
-    """Write ``record`` to ``path`` as JSON, atomically."""
+def save_record(path: str | os.PathLike, record: dict[str, Any], replay: Callable[[Any], Any]) -> None:
+    """Write ``record`` to ``path`` as JSON, atomically, after checking it with the game's
+    ``replay`` (each game's ``rules/record.py``): a record we write is one we read back and replay.
+
+    Raises:
+        RecordError: whatever ``replay`` raises for an invalid record; nothing is written then.
+    """
+    replay(record)
     atomic_write_json(path, record)
 
 

@@ -130,13 +130,8 @@ def replay(record: Any) -> State:
 
 
 def save_record(path: str | os.PathLike, record: dict[str, Any]) -> None:
-    """Write ``record`` to ``path`` as JSON, atomically (``hod.core.records``).
-
-    Raises:
-        RecordError: ``record`` is not a Ronda Robada record of this format version.
-    """
-    check_header(record, GAME, FORMAT_VERSION)
-    _save(path, record)
+    """Write ``record`` atomically once :func:`replay` accepts it (RecordError otherwise, nothing written)."""
+    _save(path, record, replay)
 
 
 def load_record(path: str | os.PathLike) -> dict[str, Any]:

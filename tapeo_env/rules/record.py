@@ -148,9 +148,8 @@ def replay(record: dict[str, Any]) -> State:
 
 
 def save_record(path: str | os.PathLike, record: dict[str, Any]) -> None:
-    """Write ``record`` as JSON, atomically (hod.core.records)."""
-    check_header(record, GAME, FORMAT_VERSION)
-    _save(path, record)
+    """Write ``record`` atomically once :func:`replay` accepts it (RecordError otherwise, nothing written)."""
+    _save(path, record, replay)
 
 
 def load_record(path: str | os.PathLike) -> dict[str, Any]:
