@@ -145,9 +145,9 @@ def test_tiny_run_resume_export_reload(local_ray, tmp_path):
     out = tmp_path / "run"
     common = ["--game", "tapeo", "--players", "2", "3", "--tables", "4", "--n-steps", "16", "--batch-size", "64",
               "--n-epochs", "1", "--net-arch", "16", "--snapshot-every", "64", "--checkpoint-every", "100000",
-              "--eval-every", "0", "--heuristics", "greedy", "random", "--env-runners", "1", "--no-progress",
-              "--out", str(out)]
-    assert main(common + ["--total-steps", "256"]) == 0
+              "--eval-every", "0", "--heuristics", "greedy", "random", "--no-progress", "--out", str(out)]
+    # the first run samples in one remote env runner (the pool travels to it), the resumed one in the driver
+    assert main(common + ["--total-steps", "256", "--env-runners", "1"]) == 0
     # one iteration is n_steps * tables * learner_seats = 16 * 4 * 2 = 128 learner steps
     from hod.training.checkpoint import read_checkpoint
 
@@ -155,6 +155,22 @@ def test_tiny_run_resume_export_reload(local_ray, tmp_path):
     first = card["training"]["steps"]
     assert first >= 256 and card["algorithm"].startswith("PPO (Ray RLlib")
     assert len(card["pool"]["snapshots"]) == 2          # pool_size = 2 (smoke default is the file's 20: flag)
+    # resume: the learner starts from the checkpoint's actor (weights equal, not just similar)
+    from hod.training.checkpoint import load_checkpoint
+    from hod.training.policy_io import to_numpy_policy
+
+    saved = to_numpy_policy(load_checkpoint(out / "checkpoints" / "latest.zip")[0].policy)
+    resumed = RLlibTrainer("tapeo", config_mod.smoke_config("tapeo", players=[2, 3], tables=4, net_arch=[16],
+                                                            engine="batched"),
+                           tmp_path / "probe", resume=out / "checkpoints" / "latest.zip", log=None)
+    resumed.start()
+    try:
+        got = resumed.numpy_policy()
+    finally:
+        resumed.close()
+    for (w, b), (w2, b2) in zip(saved.layers + [saved.head], got.layers + [got.head]):
+        np.testing.assert_array_equal(w, w2)
+        np.testing.assert_array_equal(b, b2)
     assert main(common + ["--total-steps", str(first + 128), "--resume",
                           str(out / "checkpoints" / "latest.zip")]) == 0
     _, card = read_checkpoint(out / "checkpoints" / "final.zip", game="tapeo")

@@ -321,6 +321,8 @@ class RLlibTrainer:
         self.out.mkdir(parents=True, exist_ok=True)
         atomic_write_json(self.out / "config.json", {"game": self.game, "rllib_path": self.path, **self.cfg})
         self._t_start = time.perf_counter()
+        if self.algo is None:
+            self.start()   # a failure to reach Ray raises here, before anything is trained or saved
         interrupted, iterations = False, 0
         writer = SummaryWriter(str(self.out / "tb" / f"rllib_{self.path}"))
         bar = tqdm(total=c["total_steps"], initial=min(self.steps, c["total_steps"]), unit="step",
@@ -331,8 +333,6 @@ class RLlibTrainer:
 
         next_snapshot, next_eval, next_ckpt = nxt(c["snapshot_every"]), nxt(c["eval_every"]), nxt(c["checkpoint_every"])
         try:
-            if self.algo is None:
-                self.start()
             latest = self.numpy_policy()
             self.push_pool(latest)
             if c["eval_every"] and not self.history:
