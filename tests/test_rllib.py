@@ -180,3 +180,15 @@ def test_tiny_run_resume_export_reload(local_ray, tmp_path):
     rows = evaluate_policy("tapeo", lambda: OnnxPolicy(onnx_path), ["random"], [2], 4, seed=0)
     assert rows[0]["games"] == 4 and bot.player_counts == (2, 3)
     assert not os.environ.get("RAY_ADDRESS")   # the test's own Ray, not a cluster
+
+
+def test_command_line(tmp_path, capsys):
+    import subprocess
+    import sys
+
+    r = subprocess.run([sys.executable, "-m", "hod.training.rllib", "--help"], capture_output=True, text=True,
+                       timeout=120)
+    assert r.returncode == 0 and "--env-runners" in r.stdout and "--address" in r.stdout and "--n-steps" in r.stdout
+    # a refused key: one line on stderr, status 2, nothing written (Ray is not started)
+    assert main(["--game", "tapeo", "--bc-teacher", "expert", "--out", str(tmp_path / "run")]) == 2
+    assert "bc_teacher" in capsys.readouterr().err and not (tmp_path / "run").exists()
