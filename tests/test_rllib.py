@@ -130,7 +130,7 @@ def local_ray():
     """A Ray started by this test on 127.0.0.1 and shut down by its own handle."""
     import ray
 
-    ctx = ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    ctx = ray.init(num_cpus=1, include_dashboard=False, log_to_driver=False)   # one env runner
     assert ctx.address_info["node_ip_address"] == "127.0.0.1"
     yield ctx
     ray.shutdown()
