@@ -15,7 +15,7 @@ $(BIN)/activate:
 	$(BIN)/pip install -q --upgrade pip
 
 $(VENV)/.installed: $(BIN)/activate pyproject.toml constraints.txt
-	$(PIP) -e '.[bench,train,dev,web]'
+	$(PIP) -e '.[bench,train,dev,web,rllib]'
 	touch $@
 
 setup: $(VENV)/.installed
