@@ -7,7 +7,7 @@ import pytest
 
 
 @pytest.mark.parametrize("module", ["hod.apps.show_game", "hod.benchmarks.throughput", "hod.benchmarks.env_speed",
-                                    "hod.training.train"])
+                                    "hod.training.train", "hod.training.best_response"])
 def test_usage_line_is_python_dash_m(module, capsys):
     mod = importlib.import_module(module)
     with pytest.raises(SystemExit):

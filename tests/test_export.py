@@ -245,3 +245,33 @@ def test_export_cli(exported, tmp_path, capsys):
     assert (tmp_path / "mine.onnx").is_file() and (tmp_path / "mine.json").is_file()
     assert export_main([str(tmp_path / "mine.json"), "--out", str(tmp_path)]) == 2
     assert "error:" in capsys.readouterr().err
+
+
+def test_export_writes_golden_vectors_and_the_consumer_interface(exported, tmp_path, capsys):
+    from hod.training.export import golden_path, load_golden
+
+    _, onnx_path, model_card_path = exported
+    card = json.loads(model_card_path.read_text())
+    iface = card["onnx"]["interface"]
+    assert iface["golden"] == "tapeo_ppo.golden.json" and iface["self_contained"] is True
+    # Tapeo's layout v1 is 157 floats (docs/tapeo_env.md), its actions the 10 kinds
+    assert [(i["name"], i["shape"], i["dtype"]) for i in iface["inputs"]] == [
+        ("observation", ["batch", 157], "float32"), ("action_mask", ["batch", 10], "int8")]
+    assert iface["obs_layout"] == {"game": "tapeo", "version": 1, "size": 157}
+    golden = load_golden(golden_path(onnx_path))
+    assert golden["observation"].shape == (32, 157) and golden["action_mask"].shape == (32, 10)
+    action, logits = OnnxPolicy(onnx_path).run(golden["observation"], golden["action_mask"])
+    assert np.array_equal(action, golden["action"]) and np.abs(logits - golden["logits"]).max() <= 1e-5
+    # illegal actions carry the graph's -1e8 (written as such in the file)
+    assert np.all(golden["logits"][golden["action_mask"] == 0] == np.float32(-1e8))
+    # --golden regenerates them for an existing export, same seed, same vectors
+    before = golden_path(onnx_path).read_bytes()
+    golden_path(onnx_path).unlink()
+    assert export_main([str(onnx_path), "--golden"]) == 0 and "golden.json" in capsys.readouterr().out
+    assert golden_path(onnx_path).read_bytes() == before
+    assert export_main([str(tmp_path / "none.onnx"), "--golden"]) == 2
+    # a golden file of another format is refused
+    bad = tmp_path / "bad.golden.json"
+    bad.write_text('{"format": "something else"}')
+    with pytest.raises(CheckpointError, match="not a golden file"):
+        load_golden(bad)

@@ -97,6 +97,7 @@ class BatchOpponents:
         self.source = resolve_opponents(game, source)
         self.seed = 0 if seed is None else int(seed)
         self.labels: list[str] = []          # label of each policy index, stable across refreshes
+        self._pushed: Optional[tuple] = None  # signature of the members last given to an env (push_if_changed)
         self._made = 0
         self._cache: dict[str, tuple[Any, Any]] = {}   # label -> (network or None, batch policy)
 
@@ -154,7 +155,8 @@ class BatchOpponents:
             if bot_name == "random":
                 pol = self.vector.RandomPolicy(seed)
             elif bot_name is not None:
-                pol = self.vector.BotPolicy(make_named_bot(self.game, bot_name, seed=bot_seed, **self.rules))
+                own = getattr(src, "options", {}).get(bot_name, {})   # the pool's options of that bot
+                pol = self.vector.BotPolicy(make_named_bot(self.game, bot_name, seed=bot_seed, **self.rules, **own))
             else:
                 pol = self.vector.BotPolicy(src.make_bot(label, bot_seed))
         self._cache[label] = (net, pol)
@@ -173,6 +175,18 @@ class BatchOpponents:
         return [self.policy(lab) for lab in order], [w[lab] for lab in order]
 
 
+    def push_if_changed(self, venv: Any) -> bool:
+        """Give ``venv`` (a vector env with ``set_opponents(policies, weights)``) the source's
+        members when they changed since the last push (:meth:`signature`); returns whether it did."""
+        sig = self.signature()
+        if sig == self._pushed:
+            return False
+        pols, weights = self.refresh()
+        venv.set_opponents(pols, weights)
+        self._pushed = sig
+        return True
+
+
 class PoolOpponentsVecEnv(VecEnvWrapper):
     """The batched vector env with its opponents kept in step with an opponent source.
 
@@ -189,18 +203,11 @@ class PoolOpponentsVecEnv(VecEnvWrapper):
     def __init__(self, venv: VecEnv, opponents: BatchOpponents) -> None:
         super().__init__(venv)
         self.opponents = opponents
-        self._signature: Optional[tuple] = None
         self.sync()
 
     def sync(self) -> bool:
         """Refresh the env's opponents if the source changed; returns whether it did."""
-        sig = self.opponents.signature()
-        if sig == self._signature:
-            return False
-        pols, weights = self.opponents.refresh()
-        self.venv.set_opponents(pols, weights)
-        self._signature = sig
-        return True
+        return self.opponents.push_if_changed(self.venv)
 
     def reset(self) -> np.ndarray:
         self.sync()
@@ -239,6 +246,32 @@ def make_batched_vec_env(game: str, num_tables: int, num_players, learner_seats:
         ConfigError: a game without a batched engine, ``illegal_action`` other than ``"raise"``,
             an unknown option, or a value outside its range (named in the message).
     """
+    venv, src = _batched_env(game, num_tables, num_players, learner_seats, opponents, env_options, seed,
+                             gymnasium_view=False)
+    return PoolOpponentsVecEnv(venv, src)
+
+
+def make_batched_vector_env(game: str, num_tables: int, num_players, learner_seats: int, opponents,
+                            env_options: Optional[dict] = None, seed: int = 0) -> tuple[Any, BatchOpponents]:
+    """The Gymnasium ``VectorEnv`` view of the same tables as :func:`make_batched_vec_env` (the
+    game's vector module's ``GYMNASIUM_VECTOR_ENV``: dict observations, ``step(actions, hold)``),
+    for libraries other than SB3 (Ray RLlib: :mod:`hod.training.rllib.envs`).
+
+    Returns:
+        ``(venv, opponents)``: call ``opponents.push_if_changed(venv)`` before a step to keep the
+        env's opponents in step with the source (:meth:`BatchOpponents.push_if_changed`).
+
+    Raises:
+        ConfigError: as :func:`make_batched_vec_env`.
+    """
+    venv, src = _batched_env(game, num_tables, num_players, learner_seats, opponents, env_options, seed,
+                             gymnasium_view=True)
+    src.push_if_changed(venv)
+    return venv, src
+
+
+def _batched_env(game: str, num_tables: int, num_players, learner_seats: int, opponents,
+                 env_options: Optional[dict], seed: int, gymnasium_view: bool) -> tuple[Any, BatchOpponents]:
     opts = dict(env_options or {})
     illegal = opts.pop("illegal_action", "raise")
     if illegal != "raise":
@@ -248,12 +281,14 @@ def make_batched_vec_env(game: str, num_tables: int, num_players, learner_seats:
     src = BatchOpponents(game, opponents, seed, get_game(game).check_rule_options(opts))
     pols, weights = src.refresh()
     players = list(num_players) if isinstance(num_players, (list, tuple)) else num_players
+    cls = vector_env_class(game)
+    if gymnasium_view:
+        cls = importlib.import_module(cls.__module__).GYMNASIUM_VECTOR_ENV
     try:
         # the game's own env options (Tapeo: round_rewards; Ronda Robada: its rule options) are
         # checked by its vector env, which names the legal ones
-        venv = vector_env_class(game)(num_tables=num_tables, num_players=players, learner_seats=learner_seats,
-                                      opponents=pols, reward_scheme=reward_scheme, seed=seed,
-                                      opponent_weights=weights, **opts)
+        venv = cls(num_tables=num_tables, num_players=players, learner_seats=learner_seats,
+                   opponents=pols, reward_scheme=reward_scheme, seed=seed, opponent_weights=weights, **opts)
     except TypeError as e:
         raise ConfigError(f"{game} batched env: {e}") from e
-    return PoolOpponentsVecEnv(venv, src)
+    return venv, src

@@ -304,6 +304,26 @@ def _optimizer_state(meta: dict, arrays: dict[str, np.ndarray], path) -> dict:
     return {"state": state, "param_groups": param_groups}
 
 
+def new_model(card: dict, observation_space, device: str = "cpu", source: str = "model card", **ppo_kwargs: Any):
+    """A fresh ``MaskablePPO`` (no env attached) with the network the card describes (``policy``,
+    ``num_actions``) on ``observation_space`` (a ``Box``): what :func:`load_checkpoint` fills with a
+    checkpoint's arrays, and what the RLlib trainer fills with its learner's
+    (:mod:`hod.training.rllib.bridge`) to write the same checkpoints.
+
+    Raises:
+        CheckpointError: a network the card does not describe (named after ``source``).
+    """
+    from gymnasium import spaces
+    from sb3_contrib import MaskablePPO
+
+    model = MaskablePPO("MlpPolicy", None, policy_kwargs=_policy_kwargs(card, source), device=device,
+                        _init_setup_model=False, **ppo_kwargs)
+    model.observation_space, model.action_space = observation_space, spaces.Discrete(card["num_actions"])
+    model.n_envs = 1
+    model._setup_model()
+    return model
+
+
 def load_checkpoint(path: str | os.PathLike, game: Optional[str] = None, num_players: Optional[int] = None,
                     layout_version: Optional[int] | str = "current", env=None, device: str = "cpu",
                     **ppo_kwargs: Any):
@@ -377,11 +397,7 @@ def load_checkpoint(path: str | os.PathLike, game: Optional[str] = None, num_pla
                                   f"but the environment has {shape}/{n}")
         model = MaskablePPO("MlpPolicy", env, policy_kwargs=policy_kwargs, device=device, **ppo_kwargs)
     else:
-        model = MaskablePPO("MlpPolicy", None, policy_kwargs=policy_kwargs, device=device,
-                            _init_setup_model=False, **ppo_kwargs)
-        model.observation_space, model.action_space = obs_space, spaces.Discrete(num_actions)
-        model.n_envs = 1
-        model._setup_model()
+        model = new_model(card, obs_space, device, path, **ppo_kwargs)
     import torch
 
     try:

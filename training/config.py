@@ -26,7 +26,7 @@ from hod.core.errors import ConfigError
 from hod.core.games import check_player_counts, game_names, get_game
 from hod.core.rewards import REWARD_SCHEMES
 
-from .pool import check_bot_names
+from .pool import check_bot_names, check_observation_only
 
 CONFIG_DIR = Path(__file__).resolve().parent / "configs"
 SECTIONS = ("env", "ppo", "imitation", "run", "pool", "eval")
@@ -204,6 +204,27 @@ def _check_bots(game: str, names: list[str], observation_only: bool = False) -> 
     return check_bot_names(game, names, observation_only=observation_only)
 
 
+def check_bot_options(game: str, options: dict[str, dict[str, Any]], key: str) -> None:
+    """Check a table of bot options ``{bot name: {option: value}}`` (config keys ``baseline_options``
+    and ``heuristic_options``): every name must be a registered bot and every bot must build with
+    its options (``agents.make``, which names the bot's legal options). An entry applies when its
+    bot is used (a baseline, a heuristic); others are kept unused, so that overriding the list of
+    bots on the command line does not invalidate the table.
+
+    Raises:
+        ValueError: (inside the schema's validators) an unregistered name, or options the bot
+            refuses; the message names the registered bots or the bot's legal options.
+    """
+    known = agents.names(game)
+    for name, opts in options.items():
+        if name not in known:
+            raise ValueError(f"{key} names {name!r}, no bot of {game}; legal names: {known}")
+        try:
+            agents.make(game, name, seed=0, **opts)
+        except ConfigError as e:
+            raise ValueError(f"{key}[{name!r}]: {e}") from None
+
+
 def available_devices() -> list[str]:
     """The torch devices this machine has (``cpu``, ``auto``, ``cuda``/``cuda:<i>`` when CUDA is
     available, ``mps`` when Apple's backend is)."""
@@ -228,6 +249,8 @@ class EvaluationConfig(BaseModel):
     eval_games: PositiveInt
     eval_players: list[Annotated[int, Strict()]] = Field(min_length=1, description="table sizes of the game")
     baselines: list[Annotated[str, Strict()]] = Field(min_length=1, description="registered bot names")
+    baseline_options: dict[str, dict[str, Any]] = Field(
+        default_factory=dict, description="a table {baseline name: {option: value}}, e.g. {search = {determinizations = 4}}")
     eval_seed: Annotated[int, Strict()] = Field(ge=0, le=SEED_MAX, description=f"an integer in [0, {SEED_MAX}]")
     eval_workers: PositiveInt
 
@@ -241,6 +264,11 @@ class EvaluationConfig(BaseModel):
     @classmethod
     def _baselines(cls, v: list[str], info: ValidationInfo) -> list[str]:
         return _check_bots(_game(info), v)
+
+    @model_validator(mode="after")
+    def _baseline_options(self, info: ValidationInfo) -> "EvaluationConfig":
+        check_bot_options(_game(info), self.baseline_options, "baseline_options")
+        return self
 
 
 class TrainingConfig(EvaluationConfig):
@@ -301,6 +329,8 @@ class TrainingConfig(EvaluationConfig):
     p_past: Probability
     p_heuristic: Probability
     heuristics: list[Annotated[str, Strict()]] = Field(min_length=1, description="registered bot names")
+    heuristic_options: dict[str, dict[str, Any]] = Field(
+        default_factory=dict, description="a table {heuristic name: {option: value}}")
     opponent_deterministic: Annotated[bool, Strict()]
     # [eval] (the other keys: EvaluationConfig)
     eval_every: NonNegativeInt = Field(description="an integer >= 0 (0: no evaluation)")
@@ -321,7 +351,7 @@ class TrainingConfig(EvaluationConfig):
     @field_validator("heuristics")
     @classmethod
     def _heuristics(cls, v: list[str], info: ValidationInfo) -> list[str]:
-        return _check_bots(_game(info), v, observation_only=True)   # pool opponents get no belief samples
+        return _check_bots(_game(info), v)   # search bots: only with engine "single" (_across_keys)
 
     @field_validator("bc_teacher")
     @classmethod
@@ -365,6 +395,13 @@ class TrainingConfig(EvaluationConfig):
             if self.tables < sizes:
                 raise ValueError(f"tables={self.tables}: with engine='batched' legal values are >= {sizes}, "
                                  f"the number of table sizes (the tables are split among the sizes)")
+        if self.engine == "batched":   # the batched envs' opponents get no belief samples (single tables do)
+            try:
+                check_observation_only(game, self.heuristics)
+            except ConfigError as e:
+                raise ValueError(f"heuristics={self.heuristics!r} with engine='batched': {e}; "
+                                 f"or engine='single', whose tables give search bots belief samples") from None
+        check_bot_options(game, self.heuristic_options, "heuristic_options")
         if self.p_latest + self.p_past + self.p_heuristic <= 0:
             raise ValueError("p_latest, p_past, p_heuristic are all 0; legal: each in [0, 1], not all 0")
         rollout = self.n_steps * self.tables * self.learner_seats

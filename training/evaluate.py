@@ -53,7 +53,7 @@ from hod.agents.model_card import CheckpointError
 from hod.core.atomic import atomic_write_json, atomic_write_text
 from hod.core.errors import ConfigError
 from hod.core.games import game_names, get_game
-from hod.evaluation.cli_options import parse_env_kwargs
+from hod.evaluation.cli_options import parse_env_kwargs, parse_json_object
 from hod.evaluation.tournament import TournamentResult, run_tournament
 
 
@@ -65,7 +65,8 @@ def round_games(games: int, n: int) -> int:
 def run_evaluation(game: str, make_policy_bot: Callable[[], Bot], baselines: Sequence[str],
                    player_counts: Sequence[int], games: int, seed: int = 0, steps: int = 0,
                    workers: int = 1, env_kwargs: Optional[dict] = None, progress: bool = False,
-                   label: str = "policy") -> list[tuple[dict, TournamentResult]]:
+                   label: str = "policy", baseline_options: Optional[dict[str, dict]] = None,
+                   ) -> list[tuple[dict, TournamentResult]]:
     """Like :func:`evaluate_policy`, but returns each row with its full tournament result.
 
     Args:
@@ -76,11 +77,18 @@ def run_evaluation(game: str, make_policy_bot: Callable[[], Bot], baselines: Seq
     Raises:
         ConfigError: unknown baseline or game (from the tournament).
     """
+    options = dict(baseline_options or {})   # entries of bots that are not baselines are unused
+    rules = get_game(game).check_rule_options(env_kwargs or {})
     out = []
     for n in player_counts:
         for b in baselines:
             t0 = time.perf_counter()
-            lineup = [(label, make_policy_bot)] + [b] * (n - 1)
+            if options.get(b):   # built by a factory: given the table's rule options here (BotSpec)
+                agents.make(game, b, seed=0, **rules, **options[b])   # bad options: ConfigError before any game
+                opponent = (b, functools.partial(agents.make, game, b, **rules, **options[b]))
+            else:
+                opponent = b
+            lineup = [(label, make_policy_bot)] + [opponent] * (n - 1)
             res = run_tournament(game, lineup, round_games(games, n), seed=seed, workers=workers,
                                  duplicate=True, env_kwargs=env_kwargs, progress=progress,
                                  progress_desc=f"{n}p {label} vs {b}")
@@ -88,6 +96,7 @@ def run_evaluation(game: str, make_policy_bot: Callable[[], Bot], baselines: Seq
             out.append(({
                 "steps": int(steps),
                 "baseline": b,
+                **({"baseline_options": dict(options[b])} if options.get(b) else {}),
                 "num_players": int(n),
                 "games": int(res.num_games),
                 "win_rate": float(me.win_rate),
@@ -102,7 +111,8 @@ def run_evaluation(game: str, make_policy_bot: Callable[[], Bot], baselines: Seq
 
 def evaluate_policy(game: str, make_policy_bot: Callable[[], Bot], baselines: Sequence[str],
                     player_counts: Sequence[int], games: int, seed: int = 0, steps: int = 0,
-                    workers: int = 1, env_kwargs: Optional[dict] = None, progress: bool = False) -> list[dict]:
+                    workers: int = 1, env_kwargs: Optional[dict] = None, progress: bool = False,
+                    baseline_options: Optional[dict[str, dict]] = None) -> list[dict]:
     """Tournament of the policy against each baseline at each table size; returns the rows above.
 
     Args:
@@ -116,13 +126,17 @@ def evaluate_policy(game: str, make_policy_bot: Callable[[], Bot], baselines: Se
         workers: tournament worker processes (the factory must then be picklable).
         env_kwargs: extra ``raw_env`` options of every game.
         progress: a tqdm progress bar per tournament on stderr.
+        baseline_options: ``{baseline name: {option: value}}``, the options a baseline is built
+            with (e.g. ``{"search": {"determinizations": 4}}``, a search bot at a small budget);
+            such rows carry ``baseline_options``. Entries of bots that are not baselines are unused.
 
     Raises:
-        ConfigError: unknown baseline or game (from the tournament).
+        ConfigError: unknown baseline or game (from the tournament), or options a baseline
+            refuses (its legal options are named).
     """
     return [row for row, _ in run_evaluation(game, make_policy_bot, baselines, player_counts, games, seed=seed,
                                              steps=steps, workers=workers, env_kwargs=env_kwargs,
-                                             progress=progress)]
+                                             progress=progress, baseline_options=baseline_options)]
 
 
 def format_rows(rows: Sequence[dict]) -> str:
@@ -203,6 +217,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="table sizes (default: the config's eval_players)")
     p.add_argument("--games", type=int, help="games per table size and baseline, rounded up to a multiple of "
                                               "the size (default: the config's eval_games)")
+    p.add_argument("--baseline-options", metavar="JSON",
+                   help='options of baselines as a JSON object {name: {option: value}}, e.g. '
+                        '\'{"search": {"determinizations": 4}}\' (default: the config\'s baseline_options)')
     p.add_argument("--seed", type=int, help="tournament seed (default: the config's eval_seed)")
     p.add_argument("--workers", type=int, help="worker processes (default: the config's eval_workers)")
     p.add_argument("--env-kwargs", default="{}", metavar="JSON",
@@ -226,11 +243,13 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     try:
         env_kwargs = parse_env_kwargs(args.env_kwargs, '{"closing_ace": false}')
         given = {"baselines": args.baselines, "eval_players": args.players, "eval_games": args.games,
-                 "eval_seed": args.seed, "eval_workers": args.workers}
+                 "eval_seed": args.seed, "eval_workers": args.workers,
+                 "baseline_options": None if args.baseline_options is None else parse_json_object(
+                     args.baseline_options, "--baseline-options", '{"search": {"determinizations": 4}}')}
         # the players first (a file is checked for each table size), so validate them once the game is known
         game, label, factory, card = policy_factory(args.policy, args.game, None)
         defaults = config_mod.flatten(config_mod.load_config(game))
-        values = {k: (v if v is not None else defaults[k]) for k, v in given.items()}
+        values = {k: (v if v is not None else defaults.get(k, {})) for k, v in given.items()}
         settings = config_mod.validate_evaluation(game, values, FLAG_NAMES)
         rules = get_game(game).check_rule_options(env_kwargs)
         game, label, factory, card = policy_factory(args.policy, game, settings.eval_players, rules)
@@ -244,7 +263,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
           f"{settings.eval_games} games each, seed {settings.eval_seed}", flush=True)
     pairs = run_evaluation(game, factory, settings.baselines, settings.eval_players, settings.eval_games,
                            seed=settings.eval_seed, steps=steps, workers=settings.eval_workers,
-                           env_kwargs=env_kwargs, progress=args.progress, label=label)
+                           env_kwargs=env_kwargs, progress=args.progress, label=label,
+                           baseline_options=settings.baseline_options)
     rows = [row for row, _ in pairs]
     table = format_rows(rows)
     print(table)

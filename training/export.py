@@ -1,6 +1,9 @@
 """Export a checkpoint's policy to ONNX: ``python -m hod.training.export CHECKPOINT [--out DIR] [--name NAME]``.
 
-Writes ``DIR/NAME.onnx`` and ``DIR/NAME.json`` (its model card), atomically. Defaults: ``DIR``
+Writes ``DIR/NAME.onnx``, ``DIR/NAME.json`` (its model card) and ``DIR/NAME.golden.json`` (golden
+test vectors, :func:`write_golden`), atomically. ``python -m hod.training.export --golden
+EXPORT.onnx`` writes the golden vectors of an existing export and its card's consumer
+interface (``onnx.interface``) without exporting again. Defaults: ``DIR``
 is the checkpoint's folder, ``NAME`` is ``<game>_ppo`` (the name the shipped-opponent registry
 looks for in ``agents/opponents/``).
 
@@ -12,7 +15,14 @@ The graph (opset :data:`OPSET`, batch dimension dynamic):
   mask allows any), and ``logits`` float32 [B, num_actions], the actor's logits with illegal
   actions set to -1e8 (as sb3-contrib's ``MaskableCategorical`` does).
 
-The mask is applied inside the graph, so a consumer cannot forget it. The model card (schema in
+The mask is applied inside the graph, so a consumer cannot forget it. The card's ``onnx.interface``
+(:func:`interface`) spells out what a consumer outside Python (e.g. onnxruntime-web in a web page)
+must feed: the input and output names, shapes and dtypes, the observation layout (game, version,
+size) and whether the network input is the game's plain observation (``self_contained``) or
+needs an observation encoder's features computed in Python first. The golden file holds
+observations met in seeded random games, their masks, and the actions and logits onnxruntime in
+Python gives: a consumer that reproduces them (0 action mismatches, logits within 1e-5) runs the
+export correctly. The model card (schema in
 :mod:`hod.agents.model_card`, plus an ``onnx`` entry) is also stored in the ONNX file's metadata under
 the key ``model_card``, so the ``.onnx`` file alone describes itself.
 :class:`hod.agents.onnx_policy.OnnxPolicy` runs it with onnxruntime and numpy only.
@@ -136,9 +146,169 @@ def export_onnx(checkpoint: str | Path, out_dir: Optional[str | Path] = None, na
     data = proto.SerializeToString()
     _check_against_torch(data, module, obs_size, num_actions, check_samples)
     card["onnx"]["sha256"] = hashlib.sha256(data).hexdigest()
+    card["onnx"]["interface"] = dict(interface(card), golden=golden_path(onnx_path).name)
     atomic_write_bytes(onnx_path, data)
     card_file = atomic_write_json(onnx_path.with_suffix(".json"), card)
+    write_golden(onnx_path)
     return onnx_path, card_file
+
+
+GOLDEN_FORMAT = "house-of-decks-golden"
+GOLDEN_VERSION = 1
+#: Golden vectors written per export, and the seed of the games they come from.
+GOLDEN_COUNT = 32
+GOLDEN_SEED = 0
+
+
+def golden_path(onnx_path: str | Path) -> Path:
+    """``NAME.golden.json`` beside the export ``NAME.onnx``."""
+    p = Path(onnx_path)
+    return p.with_name(p.stem + ".golden.json")
+
+
+def interface(card: dict) -> dict:
+    """What a consumer of the export must feed and reads back, from its model card ``card``:
+    ``{"inputs": [...], "outputs": [...], "obs_layout": {"game", "version", "size"},
+    "obs_encoder", "self_contained", "golden"}``; each input/output is ``{"name", "shape",
+    "dtype", "meaning"}`` with ``"batch"`` for the dynamic first dimension. ``self_contained`` is
+    True when the network input is the game's plain observation (no encoder features), so a page
+    holding the game's observation can run it alone."""
+    from hod.core.games import obs_layout
+
+    layout = obs_layout(card["game"])
+    encoder = card.get("obs_encoder", "none")
+    obs_size, num_actions = int(card["obs_size"]), int(card["num_actions"])
+    extra = obs_size - layout.size
+    obs_meaning = (f"the game's observation vector (layout {card['game']} v{card['obs_layout_version']}, "
+                   f"{layout.size} floats, docs/{card['game']}_env.md)")
+    if extra:
+        obs_meaning += f" followed by the {extra} features of the observation encoder {encoder!r} (hod.agents.encoders)"
+    return {
+        "inputs": [{"name": "observation", "shape": ["batch", obs_size], "dtype": "float32", "meaning": obs_meaning},
+                   {"name": "action_mask", "shape": ["batch", num_actions], "dtype": "int8",
+                    "meaning": "1 for each legal action, 0 otherwise (the env's action_mask)"}],
+        "outputs": [{"name": "action", "shape": ["batch"], "dtype": "int64",
+                     "meaning": "argmax of the masked logits: the action to play"},
+                    {"name": "logits", "shape": ["batch", num_actions], "dtype": "float32",
+                     "meaning": "the actor's logits, illegal actions set to -1e8"}],
+        "obs_layout": {"game": card["game"], "version": int(card["obs_layout_version"]), "size": int(layout.size)},
+        "obs_encoder": encoder,
+        "self_contained": extra == 0,
+        "golden": None,
+    }
+
+
+def _short(x: np.ndarray) -> list:
+    """float32 values as the shortest decimal that reads back to the same float32 (compact JSON)."""
+    return [float(np.format_float_positional(v, unique=True, trim="0")) for v in np.asarray(x, np.float32).ravel()]
+
+
+def sample_positions(game: str, player_counts, count: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """``count`` positions met in seeded games of random legal play: the acting seat's game
+    observation float32 (count, obs) and action mask int8 (count, num_actions). Table sizes
+    cycle through ``player_counts``; each decision is kept with probability 1/4, so the positions
+    spread over whole games."""
+    from hod.core.games import make_raw_env
+
+    rng = np.random.default_rng(seed)
+    obs, masks = [], []
+    sizes = [int(k) for k in player_counts]
+    game_no = 0
+    while len(obs) < count:
+        env = make_raw_env(game, sizes[game_no % len(sizes)])
+        env.reset(seed=int(rng.integers(1 << 30)))
+        game_no += 1
+        for agent in env.agent_iter():
+            if env.terminations[agent] or env.truncations[agent]:
+                env.step(None)
+                continue
+            o = env.observe(agent)
+            if rng.random() < 0.25 and len(obs) < count:
+                obs.append(o["observation"].copy())
+                masks.append(o["action_mask"].copy())
+            env.step(int(rng.choice(np.flatnonzero(o["action_mask"]))))
+    return np.array(obs, np.float32), np.array(masks, np.int8)
+
+
+def write_golden(onnx_path: str | Path, count: int = GOLDEN_COUNT, seed: int = GOLDEN_SEED) -> Path:
+    """Write ``NAME.golden.json`` beside the export ``onnx_path`` (atomically) and return its path.
+
+    The vectors are network inputs met in seeded games of random legal play (table sizes cycling
+    through the card's ``player_counts``; ``count`` decisions spread over whole games), encoded
+    as the export reads them (:meth:`hod.agents.onnx_policy.OnnxPolicy.run` applies the card's
+    observation encoder), with onnxruntime's outputs. JSON keys: ``format``
+    (:data:`GOLDEN_FORMAT`), ``version``, ``model`` (file name), ``sha256`` (of the ONNX file),
+    ``interface`` (:func:`interface`), ``count``, ``seed``, ``observation`` float32 [count][obs_size],
+    ``action_mask`` int8 [count][num_actions], ``action`` int64 [count], ``logits`` float32
+    [count][num_actions] (floats written as the shortest decimal of the float32 value).
+
+    Raises:
+        CheckpointError: the export cannot be loaded (see :class:`hod.agents.onnx_policy.OnnxPolicy`).
+    """
+    import hashlib
+
+    from hod.agents.onnx_policy import OnnxPolicy
+
+    onnx_path = Path(onnx_path)
+    policy = OnnxPolicy(onnx_path)
+    card = policy.model_card
+    o, m = sample_positions(card["game"], card["player_counts"], count, seed)
+    x = policy.encoder.network_input(o, m, policy.obs_size)
+    action, logits = policy.run(x, m)
+    data = {"format": GOLDEN_FORMAT, "version": GOLDEN_VERSION, "model": onnx_path.name,
+            "sha256": hashlib.sha256(onnx_path.read_bytes()).hexdigest(), "interface": interface(card),
+            "count": int(count), "seed": int(seed),
+            "observation": [_short(row) for row in x], "action_mask": m.astype(int).tolist(),
+            "action": [int(a) for a in action], "logits": [_short(row) for row in logits]}
+    return atomic_write_json(golden_path(onnx_path), data)
+
+
+def load_golden(path: str | Path) -> dict:
+    """Read a golden file (:func:`write_golden`) as numpy arrays: ``observation`` float32 (N, W),
+    ``action_mask`` int8 (N, A), ``action`` int64 (N,), ``logits`` float32 (N, A), plus the
+    other keys as read. JSON only (nothing is executed or unpickled).
+
+    Raises:
+        CheckpointError: unreadable, another format or version, or arrays of inconsistent shapes.
+    """
+    p = Path(path)
+    try:
+        data = json.loads(p.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
+        raise CheckpointError(f"{p}: not a readable golden file: {e}") from e
+    if not isinstance(data, dict) or data.get("format") != GOLDEN_FORMAT or data.get("version") != GOLDEN_VERSION:
+        raise CheckpointError(f"{p}: not a golden file (format {GOLDEN_FORMAT!r} version {GOLDEN_VERSION} expected)")
+    try:
+        out = dict(data, observation=np.array(data["observation"], np.float32),
+                   action_mask=np.array(data["action_mask"], np.int8), action=np.array(data["action"], np.int64),
+                   logits=np.array(data["logits"], np.float32))
+    except (KeyError, ValueError, TypeError) as e:
+        raise CheckpointError(f"{p}: golden arrays missing or ragged: {e}") from e
+    n = len(out["action"])
+    if not (out["observation"].ndim == 2 and out["observation"].shape[0] == n and out["action_mask"].shape[0] == n
+            and out["logits"].shape == out["action_mask"].shape):
+        raise CheckpointError(f"{p}: golden arrays of inconsistent shapes")
+    return out
+
+
+def document_export(onnx_path: str | Path) -> tuple[Path, Path]:
+    """Write the golden vectors of the export ``onnx_path`` and add its consumer interface
+    (``onnx.interface``, with ``golden`` naming the golden file) to the model card beside it.
+    Returns ``(golden path, card path)``. The card embedded in the ONNX file is left as it is
+    (rewriting it would change the file and its sha256).
+
+    Raises:
+        CheckpointError: no readable model card beside the export, or an export that cannot be loaded.
+    """
+    onnx_path = Path(onnx_path)
+    card_path = onnx_path.with_suffix(".json")
+    try:
+        card = json.loads(card_path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
+        raise CheckpointError(f"{card_path}: no readable model card beside the export: {e}") from e
+    golden = write_golden(onnx_path)
+    card.setdefault("onnx", {})["interface"] = dict(interface(card), golden=golden.name)
+    return golden, atomic_write_json(card_path, card)
 
 
 def _check_against_torch(data: bytes, module, obs_size: int, num_actions: int, samples: int) -> None:
@@ -164,11 +334,22 @@ def main(argv: Optional[list[str]] = None) -> int:
     one-line ``error: ...`` for an unusable checkpoint, a bad ``--name`` or ``--opset``."""
     p = argparse.ArgumentParser(prog="python -m hod.training.export",
                                 description="Export a training checkpoint's policy to ONNX with its model card.")
-    p.add_argument("checkpoint", help="checkpoint .zip written by hod.training.train")
+    p.add_argument("checkpoint", help="checkpoint .zip written by hod.training.train (with --golden: an .onnx export)")
+    p.add_argument("--golden", action="store_true",
+                   help="write the golden test vectors (NAME.golden.json) and the card's consumer interface of an "
+                        "existing export instead of exporting")
     p.add_argument("--out", help="output folder (default: the checkpoint's folder)")
     p.add_argument("--name", help="file stem (default: <game>_ppo)")
     p.add_argument("--opset", type=int, default=OPSET, help="ONNX opset (>= 14)")
     args = p.parse_args(argv)
+    if args.golden:
+        try:
+            golden, card_path = document_export(args.checkpoint)
+        except (CheckpointError, ValueError) as e:
+            print(f"error: {e}", file=sys.stderr)
+            return 2
+        print(f"wrote {golden} and updated {card_path}")
+        return 0
     try:
         onnx_path, model_card_path = export_onnx(args.checkpoint, args.out, args.name, args.opset)
     except (CheckpointError, ValueError) as e:

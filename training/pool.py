@@ -74,7 +74,8 @@ def make_named_bot(game: str, name: str, seed: Optional[int] = None, **rules: An
     """``agents.make(game, name, seed=seed, **rules)``.
 
     Args:
-        rules: the table's rule options (:mod:`hod.agents.rules`).
+        rules: the table's rule options (:mod:`hod.agents.rules`), and the bot's own options if any
+            (e.g. ``determinizations=4`` for a search bot).
 
     Raises:
         ConfigError: unknown game or bot name (the registered names are listed) or a bad rule
@@ -176,28 +177,36 @@ class OpponentPool:
 
     Args:
         game: game name (for the heuristic bots).
-        heuristics: heuristic bot names (at least one, each registered and deciding from its
-            observation alone).
+        heuristics: heuristic bot names (at least one, each registered and, unless
+            ``search_bots``, deciding from its observation alone).
         max_size: most past snapshots kept (>= 0).
         p_latest, p_past, p_heuristic: category probabilities (>= 0, not all 0; normalised).
         deterministic: whether policy opponents play argmax (True) or sample (False).
+        options: ``{heuristic name: {option: value}}``, the options each heuristic bot is built
+            with (e.g. ``{"search": {"determinizations": 4}}``; checked when a bot is made;
+            entries of bots that are not heuristics are unused).
+        search_bots: accept search bots (``needs_belief``) among ``heuristics``: only for
+            environments that give their opponents belief samples (the single-game tables,
+            :class:`hod.training.table.LearnerTable`).
 
     Raises:
         ConfigError: negative probability, all zero, negative ``max_size``, an empty or unknown
-            name among ``heuristics`` (the registered names are listed) or a search bot among them
-            (:func:`check_observation_only`).
+            name among ``heuristics`` (the registered names are listed), a search bot among them
+            without ``search_bots`` (:func:`check_observation_only`).
     """
 
     def __init__(self, game: str, heuristics: Sequence[str] = ("greedy", "expert"), max_size: int = 10,
                  p_latest: float = 0.5, p_past: float = 0.3, p_heuristic: float = 0.2,
-                 deterministic: bool = False) -> None:
+                 deterministic: bool = False, options: Optional[dict[str, dict]] = None,
+                 search_bots: bool = False) -> None:
         probs = {"latest": p_latest, "past": p_past, "heuristic": p_heuristic}
         if any(p < 0 for p in probs.values()) or sum(probs.values()) <= 0:
             raise ConfigError(f"pool probabilities {probs}: legal: each >= 0 (they are normalised), not all 0")
         if max_size < 0:
             raise ConfigError(f"pool max_size={max_size!r} must be >= 0; legal values: integers 0, 1, 2, ...")
         self.game = game
-        self.heuristics = check_bot_names(game, heuristics, observation_only=True)
+        self.heuristics = check_bot_names(game, heuristics, observation_only=not search_bots)
+        self.options = {k: dict(v) for k, v in (options or {}).items()}
         self.max_size = int(max_size)
         self.probs = {k: float(v) for k, v in probs.items()}
         self.deterministic = deterministic
@@ -271,7 +280,7 @@ class OpponentPool:
         if kind == "past":
             return PolicyBot(self.past[name], self.deterministic, seed)
         if kind == "heuristic":
-            return make_named_bot(self.game, name, seed)
+            return make_named_bot(self.game, name, seed, **self.options.get(name, {}))
         raise KeyError(f"unknown pool label {label!r}; labels: {self.labels()}")
 
     def labels(self) -> list[str]:
@@ -289,6 +298,7 @@ class OpponentPool:
             "probabilities": self.probs,
             "max_size": self.max_size,
             "heuristics": list(self.heuristics),
+            "heuristic_options": {k: dict(v) for k, v in self.options.items()},
             "snapshots": list(self.past),
             "deterministic": self.deterministic,
         }

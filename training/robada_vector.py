@@ -43,7 +43,7 @@ from gymnasium.vector import AutoresetMode, VectorEnv as GymVectorEnv
 from gymnasium.vector.utils import batch_space
 
 from hod.agents import batch_policies
-from hod.training.sb3_vec_env import MaskedVecEnv
+from hod.training.sb3_vec_env import CoreOpponents, MaskedVecEnv
 from hod.core.errors import ConfigError, check_int_range
 
 from robada_env.rules.actions import NOOP, NUM_ACTIONS
@@ -152,8 +152,13 @@ class LearnerGames:
             obs = np.empty((games.size, 0), np.float32)
         return np.asarray(pol(obs, masks)).reshape(games.size)
 
-    def step(self, actions: np.ndarray):
+    def step(self, actions: np.ndarray, games: Optional[np.ndarray] = None):
         """Apply the learners' actions, let the opponents play, deal again where a game ended.
+
+        Args:
+            actions: int (B,) one action per game (only those of ``games`` are used).
+            games: int indices of the games that move (None: all); the others keep their
+                position (a game dealt on the previous step that waits, for next-step autoreset).
 
         Returns:
             ``(rewards float32 (B,), dones bool (B,), finished)``: ``finished`` is None, or for
@@ -165,9 +170,15 @@ class LearnerGames:
             IllegalActionError: a learner action outside its mask (nothing changes).
         """
         e = self.engine
-        e.step(np.asarray(actions).reshape(self.num_games))
-        self.decisions += self.num_games
-        self.ep_len += 1
+        actions = np.asarray(actions).reshape(self.num_games)
+        if games is None:
+            e.step(actions)
+            self.decisions += self.num_games
+            self.ep_len += 1
+        elif len(games):
+            e.step(actions[games], games=games)
+            self.decisions += len(games)
+            self.ep_len[games] += 1
         self.play_opponents()
         dones = e.terminal.copy()
         rewards = np.zeros(self.num_games, np.float32)
@@ -266,8 +277,17 @@ class _LearnerTables:
         """int64 (N,): the learner's seat in each game."""
         return np.concatenate([g.learner for g in self.groups]).astype(np.int64)
 
-    def step(self, actions: np.ndarray):
-        """Returns ``(rewards float32 (N,), dones bool (N,), final: dict slot -> info)``."""
+    def step(self, actions: np.ndarray, hold: Optional[np.ndarray] = None):
+        """Apply the learners' actions (except in held games), let the opponents play.
+
+        Args:
+            actions: int (N,) one per game. hold: bool (N,) games that do not move this step
+                (a new game dealt on the previous step that waits: next-step autoreset), or None.
+
+        Returns:
+            ``(rewards float32 (N,), dones bool (N,), final: dict slot -> info)``; a held game
+            gets reward 0 and done False.
+        """
         actions = np.asarray(actions).reshape(-1)
         if actions.shape[0] != self.num_envs:
             raise ValueError(f"expected {self.num_envs} actions (one per game), got {actions.shape[0]}")
@@ -276,7 +296,8 @@ class _LearnerTables:
         final: dict[int, dict] = {}
         now = round(time.time() - self.t0, 6)
         for g, sl in zip(self.groups, self.slices):
-            r, d, fin = g.step(actions[sl])
+            moving = None if hold is None or not hold[sl].any() else np.flatnonzero(~hold[sl])
+            r, d, fin = g.step(actions[sl], moving)
             rewards[sl] = r
             dones[sl] = d
             if fin is None:
@@ -361,7 +382,7 @@ class RobadaVecEnv(MaskedVecEnv):
         return self.core.masks().astype(bool)
 
 
-class RobadaVectorEnv(GymVectorEnv):
+class RobadaVectorEnv(CoreOpponents, GymVectorEnv):
     """Gymnasium ``VectorEnv`` view of the same games (arguments as :class:`RobadaVecEnv`).
 
     Observations are dicts ``{"observation": float32 (num_envs, 192), "action_mask": int8
@@ -397,8 +418,10 @@ class RobadaVectorEnv(GymVectorEnv):
         self.core.reset(seed)
         return self._obs(), {"seat": self.core.seats()}
 
-    def step(self, actions):
-        rewards, dones, final = self.core.step(actions)
+    def step(self, actions, hold: Optional[np.ndarray] = None):
+        """Gymnasium's ``(obs, rewards, terminations, truncations, infos)`` after one step of every
+        game but the held ones (``hold``: bool (num_envs,), :meth:`_LearnerTables.step`)."""
+        rewards, dones, final = self.core.step(actions, hold)
         infos: dict[str, Any] = {"seat": self.core.seats()}
         if final:
             n = self.num_envs
@@ -421,3 +444,8 @@ class RobadaVectorEnv(GymVectorEnv):
 #: Mask of a finished game (only ``no-op``), as ``engine.legal_mask`` gives it.
 _FINAL_MASK = np.zeros(NUM_ACTIONS, np.int8)
 _FINAL_MASK[NOOP] = 1
+
+
+#: The Gymnasium ``VectorEnv`` view of this game's batched training tables (the SB3 ``VecEnv`` is the
+#: declaration's ``vector_env``); :func:`hod.training.batched_env.make_batched_vector_env` finds it here.
+GYMNASIUM_VECTOR_ENV = RobadaVectorEnv

@@ -70,3 +70,15 @@ class MaskedVecEnv(VecEnv):
         them (SB3 asks, e.g. ``evaluate_policy`` about ``Monitor``; these envs report finished
         episodes themselves in ``info["episode"]``)."""
         return [False for _ in self._indices(indices)]
+
+
+class CoreOpponents:
+    """Mixin of the vector envs that keep their games in ``self.core`` (a ``_LearnerTables``):
+    :meth:`set_opponents` goes to the core."""
+
+    core: Any
+
+    def set_opponents(self, opponents: Any, weights=None) -> None:
+        """Replace the opponent policies and their drawing weights (the core's ``set_opponents``:
+        games in progress keep the opponents that stay)."""
+        self.core.set_opponents(opponents, weights)

@@ -3,7 +3,8 @@
 A :class:`LearnerTable` holds one raw AEC environment, picks per episode the table size, which seats
 the learner plays and the opponent of every other seat, and plays the opponents' turns itself.
 It stops whenever a learner seat must decide and hands out that seat's observation, action
-mask and reward.
+mask and reward. Opponent search bots (``needs_belief``) are given belief samples of the hidden
+cards, as in the tournament.
 
 Rewards. A learner seat's reward for one decision is everything the environment credited to it
 after that decision and until its next decision (or the end of the episode), whoever acted in
@@ -218,13 +219,38 @@ class LearnerTable:
                 self._claimed[agent] = 0.0
                 env.step(pending.pop(agent))
             else:
-                env.step(self.bot_of[agent].act(env.observe(agent)))
+                bot = self.bot_of[agent]
+                if getattr(bot, "needs_belief", False):
+                    env.step(bot.act(env.observe(agent), self._belief(agent)))
+                else:
+                    env.step(bot.act(env.observe(agent)))
         if pending:
             raise RuntimeError(
                 f"{self.game}: learner seat {env.agent_selection} must decide again before "
                 f"{sorted(pending)} acted; several learner seats per table need a simultaneous game"
             )
         return False
+
+    def _belief(self, agent: str):
+        """``belief(rng) -> state`` for an opponent search bot (``needs_belief``) in seat ``agent``:
+        full states consistent with what the seat knows, from the game's
+        ``sample_consistent_state(state, seat, rng)``, as the tournament gives them
+        (:mod:`hod.evaluation.play`); the seat is carried as ``belief.seat``.
+
+        Raises:
+            ConfigError: the game provides no ``sample_consistent_state``.
+        """
+        sampler = getattr(self.spec.module(), "sample_consistent_state", None)
+        if sampler is None:
+            raise ConfigError(f"{self.game} provides no sample_consistent_state: its search bots cannot be "
+                              f"opponents; legal: bots without needs_belief")
+        env, seat = self.env, self.env.possible_agents.index(agent)
+
+        def belief(rng):
+            return sampler(env.unwrapped.game_state, seat, rng)
+
+        belief.seat = seat
+        return belief
 
     @staticmethod
     def _copy(o: dict) -> dict[str, np.ndarray]:

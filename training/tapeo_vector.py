@@ -40,7 +40,7 @@ import numpy as np
 from gymnasium import spaces
 
 from hod.agents import batch_policies
-from hod.training.sb3_vec_env import MaskedVecEnv
+from hod.training.sb3_vec_env import CoreOpponents, MaskedVecEnv
 from hod.core.errors import ConfigError, check_int_range
 
 from tapeo_env.rules.batched import BatchedTapeo, random_legal_actions
@@ -195,8 +195,24 @@ class _LearnerTables:
         self.ep_ret[:] = 0
         self.ep_len[:] = 0
 
-    def step(self, actions: np.ndarray):
-        """Returns (rewards float32 (N,), dones bool (N,), done info per slot: dict slot -> info)."""
+    def step(self, actions: np.ndarray, hold: Optional[np.ndarray] = None):
+        """Play one pick at every table (except the held ones).
+
+        Args:
+            actions: int (N,) the learner slots' picks (ignored for held slots).
+            hold: bool (N,) slots whose table does not move this step (their new game was dealt
+                on the previous step and waits; what next-step autoreset needs, as in
+                :mod:`hod.training.rllib.envs`), or None. Every Tapeo game of a table size lasts
+                the same number of picks (its rounds times its hand size), so the tables of a
+                size finish together and are held together: a size is held whole or not at all.
+
+        Returns:
+            (rewards float32 (N,), dones bool (N,), done info per slot: dict slot -> info); a
+            held slot gets reward 0 and done False.
+
+        Raises:
+            ValueError: wrong number of actions, or ``hold`` covering part of a table size's slots.
+        """
         actions = np.asarray(actions).reshape(-1)
         if actions.shape[0] != self.num_envs:
             raise ValueError(f"expected {self.num_envs} actions (one per env slot), got {actions.shape[0]}")
@@ -205,6 +221,11 @@ class _LearnerTables:
         final: dict[int, dict] = {}
         for i, g in enumerate(self.groups):
             sl, eng, L = self.slices[i], g.engine, g.L
+            if hold is not None and hold[sl].any():
+                if not hold[sl].all():
+                    raise ValueError(f"hold covers part of the {g.n}-player tables; legal: all of a table size's "
+                                     f"slots or none (its games finish together)")
+                continue
             picks = np.empty((g.tables, g.n), np.int64)
             picks[:, :L] = actions[sl].reshape(g.tables, L)
             if g.n > L:
@@ -295,7 +316,7 @@ class TapeoVecEnv(MaskedVecEnv):
         return self.core.masks.astype(bool)
 
 
-class TapeoVectorEnv(gymnasium.vector.VectorEnv):
+class TapeoVectorEnv(CoreOpponents, gymnasium.vector.VectorEnv):
     """Gymnasium ``VectorEnv`` view of the same games (arguments as :class:`TapeoVecEnv`).
 
     Observations are dicts ``{"observation": float32 (num_envs, OBS_SIZE), "action_mask": int8
@@ -328,8 +349,10 @@ class TapeoVectorEnv(gymnasium.vector.VectorEnv):
         self.core.reset(seed)
         return self._obs(), {}
 
-    def step(self, actions):
-        rewards, dones, final = self.core.step(actions)
+    def step(self, actions, hold: Optional[np.ndarray] = None):
+        """Gymnasium's ``(obs, rewards, terminations, truncations, infos)`` after one step of every
+        table but the held ones (``hold``: bool (num_envs,), :meth:`_LearnerTables.step`)."""
+        rewards, dones, final = self.core.step(actions, hold)
         infos: dict[str, Any] = {}
         if final:
             n = self.num_envs
@@ -348,3 +371,8 @@ class TapeoVectorEnv(gymnasium.vector.VectorEnv):
     def action_masks(self) -> np.ndarray:
         """bool (num_envs, 10) legal actions now."""
         return self.core.masks.astype(bool)
+
+
+#: The Gymnasium ``VectorEnv`` view of this game's batched training tables (the SB3 ``VecEnv`` is the
+#: declaration's ``vector_env``); :func:`hod.training.batched_env.make_batched_vector_env` finds it here.
+GYMNASIUM_VECTOR_ENV = TapeoVectorEnv

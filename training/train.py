@@ -27,7 +27,7 @@ import json
 import sys
 import time
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any, Callable, Optional
 
 import numpy as np
 
@@ -94,7 +94,8 @@ class Trainer:
         torch.set_num_threads(c["torch_threads"])
         set_blas_threads(c["torch_threads"])  # numpy's BLAS too: the batched envs' opponents (hod.training.blas_threads)
         self.pool = OpponentPool(game, c["heuristics"], c["pool_size"], c["p_latest"], c["p_past"],
-                                 c["p_heuristic"], c["opponent_deterministic"])
+                                 c["p_heuristic"], c["opponent_deterministic"], options=c.get("heuristic_options"),
+                                 search_bots=c.get("engine", "single") == "single")   # single tables give beliefs
         self.baselines = check_bot_names(game, c["baselines"]) if c["eval_every"] else []
         env_opts = dict(env_options or {}, reward_scheme=c["reward_scheme"], illegal_action="raise")
         self.env_options = env_opts   # also the teacher's games of the warm start (_warm_start)
@@ -189,16 +190,9 @@ class Trainer:
         if not self.baselines:
             return []
         t0 = time.perf_counter()
-        pol = self.numpy_policy()
-        rows = evaluate_policy(self.game, functools.partial(PolicyBot, pol, True), self.baselines,
-                               self.c["eval_players"], self.c["eval_games"], seed=self.c["eval_seed"],
-                               steps=int(self.model.num_timesteps), workers=self.c["eval_workers"])
-        self.history.extend(rows)
+        rows = evaluate_and_record(self.game, self.c, self.numpy_policy(), int(self.model.num_timesteps), self.out,
+                                   self.history, self.log)
         self.eval_time += time.perf_counter() - t0
-        atomic_write_json(self.out / "eval.json", self.history)
-        save_learning_curve(self.out / "learning_curve.png", self.history,
-                            f"{self.game}: win rate vs baselines ({self.c['reward_scheme']} reward)")
-        self.log(format_rows(rows))
         return rows
 
     def policy_diagnostics(self, record: bool = True) -> dict:
@@ -230,34 +224,15 @@ class Trainer:
 
     def model_card(self) -> dict[str, Any]:
         """The model card of the current policy (schema in :mod:`hod.agents.model_card`)."""
-        space = self.model.observation_space
-        return {
-            "format": MODEL_CARD_FORMAT,
-            "card_version": MODEL_CARD_VERSION,
-            "game": self.game,
-            "player_counts": sorted(self.c["players"]),
-            "obs_layout_version": layout_version(self.game),
-            "obs_size": int(space.shape[0]),
-            "obs_encoder": self.encoder.name,
-            "num_actions": int(self.model.action_space.n),
-            "algorithm": "MaskablePPO",
-            "policy": {"net_arch": list(self.c["net_arch"]), "activation": self.c["activation"]},
-            "reward_scheme": self.c["reward_scheme"],
-            "rules": self.rules,
-            "training": {
-                "steps": int(self.model.num_timesteps),
-                "seed": self.c["seed"],
-                "wall_clock_s": round(self.wall_clock(), 1),
-                "env_steps_per_s": round(self.steps_per_s(), 1),
-                "resumed_from": self.resumed_from,
-                "imitation": self.imitation,
-                "config": self.cfg,
-            },
-            "evaluation": self.history,
-            "pool": self.pool.describe(),
-            "libraries": library_versions(),
-            "created": utc_now(),
-        }
+        return build_model_card(self.game, self.cfg, int(self.model.observation_space.shape[0]),
+                                int(self.model.action_space.n), self.encoder.name, self.rules, "MaskablePPO", {
+                                    "steps": int(self.model.num_timesteps),
+                                    "seed": self.c["seed"],
+                                    "wall_clock_s": round(self.wall_clock(), 1),
+                                    "env_steps_per_s": round(self.steps_per_s(), 1),
+                                    "resumed_from": self.resumed_from,
+                                    "imitation": self.imitation,
+                                }, self.history, self.pool.describe())
 
     def save(self, name: str = "latest", with_pool: bool = True) -> Path:
         """Write ``checkpoints/<name>.zip`` (+ card) atomically."""
@@ -309,6 +284,51 @@ class Trainer:
                  f"{summary['wall_clock_s']} s, {summary['env_steps_per_s']} steps/s (evaluation excluded); "
                  f"checkpoint {path}")
         return summary
+
+
+def build_model_card(game: str, cfg: dict, obs_size: int, num_actions: int, encoder: str, rules: dict,
+                     algorithm: str, training: dict, history: list, pool: dict) -> dict[str, Any]:
+    """The model card of a policy trained with configuration ``cfg`` (schema in
+    :mod:`hod.agents.model_card`): ``training`` holds the run's figures (``steps``, ``seed``,
+    ``wall_clock_s``, ...; ``config`` is added), ``history`` the evaluation rows, ``pool`` the
+    opponent pool's description. Shared by the SB3 and the RLlib trainers."""
+    c = config_mod.flatten(cfg)
+    return {
+        "format": MODEL_CARD_FORMAT,
+        "card_version": MODEL_CARD_VERSION,
+        "game": game,
+        "player_counts": sorted(c["players"]),
+        "obs_layout_version": layout_version(game),
+        "obs_size": int(obs_size),
+        "obs_encoder": encoder,
+        "num_actions": int(num_actions),
+        "algorithm": algorithm,
+        "policy": {"net_arch": list(c["net_arch"]), "activation": c["activation"]},
+        "reward_scheme": c["reward_scheme"],
+        "rules": rules,
+        "training": {**training, "config": cfg},
+        "evaluation": history,
+        "pool": pool,
+        "libraries": library_versions(),
+        "created": utc_now(),
+    }
+
+
+def evaluate_and_record(game: str, c: dict, policy, steps: int, out: Path, history: list, log=None) -> list[dict]:
+    """Evaluate the actor ``policy`` (a :class:`~hod.training.numpy_policy.NumpyPolicy`, playing its
+    argmax) against the ``baselines`` of the flat config ``c`` (:func:`hod.training.evaluate.evaluate_policy`,
+    the tournament; baselines with ``baseline_options`` are built with them), append the rows to ``history`` and write ``out/eval.json`` and
+    ``out/learning_curve.png``; returns the new rows (one per table size and baseline)."""
+    rows = evaluate_policy(game, functools.partial(PolicyBot, policy, True), c["baselines"], c["eval_players"],
+                           c["eval_games"], seed=c["eval_seed"], steps=int(steps), workers=c["eval_workers"],
+                           baseline_options=c.get("baseline_options"))
+    history.extend(rows)
+    atomic_write_json(Path(out) / "eval.json", history)
+    save_learning_curve(Path(out) / "learning_curve.png", history,
+                        f"{game}: win rate vs baselines ({c['reward_scheme']} reward)")
+    if log:
+        log(format_rows(rows))
+    return rows
 
 
 def _make_callback_class():
@@ -386,32 +406,34 @@ class _HelpFormatter(argparse.ArgumentDefaultsHelpFormatter):
         return action.help if action.default is None else super()._get_help_string(action)
 
 
-def build_parser(game: str, defaults: dict) -> argparse.ArgumentParser:
-    """The argparse parser: run options plus one flag per config key of ``defaults``."""
-    p = argparse.ArgumentParser(
-        prog="python -m hod.training.train",
-        description="PPO self-play training (sb3-contrib MaskablePPO) against an opponent pool.",
-        formatter_class=_HelpFormatter,
-    )
+def build_parser(game: str, defaults: dict, prog: str = "python -m hod.training.train",
+                 description: str = "PPO self-play training (sb3-contrib MaskablePPO) against an opponent pool.",
+                 extra: Optional[Callable[[argparse.ArgumentParser], None]] = None) -> argparse.ArgumentParser:
+    """The argparse parser: run options plus one flag per config key of ``defaults``; ``extra``
+    adds a trainer's own options (the RLlib trainer's, :mod:`hod.training.rllib.train`)."""
+    p = argparse.ArgumentParser(prog=prog, description=description, formatter_class=_HelpFormatter)
     p.add_argument("--game", choices=game_names(), required=True)
     p.add_argument("--config", help="TOML file of defaults (default: training/configs/<game>.toml)")
     p.add_argument("--out", help="run folder (default: runs/<game>_s<seed>; with --resume: the checkpoint's run)")
     p.add_argument("--resume", metavar="CHECKPOINT", help="continue from this checkpoint (.zip)")
     p.add_argument("--force", action="store_true", help="start a new run in a folder that holds one")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
-    p.add_argument("--verbose", type=int, default=0, help="SB3 verbosity (1: rollout tables)")
+    p.add_argument("--verbose", type=int, default=0, help="verbosity (SB3: 1 prints rollout tables)")
+    if extra is not None:
+        extra(p)
     config_mod.add_config_arguments(p, defaults)
     return p
 
 
-def parse_args(argv: Optional[list[str]] = None):
-    """Parse the command line; returns ``(game, cfg, args)``.
+def parse_args(argv: Optional[list[str]] = None, **parser_options: Any):
+    """Parse the command line; returns ``(game, cfg, args)``. ``parser_options``: ``prog``,
+    ``description``, ``extra`` of :func:`build_parser`.
 
     Raises:
         SystemExit: argparse errors (usage printed).
     """
     argv = list(sys.argv[1:] if argv is None else argv)
-    pre = argparse.ArgumentParser(prog="python -m hod.training.train", add_help=False)
+    pre = argparse.ArgumentParser(prog=parser_options.get("prog", "python -m hod.training.train"), add_help=False)
     pre.add_argument("--game", choices=game_names())
     pre.add_argument("--config")
     pre.add_argument("--resume")
@@ -430,10 +452,34 @@ def parse_args(argv: Optional[list[str]] = None):
     defaults.setdefault("env", {}).setdefault("engine", "single")
     defaults["env"].setdefault("obs_encoder", "none")   # and from before the observation encoders
     defaults["env"].setdefault("reward_scale", 1.0)     # and from before the reward scale
-    parser = build_parser(game, defaults)
+    parser = build_parser(game, defaults, **parser_options)
     args = parser.parse_args(argv)
     cfg = config_mod.apply_overrides(defaults, args)
     return args.game, cfg, args
+
+
+def run_folder(game: str, cfg: dict, args: argparse.Namespace, kind: str = "") -> Path:
+    """The run folder of a command line (``--out``; with ``--resume`` the checkpoint's run; else
+    ``runs/<game><kind>_s<seed>``), after checking every configuration key and that the folder
+    can be written.
+
+    Raises:
+        ConfigError: a key outside its legal range, a folder that cannot be written, or a folder
+            that already holds a run while neither ``--resume`` nor ``--force`` is given.
+    """
+    seed = config_mod.flatten(cfg)["seed"]
+    if args.out:
+        out = Path(args.out)
+    elif args.resume:
+        out = Path(args.resume).resolve().parent.parent
+    else:
+        out = Path("runs") / f"{game}{kind}_s{seed}"
+    config_mod.validate_config(game, cfg)
+    config_mod.check_out_dir(out)
+    if not args.resume and (out / "checkpoints" / "latest.zip").exists() and not args.force:
+        raise ConfigError(f"{out} already holds a run; use --resume {out / 'checkpoints' / 'latest.zip'}, "
+                          f"another --out, or --force")
+    return out
 
 
 def main(argv: Optional[list[str]] = None) -> int:
@@ -445,22 +491,10 @@ def main(argv: Optional[list[str]] = None) -> int:
         SystemExit: argparse errors (status 2, usage printed).
     """
     game, cfg, args = parse_args(argv)
-    seed = config_mod.flatten(cfg)["seed"]
-    if args.out:
-        out = Path(args.out)
-    elif args.resume:
-        out = Path(args.resume).resolve().parent.parent
-    else:
-        out = Path("runs") / f"{game}_s{seed}"
     try:   # every key and the run folder, before any work
-        config_mod.validate_config(game, cfg)
-        config_mod.check_out_dir(out)
+        out = run_folder(game, cfg, args)
     except ConfigError as e:
         print(f"error: {e}", file=sys.stderr)
-        return 2
-    if not args.resume and (out / "checkpoints" / "latest.zip").exists() and not args.force:
-        print(f"error: {out} already holds a run; use --resume {out / 'checkpoints' / 'latest.zip'}, "
-              f"another --out, or --force", file=sys.stderr)
         return 2
     try:
         trainer = Trainer(game, cfg, out, resume=args.resume, progress=not args.no_progress, verbose=args.verbose)

@@ -401,6 +401,26 @@ class Terminal:
             self.say(f"  ! {why} Legal choices: " + ", ".join(f"{i}={c.name}" for i, c in enumerate(choices, 1)))
 
 
+class Transcript:
+    """An output-only stand-in for :class:`Terminal`: what a session says is kept as a list of
+    lines (``lines``) instead of printed, for front ends that drive a session step by step (the
+    web app, :mod:`hod.apps.web`) and show the lines themselves. It cannot ask: a session driven
+    with it never calls ``choose``."""
+
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+        self.help_extra = ""
+
+    def say(self, *lines: str) -> None:
+        """Keep ``lines`` (a text of several lines is split at its newlines)."""
+        for line in lines:
+            self.lines.extend(line.split("\n"))
+
+    def choose(self, prompt: str, choices: Sequence[Choice], illegal=None) -> Choice:
+        """Never answers: raises ``RuntimeError`` (a transcript has nobody to ask)."""
+        raise RuntimeError("a Transcript cannot ask for a choice; apply the person's action to the session instead")
+
+
 def run(session, term: Terminal) -> int:
     """Play ``session`` (an object with ``play()`` and ``abandoned(reason)``) and return the exit
     code: 0 at the end or on end of input / quit, :data:`EXIT_INTERRUPTED` on Ctrl-C."""
@@ -452,6 +472,7 @@ class GameSession:
         glossary: optional lines printed in the greeting and with the help (``?``), e.g. the
             English names of Ronda Robada's Spanish ranks.
         sample_belief: the game's ``sample_consistent_state(state, seat, rng)`` for search bots.
+        announce_seed: say the seed in the greeting (default True).
 
     Args:
         table: the validated options (:class:`PlayOptions`).
@@ -461,6 +482,9 @@ class GameSession:
 
     game: str = ""
     title: str = ""
+    #: Say the seed in the greeting. The seed fixes the deal, so a front end that drew it itself
+    #: (the web app) keeps it back until the end: whoever knows it can compute every hand.
+    announce_seed: bool = True
     rules_line: str = ""
     glossary: str = ""
     sample_belief: Callable = staticmethod(lambda state, seat, rng: None)
@@ -499,7 +523,8 @@ class GameSession:
         t = self.table
         self.env.reset(seed=t.seed)
         self.term.say(*t.notices)
-        self.term.say(f"{self.title}, {t.players} players, seed {t.seed}. You are player_{t.seat}; "
+        seed = f", seed {t.seed}" if self.announce_seed else ""
+        self.term.say(f"{self.title}, {t.players} players{seed}. You are player_{t.seat}; "
                       + ", ".join(self.names[i] for i in range(t.players) if i != t.seat) + ".",
                       opponents_line(self.game, t),
                       self.rules_line, *([self.glossary] if self.glossary else []))

@@ -84,22 +84,37 @@ class RobadaSession(GameSession):
 
     def loop(self) -> None:
         """Play every decision until the game is over, then show the end."""
-        t, env = self.table, self.env
-        for agent in env.agent_iter():
-            _, _, term, trunc, _ = env.last()
-            if term or trunc:
-                env.step(None)
-                continue
-            s = self.state
-            seat = s.current
-            if not s.run:
-                whose = "Your" if seat == t.seat else f"{self.names[seat]}'s"
-                self.term.say("", f"--- {whose} turn ---")
-            action = self.ask_action() if seat == t.seat else self.bot_action(seat, env.observe(agent))
-            before = s.clone()
-            env.step(action)
-            self.term.say(*self.narrate(seat, action, before, self.state))
+        me = self.table.seat
+        while not self.over():
+            seat = self.state.current
+            self.turn_header(seat)
+            self.play_step(seat, self.ask_action() if seat == me else self.bot_action(seat, self.observe(seat)))
         self.show_end()
+
+    def over(self) -> bool:
+        """True once the game is over (R7: the deck and the hands are out)."""
+        return self.state.terminal
+
+    def legal(self) -> list[int]:
+        """The legal actions of the seat to act (:func:`robada_env.rules.engine.legal_actions`)."""
+        return [int(a) for a in legal_actions(self.state)]
+
+    def observe(self, seat: int) -> dict:
+        """The observation dict the env hands ``seat`` (what a bot at ``seat`` sees)."""
+        return self.env.observe(self.env.possible_agents[seat])
+
+    def turn_header(self, seat: int) -> None:
+        """Say whose turn starts, when ``seat`` is about to begin a turn (no run in progress)."""
+        if not self.state.run:
+            whose = "Your" if seat == self.table.seat else f"{self.names[seat]}'s"
+            self.term.say("", f"--- {whose} turn ---")
+
+    def play_step(self, seat: int, action: int) -> None:
+        """Apply ``action`` of ``seat`` (the seat to act; the env raises ``IllegalActionError``
+        for an illegal one) and tell it (:meth:`narrate`)."""
+        before = self.state.clone()
+        self.env.step(action)
+        self.term.say(*self.narrate(seat, action, before, self.state))
 
     def ask_action(self) -> int:
         """Show the person's screen and read a legal action."""

@@ -99,22 +99,41 @@ class TapeoSession(GameSession):
     # -- the game loop -------------------------------------------------------------------------
     def loop(self) -> None:
         """Play the picks until the game is over, then show the end."""
-        t = self.table
-        agents = self.env.possible_agents
         while self.env.agents:
-            s = self.state
-            rnd, done = s.round, len(s.reveals[s.round])
-            actions = {}
-            for i, agent in enumerate(agents):
-                if i != t.seat:  # the bot sees what the env hands seat i
-                    actions[agent] = self.bot_action(i, {"observation": encode(s, i), "action_mask": legal_mask(s, i)})
+            picks = self.bot_picks()
             self.term.say(self.screen())
-            actions[agents[t.seat]] = self.ask_pick()
-            self.env.step(actions)
-            self.show_reveals(rnd, done)
-            if len(self.state.round_bars) > rnd:
-                self.show_round(rnd)
+            self.play_pick(self.ask_pick(), picks)
         self.show_end()
+
+    def over(self) -> bool:
+        """True once the game is over."""
+        return not self.env.agents
+
+    def legal(self) -> list[int]:
+        """The person's legal picks now: the kinds in their hand (tapeo.txt 'Each pick')."""
+        return [int(k) for k in np.flatnonzero(legal_mask(self.state, self.table.seat))]
+
+    def bot_picks(self) -> dict[int, int]:
+        """``{seat: kind}``: the pick of every computer seat at the current pick, each made from
+        what that seat's observation shows (the bot sees what the env hands seat i)."""
+        s = self.state
+        return {i: self.bot_action(i, {"observation": encode(s, i), "action_mask": legal_mask(s, i)})
+                for i in range(self.table.players) if i != self.table.seat}
+
+    def play_pick(self, mine: int, picks: Optional[dict[int, int]] = None) -> None:
+        """Play one pick: the person's ``mine`` and the computer seats' ``picks`` (default:
+        :meth:`bot_picks`) revealed together; then tell the reveals (and the automatic last
+        tapas, T7) and, when the pick ends the round, its scoring. ``mine`` must be legal
+        (:meth:`legal`; the env raises ``IllegalActionError`` otherwise)."""
+        picks = self.bot_picks() if picks is None else picks
+        agents, s = self.env.possible_agents, self.state
+        rnd, done = s.round, len(s.reveals[s.round])
+        actions = {agents[i]: a for i, a in picks.items()}
+        actions[agents[self.table.seat]] = mine
+        self.env.step(actions)
+        self.show_reveals(rnd, done)
+        if len(self.state.round_bars) > rnd:
+            self.show_round(rnd)
 
     def ask_pick(self) -> int:
         """Read the person's pick (a kind in hand) and return it. The scoring hint of each tapa is

@@ -9,11 +9,12 @@ import os
 from hod.core.errors import ConfigError
 
 
-def parse_env_kwargs(text: str, example: str = '{"reward_scheme": "points"}') -> dict:
-    """The ``--env-kwargs`` option: a JSON object of extra ``raw_env`` options.
+def parse_json_object(text: str, flag: str, example: str) -> dict:
+    """A command-line option whose value is a JSON object (``--env-kwargs``, ``--baseline-options``...).
 
     Args:
-        text: the option's value. example: a JSON object shown in the error messages.
+        text: the option's value. flag: the option's name, for the messages. example: a JSON
+            object shown in the error messages.
 
     Raises:
         ConfigError: not valid JSON, or JSON that is not an object (the message shows a legal one).
@@ -21,11 +22,20 @@ def parse_env_kwargs(text: str, example: str = '{"reward_scheme": "points"}') ->
     try:
         value = json.loads(text)
     except json.JSONDecodeError as e:
-        raise ConfigError(f"--env-kwargs is not valid JSON: {e}; legal: a JSON object such as '{example}'") from e
+        raise ConfigError(f"{flag} is not valid JSON: {e}; legal: a JSON object such as '{example}'") from e
     if not isinstance(value, dict):
-        raise ConfigError(f"--env-kwargs must be a JSON object, got {text}; legal: a JSON object of raw_env "
-                          f"options (legal: e.g. '{example}')")
+        raise ConfigError(f"{flag} must be a JSON object, got {text}; legal: a JSON object (legal: e.g. '{example}')")
     return value
+
+
+def parse_env_kwargs(text: str, example: str = '{"reward_scheme": "points"}') -> dict:
+    """The ``--env-kwargs`` option: a JSON object of extra ``raw_env`` options
+    (:func:`parse_json_object`).
+
+    Raises:
+        ConfigError: not valid JSON, or JSON that is not an object (the message shows a legal one).
+    """
+    return parse_json_object(text, "--env-kwargs", example)
 
 
 def prepare_out_prefix(prefix: str) -> None:

@@ -1,0 +1,25 @@
+"""Play against the computer in the browser: ``python -m hod.apps.web [--host 127.0.0.1] [--port 8000]``.
+
+A local web server (Starlette, run by uvicorn) whose page lets a person pick the game, the table
+size, their seat and the opponents (every registered bot with its strength label; the shipped PPO
+opponents by default) and play a whole game. The game runs on the server through the terminal
+play sessions (:mod:`hod.apps.web.games`); the page draws what the person's seat may know and
+posts the chosen action (:mod:`hod.apps.web.app` lists the routes). docs/web.md is the user's page.
+
+starlette and uvicorn are the ``web`` extra (``pip install 'house-of-decks-rl[web]'``); the names
+below are imported when first used.
+"""
+from __future__ import annotations
+
+import importlib
+
+#: Where each public name lives.
+_NAMES = {"create_app": "app", "GAMES": "games", "GameStore": "games", "RobadaGame": "games", "TapeoGame": "games",
+          "WebGame": "games"}
+__all__ = sorted(_NAMES)
+
+
+def __getattr__(name: str):
+    if name in _NAMES:
+        return getattr(importlib.import_module(f"{__name__}.{_NAMES[name]}"), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

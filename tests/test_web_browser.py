@@ -1,0 +1,206 @@
+"""The web app in a real browser: Playwright driving Debian's chromium (no browser download).
+
+Whole games of both games are played by clicking (and by the keyboard), from the new-game form
+to the downloaded record; after every decision the page (its DOM) and every server response are
+searched for what the person's seat may not know; a reload, a second tab and a stale tab are
+tried; a screenshot of each game's table is saved into docs/. Skipped only when no chromium
+executable is on PATH (``make test`` installs it).
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from hod.agents.browser import CHROMIUM_INSTALL, chromium_path, launch, serve
+from hod.apps.play_robada import carta
+from hod.apps.web import create_app
+from hod.apps.web.games import GameStore
+from hod.core.atomic import atomic_write_bytes
+
+import robada_env
+import tapeo_env
+from tapeo_env.rules.cards import KIND_NAMES
+
+pytestmark = pytest.mark.skipif(chromium_path() is None, reason=f"no chromium on PATH; {CHROMIUM_INSTALL}")
+DOCS = Path(__file__).resolve().parent.parent / "docs"
+
+
+@pytest.fixture(scope="module")
+def site():
+    """(base URL, game store, browser) of the app served on 127.0.0.1."""
+    app = create_app(GameStore())
+    with serve(app) as url, launch() as browser:
+        yield url, app.state.store, browser
+
+
+class Responses:
+    """The bodies of the page's responses from the app's API since the last :meth:`take` (the
+    record download aside: it is offered at the end, when nothing is hidden any more)."""
+
+    def __init__(self, page) -> None:
+        self.pending: list[str] = []
+        self.count = 0
+        page.on("response", self._keep)
+
+    def _keep(self, r) -> None:
+        if "/api/games" in r.url and not r.url.endswith("/record"):
+            self.pending.append(r.text())   # read now: a body is gone once the page navigates away
+            self.count += 1
+
+    def take(self) -> list[str]:
+        out, self.pending = self.pending, []
+        return out
+
+
+def deal_from_form(page, url, game, players, opponents, seed, seat=0):
+    """Fill the new-game form (game, table size, your seat, an opponent per computer seat from
+    your left on, seed) and deal; returns the game id from the page's URL."""
+    page.goto(url + "/")
+    page.check(f"input[name=game][value={game}]")
+    page.select_option("#players", str(players))
+    page.select_option("#seat", str(seat))
+    selects = page.locator("select.opponent")
+    assert selects.count() == players - 1
+    for k, name in enumerate(opponents):
+        selects.nth(k).select_option(name)
+    # each opponent is offered with its strength label
+    assert "(hard" in selects.nth(0).inner_text() and "(easy" in selects.nth(0).inner_text()
+    page.fill("#seed", str(seed))
+    page.click("#deal")
+    page.wait_for_url("**/game/*")
+    page.wait_for_selector("body[data-step='0']")
+    return page.url.rsplit("/", 1)[1]
+
+
+def choose(page, step, keyboard):
+    """Make the first legal choice (click it, or press 1) and wait for the next step."""
+    if keyboard:
+        page.keyboard.press("1")
+    else:
+        page.locator("button.choice").first.click()
+    page.wait_for_selector(f"body[data-step='{step + 1}']")
+
+
+def finish(page, tmp_path, load, final_scores):
+    """At the end: the winner line, and the downloaded record replays to ``final_scores``."""
+    assert page.locator("#winner").inner_text().startswith(("Winner: ", "Shared win: "))
+    with page.expect_download() as dl:
+        page.click("#record")
+    path = tmp_path / "record.json"
+    dl.value.save_as(path)
+    return load(path), final_scores
+
+
+def screenshot(page, name):
+    atomic_write_bytes(DOCS / name, page.screenshot(full_page=True))
+
+
+def test_tapeo_whole_game_by_clicking(site, tmp_path):
+    url, store, browser = site
+    page = browser.new_page(viewport={"width": 1100, "height": 800})
+    responses = Responses(page)
+    gid = deal_from_form(page, url, "tapeo", 4, ["ppo", "expert", "greedy"], seed=3, seat=2)
+    game = store.get(gid)
+    me, n, shot = 2, 4, False
+    assert game.table.opponents == {3: "ppo", 0: "expert", 1: "greedy"}      # from your left on
+    step = 0
+    while page.get_attribute("body", "data-over") != "true":
+        s = game.session.state
+        # hands the person held this round and passed on: the seats 1..p to the left after p picks
+        # (tapeo.txt 'The hand and the bar'); any other hand is unseen
+        allowed = {(me + j) % n for j in range(1, min(s.pick, n - 1) + 1)}
+        shown = page.locator("[data-hand-of]")
+        for k in range(shown.count()):
+            seat = int(shown.nth(k).get_attribute("data-hand-of"))
+            assert seat in allowed
+            kinds = shown.nth(k).locator(".tapa").evaluate_all("els => els.map(e => e.dataset.kind)")
+            assert sorted(kinds) == sorted(KIND_NAMES[x] for x in range(10) if s.hand(seat)[x])
+        assert shown.count() == len(allowed)
+        mine = page.locator("button.choice .tapa").evaluate_all("els => els.map(e => e.dataset.kind)")
+        assert sorted(mine) == sorted(KIND_NAMES[x] for x in range(10) if s.hand(me)[x])
+        for body in responses.take():
+            view = json.loads(body)
+            if "table" in view:                                         # not the new game's {"id", "url"}
+                assert {k["seat"] for k in view["table"]["known_hands"]} <= allowed
+        if step == 9:
+            page.reload()
+            page.wait_for_selector("body[data-step='9']")                 # no state lost
+        # from round 2 on (the round-1 scoring on the table), the first reveal with a Freeloader's steal
+        if not shot and step >= 7 and (page.locator(".steal").count() or step == 18):
+            screenshot(page, "web_tapeo.png")
+            shot = True
+        choose(page, step, keyboard=step % 2 == 1)
+        step += 1
+    assert step == 21 and shot                                          # 3 rounds x 7 decisions (T7)
+    assert responses.count >= 1 + 21                                    # every view was searched
+    rec, _ = finish(page, tmp_path, tapeo_env.load_record, None)
+    assert rec["players"] == ["expert", "greedy", "human", "ppo"]
+    assert tapeo_env.replay(rec).final_scores.tolist() == game.session.state.final_scores.tolist()
+    page.close()
+
+
+def test_robada_whole_game_by_clicking(site, tmp_path):
+    url, store, browser = site
+    page = browser.new_page(viewport={"width": 1100, "height": 800})
+    responses = Responses(page)
+    gid = deal_from_form(page, url, "robada", 2, ["ppo"], seed=5)
+    game = store.get(gid)
+    step, shot = 0, False
+    while True:
+        s = game.session.state
+        hidden = [c for c in list(s.hands[1]) + list(s.deck)]               # R9: the other hand and the deck
+        html = page.content()
+        texts = responses.take()
+        for c in hidden:
+            key = f'{carta(c).split(" de ")[0].lower()}-{carta(c).split(" de ")[1]}'
+            for text in [html] + texts:
+                assert carta(c) not in text and f'"{key}"' not in text and f"'{key}'" not in text
+        assert page.locator("#table .hand .card").count() == len(s.hands[0])
+        if page.get_attribute("body", "data-over") == "true":
+            break
+        if not shot and step >= 6 and page.locator(".recent li", has_text="player_1 (ppo)").count() >= 2:
+            screenshot(page, "web_robada.png")
+            shot = True
+        if step == 4:
+            page.reload()
+            page.wait_for_selector("body[data-step='4']")
+        choose(page, step, keyboard=step % 3 == 2)
+        step += 1
+    assert shot and step >= 12                                           # at least one decision per hand card
+    assert responses.count >= 1 + step                                  # every view was searched
+    rec, _ = finish(page, tmp_path, robada_env.load_record, None)
+    assert rec["players"] == ["human", "ppo"]
+    assert robada_env.replay(rec).points == game.session.state.points
+    page.close()
+
+
+def test_two_tabs_and_a_stale_tab(site):
+    url, store, browser = site
+    context = browser.new_context()
+    a, a_old, b = context.new_page(), context.new_page(), context.new_page()
+    ids = []
+    for page in (a, b):
+        r = page.request.post(url + "/api/games", data={"game": "tapeo", "players": 3, "seed": 4,
+                                                        "opponents": ["random"]})
+        assert r.status == 201
+        ids.append(r.json()["id"])
+    a.goto(f"{url}/game/{ids[0]}")
+    a_old.goto(f"{url}/game/{ids[0]}")
+    b.goto(f"{url}/game/{ids[1]}")
+    for page in (a, a_old, b):
+        page.wait_for_selector("body[data-step='0']")
+    choose(a, 0, keyboard=False)
+    b.reload()
+    b.wait_for_selector("body[data-step='0']")                          # the other game did not move
+    # the old tab still shows step 0: its click is refused (409), said on the page, and it catches up
+    a_old.locator("button.choice").first.click()
+    a_old.wait_for_selector("body[data-step='1']")
+    assert "not the game's current step" in a_old.locator("#error").inner_text()
+    assert store.get(ids[0]).step == 1
+    r = a.request.post(f"{url}/api/games/{ids[0]}/actions", data={"step": 0, "action": 0})
+    assert r.status == 409
+    a.goto(f"{url}/game/unknown-id")
+    assert "No such game" in a.title()
+    context.close()
