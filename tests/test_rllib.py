@@ -292,3 +292,18 @@ def test_too_few_cpus_in_a_running_ray(local_ray, tmp_path):
     with pytest.raises(ConfigError, match="need 2 CPUs.* has 1; what fits: --env-runners \\+ --learners <= 1"):
         t.run()
     assert ray.is_initialized() and not (tmp_path / "run").exists()
+
+
+@pytest.mark.parametrize("flags, says", [
+    (["--iterations", "0"], "--iterations 0; legal: an integer >= 1"),
+    (["--players", "9"], "legal values: [2, 3, 4, 5, 6]"),    # tapeo.txt: 2 to 6 players
+    (["--runners", "-1"], "--runners -1; legal: 0 to "),
+])
+def test_speed_benchmark_refuses_bad_arguments(tmp_path, capsys, flags, says):
+    """hod.benchmarks.rllib_speed: status 2 and one line on stderr before anything runs."""
+    from hod.benchmarks.rllib_speed import main as bench_main
+
+    assert bench_main(["--game", "tapeo", "--out", str(tmp_path / "b" / "speed")] + flags) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and err.count("\n") == 1 and says in err
+    assert not (tmp_path / "b").exists()
