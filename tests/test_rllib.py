@@ -307,3 +307,19 @@ def test_speed_benchmark_refuses_bad_arguments(tmp_path, capsys, flags, says):
     err = capsys.readouterr().err
     assert err.startswith("error: ") and err.count("\n") == 1 and says in err
     assert not (tmp_path / "b").exists()
+
+
+def test_module_built_without_deprecation_warning(caplog):
+    """The keyword constructor (RLlib's non-deprecated one) logs no RLModuleConfig deprecation."""
+    import logging
+
+    from gymnasium import spaces
+
+    from hod.training.rllib.module import MaskedActorCritic
+
+    obs = spaces.Dict({"observation": spaces.Box(0.0, 1.0, (5,), np.float32),
+                       "action_mask": spaces.Box(0, 1, (3,), np.int8)})
+    with caplog.at_level(logging.WARNING):
+        m = MaskedActorCritic(observation_space=obs, action_space=spaces.Discrete(3), model_config={"net_arch": [4]})
+    assert m.action_net.out_features == 3
+    assert not [r for r in caplog.records if "RLModuleConfig" in r.getMessage()]
