@@ -323,3 +323,21 @@ def test_module_built_without_deprecation_warning(caplog):
         m = MaskedActorCritic(observation_space=obs, action_space=spaces.Discrete(3), model_config={"net_arch": [4]})
     assert m.action_net.out_features == 3
     assert not [r for r in caplog.records if "RLModuleConfig" in r.getMessage()]
+
+
+@pytest.mark.parametrize("error", [ConnectionError("Could not find any running Ray instance.\nPlease start one"),
+                                   ValueError("bad value"), RuntimeError("")])
+def test_ray_start_failure_is_one_line(tmp_path, monkeypatch, capsys, error):
+    """``ray.init`` failing (``--address auto`` with no cluster: ConnectionError; a bad setting:
+    ValueError): status 2, the first line of Ray's message on one line, nothing written."""
+    import ray
+
+    def failing(*args, **kwargs):
+        raise error
+
+    monkeypatch.setattr(ray, "init", failing)
+    assert main(["--game", "tapeo", "--no-progress", "--address", "auto", "--out", str(tmp_path / "run")]) == 2
+    err = capsys.readouterr().err
+    first = str(error).splitlines()[0] if str(error) else type(error).__name__
+    assert err == f"error: cannot reach the Ray cluster at auto: {type(error).__name__}: {first}\n"
+    assert not (tmp_path / "run").exists()
