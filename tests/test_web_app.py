@@ -142,7 +142,7 @@ def test_refusals_change_nothing(client):
     ({"game": "tapeo", "players": 7}, "[2, 3, 4, 5, 6]"),
     ({"game": "robada", "players": 5}, "[2, 3, 4]"),
     ({"game": "tapeo", "players": 2, "seat": 2}, "0, 1"),
-    ({"game": "tapeo", "players": 2, "seed": -1}, "non-negative int"),
+    ({"game": "tapeo", "players": 2, "seed": -1}, "0..2**64-1"),
     ({"game": "tapeo", "players": 3, "opponents": ["nobody"]}, "registered bots"),
     ({"game": "robada", "players": 3, "opponents": ["ppo"]}, "[2, 4]"),
     ({"game": "tapeo", "players": 2, "colour": "red"}, "legal keys"),

@@ -25,6 +25,7 @@ from typing import Callable, Optional, Sequence, TextIO
 
 import numpy as np
 
+from hod.core.deal import game_seed
 from hod.core.errors import ConfigError
 
 from hod.agents.onnx_policy import shipped_opponents
@@ -266,7 +267,10 @@ def parse_table(ap: argparse.ArgumentParser, game: str, argv: Optional[Sequence[
         bots = parse_opponents(game, args.opponents, n - 1, notices)
     except ConfigError as e:
         ap.error(str(e))
-    seed = args.seed if args.seed is not None else int(np.random.SeedSequence().generate_state(1)[0] % 10**6)
+    try:
+        seed = game_seed(args.seed)   # a fresh one: OS entropy over 0..2**63-1 (too many to try)
+    except ConfigError as e:
+        ap.error(f"--seed: {e}")
     others = [(args.seat + k) % n for k in range(1, n)]
     record = None
     if not args.no_record:

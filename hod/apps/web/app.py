@@ -23,6 +23,7 @@ action the person chose.
 """
 from __future__ import annotations
 
+import html
 import json
 from pathlib import Path
 from typing import Optional
@@ -71,7 +72,7 @@ def create_app(store: Optional[GameStore] = None) -> Starlette:
         try:
             store.get(request.path_params["game_id"])
         except GameError as e:
-            return HTMLResponse(f"<!doctype html><title>No such game</title><p>{e}</p><p><a href='/'>New game</a></p>",
+            return HTMLResponse(f"<!doctype html><title>No such game</title><p>{html.escape(str(e))}</p><p><a href='/'>New game</a></p>",
                                 status_code=404)
         return FileResponse(STATIC / "game.html")
 

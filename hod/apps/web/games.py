@@ -19,14 +19,13 @@ import threading
 from collections import OrderedDict
 from typing import Any, Optional, Sequence
 
-import numpy as np
-
 from hod.agents.registry import names, player_counts
 from hod.agents.strength import strength
 from hod.apps.play import GameSession, PlayOptions, Transcript, default_opponent, parse_opponents, player_labels, strength_label
 from hod.apps.play_robada import RANK_WORDS, RobadaSession, carta, need_text, points
 from hod.apps.play_tapeo import TAPA_NAMES, TapeoSession, scoring_hints, steals
 from hod.core.errors import ConfigError, check_seat
+from hod.core.deal import SEED_LIMIT, game_seed
 from hod.core.games import get_game
 
 from robada_env.rules.actions import ACTION_NAMES as ROBADA_ACTIONS
@@ -126,10 +125,11 @@ class WebGame:
                               f"{list(range(info.min_players, info.max_players + 1))}")
         seat = check_seat(seat, players)
         chosen = seed is not None
-        if seed is None:
-            seed = int(np.random.SeedSequence().generate_state(1)[0] % 10**6)
-        if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
-            raise ConfigError(f"seed={seed!r}; legal values: a non-negative int, or null for a fresh one")
+        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < SEED_LIMIT):
+            raise ConfigError(f"seed={seed!r}; legal values: an int in 0..2**64-1, or null for a fresh one")
+        # a fresh seed is drawn from OS entropy over 0..2**63-1 (hod.core.deal.game_seed), so the
+        # deal cannot be found by trying seeds against the first view
+        seed = game_seed(seed)
         notices: list[str] = []
         bots = parse_opponents(game, list(opponents) if opponents else None, players - 1, notices)
         others = [(seat + k) % players for k in range(1, players)]
@@ -150,6 +150,8 @@ class WebGame:
     # -- playing -------------------------------------------------------------------------------
     @property
     def table(self) -> PlayOptions:
+        """The game's table options (:class:`hod.apps.play.PlayOptions`: size, the person's seat,
+        the seed, the bot of each computer seat)."""
         return self.session.table
 
     def over(self) -> bool:
@@ -410,7 +412,8 @@ class GameStore:
         with self._lock:
             g = self._games.get(game_id)
             if g is None:
-                raise UnknownGame(f"no game {game_id!r} (unknown id, or the server was restarted); start a new one at /")
+                raise UnknownGame(f"no game {game_id!r}: unknown id, dropped (the server keeps the {self.capacity} "
+                                  "most recently used games), or the server restarted; start a new one at /")
             self._games.move_to_end(game_id)
             return g
 
