@@ -52,3 +52,77 @@ def test_a_dropped_game_is_explained():
     store.new("robada", 2, opponents=["random"])
     with pytest.raises(Exception, match="the server keeps the 1 most recently used games"):
         store.get(first)
+
+
+@pytest.mark.parametrize("body, says", [
+    ({"game": ["tapeo"], "players": 2}, "game: Input should be 'robada' or 'tapeo'"),
+    ({"game": "tapeo", "players": "2"}, "players: Input should be a valid integer"),
+    ({"game": "tapeo", "players": True}, "players: Input should be a valid integer"),
+    ({"game": "tapeo", "players": 2, "seat": 0.0}, "seat: Input should be a valid integer"),
+    ({"game": "tapeo", "players": 2, "seed": "7"}, "legal values: null, or an int in 0..2**64-1"),
+    ({"game": "tapeo", "players": 2, "opponents": "random"}, "opponents: Input should be a valid list"),
+    ({"game": "tapeo", "players": 2, "opponents": [1]}, "opponents.0: Input should be a valid string"),
+    # names are never split at commas in the API (the command line's --opponents splits them)
+    ({"game": "tapeo", "players": 3, "opponents": ["expert,greedy"]}, "no tapeo bot 'expert,greedy'; registered bots"),
+    # the count, worded for the API: 1 name or one per computer seat, with the bot names
+    ({"game": "tapeo", "players": 2, "opponents": ["random", "greedy"]},
+     "opponents takes 1 name (the one opponent seat), got 2: ['random', 'greedy']; registered bots: ["),
+    ({"game": "tapeo", "players": 4, "opponents": ["random", "greedy"]},
+     "opponents takes 1 name (every opponent seat) or 3 (one per opponent seat), got 2"),
+])
+def test_new_game_fields_are_type_checked(client, body, says):
+    games = len(client.store)
+    r = client.post("/api/games", json=body)
+    assert r.status_code == 422 and says in r.json()["error"], r.text
+    assert len(client.store) == games
+
+
+def test_actions_refuse_unknown_keys_and_wrong_types(client):
+    gid = new_game(client, game="robada", players=2, seed=4, opponents=["random"])
+    action = client.get(f"/api/games/{gid}").json()["choices"][0]["action"]
+    r = client.post(f"/api/games/{gid}/actions", json={"step": 0, "action": action, "colour": "red"})
+    assert r.status_code == 422 and "unknown key 'colour'" in r.json()["error"]
+    assert "legal keys: ['step', 'action']" in r.json()["error"] and r.json()["step"] == 0
+    r = client.post(f"/api/games/{gid}/actions", json={"step": 0, "action": [action]})
+    assert r.status_code == 422 and "action: Input should be a valid integer" in r.json()["error"]
+    assert client.get(f"/api/games/{gid}").json()["step"] == 0
+
+
+def test_large_bodies_are_refused_unread_and_never_echoed(client):
+    big = {"game": "tapeo", "players": 2, "opponents": ["x" * 1000] * 100}       # ~100 KB > 64 KiB
+    r = client.post("/api/games", json=big)
+    assert r.status_code == 413 and r.json() == {"error": "the body is over the limit of 65536 bytes",
+                                                 "limit": 65536}
+
+    def chunks():                        # no Content-Length: refused while it streams in
+        yield b'{"game": "tapeo", "players": 2, "opponents": ['
+        for _ in range(200):
+            yield b'"' + b"y" * 1000 + b'",'
+        yield b'"z"]}'
+    assert client.post("/api/games", content=chunks()).status_code == 413
+    # under the limit, a long list or a long name is refused without repeating it
+    r = client.post("/api/games", json={"game": "tapeo", "players": 2, "opponents": ["random"] * 5000})
+    assert r.status_code == 422 and len(r.text) < 1000 and "at most 5 items" in r.text
+    r = client.post("/api/games", json={"game": "tapeo", "players": 2, "opponents": ["q" * 5000]})
+    assert r.status_code == 422 and len(r.text) < 1000 and "at most 64 characters" in r.text
+
+
+def test_dealing_runs_off_the_event_loop(client, monkeypatch):
+    """A new game plays the computer seats that act first (seconds for a search bot): it must run
+    in the thread pool, where no event loop runs, so other requests are served meanwhile."""
+    import asyncio
+
+    calls = []
+    new = client.store.new
+
+    def spy(*args):
+        try:
+            asyncio.get_running_loop()
+            calls.append("event loop")
+        except RuntimeError:
+            calls.append("worker thread")
+        return new(*args)
+
+    monkeypatch.setattr(client.store, "new", spy)
+    new_game(client, game="robada", players=2, opponents=["random"])
+    assert calls == ["worker thread"]

@@ -125,7 +125,7 @@ def default_opponent(game: str, notices: Optional[list[str]] = None, num_players
 
 
 def parse_opponents(game: str, values: Optional[Sequence[str]], num_opponents: int,
-                    notices: Optional[list[str]] = None) -> list[str]:
+                    notices: Optional[list[str]] = None, what: str = "--opponents", commas: bool = True) -> list[str]:
     """Bot names of the opponent seats, in seat order after the person's seat.
 
     Args:
@@ -134,6 +134,8 @@ def parse_opponents(game: str, values: Optional[Sequence[str]], num_opponents: i
             commas (``expert,random``).
         num_opponents: number of opponent seats (players - 1).
         notices: where :func:`default_opponent` appends its notice when it falls back.
+        what: the option's name in messages (``"opponents"`` for the web API's field).
+        commas: split names at commas (the command line); False takes each value as one name.
 
     Returns:
         ``num_opponents`` registered names.
@@ -148,7 +150,7 @@ def parse_opponents(game: str, values: Optional[Sequence[str]], num_opponents: i
     n = num_opponents + 1
     if not values:
         return [default_opponent(game, notices, n)] * num_opponents
-    split = [v.strip() for value in values for v in value.split(",") if v.strip()]
+    split = [v.strip() for value in values for v in value.split(",") if v.strip()] if commas else list(values)
     registered = names(game)
     for name in split:
         if name not in registered:
@@ -165,8 +167,9 @@ def parse_opponents(game: str, values: Optional[Sequence[str]], num_opponents: i
     if len(split) == 1:
         return split * num_opponents
     if len(split) != num_opponents:
-        raise ConfigError(f"--opponents takes 1 name or {num_opponents} (one per opponent seat), "
-                          f"got {len(split)}: {split}")
+        expected = ("1 name (the one opponent seat)" if num_opponents == 1 else
+                    f"1 name (every opponent seat) or {num_opponents} (one per opponent seat)")
+        raise ConfigError(f"{what} takes {expected}, got {len(split)}: {split}; registered bots: {registered}")
     return split
 
 

@@ -131,7 +131,8 @@ class WebGame:
         # deal cannot be found by trying seeds against the first view
         seed = game_seed(seed)
         notices: list[str] = []
-        bots = parse_opponents(game, list(opponents) if opponents else None, players - 1, notices)
+        bots = parse_opponents(game, list(opponents) if opponents else None, players - 1, notices,
+                               what="opponents", commas=False)
         others = [(seat + k) % players for k in range(1, players)]
         table = PlayOptions(players=players, seat=seat, seed=seed, opponents=dict(zip(others, bots)),
                             record=None, notices=notices)
