@@ -10,7 +10,7 @@ For every export in ``agents/opponents/`` (each with its golden file, ``hod.trai
   dict, what a game server calls per decision (for Ronda Robada's ``robada_ppo`` this includes
   the 135 ``robada_plans`` features computed by the Python planner);
 * **browser, graph**: onnxruntime-web 1.30 (wasm, ``numThreads = 1``, files served from
-  127.0.0.1) in headless chromium via Playwright (:class:`hod.agents.browser.BrowserOnnx`), one
+  127.0.0.1) in headless chromium via Playwright (:class:`hod.benchmarks.browser.BrowserOnnx`), one
   golden row at a time, timed in the page with ``performance.now()`` around the whole loop. An
   export that is not self-contained (its input needs Python-side features) is measured too, on
   the golden network inputs, and marked: it cannot play in a page on its own.
@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Optional
 
 
-from hod.agents.browser import BrowserOnnx, self_contained
+from hod.benchmarks.browser import BrowserOnnx, self_contained
 from hod.agents.onnx_policy import OPPONENTS_DIR, OnnxPolicy
 from hod.core.atomic import atomic_write_json, atomic_write_text
 from hod.training.export import golden_path, load_golden, sample_positions

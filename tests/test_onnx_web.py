@@ -14,7 +14,7 @@ import json
 import numpy as np
 import pytest
 
-from hod.agents.browser import CHROMIUM_INSTALL, BrowserOnnx, chromium_path, self_contained
+from hod.benchmarks.browser import CHROMIUM_INSTALL, BrowserOnnx, chromium_path, self_contained
 from hod.agents.onnx_policy import OPPONENTS_DIR, OnnxPolicy
 from hod.core.games import obs_layout
 from hod.training.export import golden_path, load_golden

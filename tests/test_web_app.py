@@ -10,7 +10,7 @@ import httpx
 import numpy as np
 import pytest
 
-from hod.agents.browser import serve
+from hod.benchmarks.browser import serve
 from hod.apps.web import create_app
 from hod.apps.web.games import GameStore
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from hod.agents.browser import CHROMIUM_INSTALL, chromium_path, launch, serve
+from hod.benchmarks.browser import CHROMIUM_INSTALL, chromium_path, launch, serve
 from hod.apps.play_robada import carta
 from hod.apps.web import create_app
 from hod.apps.web.games import GameStore

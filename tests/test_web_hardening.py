@@ -7,7 +7,7 @@ import html
 import httpx
 import pytest
 
-from hod.agents.browser import serve
+from hod.benchmarks.browser import serve
 from hod.apps.play import build_parser, parse_table
 from hod.apps.web import create_app
 from hod.apps.web.games import GameStore
@@ -126,3 +126,12 @@ def test_dealing_runs_off_the_event_loop(client, monkeypatch):
     monkeypatch.setattr(client.store, "new", spy)
     new_game(client, game="robada", players=2, opponents=["random"])
     assert calls == ["worker thread"]
+
+
+def test_missing_onnxruntime_web_says_how_to_install_it(tmp_path, monkeypatch):
+    from hod.benchmarks import browser
+
+    monkeypatch.delenv("HOD_ORT_DIST", raising=False)
+    monkeypatch.setattr(browser, "NPM_DIR", tmp_path / "web")
+    with pytest.raises(FileNotFoundError, match=r"run `npm ci --prefix web`.*set HOD_ORT_DIST="):
+        browser.ort_dist()
