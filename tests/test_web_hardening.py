@@ -135,3 +135,18 @@ def test_missing_onnxruntime_web_says_how_to_install_it(tmp_path, monkeypatch):
     monkeypatch.setattr(browser, "NPM_DIR", tmp_path / "web")
     with pytest.raises(FileNotFoundError, match=r"run `npm ci --prefix web`.*set HOD_ORT_DIST="):
         browser.ort_dist()
+
+
+@pytest.mark.parametrize("game", ["tapeo", "robada"])
+def test_the_final_scores_are_not_flattened_into_recent(client, game):
+    """The game-over text is a score table: it stays in the full log; the page shows the final
+    scores from the view's ``result`` table, so ``recent`` ends with the last step played."""
+    gid = new_game(client, game=game, players=2, seed=8, opponents=["random"])
+    view = client.get(f"/api/games/{gid}").json()
+    while not view["over"]:
+        view = client.post(f"/api/games/{gid}/actions",
+                           json={"step": view["step"], "action": view["choices"][0]["action"]}).json()
+    end = view["log"].index("=== Game over ===")
+    assert view["recent"] and "=== Game over ===" not in view["recent"]
+    assert not any(line in view["recent"] for line in view["log"][end:] if line.strip())
+    assert len(view["table"]["result"]["rows"]) == 2

@@ -144,6 +144,7 @@ class WebGame:
         self.step = 0
         self._ended = False
         self._seen = 0          # transcript lines before the person's last decision
+        self._end_lines: Optional[int] = None   # transcript lines before the game-over text
         self.lock = threading.Lock()
         self.session.start()
         self._advance()
@@ -172,6 +173,7 @@ class WebGame:
         end, tell the final scores once."""
         if self.over() and not self._ended:
             self._ended = True
+            self._end_lines = len(self.log.lines)   # the final scores: in the view's table, not in recent
             self.session.show_end()
 
     def play(self, step: object, action: object) -> None:
@@ -218,7 +220,8 @@ class WebGame:
         """Everything the page shows, from what the person's seat may know only: the table, the
         person's legal choices (with what each does), the transcript of every step so far
         (``log``) and of those since the person's last decision (``recent``: their own step and
-        every computer step after it), and at the end the result. JSON-ready (ints, strings,
+        every computer step after it; the game-over text, a score table, only in ``log``: the
+        final scores are the table's ``result``), and at the end the result. JSON-ready (ints, strings,
         lists)."""
         t = self.table
         seats = []
@@ -231,7 +234,7 @@ class WebGame:
         view = {"id": self.id, "game": self.game, "title": self.session.title, "players": t.players,
                 "seat": t.seat,
                 "seed": t.seed if self.seed_chosen or self.over() else None, "step": self.step, "over": self.over(), "seats": seats,
-                "log": list(self.log.lines), "recent": [x for x in self.log.lines[self._seen:] if x.strip()]}
+                "log": list(self.log.lines), "recent": [x for x in self.log.lines[self._seen:self._end_lines] if x.strip()]}
         view["table"] = self._table()
         view["choices"] = self._choices() if self._to_act() else []
         return view
