@@ -29,12 +29,13 @@ def new_game(client, **body):
 
 
 def test_a_drawn_seed_is_too_wide_to_try_every_one(client):
-    """A drawn seed comes from OS entropy over 0..2**63-1 (hod.core.deal.game_seed): 8 draws all
-    below 10**6 has probability (10**6 / 2**63)**8 < 1e-100, so this fails only for a narrow draw
-    (one from 10**6 seeds, found by trying them all against the first view)."""
+    """The web app draws a seed from OS entropy over 0..2**53-1 (exact in the page's JavaScript),
+    the terminal over 0..2**63-1 (hod.core.deal.game_seed): 8 draws all below 10**6 has
+    probability below (10**6 / 2**53)**8 < 1e-70, so this fails only for a narrow draw (one from
+    10**6 seeds, found by trying them all against the first view)."""
     seeds = [client.store.get(new_game(client, game="robada", players=2, opponents=["random"])).table.seed
              for _ in range(8)]
-    assert all(0 <= s < 2**63 for s in seeds) and max(seeds) >= 10**6 and len(set(seeds)) == 8
+    assert all(0 <= s < 2**53 for s in seeds) and max(seeds) >= 10**6 and len(set(seeds)) == 8
     ap = build_parser("tapeo", "play", "", 2, 6, 4)
     seeds = [parse_table(ap, "tapeo", ["--no-record", "--opponents", "random"]).seed for _ in range(8)]
     assert all(0 <= s < 2**63 for s in seeds) and max(seeds) >= 10**6

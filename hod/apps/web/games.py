@@ -25,7 +25,7 @@ from hod.apps.play import GameSession, PlayOptions, Transcript, default_opponent
 from hod.apps.play_robada import RANK_WORDS, RobadaSession, carta, need_text, points
 from hod.apps.play_tapeo import TAPA_NAMES, TapeoSession, scoring_hints, steals
 from hod.core.errors import ConfigError, check_seat
-from hod.core.deal import SEED_LIMIT, game_seed
+from hod.core.deal import SEED_LIMIT
 from hod.core.games import get_game
 
 from robada_env.rules.actions import ACTION_NAMES as ROBADA_ACTIONS
@@ -35,6 +35,9 @@ from tapeo_env.rules.cards import KIND_NAMES, NUM_KINDS
 from tapeo_env.rules.engine import known_hands
 from tapeo_env.rules.scoring import ROUND_RULES, round_breakdown
 
+#: Seeds drawn by the server are below this: 2**53, the integers a JavaScript number (the page's
+#: JSON) holds exactly, far too many to try one by one.
+JS_SAFE_SEEDS = 2**53
 #: Games kept at once; beyond it the least recently used one is dropped (its page then gets 404).
 MAX_GAMES = 256
 
@@ -127,9 +130,10 @@ class WebGame:
         chosen = seed is not None
         if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < SEED_LIMIT):
             raise ConfigError(f"seed={seed!r}; legal values: an int in 0..2**64-1, or null for a fresh one")
-        # a fresh seed is drawn from OS entropy over 0..2**63-1 (hod.core.deal.game_seed), so the
-        # deal cannot be found by trying seeds against the first view
-        seed = game_seed(seed)
+        # a fresh seed is drawn from OS entropy over 0..2**53-1, so the deal cannot be found by
+        # trying seeds against the first view (2**53 deals), and the page's JavaScript numbers
+        # hold it exactly when it is shown at the end
+        seed = secrets.randbelow(JS_SAFE_SEEDS) if seed is None else seed
         notices: list[str] = []
         bots = parse_opponents(game, list(opponents) if opponents else None, players - 1, notices,
                                what="opponents", commas=False)

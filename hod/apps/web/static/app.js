@@ -48,6 +48,11 @@ async function newGamePage() {
   $("form").addEventListener("submit", async (ev) => {
     ev.preventDefault();
     const seed = $("seed").value.trim();
+    if (seed !== "" && !(/^[0-9]+$/.test(seed) && Number.isSafeInteger(Number(seed)))) {
+      $("error").textContent = `seed ${seed}: legal values: a whole number in 0..${Number.MAX_SAFE_INTEGER} `
+        + "(the integers the page holds exactly), or empty for a fresh one";
+      return;
+    }
     const body = {game: document.querySelector("input[name=game]:checked").value, players: Number($("players").value),
                   seat: Number($("seat").value),
                   opponents: [...document.querySelectorAll(".opponent")].map((s) => s.value),
