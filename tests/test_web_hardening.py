@@ -4,28 +4,11 @@ from __future__ import annotations
 
 import html
 
-import httpx
 import pytest
 
-from hod.benchmarks.browser import serve
+from _web_helpers import client, new_game, play_out  # noqa: F401 (client: the fixture)
 from hod.apps.play import build_parser, parse_table
-from hod.apps.web import create_app
 from hod.apps.web.games import GameStore
-
-
-@pytest.fixture(scope="module")
-def client():
-    """An HTTP client of the app served by uvicorn on 127.0.0.1; ``client.store`` is its games."""
-    app = create_app(GameStore(capacity=3))
-    with serve(app) as url, httpx.Client(base_url=url, timeout=60) as c:
-        c.store = app.state.store
-        yield c
-
-
-def new_game(client, **body):
-    r = client.post("/api/games", json=body)
-    assert r.status_code == 201, r.text
-    return r.json()["id"]
 
 
 def test_a_drawn_seed_is_too_wide_to_try_every_one(client):
@@ -53,29 +36,6 @@ def test_a_dropped_game_is_explained():
     store.new("robada", 2, opponents=["random"])
     with pytest.raises(Exception, match="the server keeps the 1 most recently used games"):
         store.get(first)
-
-
-@pytest.mark.parametrize("body, says", [
-    ({"game": ["tapeo"], "players": 2}, "game: Input should be 'robada' or 'tapeo'"),
-    ({"game": "tapeo", "players": "2"}, "players: Input should be a valid integer"),
-    ({"game": "tapeo", "players": True}, "players: Input should be a valid integer"),
-    ({"game": "tapeo", "players": 2, "seat": 0.0}, "seat: Input should be a valid integer"),
-    ({"game": "tapeo", "players": 2, "seed": "7"}, "legal values: null, or an int in 0..2**64-1"),
-    ({"game": "tapeo", "players": 2, "opponents": "random"}, "opponents: Input should be a valid list"),
-    ({"game": "tapeo", "players": 2, "opponents": [1]}, "opponents.0: Input should be a valid string"),
-    # names are never split at commas in the API (the command line's --opponents splits them)
-    ({"game": "tapeo", "players": 3, "opponents": ["expert,greedy"]}, "no tapeo bot 'expert,greedy'; registered bots"),
-    # the count, worded for the API: 1 name or one per computer seat, with the bot names
-    ({"game": "tapeo", "players": 2, "opponents": ["random", "greedy"]},
-     "opponents takes 1 name (the one opponent seat), got 2: ['random', 'greedy']; registered bots: ["),
-    ({"game": "tapeo", "players": 4, "opponents": ["random", "greedy"]},
-     "opponents takes 1 name (every opponent seat) or 3 (one per opponent seat), got 2"),
-])
-def test_new_game_fields_are_type_checked(client, body, says):
-    games = len(client.store)
-    r = client.post("/api/games", json=body)
-    assert r.status_code == 422 and says in r.json()["error"], r.text
-    assert len(client.store) == games
 
 
 def test_actions_refuse_unknown_keys_and_wrong_types(client):
@@ -143,10 +103,7 @@ def test_the_final_scores_are_not_flattened_into_recent(client, game):
     """The game-over text is a score table: it stays in the full log; the page shows the final
     scores from the view's ``result`` table, so ``recent`` ends with the last step played."""
     gid = new_game(client, game=game, players=2, seed=8, opponents=["random"])
-    view = client.get(f"/api/games/{gid}").json()
-    while not view["over"]:
-        view = client.post(f"/api/games/{gid}/actions",
-                           json={"step": view["step"], "action": view["choices"][0]["action"]}).json()
+    view = play_out(client, gid)
     end = view["log"].index("=== Game over ===")
     assert view["recent"] and "=== Game over ===" not in view["recent"]
     assert not any(line in view["recent"] for line in view["log"][end:] if line.strip())
