@@ -208,10 +208,26 @@ class CandidateSearchBot(Bot):
         Raises:
             ConfigError: several candidates and no ``belief`` (raised by :meth:`action_values`).
         """
+        return self.decide(observation, belief)[0]
+
+    def decide(self, observation: Observation, belief: Optional[BeliefSampler] = None) -> tuple[int, dict]:
+        """:meth:`act` with the values it chose from (the expert-iteration targets,
+        :mod:`hod.training.expert_iteration`).
+
+        Returns:
+            ``(action, {candidate: value})``: the action :meth:`act` plays (same generator draws)
+            and the searched candidates' values; a lone candidate is played without search and
+            its dict is empty.
+
+        Raises:
+            ConfigError: a bad observation dict (:func:`check_observation`), or several candidates
+                and no ``belief`` (raised by :meth:`action_values`).
+        """
+        check_observation(observation, self.game)
         cands = self.candidate_actions(observation)
         if len(cands) == 1:
-            return cands[0]
+            return cands[0], {}
         values = self.action_values(observation, belief, cands)
         best = max(values.values())
         top = [a for a in cands if values[a] >= best - 1e-9]
-        return top[0] if len(top) == 1 else top[int(self.rng.integers(len(top)))]
+        return (top[0] if len(top) == 1 else top[int(self.rng.integers(len(top)))]), values

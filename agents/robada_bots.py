@@ -42,7 +42,7 @@ from robada_env.rules.observation import ObsView, decode
 from robada_env.rules.runs import (TAP_STEP, can_start, extension_options, leftovers_receiver,
                                    next_after_start, next_after_step, walk_run)
 
-from .base import BeliefSampler, Bot, Observation, legal_actions
+from .base import BeliefSampler, Bot, Observation, check_observation, legal_actions
 from .rules import ROBADA_RULE_OPTIONS, robada_rules
 
 __all__ = ["GreedyBot", "ExpertParams", "ExpertBot", "greedy_run_points", "Plan", "RulesMismatchError"]
@@ -318,14 +318,40 @@ class ExpertBot(Bot):
             RulesMismatchError: that action is not in the mask (the bot was told other rule
                 options than the table plays).
         """
+        return self.decide(observation, belief)[0]
+
+    def decide(self, observation: Observation, belief: Optional[BeliefSampler] = None) -> tuple[int, dict]:
+        """:meth:`act` with the values it chose from (expert-iteration targets,
+        :mod:`hod.training.expert_iteration`; the same protocol as
+        :meth:`hod.agents.base.CandidateSearchBot.decide`).
+
+        Returns:
+            ``(action, {action: value / 100})``: the action :meth:`act` plays (same generator
+            draws) and, for each first action of a plan, the value of its best plan
+            (:meth:`evaluate`, margin points) divided by 100, the unit of the search bots'
+            ``margin / 100``; with one legal action, no plan and an empty dict.
+
+        Raises:
+            RulesMismatchError: as :meth:`act`.
+            ConfigError: a bad observation dict (:func:`hod.agents.base.check_observation`).
+        """
+        check_observation(observation, self.game)
         legal = legal_actions(observation).tolist()
         if len(legal) == 1:
-            return int(legal[0])
-        return self.act_view(decode(observation["observation"]), legal)
+            return int(legal[0]), {}
+        view = decode(observation["observation"])
+        plans = self.plans(view, legal)
+        values = [self.evaluate(view, p) for p in plans]
+        action = _check_planned(self, plans[_pick(values, self.rng)].action, legal)
+        best: dict = {}
+        for plan, v in zip(plans, values):
+            best[plan.action] = max(best.get(plan.action, -np.inf), v / 100.0)
+        return action, best
 
     def act_view(self, view: ObsView, legal: list) -> int:
         """:meth:`act` on a decoded observation and its legal actions (list of ints, at least
-        one), e.g. from :func:`robada_env.rules.observation.view_of` (search playouts).
+        one), e.g. from :func:`robada_env.rules.observation.view_of` (search playouts); the same
+        generator draws as :meth:`act`.
 
         Raises:
             RulesMismatchError: as :meth:`act`.

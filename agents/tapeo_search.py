@@ -45,6 +45,7 @@ refused.
 """
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any, Optional
 
 import numpy as np
@@ -112,10 +113,15 @@ class SearchBot(CandidateSearchBot):
             (int >= 1; 10 = every legal kind).
         margin_weight: weight of the margin per 100 points in a playout's score (number >= 0;
             0 = win share only).
+        playout_model: None (the shipped network for ``playout="ppo"``) or the path of another
+            Tapeo ONNX export (with its card beside it) to use as the playout policy, e.g. a
+            network of an expert-iteration run searching over its own policy
+            (:mod:`hod.training.expert_iteration`).
 
     Raises:
         ConfigError: an option outside its legal values (the message names them), an unknown
             option, or ``act`` needing a search without ``belief``.
+        CheckpointError: a ``playout_model`` that is not a usable Tapeo export.
         ImportError: ``playout="ppo"`` without onnxruntime.
     """
 
@@ -126,7 +132,8 @@ class SearchBot(CandidateSearchBot):
     needs_onnx = True
 
     def __init__(self, seed: Optional[int] = None, determinizations: int = 32, playouts: int = 1,
-                 playout: str = "ppo", candidates: int = 10, margin_weight: float = 1.0, **options: Any) -> None:
+                 playout: str = "ppo", candidates: int = 10, margin_weight: float = 1.0,
+                 playout_model: Optional[str] = None, **options: Any) -> None:
         super().__init__(seed, **options)
         self.determinizations = _check_int("determinizations", determinizations, 1)
         self.playouts = _check_int("playouts", playouts, 1)
@@ -138,8 +145,15 @@ class SearchBot(CandidateSearchBot):
             raise ConfigError(f"margin_weight={margin_weight!r}: legal values are numbers >= 0")
         self.margin_weight = float(margin_weight)
         self.playout = playout
-        from .registry import make   # the registry imports the declarations, which name this module
-        self._policy = make("tapeo", playout, seed=seed)
+        self.playout_model = playout_model
+        if playout_model is not None:
+            if playout != "ppo" or not isinstance(playout_model, (str, Path)) or not str(playout_model).endswith(".onnx"):
+                raise ConfigError(f"playout_model={playout_model!r} (with playout={playout!r}): legal values are None "
+                                  f"or the path of a Tapeo ONNX export (.onnx, its card beside it), with playout='ppo'")
+            self._policy = OnnxPolicy(playout_model, game="tapeo", seed=seed)   # CheckpointError if unusable
+        else:
+            from .registry import make   # the registry imports the declarations, which name this module
+            self._policy = make("tapeo", playout, seed=seed)
         self._network = isinstance(self._policy, OnnxPolicy)
         self._expert = self._policy if isinstance(self._policy, ExpertBot) else ExpertBot(seed=seed)
         self._engines: dict = {}

@@ -10,7 +10,7 @@ For every export in ``agents/opponents/`` (each with its golden file, ``hod.trai
   dict, what a game server calls per decision (for Ronda Robada's ``robada_ppo`` this includes
   the 135 ``robada_plans`` features computed by the Python planner);
 * **browser, graph**: onnxruntime-web 1.30 (wasm, ``numThreads = 1``, files served from
-  127.0.0.1) in headless chromium via Playwright (:class:`hod.agents.browser.BrowserOnnx`), one
+  127.0.0.1) in headless chromium via Playwright (:class:`hod.benchmarks.browser.BrowserOnnx`), one
   golden row at a time, timed in the page with ``performance.now()`` around the whole loop. An
   export that is not self-contained (its input needs Python-side features) is measured too, on
   the golden network inputs, and marked: it cannot play in a page on its own.
@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Optional
 
 
-from hod.agents.browser import BrowserOnnx, self_contained
+from hod.benchmarks.browser import BrowserOnnx, self_contained
 from hod.agents.onnx_policy import OPPONENTS_DIR, OnnxPolicy
 from hod.core.atomic import atomic_write_json, atomic_write_text
 from hod.training.export import golden_path, load_golden, sample_positions
@@ -95,7 +95,9 @@ def measure(paths: list[Path], passes: int = 20, repeats: int = 5, browser: bool
 
 
 def format_markdown(rows: list[dict], header: str) -> str:
-    """The table of :func:`measure`'s rows, microseconds per decision at batch 1."""
+    """The table of :func:`measure`'s rows, microseconds per decision at batch 1. The target
+    column of an export that is not self-contained says "(graph only)": the page timed its graph
+    on inputs computed in Python, not a whole decision."""
     lines = [header, "",
              "| export | game | plays in a page alone | Python graph (us) | Python bot act (us) | browser graph (us) "
              "| browser <= 1 ms |",
@@ -103,6 +105,8 @@ def format_markdown(rows: list[dict], header: str) -> str:
     for r in rows:
         b = r["browser_graph_us"]
         ok = "-" if b is None else ("yes" if b <= TARGET_US else "no")
+        if b is not None and not r["self_contained"]:
+            ok += " (graph only)"    # the page times the graph on inputs computed in Python
         alone = "yes" if r["self_contained"] else "no (needs Python features)"
         lines.append(f"| {r['model']} | {r['game']} | {alone} | {r['python_graph_us']:.0f} | {r['python_bot_us']:.0f} "
                      f"| {'-' if b is None else f'{b:.0f}'} | {ok} |")

@@ -23,6 +23,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import sys
 import tempfile
 import time
@@ -30,6 +31,8 @@ from pathlib import Path
 from typing import Optional
 
 from hod.core.atomic import atomic_write_json, atomic_write_text
+from hod.core.errors import ConfigError
+from hod.evaluation.cli_options import prepare_out_prefix
 from hod.core.games import game_names
 from hod.training import config as config_mod
 
@@ -126,8 +129,35 @@ def markdown(rows: list[dict], estimates: list[dict], meta: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
+def check_args(args: argparse.Namespace) -> dict:
+    """The flat configuration of the rows, after checking the arguments before anything runs.
+
+    Raises:
+        ConfigError: ``--iterations`` or ``--tables`` below 1, a ``--runners`` count below 0 or above
+            this machine's CPUs (one env runner per CPU), a configuration key outside its legal
+            range (e.g. ``--players 9``: the schema names the legal table sizes), or an ``--out``
+            folder that cannot be written.
+    """
+    for flag, v, low in (("--iterations", args.iterations, 1), ("--tables", args.tables, 1)):
+        if v < low:
+            raise ConfigError(f"{flag} {v}; legal: an integer >= {low}")
+    cpus = os.cpu_count() or 1
+    bad = [r for r in args.runners if not 0 <= r <= cpus]
+    if bad:
+        raise ConfigError(f"--runners {bad[0]}; legal: 0 to {cpus} (this machine's CPUs, one per env runner)")
+    cfg = _config(args.game, args.players, args.tables, 1)
+    config_mod.validate_config(args.game, cfg)
+    if args.out:
+        prepare_out_prefix(args.out)
+    return config_mod.flatten(cfg)
+
+
 def main(argv: Optional[list[str]] = None) -> int:
-    """Entry point; returns 0 (or 2 for bad arguments)."""
+    """Entry point; returns 0, or 2 with a one-line ``error: ...`` for bad arguments (nothing run).
+
+    Raises:
+        SystemExit: argparse errors (status 2, usage printed).
+    """
     p = argparse.ArgumentParser(prog=PROG, description=__doc__.split("\n\n")[0])
     p.add_argument("--game", choices=game_names(), default="tapeo")
     p.add_argument("--players", type=int, nargs="+", default=[4])
@@ -137,16 +167,21 @@ def main(argv: Optional[list[str]] = None) -> int:
     p.add_argument("--no-per-agent", action="store_true", help="skip the per-agent row")
     p.add_argument("--out", help="write OUT.json and OUT.md")
     args = p.parse_args(argv)
+    try:
+        cfg = check_args(args)
+    except ConfigError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
     os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")   # the benchmark's Ray on 127.0.0.1
     import ray
 
-    cfg = config_mod.flatten(_config(args.game, args.players, args.tables, 1))
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
         rows.append(bench_sb3(args.game, args.players, args.tables, args.iterations, work))
         print(rows[-1], flush=True)
-        ray.init(num_cpus=os.cpu_count(), include_dashboard=False, log_to_driver=False)
+        ray_tmp = tempfile.mkdtemp(prefix="hod_ray_")   # Ray's session folder (logs), removed at the end
+        ray.init(num_cpus=os.cpu_count(), include_dashboard=False, log_to_driver=False, _temp_dir=ray_tmp)
         try:
             for r in args.runners:
                 rows.append(bench_rllib(args.game, args.players, args.tables, args.iterations, work, "fast", r))
@@ -157,6 +192,7 @@ def main(argv: Optional[list[str]] = None) -> int:
                 print(rows[-1], flush=True)
         finally:
             ray.shutdown()
+            shutil.rmtree(ray_tmp, ignore_errors=True)
     remote = [r for r in rows if r["row"].startswith("rllib fast") and not r["row"].endswith(" 0 env runners")]
     estimates = []
     if remote:

@@ -29,7 +29,7 @@ def test_parse_opponents_one_name_or_one_per_seat():
     assert parse_opponents("tapeo", ["random"], 3) == ["random"] * 3
     assert parse_opponents("tapeo", ["random", "random"], 2) == ["random", "random"]
     assert parse_opponents("tapeo", ["random,random,random"], 3) == ["random"] * 3
-    with pytest.raises(ConfigError, match="1 name or 3"):
+    with pytest.raises(ConfigError, match=r"1 name \(every opponent seat\) or 3"):
         parse_opponents("tapeo", ["random", "random"], 3)
     with pytest.raises(ConfigError, match="registered bots"):
         parse_opponents("robada", ["no_such_bot"], 1)

@@ -9,6 +9,8 @@ actions (test_illegal_action_raises shows that an illegal action does raise).
 from __future__ import annotations
 
 import os
+import shutil
+import tempfile
 
 import numpy as np
 import pytest
@@ -127,13 +129,17 @@ def test_episode_returns_equal_the_payoff():
 
 @pytest.fixture
 def local_ray():
-    """A Ray started by this test on 127.0.0.1 and shut down by its own handle."""
+    """A Ray started by this test on 127.0.0.1 and shut down by its own handle; its session folder
+    goes to a temporary folder of its own (not /tmp/ray), removed afterwards. (Not pytest's
+    tmp_path: Ray's socket paths under it would pass the 107-byte limit of a Unix socket path.)"""
     import ray
 
-    ctx = ray.init(num_cpus=1, include_dashboard=False, log_to_driver=False)   # one env runner
+    tmp = tempfile.mkdtemp(prefix="hod_ray_")
+    ctx = ray.init(num_cpus=1, include_dashboard=False, log_to_driver=False, _temp_dir=tmp)   # one env runner
     assert ctx.address_info["node_ip_address"] == "127.0.0.1"
     yield ctx
     ray.shutdown()
+    shutil.rmtree(tmp, ignore_errors=True)
 
 
 @pytest.mark.slow
@@ -153,8 +159,27 @@ def test_tiny_run_resume_export_reload(local_ray, tmp_path):
 
     _, card = read_checkpoint(out / "checkpoints" / "final.zip", game="tapeo")
     first = card["training"]["steps"]
-    assert first >= 256 and card["algorithm"].startswith("PPO (Ray RLlib")
+    # 256 total steps are 256 / 128 = 2 iterations of exactly 128 steps (RLlib samples
+    # rollout_fragment_length 16 per env slot, 8 slots = 4 tables * 2 learner seats, in 1 runner)
+    assert first == 256 and card["algorithm"].startswith("PPO (Ray RLlib")
     assert len(card["pool"]["snapshots"]) == 2          # pool_size = 2 (smoke default is the file's 20: flag)
+    # the SB3 trainer's policy diagnostics: a row after the first iteration (step 128) and one of the
+    # final policy (step 256; the next periodic one would be at 128 + 20,000); 2,000 probe positions
+    import json
+
+    from hod.training.train import PolicyDiagnostics
+
+    rows = json.loads((out / "policy_diagnostics.json").read_text())
+    assert [r["steps"] for r in rows] == [128, 256]
+    assert all(len(r["saturated"]) == 1 and 0.0 <= r["state_dependence"] <= 1.0 for r in rows)   # net_arch [16]
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    ea = EventAccumulator(str(out / "tb" / "rllib_fast"))
+    ea.Reload()
+    assert set(PolicyDiagnostics.scalars(rows[0])) == {"policy/state_dependence", "policy/saturated_layer1",
+                                                       "policy/unit_std_layer1"}
+    for name in PolicyDiagnostics.scalars(rows[0]):
+        assert [e.step for e in ea.Scalars(name)] == [128, 256]
     # resume: the learner starts from the checkpoint's actor (weights equal, not just similar)
     from hod.training.checkpoint import load_checkpoint
     from hod.training.policy_io import to_numpy_policy
@@ -174,12 +199,15 @@ def test_tiny_run_resume_export_reload(local_ray, tmp_path):
     assert main(common + ["--total-steps", str(first + 128), "--resume",
                           str(out / "checkpoints" / "latest.zip")]) == 0
     _, card = read_checkpoint(out / "checkpoints" / "final.zip", game="tapeo")
-    assert card["training"]["steps"] >= first + 128 and card["training"]["resumed_from"]
+    # 256 + 128 = 384: exactly one more iteration of 128 steps (in the driver, 0 env runners)
+    assert card["training"]["steps"] == 384 and card["training"]["resumed_from"]
     onnx_path, _ = export_onnx(out / "checkpoints" / "final.zip", tmp_path / "export", "tapeo_rllib")
     bot = OnnxPolicy(onnx_path)
     rows = evaluate_policy("tapeo", lambda: OnnxPolicy(onnx_path), ["random"], [2], 4, seed=0)
     assert rows[0]["games"] == 4 and bot.player_counts == (2, 3)
-    assert not os.environ.get("RAY_ADDRESS")   # the test's own Ray, not a cluster
+    import ray
+
+    assert ray.is_initialized()   # the runs used the test's Ray (not theirs to stop): still up
 
 
 def test_command_line(tmp_path, capsys):
@@ -192,3 +220,124 @@ def test_command_line(tmp_path, capsys):
     # a refused key: one line on stderr, status 2, nothing written (Ray is not started)
     assert main(["--game", "tapeo", "--bc-teacher", "expert", "--out", str(tmp_path / "run")]) == 2
     assert "bc_teacher" in capsys.readouterr().err and not (tmp_path / "run").exists()
+
+
+@pytest.mark.parametrize("flags, says", [
+    # 3 env runners take 3 CPUs (1 each), the local Ray would have 1: refused, not waited for
+    (["--env-runners", "3", "--num-cpus", "1"], "need 3 CPUs, the local Ray has 1 (--num-cpus); what fits: "
+                                                "--env-runners + --learners <= 1"),
+    (["--env-runners", "2", "--learners", "1", "--num-cpus", "2"], "need 3 CPUs, the local Ray has 2"),
+    (["--num-cpus", "0"], "--num-cpus 0; legal: an integer >= 1"),
+    (["--num-cpus", "-1"], "--num-cpus -1; legal: an integer >= 1"),
+    (["--num-cpus", "2", "--address", "auto"], "legal: --num-cpus without --address only"),
+    (["--bc-epochs", "3"], "bc_epochs: the RLlib trainer has no behaviour-cloning warm start"),
+    (["--bc-decisions", "10", "--bc-learning-rate", "0.1"], "bc_decisions, bc_learning_rate: "),
+    # port 1 of this machine: nothing listens there; refused within CONNECT_TIMEOUT_S, not after minutes
+    (["--address", "127.0.0.1:1"], "--address 127.0.0.1:1: no Ray cluster answers at 127.0.0.1:1"),
+    (["--address", "ray://nohost"], "--address 'ray://nohost'; legal: auto, HOST:PORT"),
+])
+def test_refused_before_ray(tmp_path, capsys, flags, says):
+    """Status 2, one line on stderr, nothing written, no Ray started."""
+    import ray
+
+    assert main(["--game", "tapeo", "--no-progress", "--out", str(tmp_path / "run")] + flags) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and err.count("\n") == 1 and says in err
+    assert not (tmp_path / "run").exists() and not ray.is_initialized()
+
+
+def test_ctrl_c_during_start_up(tmp_path, monkeypatch, capsys):
+    """Ctrl-C while Ray starts: status 130, no traceback, nothing written."""
+    def interrupted(self):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(RLlibTrainer, "start", interrupted)
+    assert main(["--game", "tapeo", "--no-progress", "--out", str(tmp_path / "run")]) == 130
+    assert "Traceback" not in capsys.readouterr().err and not (tmp_path / "run").exists()
+
+
+def test_own_ray_cleaned_up_after_a_failed_start(tmp_path, monkeypatch):
+    """A local Ray started by the trainer keeps its session in a temporary folder of its own,
+    removed with Ray when the run ends (here: building the algorithm fails), and nothing is
+    written in the run folder."""
+    import ray
+
+    base = tempfile.mkdtemp(prefix="hod_t_")   # short: Ray's socket paths must stay under 107 bytes
+    monkeypatch.setattr(tempfile, "tempdir", base)
+    seen = []
+
+    def broken(self):
+        seen.append((ray.is_initialized(), os.listdir(base)))
+        raise RuntimeError("no algorithm")
+
+    monkeypatch.setattr(RLlibTrainer, "algorithm_config", broken)
+    cfg = config_mod.smoke_config("tapeo", players=[2], engine="batched", net_arch=[16])
+    t = RLlibTrainer("tapeo", cfg, tmp_path / "run", num_cpus=1, progress=False, log=None)
+    try:
+        with pytest.raises(RuntimeError, match="no algorithm"):
+            t.run()
+        assert len(seen) == 1 and seen[0][0] and len(seen[0][1]) == 1 and seen[0][1][0].startswith("hod_ray_")
+        assert os.listdir(base) == [] and not ray.is_initialized() and not (tmp_path / "run").exists()
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
+
+
+def test_too_few_cpus_in_a_running_ray(local_ray, tmp_path):
+    """Ray already up (the test's, 1 CPU, as a cluster would be): 2 env runners are refused with
+    what fits, not waited for; that Ray is left running."""
+    import ray
+
+    cfg = config_mod.smoke_config("tapeo", players=[2], engine="batched", net_arch=[16])
+    t = RLlibTrainer("tapeo", cfg, tmp_path / "run", env_runners=2, num_cpus=None, progress=False, log=None)
+    with pytest.raises(ConfigError, match="need 2 CPUs.* has 1; what fits: --env-runners \\+ --learners <= 1"):
+        t.run()
+    assert ray.is_initialized() and not (tmp_path / "run").exists()
+
+
+@pytest.mark.parametrize("flags, says", [
+    (["--iterations", "0"], "--iterations 0; legal: an integer >= 1"),
+    (["--players", "9"], "legal values: [2, 3, 4, 5, 6]"),    # tapeo.txt: 2 to 6 players
+    (["--runners", "-1"], "--runners -1; legal: 0 to "),
+])
+def test_speed_benchmark_refuses_bad_arguments(tmp_path, capsys, flags, says):
+    """hod.benchmarks.rllib_speed: status 2 and one line on stderr before anything runs."""
+    from hod.benchmarks.rllib_speed import main as bench_main
+
+    assert bench_main(["--game", "tapeo", "--out", str(tmp_path / "b" / "speed")] + flags) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and err.count("\n") == 1 and says in err
+    assert not (tmp_path / "b").exists()
+
+
+def test_module_built_without_deprecation_warning(caplog):
+    """The keyword constructor (RLlib's non-deprecated one) logs no RLModuleConfig deprecation."""
+    import logging
+
+    from gymnasium import spaces
+
+    from hod.training.rllib.module import MaskedActorCritic
+
+    obs = spaces.Dict({"observation": spaces.Box(0.0, 1.0, (5,), np.float32),
+                       "action_mask": spaces.Box(0, 1, (3,), np.int8)})
+    with caplog.at_level(logging.WARNING):
+        m = MaskedActorCritic(observation_space=obs, action_space=spaces.Discrete(3), model_config={"net_arch": [4]})
+    assert m.action_net.out_features == 3
+    assert not [r for r in caplog.records if "RLModuleConfig" in r.getMessage()]
+
+
+@pytest.mark.parametrize("error", [ConnectionError("Could not find any running Ray instance.\nPlease start one"),
+                                   ValueError("bad value"), RuntimeError("")])
+def test_ray_start_failure_is_one_line(tmp_path, monkeypatch, capsys, error):
+    """``ray.init`` failing (``--address auto`` with no cluster: ConnectionError; a bad setting:
+    ValueError): status 2, the first line of Ray's message on one line, nothing written."""
+    import ray
+
+    def failing(*args, **kwargs):
+        raise error
+
+    monkeypatch.setattr(ray, "init", failing)
+    assert main(["--game", "tapeo", "--no-progress", "--address", "auto", "--out", str(tmp_path / "run")]) == 2
+    err = capsys.readouterr().err
+    first = str(error).splitlines()[0] if str(error) else type(error).__name__
+    assert err == f"error: cannot reach the Ray cluster at auto: {type(error).__name__}: {first}\n"
+    assert not (tmp_path / "run").exists()

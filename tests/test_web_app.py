@@ -10,39 +10,12 @@ import httpx
 import numpy as np
 import pytest
 
-from hod.agents.browser import serve
-from hod.apps.web import create_app
-from hod.apps.web.games import GameStore
+from _web_helpers import client, new_game, play_out  # noqa: F401 (client: the fixture)
 
 import robada_env
 import tapeo_env
 from robada_env.rules.engine import sample_consistent_state as robada_belief
 from tapeo_env.rules.engine import sample_consistent_state as tapeo_belief
-
-
-@pytest.fixture(scope="module")
-def client():
-    """An HTTP client of the app served by uvicorn on 127.0.0.1; ``client.store`` is its games."""
-    app = create_app(GameStore())
-    with serve(app) as url, httpx.Client(base_url=url, timeout=60) as c:
-        c.store = app.state.store
-        yield c
-
-
-def new_game(client, **body):
-    r = client.post("/api/games", json=body)
-    assert r.status_code == 201, r.text
-    return r.json()["id"]
-
-
-def play_out(client, gid, pick=lambda view: view["choices"][0]["action"]):
-    """Play game ``gid`` to the end, choosing with ``pick``; returns the final view and the steps."""
-    view = client.get(f"/api/games/{gid}").json()
-    while not view["over"]:
-        r = client.post(f"/api/games/{gid}/actions", json={"step": view["step"], "action": pick(view)})
-        assert r.status_code == 200, r.text
-        view = r.json()
-    return view
 
 
 def test_index_options_and_pages(client):
@@ -142,10 +115,25 @@ def test_refusals_change_nothing(client):
     ({"game": "tapeo", "players": 7}, "[2, 3, 4, 5, 6]"),
     ({"game": "robada", "players": 5}, "[2, 3, 4]"),
     ({"game": "tapeo", "players": 2, "seat": 2}, "0, 1"),
-    ({"game": "tapeo", "players": 2, "seed": -1}, "non-negative int"),
+    ({"game": "tapeo", "players": 2, "seed": -1}, "0..2**64-1"),
     ({"game": "tapeo", "players": 3, "opponents": ["nobody"]}, "registered bots"),
     ({"game": "robada", "players": 3, "opponents": ["ppo"]}, "[2, 4]"),
     ({"game": "tapeo", "players": 2, "colour": "red"}, "legal keys"),
+    # each field's JSON type (strict pydantic models, hod.apps.web.app.NewGameBody)
+    ({"game": ["tapeo"], "players": 2}, "game: Input should be 'robada' or 'tapeo'"),
+    ({"game": "tapeo", "players": "2"}, "players: Input should be a valid integer"),
+    ({"game": "tapeo", "players": True}, "players: Input should be a valid integer"),
+    ({"game": "tapeo", "players": 2, "seat": 0.0}, "seat: Input should be a valid integer"),
+    ({"game": "tapeo", "players": 2, "seed": "7"}, "legal values: null, or an int in 0..2**64-1"),
+    ({"game": "tapeo", "players": 2, "opponents": "random"}, "opponents: Input should be a valid list"),
+    ({"game": "tapeo", "players": 2, "opponents": [1]}, "opponents.0: Input should be a valid string"),
+    # names are never split at commas in the API (the command line's --opponents splits them)
+    ({"game": "tapeo", "players": 3, "opponents": ["expert,greedy"]}, "no tapeo bot 'expert,greedy'; registered bots"),
+    # the count, worded for the API: 1 name or one per computer seat, with the bot names
+    ({"game": "tapeo", "players": 2, "opponents": ["random", "greedy"]},
+     "opponents takes 1 name (the one opponent seat), got 2: ['random', 'greedy']; registered bots: ["),
+    ({"game": "tapeo", "players": 4, "opponents": ["random", "greedy"]},
+     "opponents takes 1 name (every opponent seat) or 3 (one per opponent seat), got 2"),
 ])
 def test_new_game_refusals_name_the_legal_values(client, body, legal):
     games = len(client.store)

@@ -3,17 +3,20 @@
 Whole games of both games are played by clicking (and by the keyboard), from the new-game form
 to the downloaded record; after every decision the page (its DOM) and every server response are
 searched for what the person's seat may not know; a reload, a second tab and a stale tab are
-tried; a screenshot of each game's table is saved into docs/. Skipped only when no chromium
-executable is on PATH (``make test`` installs it).
+tried; a screenshot of each game's table is taken (into the test's tmp folder; into
+``$HOD_WEB_SCREENSHOTS`` when set: ``HOD_WEB_SCREENSHOTS=docs python -m pytest tests/test_web_browser.py``
+regenerates the docs' pictures, docs/web.md). Skipped only when no chromium executable is on PATH
+(``make test`` installs it).
 """
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
 
-from hod.agents.browser import CHROMIUM_INSTALL, chromium_path, launch, serve
+from hod.benchmarks.browser import CHROMIUM_INSTALL, chromium_path, launch, serve
 from hod.apps.play_robada import carta
 from hod.apps.web import create_app
 from hod.apps.web.games import GameStore
@@ -24,7 +27,6 @@ import tapeo_env
 from tapeo_env.rules.cards import KIND_NAMES
 
 pytestmark = pytest.mark.skipif(chromium_path() is None, reason=f"no chromium on PATH; {CHROMIUM_INSTALL}")
-DOCS = Path(__file__).resolve().parent.parent / "docs"
 
 
 @pytest.fixture(scope="module")
@@ -93,8 +95,12 @@ def finish(page, tmp_path, load, final_scores):
     return load(path), final_scores
 
 
-def screenshot(page, name):
-    atomic_write_bytes(DOCS / name, page.screenshot(full_page=True))
+def screenshot(page, folder, name):
+    """Save the page as ``name`` in ``$HOD_WEB_SCREENSHOTS`` (e.g. ``docs``) if set, else in
+    ``folder`` (the test's tmp folder); returns the path."""
+    path = Path(os.environ.get("HOD_WEB_SCREENSHOTS") or folder) / name
+    atomic_write_bytes(path, page.screenshot(full_page=True))
+    return path
 
 
 def test_tapeo_whole_game_by_clicking(site, tmp_path):
@@ -129,7 +135,7 @@ def test_tapeo_whole_game_by_clicking(site, tmp_path):
             page.wait_for_selector("body[data-step='9']")                 # no state lost
         # from round 2 on (the round-1 scoring on the table), the first reveal with a Freeloader's steal
         if not shot and step >= 7 and (page.locator(".steal").count() or step == 18):
-            screenshot(page, "web_tapeo.png")
+            assert screenshot(page, tmp_path, "web_tapeo.png").stat().st_size > 0
             shot = True
         choose(page, step, keyboard=step % 2 == 1)
         step += 1
@@ -161,7 +167,7 @@ def test_robada_whole_game_by_clicking(site, tmp_path):
         if page.get_attribute("body", "data-over") == "true":
             break
         if not shot and step >= 6 and page.locator(".recent li", has_text="player_1 (ppo)").count() >= 2:
-            screenshot(page, "web_robada.png")
+            assert screenshot(page, tmp_path, "web_robada.png").stat().st_size > 0
             shot = True
         if step == 4:
             page.reload()
@@ -204,3 +210,32 @@ def test_two_tabs_and_a_stale_tab(site):
     a.goto(f"{url}/game/unknown-id")
     assert "No such game" in a.title()
     context.close()
+
+
+def test_keys_reach_a_tenth_choice_and_focus_stays_on_the_choices(site):
+    """A Tapeo hand can hold all 10 kinds: the key 0 chooses the 10th. After every move the
+    redrawn choices get the focus back (the same place, else the first)."""
+    url, store, browser = site
+    page = browser.new_page()
+    # seed 3249, 2 players: the first hand of 10 holds one of each of the 10 kinds (found by
+    # searching seeds with tapeo_env.rules.engine.new_game)
+    r = page.request.post(url + "/api/games", data={"game": "tapeo", "players": 2, "seed": 3249,
+                                                    "opponents": ["random"]})
+    gid = r.json()["id"]
+    page.goto(f"{url}/game/{gid}")
+    page.wait_for_selector("body[data-step='0']")
+    buttons = page.locator("button.choice")
+    assert buttons.count() == 10 and buttons.nth(9).get_attribute("aria-label").startswith("0: ")
+    tenth = int(buttons.nth(9).get_attribute("data-action"))
+    page.keyboard.press("0")
+    page.wait_for_selector("body[data-step='1']")
+    game = store.get(gid)
+    assert game.session.state.reveals[0][0][0] == tenth                 # your pick, revealed
+    focused = "() => document.activeElement.matches('button.choice')"
+    assert page.evaluate(focused) and page.evaluate("() => document.activeElement === "
+                                                     "document.querySelector('button.choice')")
+    page.locator("button.choice").nth(2).focus()
+    page.keyboard.press("Enter")                                        # the 3rd choice, by Tab/Enter
+    page.wait_for_selector("body[data-step='2']")
+    assert page.evaluate("() => [...document.querySelectorAll('button.choice')].indexOf(document.activeElement)") == 2
+    page.close()

@@ -45,6 +45,21 @@ def default_config_path(game: str) -> Path:
     return CONFIG_DIR / f"{game}.toml"
 
 
+def read_toml(path: str | Path) -> dict[str, Any]:
+    """The TOML file ``path`` as a dict (data only).
+
+    Raises:
+        ConfigError: missing file, or not valid TOML (the parser's message).
+    """
+    try:
+        with open(path, "rb") as f:
+            return tomllib.load(f)
+    except FileNotFoundError:
+        raise ConfigError(f"no config file {path}") from None
+    except tomllib.TOMLDecodeError as e:
+        raise ConfigError(f"{path}: not valid TOML: {e}") from e
+
+
 def load_config(game: str, path: Optional[str | Path] = None) -> dict[str, dict[str, Any]]:
     """Read a config file (default: the game's) as ``{section: {key: value}}``.
 
@@ -52,13 +67,7 @@ def load_config(game: str, path: Optional[str | Path] = None) -> dict[str, dict[
         ConfigError: missing or malformed file, unknown section, or a key in two sections.
     """
     path = Path(path) if path else default_config_path(game)
-    try:
-        with open(path, "rb") as f:
-            cfg = tomllib.load(f)
-    except FileNotFoundError:
-        raise ConfigError(f"no config file {path}") from None
-    except tomllib.TOMLDecodeError as e:
-        raise ConfigError(f"{path}: not valid TOML: {e}") from e
+    cfg = read_toml(path)
     seen: dict[str, str] = {}
     for section, values in cfg.items():
         if section not in SECTIONS or not isinstance(values, dict):

@@ -46,7 +46,7 @@ CHUNK_DECISIONS = 5_000
 def collect_teacher_decisions(game: str, teacher: str, player_counts: Sequence[int], num_decisions: int,
                               seed: int = 0, reward_scheme: str = "win_loss", gamma: float = 1.0,
                               env_options: Optional[dict] = None, teacher_options: Optional[dict] = None,
-                              workers: int = 1) -> dict[str, np.ndarray]:
+                              workers: int = 1, action_values: bool = False, opponents: str = "") -> dict[str, np.ndarray]:
     """Decisions of ``teacher`` playing every seat, until ``num_decisions`` are recorded.
 
     The decisions are recorded in chunks of :data:`CHUNK_DECISIONS` (seeded per chunk, see there),
@@ -67,6 +67,12 @@ def collect_teacher_decisions(game: str, teacher: str, player_counts: Sequence[i
             ``"raise"`` and ``reward_scheme`` is the argument above.
         teacher_options: keyword options of the teacher bot (e.g. ``{"determinizations": 16}``).
         workers: processes recording chunks in parallel (int >= 1; 1 = this process).
+        action_values: also record the values the teacher chose from (a search bot with
+            ``decide``, :class:`hod.agents.base.CandidateSearchBot`): the expert-iteration
+            targets of :mod:`hod.training.expert_iteration`.
+        opponents: ``""``: the teacher plays every seat; else a registered bot name: per game the
+            teacher plays one seat (drawn) and this bot the others, and only the teacher's
+            decisions are recorded (the positions of the teacher against that opponent).
 
     Returns:
         ``{"observation": float32 (N, obs_size), "action_mask": int8 (N, A), "action": int64 (N,),
@@ -74,12 +80,15 @@ def collect_teacher_decisions(game: str, teacher: str, player_counts: Sequence[i
         discounted return from there: ``sum_{m=j}^{k-1} gamma ** (m - j) * r_m``, where ``r_m`` is
         the reward the seat receives after its decision m and before its decision m + 1 (for
         the last one, until the game ends). With rewards only at the end this is
-        ``gamma ** (k - 1 - j) * final reward``.
+        ``gamma ** (k - 1 - j) * final reward``. With ``action_values`` also ``"action_values":
+        float32 (N, A)``, each searched candidate's value and NaN elsewhere (all NaN where the
+        teacher played a lone candidate without search).
 
     Raises:
         ConfigError: unknown game or bot name, ``num_decisions`` or ``workers`` not an int >= 1, no
             table size or an illegal one (the messages name the legal values), an unknown env or
-            teacher option, or a search teacher for a game without ``sample_consistent_state``.
+            teacher option, a search teacher for a game without ``sample_consistent_state``, or
+            ``action_values`` with a teacher that does not search candidates.
     """
 
     mod = env_module(game)
@@ -95,15 +104,20 @@ def collect_teacher_decisions(game: str, teacher: str, player_counts: Sequence[i
         raise ConfigError(f"teacher_options={teacher_options!r} must be a dict of the teacher's options, "
                           "e.g. {'determinizations': 16}")
     probe = agents.make(game, teacher, seed=0, **(teacher_options or {}))   # unknown bot or option: ConfigError
+    if opponents:
+        agents.make(game, opponents, seed=0)   # unknown bot: ConfigError naming the registered ones
     if getattr(probe, "needs_belief", False) and not hasattr(mod, "sample_consistent_state"):
         raise ConfigError(f"teacher {teacher!r} needs belief samples but {game!r} provides no sample_consistent_state")
+    if action_values and not callable(getattr(probe, "decide", None)):
+        raise ConfigError(f"teacher {teacher!r} gives no action values; legal teachers with action values for "
+                          f"{game!r}: {value_teachers(game)}")
     opts = dict(env_options or {})
     opts.update(illegal_action="raise", reward_scheme=reward_scheme)
     sizes = [CHUNK_DECISIONS] * (num_decisions // CHUNK_DECISIONS)
     if num_decisions % CHUNK_DECISIONS:
         sizes.append(num_decisions % CHUNK_DECISIONS)
     jobs = [(game, teacher, dict(teacher_options or {}), counts, size,
-             seed if i == 0 else np.random.SeedSequence([seed, i]), gamma, opts)
+             seed if i == 0 else np.random.SeedSequence([seed, i]), gamma, opts, bool(action_values), opponents)
             for i, size in enumerate(sizes)]
     if workers == 1 or len(jobs) == 1:
         parts = [_collect_chunk(*job) for job in jobs]
@@ -112,6 +126,14 @@ def collect_teacher_decisions(game: str, teacher: str, player_counts: Sequence[i
         with ProcessPoolExecutor(min(workers, len(jobs)), mp_context=multiprocessing.get_context("spawn")) as ex:
             parts = list(ex.map(_collect_chunk, *zip(*jobs)))
     return {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
+
+
+def value_teachers(game: str) -> list[str]:
+    """Registered bots of ``game`` that give action values (a ``decide`` method: the search bots,
+    :class:`hod.agents.base.CandidateSearchBot`, and Ronda Robada's ``expert``, whose values are
+    its planner's)."""
+    return [n for n in agents.names(game)
+            if isinstance(f := agents.factory(game, n), type) and callable(getattr(f, "decide", None))]
 
 
 #: Version of the cache files of :func:`cached_teacher_decisions` (part of their key).
@@ -158,18 +180,23 @@ def cached_teacher_decisions(cache_dir: Optional[str], **kwargs: Any) -> dict[st
         "num_decisions": int(kwargs.get("num_decisions")), "seed": int(kwargs.get("seed", 0)),
         "reward_scheme": kwargs.get("reward_scheme", "win_loss"), "gamma": float(kwargs.get("gamma", 1.0)),
         "env_options": dict(kwargs.get("env_options") or {}),
+        **({"action_values": True} if kwargs.get("action_values") else {}),   # absent: the keys of older caches
+        **({"opponents": kwargs["opponents"]} if kwargs.get("opponents") else {}),
         "layout": [layout.game, layout.version, layout.size], "chunk": CHUNK_DECISIONS, "format": CACHE_FORMAT,
     }
     key = hashlib.sha256(json.dumps(keyed, sort_keys=True, default=str).encode()).hexdigest()[:16]
     path = folder / f"bc_{key}.npz"
     n = keyed["num_decisions"]
     shapes = {"observation": (n, layout.size), "action": (n,), "value_target": (n,)}
+    if keyed.get("action_values"):
+        shapes["action_values"] = (n, get_game(game).num_actions)
     if path.exists():
         why = "wrong keys or shapes"
         try:
             # data only: an object array (a pickle) raises here and is never unpickled
             with np.load(path, allow_pickle=False) as f:
-                data = {k: f[k] for k in ("observation", "action_mask", "action", "value_target")}
+                data = {k: f[k] for k in ("observation", "action_mask", "action", "value_target")
+                        + (("action_values",) if keyed.get("action_values") else ())}
             if all(data[k].shape == v for k, v in shapes.items()) and data["action_mask"].shape[0] == n \
                     and data["action_mask"].ndim == 2 and all(a.dtype.kind in "biuf" for a in data.values()):
                 return data
@@ -184,21 +211,28 @@ def cached_teacher_decisions(cache_dir: Optional[str], **kwargs: Any) -> dict[st
 
 
 def _collect_chunk(game: str, teacher: str, teacher_options: dict, counts: list, num_decisions: int,
-                   seed: Any, gamma: float, opts: dict) -> dict[str, np.ndarray]:
+                   seed: Any, gamma: float, opts: dict, action_values: bool = False,
+                   opponents: str = "") -> dict[str, np.ndarray]:
     """One chunk of :func:`collect_teacher_decisions` (arguments checked there): whole seeded
     games until ``num_decisions`` are recorded, the last game cut where the chunk is full."""
 
     mod = env_module(game)
     sampler = getattr(mod, "sample_consistent_state", None)
     rng = np.random.default_rng(seed)
-    obs, masks, acts, targets = [], [], [], []
+    obs, masks, acts, targets, qs = [], [], [], [], []
     while len(acts) < num_decisions:
         n = int(rng.choice(counts))
         env = mod.raw_env(num_players=n, **opts)
         env.reset(seed=int(rng.integers(2**31)))
         bots = {a: agents.make(game, teacher, seed=int(rng.integers(2**31)), **teacher_options) for a in env.agents}
+        recorded = list(env.agents)
+        if opponents:   # the teacher in one seat (drawn), the opponent bot in the others; only the teacher recorded
+            recorded = [env.agents[int(rng.integers(n))]]
+            for a in env.agents:
+                if a not in recorded:
+                    bots[a] = agents.make(game, opponents, seed=int(rng.integers(2**31)))
         seat_of = {a: i for i, a in enumerate(env.possible_agents)}
-        rows: dict[str, list[int]] = {a: [] for a in env.agents}
+        rows: dict[str, list[int]] = {a: [] for a in recorded}
         after: dict[str, list[float]] = {a: [] for a in env.agents}   # reward after each decision
         for agent in env.agent_iter():
             o, r, term, trunc, _ = env.last()
@@ -210,7 +244,18 @@ def _collect_chunk(game: str, teacher: str, teacher_options: dict, counts: list,
             # every registry bot takes the optional belief; only search bots draw from it
             belief = None if sampler is None else (
                 lambda g, seat=seat_of[agent]: sampler(env.unwrapped.game_state, seat, g))
-            a = int(bots[agent].act(o, belief))
+            if agent not in rows:   # an opponent seat: played, not recorded
+                env.step(int(bots[agent].act(o, belief)))
+                continue
+            if action_values:   # the teacher's choice and the values it chose from
+                a, vals = bots[agent].decide(o, belief)
+                q = np.full(len(o["action_mask"]), np.nan, np.float32)
+                for k, v in vals.items():
+                    q[int(k)] = v
+                qs.append(q)
+                a = int(a)
+            else:
+                a = int(bots[agent].act(o, belief))
             rows[agent].append(len(acts))
             after[agent].append(0.0)
             obs.append(np.array(o["observation"], np.float32))
@@ -224,17 +269,25 @@ def _collect_chunk(game: str, teacher: str, teacher_options: dict, counts: list,
                 ret = r + gamma * ret
                 targets[i] = ret
     sl = slice(0, num_decisions)
-    return {"observation": np.stack(obs[sl]), "action_mask": np.stack(masks[sl]),
-            "action": np.array(acts[sl], np.int64), "value_target": np.array(targets[sl], np.float32)}
+    out = {"observation": np.stack(obs[sl]), "action_mask": np.stack(masks[sl]),
+           "action": np.array(acts[sl], np.int64), "value_target": np.array(targets[sl], np.float32)}
+    if action_values:
+        out["action_values"] = np.stack(qs[sl])
+    return out
 
 
 def behaviour_clone(model: Any, data: dict[str, np.ndarray], epochs: int, learning_rate: float,
                     batch_size: int = 1024, vf_coef: float = 0.5, seed: int = 0) -> dict[str, float]:
     """Fit ``model.policy`` (an sb3-contrib ``MaskablePPO`` policy) to the teacher's decisions.
 
+    The policy loss is the cross-entropy of the masked policy on the teacher's actions or, when
+    ``data`` holds ``"policy_target"`` (float32 (N, A) distributions over the legal actions, e.g.
+    a softmax of a search's values, :func:`hod.training.expert_iteration.search_targets`), on
+    those: ``-sum_a target[a] * log pi(a)``.
+
     Args:
         model: the MaskablePPO model (its policy is trained in place).
-        data: the output of :func:`collect_teacher_decisions`.
+        data: the output of :func:`collect_teacher_decisions`, optionally with ``"policy_target"``.
         epochs: passes over the data.
         learning_rate: Adam step size.
         batch_size: minibatch size.
@@ -261,6 +314,18 @@ def behaviour_clone(model: Any, data: dict[str, np.ndarray], epochs: int, learni
     masks = torch.as_tensor(data["action_mask"].astype(bool), device=dev)
     acts = torch.as_tensor(data["action"], device=dev)
     targ = torch.as_tensor(data["value_target"], device=dev)
+    soft = data.get("policy_target")
+    soft = None if soft is None else torch.as_tensor(np.asarray(soft, np.float32), device=dev)
+
+    def losses(sl):
+        """(policy loss per row, values) of the rows ``sl``."""
+        if soft is None:
+            values, log_prob, _ = policy.evaluate_actions(obs[sl], acts[sl], action_masks=masks[sl])
+            return -log_prob, values.flatten()
+        dist = policy.get_distribution(obs[sl], action_masks=masks[sl])
+        logp = torch.clamp(dist.distribution.logits, min=-1e4)   # masked entries: target 0, kept finite
+        return -(soft[sl] * logp).sum(dim=1), policy.predict_values(obs[sl]).flatten()
+
     opt = torch.optim.Adam(policy.parameters(), lr=learning_rate)
     rng = np.random.default_rng(seed)
     n = len(acts)
@@ -269,8 +334,8 @@ def behaviour_clone(model: Any, data: dict[str, np.ndarray], epochs: int, learni
         order = rng.permutation(n)
         for s in range(0, n, batch_size):
             idx = torch.as_tensor(order[s:s + batch_size], device=dev)
-            values, log_prob, _ = policy.evaluate_actions(obs[idx], acts[idx], action_masks=masks[idx])
-            loss = -log_prob.mean() + vf_coef * torch.mean((values.flatten() - targ[idx]) ** 2)
+            pi_loss, values = losses(idx)
+            loss = pi_loss.mean() + vf_coef * torch.mean((values - targ[idx]) ** 2)
             opt.zero_grad()
             loss.backward()
             torch.nn.utils.clip_grad_norm_(policy.parameters(), 0.5)
@@ -280,11 +345,11 @@ def behaviour_clone(model: Any, data: dict[str, np.ndarray], epochs: int, learni
         ce, correct, mse = 0.0, 0, 0.0
         for s in range(0, n, 8192):
             sl = slice(s, s + 8192)
-            values, log_prob, _ = policy.evaluate_actions(obs[sl], acts[sl], action_masks=masks[sl])
+            pi_loss, values = losses(sl)
             dist = policy.get_distribution(obs[sl], action_masks=masks[sl].cpu().numpy())
             pred = dist.distribution.probs.argmax(dim=1)
-            ce += float(-log_prob.sum())
+            ce += float(pi_loss.sum())
             correct += int((pred == acts[sl]).sum())
-            mse += float(((values.flatten() - targ[sl]) ** 2).sum())
+            mse += float(((values - targ[sl]) ** 2).sum())
     return {"accuracy": correct / n, "cross_entropy": ce / n, "value_mse": mse / n,
             "seconds": round(time.perf_counter() - t0, 1)}

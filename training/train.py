@@ -147,8 +147,8 @@ class Trainer:
                                      device=c["device"], **ppo_kwargs)
             self.imitation = self._warm_start() if c.get("bc_teacher") else None
         self.start_steps = int(self.model.num_timesteps)
-        self._probe = None          # positions of the policy diagnostics (policy_diagnostics), made when first needed
-        self.diagnostics: list[dict] = []
+        self._diag = PolicyDiagnostics(game, c, self.env_options, self.out)
+        self.diagnostics: list[dict] = self._diag.rows   # the rows of policy_diagnostics.json
         self.learn_time = 0.0
         self.eval_time = 0.0
 
@@ -196,24 +196,15 @@ class Trainer:
         return rows
 
     def policy_diagnostics(self, record: bool = True) -> dict:
-        """State dependence and saturation of the current policy (:mod:`hod.training.diagnostics`) on
-        :data:`PROBE_POSITIONS` decisions of the ``random`` bot at the ``eval_players`` table sizes (seeded
-        by ``eval_seed``: the same positions every time). With ``record`` the row (``steps`` added)
-        is appended to :attr:`diagnostics` and written to ``policy_diagnostics.json``."""
+        """State dependence and saturation of the current policy (:class:`PolicyDiagnostics`); with
+        ``record`` the row is appended to :attr:`diagnostics` and written to ``policy_diagnostics.json``."""
         t0 = time.perf_counter()
-        if self._probe is None:
-            opts = {k: v for k, v in self.env_options.items() if k not in ("reward_scheme", "illegal_action")}
-            self._probe = probe_positions(self.game, self.c["eval_players"], PROBE_POSITIONS,
-                                          seed=self.c["eval_seed"], env_options=opts)
-        rep = policy_report(self.numpy_policy(), *self._probe, get_game(self.game).action_names)
-        rep = {"steps": int(self.model.num_timesteps), **rep}
-        if record:
-            self.diagnostics.append(rep)
-            atomic_write_json(self.out / "policy_diagnostics.json", self.diagnostics)
+        rep = self._diag(self.numpy_policy(), int(self.model.num_timesteps), record)
         self.eval_time += time.perf_counter() - t0
         return rep
 
     def wall_clock(self) -> float:
+        """Seconds of training of the whole run: earlier sessions' (from a resumed checkpoint) plus this one's."""
         return self.wall_clock_before + (time.perf_counter() - self._t_start)
 
     def steps_per_s(self) -> float:
@@ -284,6 +275,47 @@ class Trainer:
                  f"{summary['wall_clock_s']} s, {summary['env_steps_per_s']} steps/s (evaluation excluded); "
                  f"checkpoint {path}")
         return summary
+
+
+class PolicyDiagnostics:
+    """The policy diagnostics of a training run, shared by the SB3 and the RLlib trainers: state
+    dependence and saturation (:func:`hod.training.diagnostics.policy_report`) on
+    :data:`PROBE_POSITIONS` decisions of the ``random`` bot at the ``eval_players`` table sizes of
+    the flat config ``c``, seeded by ``eval_seed`` (the same positions every time, recorded when
+    first needed), under the training tables' rule options ``env_options``.
+
+    Calling it with a :class:`~hod.training.numpy_policy.NumpyPolicy` and the learner step count
+    returns the row ``{"steps", "state_dependence", "ranking", "ranking_names", "decisions",
+    "saturated", "unit_std"}``; with ``record`` the row is appended to :attr:`rows` and
+    ``out/policy_diagnostics.json`` is rewritten (atomically). :meth:`scalars` names the row's
+    TensorBoard scalars (``policy/...``).
+    """
+
+    def __init__(self, game: str, c: dict, env_options: dict, out: str | Path) -> None:
+        self.game, self.c, self.out = game, c, Path(out)
+        self.env_options = {k: v for k, v in env_options.items() if k not in ("reward_scheme", "illegal_action")}
+        self.probe: Optional[tuple[np.ndarray, np.ndarray]] = None
+        self.rows: list[dict] = []
+
+    def __call__(self, policy, steps: int, record: bool = True) -> dict:
+        if self.probe is None:
+            self.probe = probe_positions(self.game, self.c["eval_players"], PROBE_POSITIONS, seed=self.c["eval_seed"],
+                                         env_options=self.env_options)
+        rep = {"steps": int(steps), **policy_report(policy, *self.probe, get_game(self.game).action_names)}
+        if record:
+            self.rows.append(rep)
+            atomic_write_json(self.out / "policy_diagnostics.json", self.rows)
+        return rep
+
+    @staticmethod
+    def scalars(rep: dict) -> dict[str, float]:
+        """The TensorBoard scalars of a row: ``policy/state_dependence``, and per hidden layer ``k``
+        (from 1) ``policy/saturated_layer<k>`` and ``policy/unit_std_layer<k>``."""
+        out = {"policy/state_dependence": float(rep["state_dependence"])}
+        for k, (sat, std) in enumerate(zip(rep["saturated"], rep["unit_std"])):
+            out[f"policy/saturated_layer{k + 1}"] = float(sat)
+            out[f"policy/unit_std_layer{k + 1}"] = float(std)
+        return out
 
 
 def build_model_card(game: str, cfg: dict, obs_size: int, num_actions: int, encoder: str, rules: dict,
@@ -384,11 +416,8 @@ def _make_callback_class():
             self.logger.record("selfplay/pool_snapshots", len(self.t.pool.past))
             self.logger.record("selfplay/env_steps_per_s", self.t.steps_per_s())
             if self.num_timesteps >= self.next_diag:
-                rep = self.t.policy_diagnostics()
-                self.logger.record("policy/state_dependence", rep["state_dependence"])
-                for k, (sat, std) in enumerate(zip(rep["saturated"], rep["unit_std"])):
-                    self.logger.record(f"policy/saturated_layer{k + 1}", sat)
-                    self.logger.record(f"policy/unit_std_layer{k + 1}", std)
+                for name, value in PolicyDiagnostics.scalars(self.t.policy_diagnostics()).items():
+                    self.logger.record(name, value)
                 self.next_diag = self.num_timesteps + DIAGNOSTICS_EVERY
 
     return SelfPlayCallback

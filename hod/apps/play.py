@@ -25,6 +25,7 @@ from typing import Callable, Optional, Sequence, TextIO
 
 import numpy as np
 
+from hod.core.deal import game_seed
 from hod.core.errors import ConfigError
 
 from hod.agents.onnx_policy import shipped_opponents
@@ -124,7 +125,7 @@ def default_opponent(game: str, notices: Optional[list[str]] = None, num_players
 
 
 def parse_opponents(game: str, values: Optional[Sequence[str]], num_opponents: int,
-                    notices: Optional[list[str]] = None) -> list[str]:
+                    notices: Optional[list[str]] = None, what: str = "--opponents", commas: bool = True) -> list[str]:
     """Bot names of the opponent seats, in seat order after the person's seat.
 
     Args:
@@ -133,6 +134,8 @@ def parse_opponents(game: str, values: Optional[Sequence[str]], num_opponents: i
             commas (``expert,random``).
         num_opponents: number of opponent seats (players - 1).
         notices: where :func:`default_opponent` appends its notice when it falls back.
+        what: the option's name in messages (``"opponents"`` for the web API's field).
+        commas: split names at commas (the command line); False takes each value as one name.
 
     Returns:
         ``num_opponents`` registered names.
@@ -147,7 +150,7 @@ def parse_opponents(game: str, values: Optional[Sequence[str]], num_opponents: i
     n = num_opponents + 1
     if not values:
         return [default_opponent(game, notices, n)] * num_opponents
-    split = [v.strip() for value in values for v in value.split(",") if v.strip()]
+    split = [v.strip() for value in values for v in value.split(",") if v.strip()] if commas else list(values)
     registered = names(game)
     for name in split:
         if name not in registered:
@@ -164,8 +167,9 @@ def parse_opponents(game: str, values: Optional[Sequence[str]], num_opponents: i
     if len(split) == 1:
         return split * num_opponents
     if len(split) != num_opponents:
-        raise ConfigError(f"--opponents takes 1 name or {num_opponents} (one per opponent seat), "
-                          f"got {len(split)}: {split}")
+        expected = ("1 name (the one opponent seat)" if num_opponents == 1 else
+                    f"1 name (every opponent seat) or {num_opponents} (one per opponent seat)")
+        raise ConfigError(f"{what} takes {expected}, got {len(split)}: {split}; registered bots: {registered}")
     return split
 
 
@@ -266,7 +270,10 @@ def parse_table(ap: argparse.ArgumentParser, game: str, argv: Optional[Sequence[
         bots = parse_opponents(game, args.opponents, n - 1, notices)
     except ConfigError as e:
         ap.error(str(e))
-    seed = args.seed if args.seed is not None else int(np.random.SeedSequence().generate_state(1)[0] % 10**6)
+    try:
+        seed = game_seed(args.seed)   # a fresh one: OS entropy over 0..2**63-1 (too many to try)
+    except ConfigError as e:
+        ap.error(f"--seed: {e}")
     others = [(args.seat + k) % n for k in range(1, n)]
     record = None
     if not args.no_record:

@@ -130,6 +130,13 @@ class PoolVectorEnv(gymnasium.vector.VectorEnv):
         return obs
 
     def reset(self, *, seed: Optional[int] = None, options: Optional[dict] = None):
+        """Deal a new game at every table (``seed``: the tables' seed, None: keep the stream;
+        ``options`` unused) after giving the tables the pool's current opponents.
+
+        Returns:
+            ``(obs, {})``: ``obs`` the batched observation dict, ``"observation"`` float32
+            (num_envs, obs_size) and ``"action_mask"`` int8 (num_envs, num_actions); no slot is held.
+        """
         self.opponents.push_if_changed(self.venv)
         obs, _ = self.venv.reset(seed=seed)
         self._pending[:] = False

@@ -19,6 +19,7 @@ learner and our data-only checkpoints (:mod:`hod.training.checkpoint`) by name
 """
 from __future__ import annotations
 
+import logging
 from typing import Any, Optional
 
 import numpy as np
@@ -29,6 +30,24 @@ from ray.rllib.core.rl_module.torch import TorchRLModule
 from torch import nn
 
 from hod.training.numpy_policy import HUGE_NEG, NumpyPolicy
+
+#: RLlib 2.60's ``RLModule.__init__`` builds a deprecated ``RLModuleConfig`` itself, so it logs
+#: "``RLModule(config=[RLModuleConfig object])`` has been deprecated" even for a module built the
+#: new way (keyword spaces and ``model_config``, as ``RLModuleSpec.build`` builds ours); a known
+#: RLlib issue (ray-project/ray#51630). :class:`_DropModuleConfigWarning` drops that one message.
+SPURIOUS_DEPRECATION = "RLModule(config=[RLModuleConfig object])"
+
+
+class _DropModuleConfigWarning(logging.Filter):
+    """Logging filter of Ray's deprecation logger: drops the :data:`SPURIOUS_DEPRECATION` message only."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return SPURIOUS_DEPRECATION not in record.getMessage()
+
+
+_deprecation_logger = logging.getLogger("ray._common.deprecation")
+if not any(isinstance(f, _DropModuleConfigWarning) for f in _deprecation_logger.filters):
+    _deprecation_logger.addFilter(_DropModuleConfigWarning())
 
 OBS_KEY = "observation"
 MASK_KEY = "action_mask"
@@ -52,7 +71,9 @@ def _orthogonal(module: nn.Module, gain: float) -> None:
 class MaskedActorCritic(TorchRLModule, ValueFunctionAPI):
     """Masked actor-critic MLP over our ``{"observation", "action_mask"}`` observations.
 
-    Built by RLlib from an ``RLModuleSpec(module_class=MaskedActorCritic, model_config={...})``:
+    Built by RLlib from an ``RLModuleSpec(module_class=MaskedActorCritic, model_config={...})``
+    (or directly: ``MaskedActorCritic(observation_space=..., action_space=..., model_config=...)``,
+    RLlib's keyword constructor; the deprecated ``config=RLModuleConfig(...)`` is not used):
     ``observation_space`` must be a ``Dict`` with a ``Box`` ``"observation"`` of shape
     ``(obs_size,)`` and an ``"action_mask"`` ``Box`` of shape ``(num_actions,)``;
     ``action_space`` a ``Discrete(num_actions)``.

@@ -25,13 +25,19 @@ batch grows with the env runners (``--env-runners``) and is split among the lear
 with the opponents inside the env, or RLlib's ``PettingZooEnv`` with every seat a learner and no
 pool), ``--env-runners``, ``--learners``, ``--address`` (a Ray cluster: ``auto`` or
 ``ray://host:10001``; default: a Ray started in this process and stopped at the end) and
-``--num-cpus`` (that local Ray's CPUs). ``bc_teacher`` (the warm start) is SB3-only.
+``--num-cpus`` (that local Ray's CPUs; refused with ``--address``). The warm start (``bc_teacher``
+and the other ``bc_*`` keys) is SB3-only: their flags are refused. Env runners and learners take
+one CPU each (:func:`cpus_needed`): more than Ray has is refused before anything starts, instead
+of waiting for them without end.
 
 A run writes to ``--out`` (default ``runs/<game>_rllib_s<seed>``) what the SB3 trainer writes:
 ``checkpoints/latest.zip``, ``step_<N>.zip``, ``final.zip`` (our data-only format, through
 :mod:`hod.training.rllib.bridge`: ``python -m hod.training.export`` turns them into ONNX + model card,
 ``--resume`` continues from them), ``tb/`` TensorBoard logs, ``eval.json`` and
-``learning_curve.png`` (the same tournament evaluation), ``config.json``.
+``learning_curve.png`` (the same tournament evaluation), ``policy_diagnostics.json`` and the
+``policy/`` TensorBoard scalars (the same diagnostics, :class:`hod.training.train.PolicyDiagnostics`),
+``config.json`` (written once Ray is up: a run that cannot reach Ray writes nothing). A local Ray
+keeps its session folder (logs) in a temporary folder removed at the end, not in ``/tmp/ray``.
 """
 from __future__ import annotations
 
@@ -39,7 +45,10 @@ import argparse
 import functools
 import json
 import os
+import shutil
+import socket
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Any, Optional
@@ -55,7 +64,8 @@ from hod.training import config as config_mod
 from hod.training.blas_threads import set_blas_threads
 from hod.training.checkpoint import load_checkpoint
 from hod.training.pool import OpponentPool
-from hod.training.train import build_model_card, evaluate_and_record, parse_args, run_folder
+from hod.training.train import (DIAGNOSTICS_EVERY, PolicyDiagnostics, build_model_card, evaluate_and_record,
+                                parse_args, run_folder)
 
 PATHS = ("fast", "per-agent")
 FAST_MODULE = "default_policy"     # RLlib's single-agent module id
@@ -64,6 +74,46 @@ SHARED_MODULE = "shared"           # the per-agent path's one module for every s
 LOOPBACK_VAR = "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"
 #: Environment variable RLlib's processes get (threads of torch and BLAS per process).
 THREAD_VARS = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS")
+#: Seconds to wait for a TCP connection to a cluster's ``host:port`` before ``ray.init`` (which
+#: otherwise retries for minutes).
+CONNECT_TIMEOUT_S = 5.0
+
+
+def cpus_needed(env_runners: int, learners: int, gpu: bool = False) -> int:
+    """CPUs the algorithm's Ray actors reserve: 1 per env runner (``num_cpus_per_env_runner=1``) and
+    1 per learner actor (RLlib's ``num_cpus_per_learner="auto"``: 1 without a GPU, 0 with one). The
+    driver (this process: sampling with 0 env runners, updating with 0 learners) reserves none,
+    since the algorithm is built outside Ray Tune. Ray waits without end for actors whose CPUs the
+    cluster does not have, so the trainer checks this count first (:meth:`RLlibTrainer.start`)."""
+    return int(env_runners) + (0 if gpu else int(learners))
+
+
+def _fits(cpus: int) -> str:
+    """The advice of the resource errors: what fits in ``cpus`` CPUs."""
+    return (f"what fits: --env-runners + --learners <= {cpus} (e.g. --env-runners {max(0, cpus)} --learners 0)"
+            if cpus >= 1 else "what fits: --env-runners 0 --learners 0")
+
+
+def _check_reachable(address: str) -> None:
+    """Fail fast when a cluster ``address`` (``HOST:PORT`` or ``ray://HOST:PORT``) does not accept
+    a TCP connection within :data:`CONNECT_TIMEOUT_S`; ``auto``/``local`` are left to ``ray.init``.
+
+    Raises:
+        ConfigError: a malformed address or one that does not answer (named with the reason).
+    """
+    if address in ("auto", "local"):
+        return
+    hostport = address.split("://", 1)[1] if "://" in address else address
+    host, sep, port = hostport.rpartition(":")
+    if not sep or not host or not port.isdigit():
+        raise ConfigError(f"--address {address!r}; legal: auto, HOST:PORT (the head's GCS, port 6379 by default) or "
+                          f"ray://HOST:PORT (Ray Client, port 10001)")
+    try:
+        with socket.create_connection((host, int(port)), timeout=CONNECT_TIMEOUT_S):
+            pass
+    except OSError as e:
+        raise ConfigError(f"--address {address}: no Ray cluster answers at {host}:{port} within "
+                          f"{CONNECT_TIMEOUT_S:g} s ({e}); start one (ray start --head) or fix the address") from e
 
 
 def _shared_policy(agent_id, episode, **kwargs) -> str:
@@ -90,14 +140,16 @@ class RLlibTrainer:
         env_runners: Ray actors stepping envs (0: sampling in the driver).
         learners: Ray actors updating the network (0: in the driver).
         address: Ray cluster address (None: start a local Ray, stopped by :meth:`close`).
-        num_cpus: CPUs of the local Ray (None: Ray's count of this machine).
+        num_cpus: CPUs of the local Ray (None: this machine's count); not with ``address``.
         progress: show a tqdm progress bar. env_options: extra env options (``illegal_action`` is
             always ``"raise"``). log: where messages go (None: silent).
 
     Raises:
         ConfigError: an invalid configuration (the schema), a key the RLlib trainer does not
-            support (``bc_teacher``), ``engine`` other than ``"batched"`` on the fast path, or
-            bad ``path``/``env_runners``/``learners``; CheckpointError: an unusable ``resume``.
+            support (``bc_teacher``), ``engine`` other than ``"batched"`` on the fast path,
+            bad ``path``/``env_runners``/``learners``/``num_cpus``, ``num_cpus`` with ``address``,
+            or env runners and learners that need more CPUs than the local Ray's
+            (:func:`cpus_needed`); CheckpointError: an unusable ``resume``.
     """
 
     def __init__(self, game: str, cfg: dict, out: str | Path, resume: Optional[str | Path] = None,
@@ -112,6 +164,18 @@ class RLlibTrainer:
         for name, v in (("env_runners", env_runners), ("learners", learners)):
             if isinstance(v, bool) or not isinstance(v, int) or v < 0:
                 raise ConfigError(f"--{name.replace('_', '-')} {v!r}; legal: an integer >= 0")
+        if num_cpus is not None and (isinstance(num_cpus, bool) or not isinstance(num_cpus, int) or num_cpus < 1):
+            raise ConfigError(f"--num-cpus {num_cpus!r}; legal: an integer >= 1 (default: this machine's "
+                              f"{os.cpu_count()})")
+        if num_cpus is not None and address:
+            raise ConfigError(f"--num-cpus {num_cpus} with --address {address}: a cluster's CPUs are those its "
+                              f"nodes declared (ray start --num-cpus); legal: --num-cpus without --address only")
+        if not address:
+            have = num_cpus or os.cpu_count() or 1
+            need = cpus_needed(env_runners, learners, str(c["device"]).startswith("cuda"))
+            if need > have:
+                raise ConfigError(f"--env-runners {env_runners} and --learners {learners} need {need} CPUs, the local "
+                                  f"Ray has {have} (--num-cpus); {_fits(have)}")
         if c.get("bc_teacher"):
             raise ConfigError(f"bc_teacher={c['bc_teacher']!r}: the RLlib trainer has no behaviour-cloning warm "
                               f"start; legal: '' (use python -m hod.training.train for it)")
@@ -156,6 +220,10 @@ class RLlibTrainer:
         self.start_steps = self.steps
         self.algo = None
         self._own_ray = False
+        self._ray_tmp: Optional[str] = None   # the own local Ray's temp folder (removed by close)
+        self._diag = PolicyDiagnostics(game, c, self.env_options, self.out)
+        #: the rows of ``policy_diagnostics.json`` (:class:`hod.training.train.PolicyDiagnostics`)
+        self.diagnostics: list[dict] = self._diag.rows
         self._sent: set[str] = set()
         self.eval_time = 0.0
         self.update_time = 0.0
@@ -214,19 +282,42 @@ class RLlibTrainer:
         return cfg.debugging(seed=c["seed"], log_level="ERROR")
 
     def start(self) -> None:
-        """Connect to Ray (``address``) or start a local Ray, then build the algorithm (and put a
-        resumed checkpoint's weights and Adam moments into its learner)."""
+        """Connect to Ray (``address``) or start a local Ray, check that its CPUs (and GPUs) hold the
+        env runners and learners, then build the algorithm (and put a resumed checkpoint's weights
+        and Adam moments into its learner).
+
+        A local Ray keeps its session (logs, sockets) in a temporary folder of its own, removed by
+        :meth:`close`. A cluster ``address`` is first tried with a TCP connection
+        (:data:`CONNECT_TIMEOUT_S`), so a wrong address fails in seconds.
+
+        Raises:
+            ConfigError: Ray cannot be started or reached (the reason in one line), or the cluster
+                lacks the CPUs/GPUs of ``env_runners`` and ``learners`` (what fits is named). Ray is
+                left as it was (a local Ray started here is shut down).
+        """
         import ray
 
         threads = str(self.c["torch_threads"])
         runtime_env = {"env_vars": {v: threads for v in THREAD_VARS}}
-        if not ray.is_initialized():
-            if self.address:
-                ray.init(address=self.address, runtime_env=runtime_env, log_to_driver=False)
-            else:
-                ray.init(num_cpus=self.num_cpus, include_dashboard=False, runtime_env=runtime_env,
-                         log_to_driver=False)
-                self._own_ray = True
+        try:
+            if not ray.is_initialized():
+                if self.address:
+                    _check_reachable(self.address)
+                    ray.init(address=self.address, runtime_env=runtime_env, log_to_driver=False)
+                else:
+                    self._ray_tmp = tempfile.mkdtemp(prefix="hod_ray_")
+                    self._own_ray = True
+                    ray.init(num_cpus=self.num_cpus, include_dashboard=False, runtime_env=runtime_env,
+                             log_to_driver=False, _temp_dir=self._ray_tmp)
+            self._check_resources(ray.cluster_resources(), ray.available_resources())
+        except ConfigError:
+            self.close()
+            raise
+        except (ConnectionError, ValueError, RuntimeError, TimeoutError, OSError) as e:
+            self.close()
+            where = f"the Ray cluster at {self.address}" if self.address else "a local Ray"
+            first = (str(e).strip().splitlines() or [type(e).__name__])[0]
+            raise ConfigError(f"cannot reach {where}: {type(e).__name__}: {first}") from e
         import torch
 
         torch.set_num_threads(self.c["torch_threads"])
@@ -241,17 +332,44 @@ class RLlibTrainer:
                                                     inference_only=True)
             self._resume_model = None
 
+    def _check_resources(self, total: dict, free: dict) -> None:
+        """Refuse env runners and learners that Ray's ``total`` resources (``ray.cluster_resources()``)
+        cannot hold, instead of waiting for them without end; log a warning when the ``free`` ones
+        (``ray.available_resources()``) cannot hold them now (the run then waits for other jobs).
+
+        Raises:
+            ConfigError: too few CPUs (or GPUs for ``device = "cuda"`` learners); what fits is named.
+        """
+        gpu = str(self.c["device"]).startswith("cuda")
+        need = cpus_needed(self.env_runners, self.learners, gpu)
+        have = int(total.get("CPU", 0))
+        where = f"the Ray cluster at {self.address}" if self.address else "the Ray of this process"
+        if need > have:
+            raise ConfigError(f"--env-runners {self.env_runners} and --learners {self.learners} need {need} CPUs, "
+                              f"{where} has {have}; {_fits(have)}")
+        if gpu and self.learners > int(total.get("GPU", 0)):
+            raise ConfigError(f"--learners {self.learners} with device {self.c['device']!r} need a GPU each, {where} "
+                              f"has {int(total.get('GPU', 0))}; legal: --learners <= the GPUs (or device 'cpu')")
+        if need > free.get("CPU", 0):
+            self.log(f"warning: {where} has {free.get('CPU', 0):g} of its {have} CPUs free now; the {need} this "
+                     f"run needs will be waited for")
+
     def close(self) -> None:
         """Stop the algorithm's actors; stop the local Ray this trainer started (by its own handle:
-        ``ray.shutdown()`` of this process, never ``ray stop``); a cluster is left running."""
+        ``ray.shutdown()`` of this process, never ``ray stop``) and remove its temporary session
+        folder; a cluster is left running."""
         import ray
 
         if self.algo is not None:
             self.algo.stop()
             self.algo = None
-        if self._own_ray and ray.is_initialized():
-            ray.shutdown()
+        if self._own_ray:
+            if ray.is_initialized():
+                ray.shutdown()
             self._own_ray = False
+        if self._ray_tmp is not None:
+            shutil.rmtree(self._ray_tmp, ignore_errors=True)
+            self._ray_tmp = None
 
     # ---- the policy, the pool --------------------------------------------------------------------
     def numpy_policy(self):
@@ -282,6 +400,7 @@ class RLlibTrainer:
         return rows
 
     def wall_clock(self) -> float:
+        """Seconds of training of the whole run: earlier sessions' (from a resumed checkpoint) plus this one's."""
         return self.wall_clock_before + (time.perf_counter() - self._t_start)
 
     def steps_per_s(self) -> float:
@@ -313,18 +432,34 @@ class RLlibTrainer:
     def run(self) -> dict[str, Any]:
         """Train until ``total_steps`` (or Ctrl-C); returns the summary of the SB3 trainer's
         :meth:`~hod.training.train.Trainer.run` (``checkpoint``, ``steps``, ``interrupted``,
-        ``wall_clock_s``, ``env_steps_per_s``, ``evaluation``) plus ``iterations`` and
-        ``update_s`` (learner time per iteration, mean). Ray is closed at the end (:meth:`close`)."""
+        ``wall_clock_s``, ``env_steps_per_s``, ``evaluation``, ``diagnostics``) plus ``iterations`` and
+        ``update_s`` (learner time per iteration, mean). Ray is closed at the end (:meth:`close`).
+        Nothing is written before Ray is up (:meth:`start`); Ctrl-C during start-up returns
+        ``interrupted`` with ``checkpoint`` None.
+
+        Raises:
+            ConfigError: Ray cannot be started or reached, or lacks the resources (:meth:`start`).
+        """
         from torch.utils.tensorboard import SummaryWriter
         from tqdm import tqdm
 
         c = self.c
+        self._t_start = time.perf_counter()
+        try:
+            if self.algo is None:
+                self.start()   # a failure to reach Ray raises here, before anything is written
+        except KeyboardInterrupt:
+            self.close()
+            self.log("interrupted while starting Ray: nothing written")
+            return {"checkpoint": None, "steps": int(self.steps), "interrupted": True, "wall_clock_s": 0.0,
+                    "env_steps_per_s": 0.0, "iterations": 0, "update_s": 0.0, "evaluation": [], "diagnostics": None}
+        except BaseException:
+            self.close()
+            raise
         self.out.mkdir(parents=True, exist_ok=True)
         atomic_write_json(self.out / "config.json", {"game": self.game, "rllib_path": self.path, **self.cfg})
-        self._t_start = time.perf_counter()
-        if self.algo is None:
-            self.start()   # a failure to reach Ray raises here, before anything is trained or saved
         interrupted, iterations = False, 0
+        next_diag = self.steps   # the first iteration's end logs the (nearly) untrained policy, as the SB3 trainer
         writer = SummaryWriter(str(self.out / "tb" / f"rllib_{self.path}"))
         bar = tqdm(total=c["total_steps"], initial=min(self.steps, c["total_steps"]), unit="step",
                    disable=not self.progress, desc=f"{self.game} rllib")
@@ -355,6 +490,9 @@ class RLlibTrainer:
                     next_snapshot = nxt(c["snapshot_every"])
                 self.push_pool(latest)
                 self._log(writer, result)
+                if self.steps >= next_diag:
+                    self._diagnose(writer, latest)
+                    next_diag = self.steps + DIAGNOSTICS_EVERY
                 if next_eval is not None and self.steps >= next_eval:
                     for r in self.evaluate(latest):
                         writer.add_scalar(f"eval/{r['num_players']}p_vs_{r['baseline']}", r["win_rate"], self.steps)
@@ -365,6 +503,8 @@ class RLlibTrainer:
                     next_ckpt = nxt(c["checkpoint_every"])
             if c["eval_every"] and (not self.history or self.history[-1]["steps"] != self.steps):
                 self.evaluate(self.numpy_policy())
+            if not self.diagnostics or self.diagnostics[-1]["steps"] != self.steps:
+                self._diagnose(writer, self.numpy_policy())   # the final policy's row, as the SB3 trainer
         except KeyboardInterrupt:
             interrupted = True
             self.log("interrupted: saving a checkpoint")
@@ -382,10 +522,20 @@ class RLlibTrainer:
             "checkpoint": str(path), "steps": int(self.steps), "interrupted": interrupted,
             "wall_clock_s": round(self.wall_clock(), 1), "env_steps_per_s": round(self.steps_per_s(), 1),
             "iterations": iterations, "update_s": round(self.update_time / max(1, iterations), 3), "evaluation": last,
+            "diagnostics": self.diagnostics[-1] if self.diagnostics and not interrupted else None,
         }
         self.log(f"{'stopped' if interrupted else 'done'}: {summary['steps']} steps, {summary['wall_clock_s']} s, "
                  f"{summary['env_steps_per_s']} steps/s (evaluation excluded); checkpoint {path}")
         return summary
+
+    def _diagnose(self, writer, policy) -> None:
+        """The SB3 trainer's policy diagnostics (:class:`hod.training.train.PolicyDiagnostics`): a row
+        of ``policy_diagnostics.json`` and the ``policy/`` TensorBoard scalars (time not counted in
+        the steps per second, as evaluation)."""
+        t0 = time.perf_counter()
+        for name, value in PolicyDiagnostics.scalars(self._diag(policy, self.steps)).items():
+            writer.add_scalar(name, value, self.steps)
+        self.eval_time += time.perf_counter() - t0
 
     def _log(self, writer, result: dict) -> None:
         """TensorBoard scalars of one iteration: ``rollout/`` (episode return and length), ``train/``
@@ -413,12 +563,15 @@ def _rllib_options(p: argparse.ArgumentParser) -> None:
     g.add_argument("--learners", type=int, default=0, help="Ray actors updating the network (0: in this process)")
     g.add_argument("--address", help="Ray cluster to join: auto, or ray://HEAD:10001 (default: a local Ray "
                                      "started and stopped by this command)")
-    g.add_argument("--num-cpus", type=int, help="CPUs of the local Ray (default: all of this machine)")
+    g.add_argument("--num-cpus", type=int, help="CPUs of the local Ray (default: all of this machine); must hold "
+                                                "--env-runners + --learners; not with --address")
 
 
 def main(argv: Optional[list[str]] = None) -> int:
     """Entry point of ``python -m hod.training.rllib``; returns 0, 130 after Ctrl-C, or 2 with a
-    one-line ``error: ...`` for a bad configuration, run folder or checkpoint (nothing written).
+    one-line ``error: ...`` for a bad configuration, run folder or checkpoint, a ``bc_*`` flag (the
+    warm start is SB3-only), too few CPUs for the env runners and learners, or a Ray that cannot be
+    started or reached (nothing written).
 
     Raises:
         SystemExit: argparse errors (status 2, usage printed).
@@ -429,13 +582,17 @@ def main(argv: Optional[list[str]] = None) -> int:
         # the local Ray of a one-machine run listens on 127.0.0.1 only (Ray reads this at import)
         os.environ.setdefault(LOOPBACK_VAR, "0")
     try:
+        bc = sorted(k for k, v in vars(args).items() if k.startswith("bc_") and v is not None)
+        if bc:
+            raise ConfigError(f"{', '.join(bc)}: the RLlib trainer has no behaviour-cloning warm start (the bc_* "
+                              f"keys); legal: leave them out (python -m hod.training.train has it)")
         out = run_folder(game, cfg, args, kind="_rllib")
         trainer = RLlibTrainer(game, cfg, out, resume=args.resume, path=args.path, env_runners=args.env_runners,
                                learners=args.learners, address=args.address, num_cpus=args.num_cpus,
                                progress=not args.no_progress)
+        summary = trainer.run()
     except (ConfigError, CheckpointError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
-    summary = trainer.run()
     print(json.dumps({k: v for k, v in summary.items() if k != "evaluation"}, indent=2))
     return 130 if summary["interrupted"] else 0

@@ -19,14 +19,13 @@ import threading
 from collections import OrderedDict
 from typing import Any, Optional, Sequence
 
-import numpy as np
-
 from hod.agents.registry import names, player_counts
 from hod.agents.strength import strength
 from hod.apps.play import GameSession, PlayOptions, Transcript, default_opponent, parse_opponents, player_labels, strength_label
 from hod.apps.play_robada import RANK_WORDS, RobadaSession, carta, need_text, points
 from hod.apps.play_tapeo import TAPA_NAMES, TapeoSession, scoring_hints, steals
 from hod.core.errors import ConfigError, check_seat
+from hod.core.deal import SEED_LIMIT
 from hod.core.games import get_game
 
 from robada_env.rules.actions import ACTION_NAMES as ROBADA_ACTIONS
@@ -36,6 +35,9 @@ from tapeo_env.rules.cards import KIND_NAMES, NUM_KINDS
 from tapeo_env.rules.engine import known_hands
 from tapeo_env.rules.scoring import ROUND_RULES, round_breakdown
 
+#: Seeds drawn by the server are below this: 2**53, the integers a JavaScript number (the page's
+#: JSON) holds exactly, far too many to try one by one.
+JS_SAFE_SEEDS = 2**53
 #: Games kept at once; beyond it the least recently used one is dropped (its page then gets 404).
 MAX_GAMES = 256
 
@@ -126,12 +128,15 @@ class WebGame:
                               f"{list(range(info.min_players, info.max_players + 1))}")
         seat = check_seat(seat, players)
         chosen = seed is not None
-        if seed is None:
-            seed = int(np.random.SeedSequence().generate_state(1)[0] % 10**6)
-        if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
-            raise ConfigError(f"seed={seed!r}; legal values: a non-negative int, or null for a fresh one")
+        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < SEED_LIMIT):
+            raise ConfigError(f"seed={seed!r}; legal values: an int in 0..2**64-1, or null for a fresh one")
+        # a fresh seed is drawn from OS entropy over 0..2**53-1, so the deal cannot be found by
+        # trying seeds against the first view (2**53 deals), and the page's JavaScript numbers
+        # hold it exactly when it is shown at the end
+        seed = secrets.randbelow(JS_SAFE_SEEDS) if seed is None else seed
         notices: list[str] = []
-        bots = parse_opponents(game, list(opponents) if opponents else None, players - 1, notices)
+        bots = parse_opponents(game, list(opponents) if opponents else None, players - 1, notices,
+                               what="opponents", commas=False)
         others = [(seat + k) % players for k in range(1, players)]
         table = PlayOptions(players=players, seat=seat, seed=seed, opponents=dict(zip(others, bots)),
                             record=None, notices=notices)
@@ -143,6 +148,7 @@ class WebGame:
         self.step = 0
         self._ended = False
         self._seen = 0          # transcript lines before the person's last decision
+        self._end_lines: Optional[int] = None   # transcript lines before the game-over text
         self.lock = threading.Lock()
         self.session.start()
         self._advance()
@@ -150,6 +156,8 @@ class WebGame:
     # -- playing -------------------------------------------------------------------------------
     @property
     def table(self) -> PlayOptions:
+        """The game's table options (:class:`hod.apps.play.PlayOptions`: size, the person's seat,
+        the seed, the bot of each computer seat)."""
         return self.session.table
 
     def over(self) -> bool:
@@ -169,6 +177,7 @@ class WebGame:
         end, tell the final scores once."""
         if self.over() and not self._ended:
             self._ended = True
+            self._end_lines = len(self.log.lines)   # the final scores: in the view's table, not in recent
             self.session.show_end()
 
     def play(self, step: object, action: object) -> None:
@@ -215,7 +224,8 @@ class WebGame:
         """Everything the page shows, from what the person's seat may know only: the table, the
         person's legal choices (with what each does), the transcript of every step so far
         (``log``) and of those since the person's last decision (``recent``: their own step and
-        every computer step after it), and at the end the result. JSON-ready (ints, strings,
+        every computer step after it; the game-over text, a score table, only in ``log``: the
+        final scores are the table's ``result``), and at the end the result. JSON-ready (ints, strings,
         lists)."""
         t = self.table
         seats = []
@@ -228,7 +238,7 @@ class WebGame:
         view = {"id": self.id, "game": self.game, "title": self.session.title, "players": t.players,
                 "seat": t.seat,
                 "seed": t.seed if self.seed_chosen or self.over() else None, "step": self.step, "over": self.over(), "seats": seats,
-                "log": list(self.log.lines), "recent": [x for x in self.log.lines[self._seen:] if x.strip()]}
+                "log": list(self.log.lines), "recent": [x for x in self.log.lines[self._seen:self._end_lines] if x.strip()]}
         view["table"] = self._table()
         view["choices"] = self._choices() if self._to_act() else []
         return view
@@ -410,7 +420,8 @@ class GameStore:
         with self._lock:
             g = self._games.get(game_id)
             if g is None:
-                raise UnknownGame(f"no game {game_id!r} (unknown id, or the server was restarted); start a new one at /")
+                raise UnknownGame(f"no game {game_id!r}: unknown id, dropped (the server keeps the {self.capacity} "
+                                  "most recently used games), or the server restarted; start a new one at /")
             self._games.move_to_end(game_id)
             return g
 

@@ -48,6 +48,11 @@ async function newGamePage() {
   $("form").addEventListener("submit", async (ev) => {
     ev.preventDefault();
     const seed = $("seed").value.trim();
+    if (seed !== "" && !(/^[0-9]+$/.test(seed) && Number.isSafeInteger(Number(seed)))) {
+      $("error").textContent = `seed ${seed}: legal values: a whole number in 0..${Number.MAX_SAFE_INTEGER} `
+        + "(the integers the page holds exactly), or empty for a fresh one";
+      return;
+    }
     const body = {game: document.querySelector("input[name=game]:checked").value, players: Number($("players").value),
                   seat: Number($("seat").value),
                   opponents: [...document.querySelectorAll(".opponent")].map((s) => s.value),
@@ -118,7 +123,7 @@ function drawTapeo(v) {
   $("table").replaceChildren(...parts);
   $("prompt").textContent = v.choices.length ? `Your hand (${t.in_hand} tapas): pick one` : "";
   $("choices").replaceChildren(...v.choices.map((c, i) => h("button", {class: "choice hand-tapa", "data-action": c.action,
-    title: c.label, "aria-label": `${i + 1}: ${c.label}`, onclick: () => play(c.action)},
+    title: c.label, "aria-label": `${keyOf(i)}: ${c.label}`, onclick: () => play(c.action)},
     tapa({kind: c.name, name: c.tapa, count: c.count}), h("span", {class: "hint", text: c.hint}))));
   if (t.result) drawResult(v, ["rounds", "churros", "churro_points", "final"], ["rounds", "churros kept", "churro points", "final"]);
 }
@@ -142,8 +147,8 @@ function drawRobada(v) {
   $("table").replaceChildren(...parts);
   $("prompt").textContent = v.choices.length ? "Your choice" : (v.over ? "" : "The computer is playing…");
   $("choices").replaceChildren(...v.choices.map((c, i) => h("button", {class: "choice", "data-action": c.action,
-    "aria-label": `${i + 1}: ${c.name}: ${c.label}`, onclick: () => play(c.action)},
-    h("b", {text: `${i + 1}. ${c.name}`}), " ", c.label)));
+    "aria-label": `${keyOf(i)}: ${c.name}: ${c.label}`, onclick: () => play(c.action)},
+    h("b", {text: `${keyOf(i)}. ${c.name}`}), " ", c.label)));
   if (t.result) drawResult(v, ["cards", "points"], ["pile cards", "points"]);
 }
 
@@ -171,22 +176,37 @@ function draw(v) {
   log.scrollTop = log.scrollHeight;
 }
 
+// The keys that choose the 1st..10th choice (a Tapeo hand can show all 10 kinds): 1..9, then 0.
+const CHOICE_KEYS = "1234567890";
+
+function keyOf(i) {
+  return CHOICE_KEYS[i] ?? "";
+}
+
+function focusChoice(index) {   // the buttons are redrawn after a move: focus the same place again
+  const buttons = document.querySelectorAll("button.choice");
+  if (buttons.length) buttons[Math.min(Math.max(index, 0), buttons.length - 1)].focus();
+}
+
 async function play(action) {
-  for (const b of document.querySelectorAll("button.choice")) b.disabled = true;
+  const buttons = [...document.querySelectorAll("button.choice")];
+  const index = buttons.indexOf(document.activeElement);
+  for (const b of buttons) b.disabled = true;
   const r = await api("POST", `/api/games/${gameId}/actions`, {step: current.step, action});
-  if (r.status === 200) { $("error").textContent = ""; draw(r.data); return; }
+  if (r.status === 200) { $("error").textContent = ""; draw(r.data); focusChoice(index); return; }
   $("error").textContent = r.data.error;
   draw((await api("GET", `/api/games/${gameId}`)).data);   // a stale page catches up
+  focusChoice(index);
 }
 
 async function gamePage() {
   const r = await api("GET", `/api/games/${gameId}`);
   if (r.status !== 200) { $("error").textContent = r.data.error; return; }
   draw(r.data);
-  document.addEventListener("keydown", (ev) => {   // 1..9 choose the n-th choice
-    const n = Number(ev.key);
+  document.addEventListener("keydown", (ev) => {   // 1..9 and 0 choose the 1st..10th choice
+    const n = ev.key.length === 1 ? CHOICE_KEYS.indexOf(ev.key) : -1;
     const buttons = document.querySelectorAll("button.choice");
-    if (n >= 1 && n <= buttons.length && !ev.target.matches("input, select")) buttons[n - 1].click();
+    if (n >= 0 && n < buttons.length && !ev.target.matches("input, select")) buttons[n].click();
   });
 }
 

@@ -7,7 +7,7 @@ Pieces (used by ``tests/test_onnx_web.py``, ``tests/test_web_browser.py`` and
 * :func:`runner_app`: a page that loads onnxruntime-web (npm package ``onnxruntime-web``, pinned
   in ``web/package.json``, installed by ``npm ci`` in ``make setup``) with its wasm files served
   from 127.0.0.1 by the same app (never a CDN), ``numThreads = 1``, and serves the given exports
-  under ``/models/NAME.onnx``; the page's script is ``agents/onnx_runner.mjs``.
+  under ``/models/NAME.onnx``; the page's script is ``benchmarks/onnx_runner.mjs``.
 * :func:`chromium_path` / :func:`launch`: Debian's ``chromium`` (``apt-get install chromium``)
   driven by Playwright (pip), no browser download.
 * :class:`BrowserOnnx`: all of it together; ``run`` returns the actions and logits the page
@@ -33,8 +33,9 @@ from typing import Iterator, Optional
 
 import numpy as np
 
-#: The repository's npm folder (``web/``): package.json, package-lock.json, node_modules.
-NPM_DIR = Path(__file__).resolve().parent.parent / "web"
+#: The repository's npm folder (``web/``: package.json, package-lock.json, node_modules), next to
+#: ``benchmarks/`` in a source checkout (an editable install); elsewhere set ``$HOD_ORT_DIST``.
+NPM_DIR = Path(__file__).resolve().parents[1] / "web"
 #: onnxruntime-web's files the page loads: the wasm-only bundle, its Emscripten module and wasm.
 ORT_FILES = {"ort.wasm.min.mjs": "text/javascript", "ort-wasm-simd-threaded.mjs": "text/javascript",
              "ort-wasm-simd-threaded.wasm": "application/wasm"}
@@ -50,13 +51,15 @@ def ort_dist() -> Path:
 
     Raises:
         FileNotFoundError: a file of :data:`ORT_FILES` is missing (the message says to run
-            ``npm ci`` in ``web/``, which ``make setup`` does).
+            ``npm ci --prefix web`` in the source checkout, which ``make setup`` does, or to set
+            ``$HOD_ORT_DIST`` when hod is not installed from a checkout).
     """
     d = Path(os.environ.get("HOD_ORT_DIST") or NPM_DIR / "node_modules" / "onnxruntime-web" / "dist")
     missing = [f for f in ORT_FILES if not (d / f).is_file()]
     if missing:
-        raise FileNotFoundError(f"onnxruntime-web files {missing} not found in {d}; run `npm ci --prefix {NPM_DIR}` "
-                                "(make setup does it)")
+        raise FileNotFoundError(f"onnxruntime-web files {missing} not found in {d}; in the source checkout run "
+                                "`npm ci --prefix web` (make setup does it); when hod is not installed editable "
+                                "from a checkout, set HOD_ORT_DIST=<checkout>/web/node_modules/onnxruntime-web/dist")
     return d
 
 

@@ -1,4 +1,4 @@
-// Runs an ONNX policy export with onnxruntime-web in the page (hod.agents.browser serves it).
+// Runs an ONNX policy export with onnxruntime-web in the page (hod.benchmarks.browser serves it).
 // window.hodOrt.load(name), .run(name, obs, mask, batch) and .time(name, obs, mask, repeats).
 import * as ort from "/ort/ort.wasm.min.mjs";
 
