@@ -78,9 +78,10 @@ def test_bad_options_are_refused_naming_legal_values(kwargs, words):
 
 
 def test_command_refuses_bad_options_before_training(tmp_path, capsys):
-    assert br.main(["--game", "robada", "--target", "search", "--out", str(tmp_path)]) == 2
+    # "ranking" is a Tapeo bot only: Ronda Robada's registered names are listed instead
+    assert br.main(["--game", "robada", "--target", "ranking", "--out", str(tmp_path)]) == 2
     err = capsys.readouterr().err
-    assert err.startswith("error:") and "'rollout'" in err and "'expert'" in err
+    assert err.startswith("error:") and "'rollout'" in err and "'expert'" in err and "'search'" in err
     assert br.main(["--game", "tapeo", "--target", "greedy", "--target-options", '{"search": {}}',
                     "--out", str(tmp_path)]) == 2
     assert "not targets" in capsys.readouterr().err
