@@ -18,7 +18,7 @@ from hod.agents.strength import STRENGTH_FILE, load_strengths
 from hod.core.atomic import atomic_write_json
 from hod.core.errors import ConfigError
 from hod.evaluation.ladder import ladder_entries, run_ladder
-from hod.evaluation.cli_options import prepare_out_prefix
+from hod.evaluation.cli_options import add_seating_option, prepare_out_prefix
 from hod.evaluation.play import check_game
 
 
@@ -37,8 +37,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--bots", nargs="+", metavar="BOT", help="ladder labels to play (default: the whole pool)")
     p.add_argument("--seed", type=int, default=0, help="seed of every table (default 0)")
     p.add_argument("--workers", type=int, default=1, help="worker processes per table (default 1)")
-    p.add_argument("--seating", choices=("auto", "cyclic", "permutations"), default="auto",
-                   help="seat orders of every table, as in the tournament (default auto)")
+    add_seating_option(p, "seat orders of every table, as in the tournament (default auto)")
     p.add_argument("--out", metavar="PREFIX", help="write PREFIX.md, PREFIX.json and PREFIX.png")
     p.add_argument("--update-strength", action="store_true",
                    help=f"record the ratings and labels in {STRENGTH_FILE.name} (replaces the game's entries)")

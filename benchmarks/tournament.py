@@ -11,7 +11,7 @@ from typing import Optional, Sequence
 
 from hod import agents
 from hod.core.errors import ConfigError
-from hod.evaluation.cli_options import parse_env_kwargs, prepare_out_prefix
+from hod.evaluation.cli_options import add_seating_option, parse_env_kwargs, prepare_out_prefix
 from hod.evaluation.play import check_game
 from hod.evaluation.tournament import run_tournament
 
@@ -34,10 +34,9 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--workers", type=int, default=1, help="worker processes (default 1)")
     p.add_argument("--no-duplicate", dest="duplicate", action="store_false",
                    help="one game per deal instead of replaying each deal in every seat rotation")
-    p.add_argument("--seating", choices=("auto", "cyclic", "permutations"), default="auto",
-                   help="seat orders: cyclic (the n rotations), permutations (all n!, which also "
-                   "cancel who sits next to whom), auto (default: permutations up to 4 players when "
-                   "--games is a multiple of n!, else cyclic)")
+    add_seating_option(p, "seat orders: cyclic (the n rotations), permutations (all n!, which also "
+                       "cancel who sits next to whom), auto (default: permutations up to 4 players when "
+                       "--games is a multiple of n!, else cyclic)")
     p.add_argument("--env-kwargs", default="{}", metavar="JSON",
                    help='extra raw_env options as a JSON object, e.g. \'{"reward_scheme": "points"}\'')
     p.add_argument("--out", metavar="PREFIX", help="write PREFIX.md, PREFIX.json and PREFIX.png")

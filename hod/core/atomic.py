@@ -18,11 +18,14 @@ complete and they are renamed into place back to back, in the order given.
 from __future__ import annotations
 
 import json
+import math
 import os
 import re
 import secrets
 from pathlib import Path
 from typing import Any, Iterable
+
+import numpy as np
 
 _TMP_RE = re.compile(r"^\.(?P<name>.+)\.(?P<pid>\d+)\.[0-9a-f]+\.tmp$")
 
@@ -166,6 +169,21 @@ def atomic_write_bytes(path: str | os.PathLike, data: bytes) -> Path:
 def atomic_write_text(path: str | os.PathLike, text: str) -> Path:
     """Write UTF-8 ``text`` to ``path`` atomically."""
     return atomic_write_bytes(path, text.encode("utf-8"))
+
+
+def json_safe(x: Any) -> Any:
+    """``x`` with every NaN float replaced by None (JSON ``null``: NaN is not JSON) and numpy
+    scalars turned into Python numbers, recursively through dicts, lists and tuples (tuples become
+    lists); anything else is returned as it is."""
+    if isinstance(x, float):
+        return None if math.isnan(x) else x
+    if isinstance(x, dict):
+        return {k: json_safe(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [json_safe(v) for v in x]
+    if isinstance(x, np.generic):
+        return json_safe(x.item())
+    return x
 
 
 def json_bytes(obj: Any) -> bytes:

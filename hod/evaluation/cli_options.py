@@ -3,10 +3,13 @@
 ``--out PREFIX`` folder, checked before any game is played."""
 from __future__ import annotations
 
+import argparse
 import json
 import os
 
 from hod.core.errors import ConfigError
+
+from .schedule import SEATINGS
 
 
 def parse_json_object(text: str, flag: str, example: str) -> dict:
@@ -53,3 +56,9 @@ def prepare_out_prefix(prefix: str) -> None:
                           f"writable folder") from e
     if not os.access(folder, os.W_OK):
         raise ConfigError(f"--out {prefix}: cannot write in {folder}; legal: a path in a writable folder")
+
+
+def add_seating_option(parser: argparse.ArgumentParser, help_text: str) -> None:
+    """Add ``--seating {auto,cyclic,permutations}`` (default ``auto``) to ``parser``: the seat
+    orders of a tournament (:func:`hod.evaluation.schedule.resolve_seating`)."""
+    parser.add_argument("--seating", choices=("auto",) + tuple(SEATINGS), default="auto", help=help_text)

@@ -42,7 +42,7 @@ import numpy as np
 
 from hod import agents
 from hod.agents.strength import label_for
-from hod.core.atomic import atomic_write_bytes, atomic_write_json, atomic_write_text
+from hod.core.atomic import atomic_write_bytes, atomic_write_json, atomic_write_text, json_safe
 from hod.core.errors import ConfigError
 from hod.core.games import get_game
 
@@ -219,7 +219,7 @@ class LadderResult:
         return "\n".join(lines)
 
     def save_json(self, path) -> None:
-        atomic_write_json(path, _clean(self.to_dict()))
+        atomic_write_json(path, json_safe(self.to_dict()))
 
     def save_markdown(self, path) -> None:
         atomic_write_text(path, self.to_markdown() + "\n")
@@ -227,17 +227,6 @@ class LadderResult:
     def save_png(self, path) -> None:
         atomic_write_bytes(path, png_bytes(self))
 
-
-def _clean(x: Any) -> Any:
-    if isinstance(x, float):
-        return None if math.isnan(x) else x
-    if isinstance(x, dict):
-        return {k: _clean(v) for k, v in x.items()}
-    if isinstance(x, (list, tuple)):
-        return [_clean(v) for v in x]
-    if isinstance(x, np.generic):
-        return _clean(x.item())
-    return x
 
 
 def run_ladder(

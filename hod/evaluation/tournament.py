@@ -34,13 +34,13 @@ import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict, dataclass, field
-from typing import Any, Callable, Optional, Sequence, Tuple, Union
+from typing import Callable, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
 from hod import agents
 from hod.agents.base import Bot
-from hod.core.atomic import atomic_write_bytes, atomic_write_json, atomic_write_text
+from hod.core.atomic import atomic_write_bytes, atomic_write_json, atomic_write_text, json_safe
 from hod.core.errors import ConfigError
 from hod.core.games import get_game
 
@@ -148,7 +148,7 @@ class TournamentResult:
         d = asdict(self)
         if not include_games:
             d.pop("games")
-        return _json_clean(d)
+        return json_safe(d)
 
     def stats(self, label: str) -> BotStats:
         """The :class:`BotStats` row (slot or aggregate) with this label.
@@ -177,17 +177,6 @@ class TournamentResult:
         """Write the win-rate chart (bars with 95% Wilson error bars) to ``path`` atomically."""
         atomic_write_bytes(path, _report.png_bytes(self))
 
-
-def _json_clean(x: Any) -> Any:
-    if isinstance(x, float):
-        return None if math.isnan(x) else x
-    if isinstance(x, dict):
-        return {k: _json_clean(v) for k, v in x.items()}
-    if isinstance(x, (list, tuple)):
-        return [_json_clean(v) for v in x]
-    if isinstance(x, np.generic):
-        return _json_clean(x.item())
-    return x
 
 
 # ---------------------------------------------------------------- lineup
