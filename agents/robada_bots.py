@@ -206,6 +206,9 @@ class Plan:
             ``damage_weight``; filled by the evaluation).
         follow: my expected best run next turn (before ``future_weight``; filled by the
             evaluation).
+        steps: every action of the plan from now to the end of the turn, in order (the first is
+            ``action``; a run ends with ``CONFIRM``, a drop is one action): the whole-turn move
+            the search bots play out (:class:`hod.agents.robada_search.SearchBot`).
     """
 
     action: int
@@ -218,6 +221,7 @@ class Plan:
     value: float = 0.0
     damage: float = 0.0
     follow: float = 0.0
+    steps: tuple = ()
 
     @property
     def loose_key(self) -> tuple:
@@ -387,7 +391,7 @@ class ExpertBot(Bot):
             # (if the run took my pile, pile_points[0] is 0 and the run holds it)
             pts[0] += view.run_points
             need = -1 if view.run_closed else view.run_next
-            self._extend(out, CONFIRM, view.run_start, need, 0.0, loose, top, pts, hand, n, inv, True)
+            self._extend(out, CONFIRM, view.run_start, need, 0.0, loose, top, pts, hand, n, inv, True, ())
             return out
         for a in legal:
             if a < DROP:
@@ -399,24 +403,25 @@ class ExpertBot(Bot):
                 p = list(pts)
                 p[0] += 2 * _P[s]
                 self._extend(out, a, s, next_after_start(s, self.rules.closing_ace), 2.0 * _P[s], lo, top, p, h,
-                             n, inv, False)
+                             n, inv, False, (a,))
             elif a < TAP:
                 r = a - DROP
                 h = list(hand)
                 h[r] -= 1
                 lo = list(loose)
                 lo[r] += 1
-                out.append(Plan(a, 0.0, False, lo, list(top), list(pts), h))
+                out.append(Plan(a, 0.0, False, lo, list(top), list(pts), h, steps=(a,)))
         return out
 
     def _extend(self, out: list, first: int, start: int, need: int, gain: float, loose: list,
-                top: list, pts: list, hand: list, n: int, inv: float, mid_run: bool) -> None:
+                top: list, pts: list, hand: list, n: int, inv: float, mid_run: bool, path: tuple) -> None:
         """Depth-first walk of a run's stopping points. ``first`` is the plan's action (for a run
-        in progress: CONFIRM until the walk takes a step, then that step's action). The steps are
-        those of :func:`robada_env.rules.runs.extension_options` under the bot's rules."""
+        in progress: CONFIRM until the walk takes a step, then that step's action); ``path`` the
+        actions taken so far this walk. The steps are those of
+        :func:`robada_env.rules.runs.extension_options` under the bot's rules."""
         t = list(top)
         t[0] = start  # the starting card ends on top of my pile (R5)
-        out.append(Plan(first, gain, True, loose, t, pts, hand))
+        out.append(Plan(first, gain, True, loose, t, pts, hand, steps=path + (CONFIRM,)))
         rules = self.rules
         tap, seats = extension_options(need, loose, top, 0, rules.may_take_own_pile)
         if tap:
@@ -425,7 +430,7 @@ class ExpertBot(Bot):
             p = list(pts)
             p[0] += _P[need]
             self._extend(out, TAP if mid_run else first, start, next_after_step(need, rules.closing_ace),
-                         gain + _P[need], lo, top, p, hand, n, inv, False)
+                         gain + _P[need], lo, top, p, hand, n, inv, False, path + (TAP,))
             return
         for k in seats:
             tp = list(top)
@@ -437,7 +442,7 @@ class ExpertBot(Bot):
                 p[0] += pts[k]
                 p[k] = 0
             self._extend(out, TAKE + k if mid_run else first, start, next_after_step(need, rules.closing_ace),
-                         g, loose, tp, p, hand, n, inv, False)
+                         g, loose, tp, p, hand, n, inv, False, path + (TAKE + k,))
 
     # -- evaluation -------------------------------------------------------------------------
 

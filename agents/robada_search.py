@@ -18,6 +18,15 @@ of Bertsekas, here over sampled hidden cards as in Perfect Information Monte Car
    scoring'); the margin is the seat's points minus the mean of the others', in game points.
 4. The candidate with the best mean score is played (exact ties: the bot's seeded generator).
 
+Whole-turn moves (``whole_turn=True``; off by default, measured weaker: docs/results.md): a turn
+is the seat's alone and the table it plays on is public, so a whole turn (start, every tap or
+take, confirm; or a drop; ronda_robada.txt 'How to play') can be one move. The candidates of
+step 1 are then the expert's best plans (:attr:`hod.agents.robada_bots.Plan.steps`), not their
+first actions; each playout plays the whole move before the expert takes over, and the chosen
+move's later steps are played without searching again (one search per turn). At the same
+budget this lost about 4.5 points of win rate at 2 players against searching each decision of
+the turn on its own (which spends fresh determinizations on every stopping decision).
+
 It needs the hidden state only through ``belief`` (``needs_belief = True``): the tournament
 (``hod.evaluation.tournament``), the play CLI and the imitation warm start
 (``hod.training.imitation``) pass ``belief(rng) -> State`` built on
@@ -38,10 +47,11 @@ import numpy as np
 
 from hod.core.errors import ConfigError
 from robada_env.rules import engine
+from robada_env.rules.actions import DROP, START
 from robada_env.rules.engine import Config
 from robada_env.rules.observation import decode, view_of
 
-from .base import BeliefSampler, CandidateSearchBot, Observation, legal_actions
+from .base import BeliefSampler, CandidateSearchBot, Observation, check_observation, legal_actions
 from .robada_bots import ExpertBot, RulesMismatchError, _check_planned
 from .robada_inference import ExpertModel, InferenceBelief
 from .rules import ROBADA_RULE_OPTIONS, robada_rules
@@ -82,6 +92,9 @@ class RolloutBot(CandidateSearchBot):
         window: only actions whose expert value is within this many margin points of the best
             are searched (float >= 0).
         margin_weight: weight of the margin per 100 points in the playout score (float >= 0).
+        whole_turn: search whole-turn moves (bool; :meth:`decide`): the candidates are the
+            expert's best plans (start, every tap or take, confirm; or a drop), each played out
+            whole, and the chosen plan's later steps are played without searching again.
         rules: the table's rules (:class:`robada_env.rules.engine.Config`), or give the rule
             options themselves (``closing_ace``, ``may_take_own_pile``,
             ``leftovers_to_last_runner``; default: the published rules).
@@ -95,8 +108,8 @@ class RolloutBot(CandidateSearchBot):
     rule_options = ROBADA_RULE_OPTIONS
 
     def __init__(self, seed: Optional[int] = None, determinizations: int = 48, candidates: int = 4,
-                 window: float = 30.0, margin_weight: float = 1.0, rules: Optional[Config] = None,
-                 **options: Any) -> None:
+                 window: float = 30.0, margin_weight: float = 1.0, whole_turn: bool = False,
+                 rules: Optional[Config] = None, **options: Any) -> None:
         self.rules = robada_rules(rules, options)
         super().__init__(seed, **options)
         for name, value, low in (("determinizations", determinizations, 1), ("candidates", candidates, 1)):
@@ -106,6 +119,11 @@ class RolloutBot(CandidateSearchBot):
             if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)) \
                     or not value >= 0:
                 raise ConfigError(f"{name}={value!r}: legal values are numbers >= 0")
+        if not isinstance(whole_turn, (bool, np.bool_)):
+            raise ConfigError(f"whole_turn={whole_turn!r}: legal values are True and False")
+        self.whole_turn = bool(whole_turn)
+        self._committed: list = []  # the rest of the whole-turn move being played (whole_turn)
+        self._committed_hand: tuple = ()
         self.determinizations = int(determinizations)
         self.candidates = int(candidates)
         self.window = float(window)
@@ -117,6 +135,7 @@ class RolloutBot(CandidateSearchBot):
         """Start a new game; reseeds the bot's generator (and its expert's) when ``seed`` is given."""
         super().reset(seed)
         self._expert.reset(seed)
+        self._committed, self._committed_hand = [], ()
 
     def candidate_actions(self, observation: Observation) -> list:
         """The actions to search, the expert's best first (step 1 of the module docstring).
@@ -145,6 +164,105 @@ class RolloutBot(CandidateSearchBot):
         top = best[ranked[0]]
         return [int(a) for a in ranked[: self.candidates] if best[a] >= top - self.window]
 
+    def candidate_plans(self, observation: Observation) -> list:
+        """The whole-turn moves to search, the expert's best first (``whole_turn``).
+
+        Args:
+            observation: the seat's ``{"observation": float32 (192,), "action_mask": int8 (27,)}``.
+
+        Returns:
+            list of 1 to ``candidates`` tuples of int actions, each the rest of the turn from now
+            (:attr:`hod.agents.robada_bots.Plan.steps`: ``start``, taps and takes, ``confirm``; or
+            one ``drop``; mid-run, from the next step on), whose expert value is within
+            ``window`` margin points of the best plan's (exact ties in the order of the expert's plans).
+
+        Raises:
+            RulesMismatchError: a plan of the expert is not in the mask (other rule options than the table's).
+        """
+        legal = legal_actions(observation).tolist()
+        view = decode(observation["observation"])
+        best: dict = {}
+        for plan in self._expert.plans(view, legal):  # never empty (ExpertBot.plans)
+            _check_planned(self, plan.action, legal)
+            best[plan.steps] = max(best.get(plan.steps, -np.inf), self._expert.evaluate(view, plan))
+        ranked = sorted(best, key=lambda steps: -best[steps])
+        top = best[ranked[0]]
+        return [steps for steps in ranked[: self.candidates] if best[steps] >= top - self.window]
+
+    def plan_values(self, observation: Observation, belief: Optional[BeliefSampler], plans: list) -> dict:
+        """Mean playout score of each whole-turn move (steps 2-3 of the module docstring, every
+        action of the move played before the expert takes over).
+
+        Args:
+            observation: the seat's observation dict (the seat is the one to act).
+            belief: ``belief(rng) -> robada_env.rules.engine.State`` (see :meth:`action_values`).
+            plans: tuples of int actions, e.g. from :meth:`candidate_plans`.
+
+        Returns:
+            ``{plan: mean score}`` (floats; win share + margin_weight x margin / 100).
+
+        Raises:
+            ConfigError: ``belief`` is None.
+            RulesMismatchError: a belief state plays other rule options than the bot was told.
+        """
+        if belief is None:
+            raise ConfigError(
+                f"{type(self).__name__} is a search bot (needs_belief): act(observation, belief) needs "
+                "belief(rng) -> State, e.g. lambda rng: robada_env.sample_consistent_state(state, seat, rng)"
+            )
+        totals = np.zeros(len(plans))
+        weights = 0.0
+        for base, w in self._determinizations(observation, belief):
+            self._check_rules(base.config)
+            seeds = self.rng.integers(2**31, size=base.n)
+            for i, steps in enumerate(plans):
+                totals[i] += w * self._playout(base, steps, base.current, seeds)
+            weights += w
+        return {steps: float(t) / weights for steps, t in zip(plans, totals)}
+
+    def decide(self, observation: Observation, belief: Optional[BeliefSampler] = None) -> tuple[int, dict]:
+        """:meth:`act` with the values it chose from (see
+        :meth:`hod.agents.base.CandidateSearchBot.decide`).
+
+        With ``whole_turn``: in the middle of a move it chose, the move's next step, unsearched;
+        else the first action of the whole-turn move (:meth:`candidate_plans`) of best mean
+        playout score (:meth:`plan_values`; exact ties: the bot's generator), whose later steps
+        are then played at the next decisions of the turn (the turn is the seat's alone and its
+        table known, so they stay legal). The values returned: per first action, its best
+        move's score (empty when nothing was searched).
+
+        Raises:
+            ConfigError: a bad observation dict, or several candidates and no ``belief``.
+            RulesMismatchError: as :meth:`candidate_actions`.
+        """
+        if not self.whole_turn:
+            return super().decide(observation, belief)
+        check_observation(observation, self.game)
+        legal = legal_actions(observation).tolist()
+        view = decode(observation["observation"])
+        if self._committed and view.run_active and tuple(view.hand) == self._committed_hand \
+                and self._committed[0] in legal:
+            return int(self._committed.pop(0)), {}
+        self._committed = []
+        if len(legal) == 1:
+            return int(legal[0]), {}
+        plans = self.candidate_plans(observation)
+        values: dict = {}
+        if len(plans) == 1:
+            chosen = plans[0]
+        else:
+            scores = self.plan_values(observation, belief, plans)
+            best = max(scores.values())
+            top = [p for p in plans if scores[p] >= best - 1e-9]
+            chosen = top[0] if len(top) == 1 else top[int(self.rng.integers(len(top)))]
+            for steps, v in scores.items():
+                values[steps[0]] = max(values.get(steps[0], -np.inf), v)
+        hand = list(view.hand)
+        if not view.run_active and chosen[0] < DROP:
+            hand[chosen[0] - START] -= 1  # the starting card leaves the hand (ronda_robada.txt 'How to play')
+        self._committed, self._committed_hand = list(chosen[1:]), tuple(hand)
+        return int(chosen[0]), values
+
     def action_values(self, observation: Observation, belief: Optional[BeliefSampler],
                       candidates: Optional[list] = None) -> dict:
         """Mean playout score of each candidate (steps 2-3 of the module docstring).
@@ -162,21 +280,9 @@ class RolloutBot(CandidateSearchBot):
             ConfigError: ``belief`` is None.
             RulesMismatchError: a belief state plays other rule options than the bot was told.
         """
-        if belief is None:
-            raise ConfigError(
-                "RolloutBot is a search bot (needs_belief): act(observation, belief) needs "
-                "belief(rng) -> State, e.g. lambda rng: robada_env.sample_consistent_state(state, seat, rng)"
-            )
         cands = self.candidate_actions(observation) if candidates is None else list(candidates)
-        totals = np.zeros(len(cands))
-        weights = 0.0
-        for base, w in self._determinizations(observation, belief):
-            self._check_rules(base.config)
-            seeds = self.rng.integers(2**31, size=base.n)
-            for i, action in enumerate(cands):
-                totals[i] += w * self._playout(base, action, base.current, seeds)
-            weights += w
-        return {a: float(t) / weights for a, t in zip(cands, totals)}
+        values = self.plan_values(observation, belief, [(a,) for a in cands])
+        return {a: values[(a,)] for a in cands}
 
     def _determinizations(self, observation: Observation, belief: BeliefSampler):
         """``determinizations`` pairs ``(state, weight)``: here uniform belief samples, weight 1."""
@@ -190,10 +296,11 @@ class RolloutBot(CandidateSearchBot):
                 f"RolloutBot was told the rules {self.rules.as_dict()} but its belief states play "
                 f"{config.as_dict()} (options {list(ROBADA_RULE_OPTIONS)}): give it the table's rule options")
 
-    def _playout(self, base: "engine.State", action: int, seat: int, seeds: np.ndarray) -> float:
-        """Play ``action`` on a copy of ``base``, then the expert in every seat to the end."""
+    def _playout(self, base: "engine.State", steps: tuple, seat: int, seeds: np.ndarray) -> float:
+        """Play the actions ``steps`` on a copy of ``base``, then the expert in every seat to the end."""
         s = base.clone()
-        engine.apply_action(s, action)
+        for action in steps:
+            engine.apply_action(s, action)
         players = self._players
         for k in range(s.n):
             players[k].reset(int(seeds[k]))
@@ -218,8 +325,8 @@ class SearchBot(RolloutBot):
     points of margin count as 1/100 of a win), so the bot optimises its win share.
 
     Args:
-        seed, determinizations (default 32), candidates, window, margin_weight, rules, rule
-            options: as :class:`RolloutBot`.
+        seed, determinizations (default 32), candidates, window, margin_weight, whole_turn, rules,
+            rule options: as :class:`RolloutBot`.
         temperature: the opponent model's softmax temperature in margin points (0: the expert
             exactly, a filter).
         epsilon: share of the uniform legal action mixed into the opponent model, in [0, 1).
@@ -230,10 +337,11 @@ class SearchBot(RolloutBot):
     """
 
     def __init__(self, seed: Optional[int] = None, determinizations: int = 32, candidates: int = 4,
-                 window: float = 30.0, margin_weight: float = 0.01, temperature: float = 0.0,
-                 epsilon: float = 0.05, rules: Optional[Config] = None, **options: Any) -> None:
+                 window: float = 30.0, margin_weight: float = 0.01, whole_turn: bool = False,
+                 temperature: float = 0.0, epsilon: float = 0.05, rules: Optional[Config] = None,
+                 **options: Any) -> None:
         super().__init__(seed, determinizations=determinizations, candidates=candidates, window=window,
-                         margin_weight=margin_weight, rules=rules, **options)
+                         margin_weight=margin_weight, whole_turn=whole_turn, rules=rules, **options)
         self.model = ExpertModel(self.rules, temperature=temperature, epsilon=epsilon)
         self._cache: dict = {}
 

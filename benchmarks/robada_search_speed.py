@@ -14,11 +14,19 @@ Modes:
   the observation vector, the expert decodes it, and the expert values every plan afresh (no memo);
 * ``rollout, after``: :func:`robada_env.rules.observation.view_of` straight from the state,
   :meth:`ExpertBot.act_view`, the expert's memo of replies, single-action steps without the expert;
-* ``search``: ``after`` plus the belief from the opponents' play (posteriors once per decision).
+* ``search, one action``: ``after`` plus the belief from the opponents' play (posteriors once per
+  decision), each decision of a turn searched on its own (``whole_turn=False``);
+* ``search, whole turn``: the ``search`` bot as registered: whole-turn moves (start, taps and
+  takes, confirm) are the candidates, one search per turn.
+
+``--games N`` also plays N seeded games of each ``search`` mode against the expert (at
+``--players``, the bot in seat 0, its default 32 determinizations) and reports CPU seconds per game
+and searched decisions per game: the cost a user of the bot sees.
 """
 from __future__ import annotations
 
 import argparse
+import functools
 import time
 from typing import Optional, Sequence
 
@@ -53,9 +61,10 @@ class _RolloutBefore(RolloutBot):
         super().__init__(*args, **kwargs)
         self._players = [_ExpertBefore(rules=self.rules) for _ in range(engine.MAX_PLAYERS)]
 
-    def _playout(self, base, action, seat, seeds):
+    def _playout(self, base, steps, seat, seeds):
         s = base.clone()
-        engine.apply_action(s, action)
+        for action in steps:
+            engine.apply_action(s, action)
         for k in range(s.n):
             self._players[k].reset(int(seeds[k]))
         while not s.terminal:
@@ -90,10 +99,33 @@ def time_mode(bot, states: list) -> dict:
     cpu, wall = time.process_time(), time.perf_counter()
     for s in states:
         obs = {"observation": encode(s, 0), "action_mask": engine.legal_mask(s, 0)}
-        playouts += len(bot.candidate_actions(obs)) * bot.determinizations
+        cands = bot.candidate_plans(obs) if bot.whole_turn else bot.candidate_actions(obs)
+        playouts += len(cands) * bot.determinizations
         bot.act(obs, lambda rng, st=s: engine.sample_consistent_state(st, 0, rng))
     cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
     return {"decisions": len(states), "playouts": playouts, "cpu_s": cpu, "wall_s": wall}
+
+
+def time_games(bot, n: int, games: int, seed: int) -> dict:
+    """CPU seconds per game and searched decisions per game of ``bot`` in seat 0 against experts."""
+    config = Config(num_players=n)
+    searched = 0
+    cpu = time.process_time()
+    for g in range(games):
+        s = engine.new_game(config, seed=seed + g)
+        bot.reset(seed + g)
+        experts = [ExpertBot(seed=seed + 10 * g + k, rules=config) for k in range(n)]
+        while not s.terminal:
+            p = s.current
+            obs = {"observation": encode(s, p), "action_mask": engine.legal_mask(s, p)}
+            if p == 0:
+                action, values = bot.decide(obs, lambda rng, st=s: engine.sample_consistent_state(st, 0, rng))
+                searched += bool(values)
+            else:
+                action = experts[p].act(obs)
+            engine.apply_action(s, action)
+    cpu = time.process_time() - cpu
+    return {"games": games, "cpu_s_per_game": cpu / games, "searched_per_game": searched / games}
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
@@ -102,10 +134,13 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     ap.add_argument("--positions", type=int, default=12)
     ap.add_argument("--determinizations", type=int, default=16)
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--games", type=int, default=0, help="also time this many whole games per search mode")
     args = ap.parse_args(argv)
     config = Config(num_players=args.players)
     states = positions(args.players, args.positions, args.seed)
-    modes = [("rollout, before", _RolloutBefore), ("rollout, after", RolloutBot), ("search", SearchBot)]
+    modes = [("rollout, before", _RolloutBefore), ("rollout, after", RolloutBot),
+             ("search, one action", functools.partial(SearchBot, whole_turn=False)),
+             ("search, whole turn", SearchBot)]
     print(f"{args.players} players, {len(states)} positions, {args.determinizations} determinizations")
     print("| mode | decisions | playouts | CPU s | decisions/s | playouts/s | wall s |")
     print("|---|---:|---:|---:|---:|---:|---:|")
@@ -114,6 +149,13 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         print(f"| {name} | {r['decisions']} | {r['playouts']} | {r['cpu_s']:.1f} | "
               f"{r['decisions'] / r['cpu_s']:.2f} | {r['playouts'] / r['cpu_s']:.0f} | {r['wall_s']:.1f} |",
               flush=True)
+    if args.games > 0:
+        print(f"\n{args.games} games against experts, the bot in seat 0 (32 determinizations)")
+        print("| mode | games | CPU s per game | searched decisions per game |")
+        print("|---|---:|---:|---:|")
+        for name, cls in modes[2:]:
+            r = time_games(cls(seed=args.seed, rules=config), args.players, args.games, args.seed)
+            print(f"| {name} | {r['games']} | {r['cpu_s_per_game']:.2f} | {r['searched_per_game']:.1f} |", flush=True)
     return 0
 
 

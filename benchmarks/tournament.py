@@ -6,17 +6,62 @@
 from __future__ import annotations
 
 import argparse
+import functools
 import sys
 from typing import Optional, Sequence
 
 from hod import agents
 from hod.core.errors import ConfigError
-from hod.evaluation.cli_options import add_seating_option, parse_env_kwargs, prepare_out_prefix
+from hod.core.games import get_game
+from hod.agents.rules import table_rules
+from hod.evaluation.cli_options import add_seating_option, parse_env_kwargs, parse_json_object, prepare_out_prefix
 from hod.evaluation.play import check_game
 from hod.evaluation.tournament import run_tournament
 
 
 # ---------------------------------------------------------------- command line
+
+_BOT_OPTIONS_EXAMPLE = '{"search": {"determinizations": 64}}'
+
+
+def with_bot_options(game: str, lineup: Sequence[str], bot_options: dict, env_kwargs: dict) -> list:
+    """The lineup with ``--bot-options`` applied: each seat whose name has options becomes a
+    ``(name, factory)`` entry (:func:`hod.evaluation.tournament.run_tournament`) building
+    ``agents.make(game, name, **options, **table rule options)``, so it keeps its name and the
+    table's rules; the other seats stay registry names.
+
+    Args:
+        game: the game name. lineup: registry names, one per seat.
+        bot_options: ``{name: {option: value}}``. env_kwargs: the table's ``raw_env`` options.
+
+    Returns:
+        list of lineup entries, one per seat.
+
+    Raises:
+        ConfigError: a name not in the lineup, options that are not a JSON object, a rule option
+            (those go in ``env_kwargs``), or an option the bot refuses (checked here, before any game; the message names the legal values).
+    """
+    for name, options in bot_options.items():
+        if name not in lineup:
+            raise ConfigError(f"--bot-options names {name!r}, which is not in the lineup; legal: {sorted(set(lineup))}")
+        if not isinstance(options, dict):
+            raise ConfigError(f"--bot-options[{name!r}] must be a JSON object of options, got {options!r}; legal: "
+                              f"e.g. '{_BOT_OPTIONS_EXAMPLE}'")
+        ruled = sorted(set(options) & {o.name for o in get_game(game).rule_options})
+        if ruled:
+            raise ConfigError(f"--bot-options[{name!r}] sets rule options {ruled}: the table's rules go in --env-kwargs "
+                              "and every bot is told them")
+    rules = table_rules(game, env_kwargs)
+    out: list = []
+    for name in lineup:
+        if name in bot_options:
+            factory = functools.partial(agents.make, game, name, **bot_options[name], **rules)
+            factory()  # refuse a bad option now, with the bot's own message
+            out.append((name, factory))
+        else:
+            out.append(name)
+    return out
+
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -39,6 +84,9 @@ def _parser() -> argparse.ArgumentParser:
                        "--games is a multiple of n!, else cyclic)")
     p.add_argument("--env-kwargs", default="{}", metavar="JSON",
                    help='extra raw_env options as a JSON object, e.g. \'{"reward_scheme": "points"}\'')
+    p.add_argument("--bot-options", default="{}", metavar="JSON",
+                   help='options of lineup bots as a JSON object {name: {option: value}}, e.g. '
+                   '\'{"search": {"determinizations": 64}}\' (every seat of that name gets them)')
     p.add_argument("--out", metavar="PREFIX", help="write PREFIX.md, PREFIX.json and PREFIX.png")
     p.add_argument("--no-progress", dest="progress", action="store_false", help="no progress bar")
     p.add_argument("--list-bots", action="store_true", help="print the registered bots and exit")
@@ -57,10 +105,13 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         if not args.lineup:
             parser.error(f"--lineup is required: one bot per seat, from {agents.names(args.game)}")
         env_kwargs = parse_env_kwargs(args.env_kwargs)
+        lineup = with_bot_options(args.game, args.lineup,
+                                  parse_json_object(args.bot_options, "--bot-options", _BOT_OPTIONS_EXAMPLE),
+                                  env_kwargs)
         if args.out:  # fail before playing, not after
             prepare_out_prefix(args.out)
         res = run_tournament(
-            args.game, args.lineup, args.games, seed=args.seed, workers=args.workers,
+            args.game, lineup, args.games, seed=args.seed, workers=args.workers,
             duplicate=args.duplicate, progress=args.progress, env_kwargs=env_kwargs,
             seating=args.seating,
         )

@@ -10,11 +10,16 @@ from hod.agents.robada_bots import ExpertBot
 from hod.agents.robada_search import RolloutBot, playout_score
 from hod.evaluation.tournament import run_tournament
 from hod.core.errors import ConfigError
-from robada_env.rules.actions import DROP, START
+from robada_env.rules import engine
+from robada_env.rules.actions import CONFIRM, DROP, START, TAKE
 from robada_env.rules.engine import legal_mask
 from robada_env.rules.observation import encode
 
 FIVE = 4  # rank index of the 5 (ranks A, 2, ..., 7, Sota, Caballo, Rey are 0..9)
+
+
+def legal_actions(s):
+    return np.flatnonzero(legal_mask(s, s.current)).tolist()
 
 
 def obs_of(s, seat=None):
@@ -130,3 +135,64 @@ def test_registered_and_the_tournament_gives_it_consistent_belief_samples():
                             num_games=2, seed=0)
     assert [b.games for b in result.bots] == [2, 2]
     assert _CheckedRollout.searched > 0   # some decisions were searched, each with a checked sample
+
+
+# -- whole-turn moves (SearchBot's default, RolloutBot(whole_turn=True)) ---------------------------
+
+def test_plan_steps_are_the_whole_turn():
+    # _last_cards: I hold 5o; loose 5c; seat 1's pile shows 6b; my pile shows Ao. Start 5 (5o+5c)
+    # needs a 6: no loose 6, so the only step is taking seat 1's pile (TAKE + 1); then a 7 is needed:
+    # no loose 7 and no pile shows one (mine shows Ao, seat 1's is empty), so the run must stop.
+    # Every way to finish the turn: start+confirm, start+take+confirm, or drop the 5.
+    s = _last_cards()
+    view = robada_env.rules.observation.decode(obs_of(s)["observation"])
+    steps = sorted(p.steps for p in ExpertBot(seed=0).plans(view, legal_actions(s)))
+    assert steps == sorted([(START + FIVE, CONFIRM), (START + FIVE, TAKE + 1, CONFIRM), (DROP + FIVE,)])
+    # mid-run (after the start), the plans start from the next step
+    engine.apply_action(s, START + FIVE)
+    view = robada_env.rules.observation.decode(obs_of(s)["observation"])
+    steps = sorted(p.steps for p in ExpertBot(seed=0).plans(view, legal_actions(s)))
+    assert steps == sorted([(CONFIRM,), (TAKE + 1, CONFIRM)])
+
+
+def test_whole_turn_values_are_exact_playouts_and_the_move_is_played_through():
+    s = _last_cards()
+    bot = RolloutBot(seed=0, determinizations=3, window=1e9, whole_turn=True)
+    belief = lambda rng: robada_env.sample_consistent_state(s, 0, rng)  # noqa: E731
+    plans = bot.candidate_plans(obs_of(s))
+    assert set(plans) == {(START + FIVE, CONFIRM), (START + FIVE, TAKE + 1, CONFIRM), (DROP + FIVE,)}
+    values = bot.plan_values(obs_of(s), belief, plans)
+    # start, take seat 1's 226-point pile, confirm: 3.44 (worked out in the test above)
+    assert values[(START + FIVE, TAKE + 1, CONFIRM)] == pytest.approx(3.44)
+    # start and confirm at once: my pile Ao 5o 5c = 1 + 5 + 5 = 11, seat 1 keeps 226 and can only
+    # drop 7c (no loose 7), the game's last card, which goes to me, the last runner (R7): 11 + 7 = 18
+    # against 226: 0 + (18 - 226) / 100 = -2.08
+    assert values[(START + FIVE, CONFIRM)] == pytest.approx(-2.08)
+    assert values[(DROP + FIVE,)] == pytest.approx(-2.42)
+    action, per_action = bot.decide(obs_of(s), belief)
+    # per first action, its best move's value
+    assert action == START + FIVE and per_action == pytest.approx({START + FIVE: 3.44, DROP + FIVE: -2.42})
+    # the rest of the chosen move is played without searching again (no belief given)
+    engine.apply_action(s, action)
+    assert bot.act(obs_of(s)) == TAKE + 1
+    engine.apply_action(s, TAKE + 1)
+    assert bot.act(obs_of(s)) == CONFIRM
+
+
+def test_a_reset_drops_the_move_in_progress():
+    s = _last_cards()
+    bot = RolloutBot(seed=0, determinizations=3, window=1e9, whole_turn=True)
+    belief = lambda rng: robada_env.sample_consistent_state(s, 0, rng)  # noqa: E731
+    engine.apply_action(s, bot.act(obs_of(s), belief))
+    bot.reset(1)
+    # no move in progress: the bot plans again from here (confirm now or take then confirm), a
+    # searched decision, which needs the belief
+    with pytest.raises(ConfigError, match="belief"):
+        bot.act(obs_of(s))
+    assert bot.act(obs_of(s), belief) == TAKE + 1
+
+
+@pytest.mark.parametrize("value", ["yes", 1, None])
+def test_whole_turn_must_be_a_bool(value):
+    with pytest.raises(ConfigError, match="whole_turn=.*legal values are True and False"):
+        RolloutBot(seed=0, whole_turn=value)

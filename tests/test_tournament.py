@@ -9,6 +9,7 @@ import functools
 import json
 import math
 import pickle
+import re
 
 import numpy as np
 import pytest
@@ -392,3 +393,39 @@ def test_cli_out_folder_that_cannot_be_made_fails_before_playing(tmp_path, capsy
                "--out", str(blocker / "sub" / "x")])
     assert rc == 2
     assert "cannot create the folder" in capsys.readouterr().err
+
+
+def test_cli_bot_options_build_the_named_seats_with_them_and_the_table_rules():
+    from hod.benchmarks.tournament import with_bot_options
+    lineup = with_bot_options("robada", ["search", "expert"], {"search": {"determinizations": 8, "whole_turn": True}},
+                              {"closing_ace": False})
+    assert lineup[1] == "expert" and lineup[0][0] == "search"
+    bot = lineup[0][1]()
+    # the options given, and the table's rule option the tournament tells every bot
+    assert (bot.determinizations, bot.whole_turn, bot.rules.closing_ace) == (8, True, False)
+    assert bot.name == "search"
+
+
+@pytest.mark.parametrize("options, message", [
+    ('{"greedy": {}}', r"'greedy', which is not in the lineup; legal: \['random', 'search'\]"),
+    ('{"search": 3}', "must be a JSON object of options"),
+    ('{"search": {"closing_ace": false}}', r"rule options \['closing_ace'\]"),
+    ('{"search": {"determinizations": 0}}', "determinizations=0: legal values are integers >= 1"),
+    ('[1]', "must be a JSON object"),
+])
+def test_cli_bad_bot_options_are_refused_before_playing(options, message, capsys, tmp_path):
+    from hod.benchmarks.tournament import main
+    rc = main(["--game", "robada", "--lineup", "search", "random", "--games", "2", "--no-progress",
+               "--bot-options", options, "--out", str(tmp_path / "r")])
+    assert rc == 2
+    assert re.search(message, capsys.readouterr().err)
+    assert list(tmp_path.iterdir()) == []   # nothing written
+
+
+def test_cli_plays_with_bot_options(capsys):
+    from hod.benchmarks.tournament import main
+    rc = main(["--game", "tapeo", "--lineup", "search", "random", "--games", "2", "--no-progress",
+               "--bot-options", '{"search": {"determinizations": 1}}'])
+    assert rc == 0
+    out = capsys.readouterr().out
+    assert "| search | 2 |" in out and "| random | 2 |" in out
