@@ -35,6 +35,7 @@ from typing import Any, Optional
 
 import numpy as np
 
+from hod.core.errors import ConfigError
 from robada_env.rules.actions import CONFIRM, DROP, START, TAKE, TAP, action_name
 from robada_env.rules.cards import NUM_RANKS, RANK_POINTS
 from robada_env.rules.engine import Config
@@ -305,6 +306,8 @@ class ExpertBot(Bot):
                  rules: Optional[Config] = None, **options: Any) -> None:
         self.rules = robada_rules(rules, options)
         super().__init__(seed, **options)
+        if params is not None and not isinstance(params, ExpertParams):
+            raise ConfigError(f"params={params!r}: legal values are None or an ExpertParams")
         self.params = params if params is not None else ExpertParams()
         # memo of the replies to a table (:func:`_reply` is a pure function of its key); it pays
         # off within a turn, whose later decisions re-plan the stopping points of the first

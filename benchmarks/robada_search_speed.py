@@ -14,9 +14,10 @@ Modes:
   the observation vector, the expert decodes it, and the expert values every plan afresh (no memo);
 * ``rollout, after``: :func:`robada_env.rules.observation.view_of` straight from the state,
   :meth:`ExpertBot.act_view`, the expert's memo of replies, single-action steps without the expert;
-* ``search, one action``: ``after`` plus the belief from the opponents' play (posteriors once per
-  decision), each decision of a turn searched on its own (``whole_turn=False``);
-* ``search, whole turn``: the ``search`` bot as registered: whole-turn moves (start, taps and
+* ``search, one action``: the ``search`` bot as registered: ``after`` plus the belief from the
+  opponents' play (posteriors once per decision), each decision of a turn searched on its own
+  (``whole_turn=False``, the default);
+* ``search, whole turn``: ``SearchBot(whole_turn=True)``: whole-turn moves (start, taps and
   takes, confirm) are the candidates, one search per turn.
 
 ``--games N`` also plays N seeded games of each ``search`` mode against the expert (at
@@ -139,8 +140,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     config = Config(num_players=args.players)
     states = positions(args.players, args.positions, args.seed)
     modes = [("rollout, before", _RolloutBefore), ("rollout, after", RolloutBot),
-             ("search, one action", functools.partial(SearchBot, whole_turn=False)),
-             ("search, whole turn", SearchBot)]
+             ("search, one action", SearchBot),
+             ("search, whole turn", functools.partial(SearchBot, whole_turn=True))]
     print(f"{args.players} players, {len(states)} positions, {args.determinizations} determinizations")
     print("| mode | decisions | playouts | CPU s | decisions/s | playouts/s | wall s |")
     print("|---|---:|---:|---:|---:|---:|---:|")

@@ -39,7 +39,7 @@ def with_bot_options(game: str, lineup: Sequence[str], bot_options: dict, env_kw
 
     Raises:
         ConfigError: a name not in the lineup, options that are not a JSON object, a rule option
-            (those go in ``env_kwargs``), or an option the bot refuses (checked here, before any game; the message names the legal values).
+            or ``rules`` (those go in ``env_kwargs``), ``game`` or ``name``, or an option the bot refuses (checked here, before any game; the message names the legal values).
     """
     for name, options in bot_options.items():
         if name not in lineup:
@@ -47,7 +47,11 @@ def with_bot_options(game: str, lineup: Sequence[str], bot_options: dict, env_kw
         if not isinstance(options, dict):
             raise ConfigError(f"--bot-options[{name!r}] must be a JSON object of options, got {options!r}; legal: "
                               f"e.g. '{_BOT_OPTIONS_EXAMPLE}'")
-        ruled = sorted(set(options) & {o.name for o in get_game(game).rule_options})
+        reserved = sorted(set(options) & {"game", "name"})
+        if reserved:
+            raise ConfigError(f"--bot-options[{name!r}] sets {reserved}: the game is --game and the bot its lineup "
+                              "name; legal: the bot's own options")
+        ruled = sorted(set(options) & ({o.name for o in get_game(game).rule_options} | {"rules"}))
         if ruled:
             raise ConfigError(f"--bot-options[{name!r}] sets rule options {ruled}: the table's rules go in --env-kwargs "
                               "and every bot is told them")

@@ -10,6 +10,7 @@ import hod.agents.robada_bots  # noqa: F401  (registers robada greedy / expert)
 import robada_env
 from _robada_helpers import position
 from hod.agents.robada_bots import ExpertBot, GreedyBot, greedy_run_points
+from hod.core.errors import ConfigError
 from robada_env.rules.actions import CONFIRM, DROP, START, TAKE, TAP
 from robada_env.rules.cards import ACE, CABALLO, REY, SOTA
 from robada_env.rules.engine import Config, apply_action, legal_actions, legal_mask, new_game
@@ -239,3 +240,8 @@ def test_expert_runs_on_the_last_card_for_the_leftovers():
     s = position(["So", ""], loose="Sc 2b 3b", piles=[["Ao"], ["Ab"]], to_deck=False, last_runner=1)
     assert s.deck == []
     assert ExpertBot(seed=0).act(obs_of(s)) == START + SOTA
+
+
+def test_expert_params_must_be_expert_params():
+    with pytest.raises(ConfigError, match="params='x': legal values are None or an ExpertParams"):
+        ExpertBot(seed=0, params="x")

@@ -137,7 +137,7 @@ def test_registered_and_the_tournament_gives_it_consistent_belief_samples():
     assert _CheckedRollout.searched > 0   # some decisions were searched, each with a checked sample
 
 
-# -- whole-turn moves (SearchBot's default, RolloutBot(whole_turn=True)) ---------------------------
+# -- whole-turn moves (RolloutBot/SearchBot(whole_turn=True); off by default) -----------------------
 
 def test_plan_steps_are_the_whole_turn():
     # _last_cards: I hold 5o; loose 5c; seat 1's pile shows 6b; my pile shows Ao. Start 5 (5o+5c)

@@ -411,6 +411,8 @@ def test_cli_bot_options_build_the_named_seats_with_them_and_the_table_rules():
     ('{"search": 3}', "must be a JSON object of options"),
     ('{"search": {"closing_ace": false}}', r"rule options \['closing_ace'\]"),
     ('{"search": {"determinizations": 0}}', "determinizations=0: legal values are integers >= 1"),
+    ('{"search": {"name": "x"}}', r"sets \['name'\]: the game is --game"),
+    ('{"search": {"rules": {}}}', r"rule options \['rules'\]"),
     ('[1]', "must be a JSON object"),
 ])
 def test_cli_bad_bot_options_are_refused_before_playing(options, message, capsys, tmp_path):
