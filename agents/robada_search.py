@@ -47,7 +47,6 @@ import numpy as np
 
 from hod.core.errors import ConfigError
 from robada_env.rules import engine
-from robada_env.rules.actions import DROP, START
 from robada_env.rules.engine import Config
 from robada_env.rules.observation import decode, view_of
 
@@ -123,7 +122,7 @@ class RolloutBot(CandidateSearchBot):
             raise ConfigError(f"whole_turn={whole_turn!r}: legal values are True and False")
         self.whole_turn = bool(whole_turn)
         self._committed: list = []  # the rest of the whole-turn move being played (whole_turn)
-        self._committed_hand: tuple = ()
+        self._last_key, self._last_action = b"", -1  # the last position of a move answered, and how
         self.determinizations = int(determinizations)
         self.candidates = int(candidates)
         self.window = float(window)
@@ -135,7 +134,7 @@ class RolloutBot(CandidateSearchBot):
         """Start a new game; reseeds the bot's generator (and its expert's) when ``seed`` is given."""
         super().reset(seed)
         self._expert.reset(seed)
-        self._committed, self._committed_hand = [], ()
+        self._committed, self._last_key, self._last_action = [], b"", -1
 
     def candidate_actions(self, observation: Observation) -> list:
         """The actions to search, the expert's best first (step 1 of the module docstring).
@@ -224,8 +223,9 @@ class RolloutBot(CandidateSearchBot):
         """:meth:`act` with the values it chose from (see
         :meth:`hod.agents.base.CandidateSearchBot.decide`).
 
-        With ``whole_turn``: in the middle of a move it chose, the move's next step, unsearched;
-        else the first action of the whole-turn move (:meth:`candidate_plans`) of best mean
+        With ``whole_turn``: in the middle of a move it chose, the move's next step, unsearched
+        (the same action again when asked about the same position twice; a new search when the
+        rest of the move is no longer a way to finish the turn, e.g. another step was played); else the first action of the whole-turn move (:meth:`candidate_plans`) of best mean
         playout score (:meth:`plan_values`; exact ties: the bot's generator), whose later steps
         are then played at the next decisions of the turn (the turn is the seat's alone and its
         table known, so they stay legal). The values returned: per first action, its best
@@ -240,9 +240,15 @@ class RolloutBot(CandidateSearchBot):
         check_observation(observation, self.game)
         legal = legal_actions(observation).tolist()
         view = decode(observation["observation"])
-        if self._committed and view.run_active and tuple(view.hand) == self._committed_hand \
-                and self._committed[0] in legal:
-            return int(self._committed.pop(0)), {}
+        key = observation["observation"].tobytes() + observation["action_mask"].tobytes()
+        if view.run_active and key == self._last_key:  # asked again about the same position
+            return self._last_action, {}
+        if self._committed and view.run_active and \
+                tuple(self._committed) in {p.steps for p in self._expert.plans(view, legal)}:
+            # the rest of the chosen move is still a way to finish this turn from here
+            action = int(self._committed.pop(0))
+            self._last_key, self._last_action = key, action
+            return action, {}
         self._committed = []
         if len(legal) == 1:
             return int(legal[0]), {}
@@ -257,10 +263,8 @@ class RolloutBot(CandidateSearchBot):
             chosen = top[0] if len(top) == 1 else top[int(self.rng.integers(len(top)))]
             for steps, v in scores.items():
                 values[steps[0]] = max(values.get(steps[0], -np.inf), v)
-        hand = list(view.hand)
-        if not view.run_active and chosen[0] < DROP:
-            hand[chosen[0] - START] -= 1  # the starting card leaves the hand (ronda_robada.txt 'How to play')
-        self._committed, self._committed_hand = list(chosen[1:]), tuple(hand)
+        self._committed = list(chosen[1:])
+        self._last_key, self._last_action = key, int(chosen[0])
         return int(chosen[0]), values
 
     def action_values(self, observation: Observation, belief: Optional[BeliefSampler],

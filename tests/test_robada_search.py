@@ -11,7 +11,7 @@ from hod.agents.robada_search import RolloutBot, playout_score
 from hod.evaluation.tournament import run_tournament
 from hod.core.errors import ConfigError
 from robada_env.rules import engine
-from robada_env.rules.actions import CONFIRM, DROP, START, TAKE
+from robada_env.rules.actions import CONFIRM, DROP, START, TAKE, TAP
 from robada_env.rules.engine import legal_mask
 from robada_env.rules.observation import encode
 
@@ -196,3 +196,26 @@ def test_a_reset_drops_the_move_in_progress():
 def test_whole_turn_must_be_a_bool(value):
     with pytest.raises(ConfigError, match="whole_turn=.*legal values are True and False"):
         RolloutBot(seed=0, whole_turn=value)
+
+
+def test_the_same_position_asked_twice_gets_the_same_step():
+    s = _last_cards()
+    bot = RolloutBot(seed=0, determinizations=3, window=1e9, whole_turn=True)
+    belief = lambda rng: robada_env.sample_consistent_state(s, 0, rng)  # noqa: E731
+    engine.apply_action(s, bot.act(obs_of(s), belief))   # start 5, committed: take seat 1's pile, confirm
+    assert bot.act(obs_of(s)) == TAKE + 1
+    assert bot.act(obs_of(s)) == TAKE + 1   # not the plan's next step (confirm)
+    engine.apply_action(s, TAKE + 1)
+    assert bot.act(obs_of(s)) == CONFIRM
+
+
+def test_a_move_that_no_longer_finishes_the_turn_is_dropped():
+    s = _last_cards()
+    bot = RolloutBot(seed=0, determinizations=3, window=1e9, whole_turn=True)
+    belief = lambda rng: robada_env.sample_consistent_state(s, 0, rng)  # noqa: E731
+    engine.apply_action(s, bot.act(obs_of(s), belief))
+    # pretend the rest of the move were "tap, confirm": no loose 6 to tap, so it is no way to
+    # finish this turn; the bot plans again (a searched decision: it needs the belief)
+    bot._committed = [TAP, CONFIRM]
+    with pytest.raises(ConfigError, match="belief"):
+        bot.act(obs_of(s))
