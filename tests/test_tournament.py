@@ -431,3 +431,16 @@ def test_cli_plays_with_bot_options(capsys):
     assert rc == 0
     out = capsys.readouterr().out
     assert "| search | 2 |" in out and "| random | 2 |" in out
+
+
+def test_ratings_do_not_follow_the_last_games():
+    # slot 0 wins the first 60 games, slot 1 the last 40: slot 0 won 60% of them. Rated online in
+    # the played order only, the last 40 updates leave slot 1 ahead; averaged over 16 orders, the
+    # 60/40 split shows (in a random order the wins are spread, so the last updates cancel).
+    keys = np.array([[2.0, 1.0]] * 60 + [[1.0, 2.0]] * 40)
+    (mu0, _), (mu1, _) = _stats.openskill_ratings(keys, orders=1)
+    assert mu1 > mu0
+    (mu0, _), (mu1, _) = _stats.openskill_ratings(keys)
+    assert mu0 > mu1
+    with pytest.raises(ValueError, match="legal values are integers >= 1"):
+        _stats.openskill_ratings(keys, orders=0)
