@@ -179,11 +179,18 @@ def test_whole_turn_values_are_exact_playouts_and_the_move_is_played_through():
     assert bot.act(obs_of(s)) == CONFIRM
 
 
-def test_a_reset_drops_the_move_in_progress():
+def _started_whole_turn():
+    """_last_cards with a whole-turn bot that has just started its move (start 5; the rest of the
+    move: take seat 1's pile, confirm)."""
     s = _last_cards()
     bot = RolloutBot(seed=0, determinizations=3, window=1e9, whole_turn=True)
     belief = lambda rng: robada_env.sample_consistent_state(s, 0, rng)  # noqa: E731
     engine.apply_action(s, bot.act(obs_of(s), belief))
+    return s, bot, belief
+
+
+def test_a_reset_drops_the_move_in_progress():
+    s, bot, belief = _started_whole_turn()
     bot.reset(1)
     # no move in progress: the bot plans again from here (confirm now or take then confirm), a
     # searched decision, which needs the belief
@@ -199,10 +206,7 @@ def test_whole_turn_must_be_a_bool(value):
 
 
 def test_the_same_position_asked_twice_gets_the_same_step():
-    s = _last_cards()
-    bot = RolloutBot(seed=0, determinizations=3, window=1e9, whole_turn=True)
-    belief = lambda rng: robada_env.sample_consistent_state(s, 0, rng)  # noqa: E731
-    engine.apply_action(s, bot.act(obs_of(s), belief))   # start 5, committed: take seat 1's pile, confirm
+    s, bot, _ = _started_whole_turn()
     assert bot.act(obs_of(s)) == TAKE + 1
     assert bot.act(obs_of(s)) == TAKE + 1   # not the plan's next step (confirm)
     engine.apply_action(s, TAKE + 1)
@@ -210,10 +214,7 @@ def test_the_same_position_asked_twice_gets_the_same_step():
 
 
 def test_a_move_that_no_longer_finishes_the_turn_is_dropped():
-    s = _last_cards()
-    bot = RolloutBot(seed=0, determinizations=3, window=1e9, whole_turn=True)
-    belief = lambda rng: robada_env.sample_consistent_state(s, 0, rng)  # noqa: E731
-    engine.apply_action(s, bot.act(obs_of(s), belief))
+    s, bot, _ = _started_whole_turn()
     # pretend the rest of the move were "tap, confirm": no loose 6 to tap, so it is no way to
     # finish this turn; the bot plans again (a searched decision: it needs the belief)
     bot._committed = [TAP, CONFIRM]
