@@ -107,6 +107,13 @@ def time_mode(bot, states: list) -> dict:
     return {"decisions": len(states), "playouts": playouts, "cpu_s": cpu, "wall_s": wall}
 
 
+def modes_table() -> list:
+    """``[(mode name, bot factory)]`` of the modes in the module docstring, in its order."""
+    return [("rollout, before", _RolloutBefore), ("rollout, after", RolloutBot),
+            ("search, one action", SearchBot),
+            ("search, whole turn", functools.partial(SearchBot, whole_turn=True))]
+
+
 def time_games(bot, n: int, games: int, seed: int) -> dict:
     """CPU seconds per game and searched decisions per game of ``bot`` in seat 0 against experts."""
     config = Config(num_players=n)
@@ -139,9 +146,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     args = ap.parse_args(argv)
     config = Config(num_players=args.players)
     states = positions(args.players, args.positions, args.seed)
-    modes = [("rollout, before", _RolloutBefore), ("rollout, after", RolloutBot),
-             ("search, one action", SearchBot),
-             ("search, whole turn", functools.partial(SearchBot, whole_turn=True))]
+    modes = modes_table()
     print(f"{args.players} players, {len(states)} positions, {args.determinizations} determinizations")
     print("| mode | decisions | playouts | CPU s | decisions/s | playouts/s | wall s |")
     print("|---|---:|---:|---:|---:|---:|---:|")
@@ -154,7 +159,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         print(f"\n{args.games} games against experts, the bot in seat 0 (32 determinizations)")
         print("| mode | games | CPU s per game | searched decisions per game |")
         print("|---|---:|---:|---:|")
-        for name, cls in modes[2:]:
+        for name, cls in modes[2:]:  # the two search modes
             r = time_games(cls(seed=args.seed, rules=config), args.players, args.games, args.seed)
             print(f"| {name} | {r['games']} | {r['cpu_s_per_game']:.2f} | {r['searched_per_game']:.1f} |", flush=True)
     return 0

@@ -220,3 +220,16 @@ def test_a_move_that_no_longer_finishes_the_turn_is_dropped():
     bot._committed = [TAP, CONFIRM]
     with pytest.raises(ConfigError, match="belief"):
         bot.act(obs_of(s))
+
+
+def test_speed_benchmark_times_the_modes_it_names(capsys):
+    from hod.benchmarks import robada_search_speed as bench
+    bots = {name: make(seed=0) for name, make in bench.modes_table()}
+    assert [type(b).__name__ for b in bots.values()] == ["_RolloutBefore", "RolloutBot", "SearchBot", "SearchBot"]
+    assert [b.whole_turn for b in bots.values()] == [False, False, False, True]
+    # one tiny run: both search modes are timed over a whole game
+    assert bench.main(["--positions", "1", "--determinizations", "1", "--games", "1"]) == 0
+    rows = [line.split("|") for line in capsys.readouterr().out.splitlines() if line.startswith("| search, ")]
+    per_game = {r[1].strip(): float(r[4]) for r in rows if len(r) == 6}
+    assert set(per_game) == {"search, one action", "search, whole turn"}
+    assert all(v > 0 for v in per_game.values())
