@@ -129,7 +129,7 @@ def parse_opponents(game: str, values: Optional[Sequence[str]], num_opponents: i
     """Bot names of the opponent seats, in seat order after the person's seat.
 
     Args:
-        values: ``--opponents`` as given: ``None`` (the strongest registered bot everywhere), one
+        values: ``--opponents`` as given: ``None`` (the default opponent, :func:`default_opponent`, everywhere), one
             name (every opponent), or one name per opponent seat; names may also be separated by
             commas (``expert,random``).
         num_opponents: number of opponent seats (players - 1).
@@ -229,8 +229,8 @@ def build_parser(game: str, prog: str, description: str, min_players: int, max_p
     ap.add_argument("--opponents", nargs="+", metavar="BOT",
                     help="registered bot for the computer seats: one name for all of them, or one per "
                          f"opponent seat in seat order (registered now, with the strength ladder's label: "
-                         f"{labelled_names(game)}; default: the strongest that plays the table size, "
-                         "ppo > expert > greedy > random)")
+                         f"{labelled_names(game)}; default: the first of ppo > expert > greedy > random "
+                         "that plays the table size, not the strongest: the search bots rate higher)")
     ap.add_argument("--seed", type=non_negative_int, default=None,
                     help="seed of the deal and of the bots, a non-negative int (default: a fresh one, printed)")
     ap.add_argument("--seat", type=int, default=0, help="your seat, 0..players-1 (default 0)")

@@ -3,7 +3,8 @@
     python -m hod.apps.play_robada --players 2 --opponents expert --seed 7 [--seat 0] [--record out.json]
 
 You hold one seat; the other seats are registered bots (``--opponents``: one name for all, or one
-per opponent seat; default the strongest registered, ppo > expert > greedy > random). Each of your
+per opponent seat; default the first registered of ppo > expert > greedy > random, not the
+strongest: the search bots rate higher). Each of your
 decisions shows what your seat may know (RULINGS R9): the loose cards, every pile's visible card
 with its size and points, how many cards each opponent holds (never which), the run in progress,
 the deck left, the scores and your hand, with the numbered legal choices, each spelled out with the

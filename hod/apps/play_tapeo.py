@@ -3,7 +3,8 @@
     python -m hod.apps.play_tapeo --players 4 --opponents expert --seed 7 [--seat 0] [--record out.json]
 
 You hold one seat; the other seats are registered bots (``--opponents``: one name for all, or one
-per opponent seat; default the strongest registered, ppo > expert > greedy > random). Each pick
+per opponent seat; default the first registered of ppo > expert > greedy > random, not the
+strongest: the search bots rate higher). Each pick
 shows what your seat may know (tapeo.txt 'The hand and the bar': every bar is face up; the hands
 you held earlier this round and have passed on are known exactly, since every tapa taken from
 them since was revealed): the scores of the finished rounds, every bar and the churros kept, your
