@@ -444,3 +444,5 @@ def test_ratings_do_not_follow_the_last_games():
     assert mu0 > mu1
     with pytest.raises(ValueError, match="legal values are integers >= 1"):
         _stats.openskill_ratings(keys, orders=0)
+    with pytest.raises(ValueError, match=r"\(games, slots\) array"):
+        _stats.openskill_ratings(np.array([2.0, 1.0]))

@@ -22,8 +22,9 @@ The scheme (details in docs/tournament.md):
   table plays the same deals, each in every seat order).
 * **Ratings**: OpenSkill Plackett-Luce (:func:`hod.evaluation.stats.openskill_league`), one
   update per game, every bot one player across the whole league, the games interleaved (game 0 of
-  every table, then game 1, ...) so that no table is rated before the others. Interval:
-  ``mu +- 2 sigma``.
+  every table, then game 1, ...) so that no table is rated before the others, and the ratings
+  averaged over that order and 15 seeded shuffles (an online update weighs the last games most).
+  Interval: ``mu +- 2 sigma``.
 * **Matrix**: ``W[a][b]``, the share of the games between a and b in which a finished ahead of b
   (ties 1/2; :func:`hod.evaluation.stats.pairwise_scores`); with 2 players, a's win rate against
   b. ``W[a][b] + W[b][a] = 1``.

@@ -78,48 +78,27 @@ def ranks_from_keys(keys: Sequence[float]) -> list[int]:
     return [1 + sum(1 for other in keys if other > k) for k in keys]
 
 
-#: Game orders the tournament's ratings are averaged over (:func:`openskill_ratings`).
+#: Game orders the ratings are averaged over (:func:`openskill_league`: tournaments and the ladder).
 RATING_ORDERS = 16
 
 
 def openskill_ratings(keys: np.ndarray, orders: int = RATING_ORDERS, seed: int = 0) -> list[tuple[float, float]]:
-    """OpenSkill Plackett-Luce rating of each slot after all games, averaged over game orders.
-
-    Every slot starts at the model's default (mu 25, sigma 25/3) and each game is one update
-    ``model.rate([[slot_0], ..., [slot_n-1]], ranks=...)`` with ties sharing a rank. The update is
-    online, so the final ratings depend on the order of the games (the last ones weigh most): over
-    1,000 games of two close bots the order alone moved the gap between them by several points,
-    and the played order could rank the bot that won 60% below the other. So the games are rated
-    in the played order and in ``orders - 1`` seeded shuffles, and each slot's mu and sigma are the
-    means over the orders.
+    """OpenSkill Plackett-Luce rating of each slot of a tournament after all its games, averaged
+    over game orders (:func:`openskill_league` with every slot at every game).
 
     Args:
         keys: finish keys (G, n) from :func:`finish_keys`.
-        orders: number of game orders (int >= 1; 1 = the played order only).
-        seed: seed of the shuffles.
+        orders, seed: as :func:`openskill_league`.
     Returns:
         ``[(mu, sigma)]`` per slot.
     Raises:
-        ValueError: ``orders`` < 1.
+        ValueError: ``keys`` not a (G, n) array, or ``orders`` < 1.
     """
-    from openskill.models import PlackettLuce
-
-    if orders < 1:
-        raise ValueError(f"orders={orders!r}: legal values are integers >= 1")
-    model = PlackettLuce()
-    keys = np.asarray(keys)
-    n = keys.shape[1]
-    ranks = [ranks_from_keys(row.tolist()) for row in keys]
-    rng = np.random.default_rng(seed)
-    total = np.zeros((n, 2))
-    for o in range(orders):
-        order = np.arange(len(ranks)) if o == 0 else rng.permutation(len(ranks))
-        ratings = [model.rating(name=f"slot{k}") for k in range(n)]
-        for g in order:
-            teams = model.rate([[r] for r in ratings], ranks=ranks[g])
-            ratings = [t[0] for t in teams]
-        total += [(r.mu, r.sigma) for r in ratings]
-    return [(float(mu), float(sigma)) for mu, sigma in total / orders]
+    keys = np.asarray(keys, np.float64)
+    if keys.ndim != 2:
+        raise ValueError(f"keys must be a (games, slots) array, got shape {keys.shape}")
+    slots = list(range(keys.shape[1]))
+    return openskill_league([(slots, row) for row in keys], keys.shape[1], orders, seed)
 
 
 def head_to_head(keys: np.ndarray) -> np.ndarray:
@@ -135,27 +114,47 @@ def head_to_head(keys: np.ndarray) -> np.ndarray:
     return h
 
 
-def openskill_league(games: Sequence[tuple[Sequence[int], Sequence[float]]], num_players: int
-                     ) -> list[tuple[float, float]]:
+def openskill_league(games: Sequence[tuple[Sequence[int], Sequence[float]]], num_players: int,
+                     orders: int = RATING_ORDERS, seed: int = 0) -> list[tuple[float, float]]:
     """OpenSkill Plackett-Luce ratings of a league: players ``0..num_players-1``, each game one
-    update ``model.rate([[p] for p in ids], ranks=...)`` in the given order.
+    update ``model.rate([[p] for p in ids], ranks=...)``, averaged over game orders.
+
+    Every player starts at the model's default (mu 25, sigma 25/3); ties share a rank. The update
+    is online, so one pass depends on the order of the games (the last ones weigh most): over
+    1,000 games of two close bots the order alone moved the gap between them by several points,
+    and the played order ranked the bot that won 60% below the other. So the games are rated in
+    the given order and in ``orders - 1`` seeded shuffles, and each player's mu and sigma are the
+    means over the orders.
 
     Args:
         games: ``(ids, keys)`` per game: the players at the table (distinct) and their finish keys
             (:func:`finish_keys`, higher is better; equal keys are tied).
         num_players: size of the league.
+        orders: number of game orders (int >= 1; 1 = the given order only).
+        seed: seed of the shuffles.
     Returns:
         ``[(mu, sigma)]`` per player (the model's default for one who never played).
+    Raises:
+        ValueError: ``orders`` < 1.
     """
     from openskill.models import PlackettLuce
 
+    if isinstance(orders, bool) or not isinstance(orders, (int, np.integer)) or orders < 1:
+        raise ValueError(f"orders={orders!r}: legal values are integers >= 1")
     model = PlackettLuce()
-    ratings = [model.rating(name=f"p{k}") for k in range(num_players)]
-    for ids, keys in games:
-        teams = model.rate([[ratings[i]] for i in ids], ranks=ranks_from_keys(list(keys)))
-        for i, t in zip(ids, teams):
-            ratings[i] = t[0]
-    return [(float(r.mu), float(r.sigma)) for r in ratings]
+    games = [(list(ids), ranks_from_keys(list(keys))) for ids, keys in games]
+    rng = np.random.default_rng(seed)
+    total = np.zeros((num_players, 2))
+    for o in range(orders):
+        order = range(len(games)) if o == 0 else rng.permutation(len(games))
+        ratings = [model.rating(name=f"p{k}") for k in range(num_players)]
+        for g in order:
+            ids, ranks = games[g]
+            teams = model.rate([[ratings[i]] for i in ids], ranks=ranks)
+            for i, team in zip(ids, teams):
+                ratings[i] = team[0]
+        total += [(r.mu, r.sigma) for r in ratings]
+    return [(float(mu), float(sigma)) for mu, sigma in total / orders]
 
 
 def pairwise_scores(win_share: Sequence[float], points: Sequence[float]) -> np.ndarray:
