@@ -109,9 +109,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         if not args.lineup:
             parser.error(f"--lineup is required: one bot per seat, from {agents.names(args.game)}")
         env_kwargs = parse_env_kwargs(args.env_kwargs)
-        lineup = with_bot_options(args.game, args.lineup,
-                                  parse_json_object(args.bot_options, "--bot-options", _BOT_OPTIONS_EXAMPLE),
-                                  env_kwargs)
+        bot_options = parse_json_object(args.bot_options, "--bot-options", _BOT_OPTIONS_EXAMPLE)
+        lineup = with_bot_options(args.game, args.lineup, bot_options, env_kwargs)
         if args.out:  # fail before playing, not after
             prepare_out_prefix(args.out)
         res = run_tournament(
@@ -122,6 +121,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     except ConfigError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
+    res.bot_options = bot_options
     print(res.to_markdown())
     if args.out:
         res.save_markdown(args.out + ".md")

@@ -424,13 +424,17 @@ def test_cli_bad_bot_options_are_refused_before_playing(options, message, capsys
     assert list(tmp_path.iterdir()) == []   # nothing written
 
 
-def test_cli_plays_with_bot_options(capsys):
+def test_cli_plays_with_bot_options_and_records_them(capsys, tmp_path):
     from hod.benchmarks.tournament import main
     rc = main(["--game", "tapeo", "--lineup", "search", "random", "--games", "2", "--no-progress",
-               "--bot-options", '{"search": {"determinizations": 1}}'])
+               "--bot-options", '{"search": {"determinizations": 1}}', "--out", str(tmp_path / "r")])
     assert rc == 0
     out = capsys.readouterr().out
     assert "| search | 2 |" in out and "| random | 2 |" in out
+    # the report says which options the bots had
+    assert 'Bot options: `{"search": {"determinizations": 1}}`.' in out
+    assert 'Bot options: `{"search": {"determinizations": 1}}`.' in (tmp_path / "r.md").read_text()
+    assert json.loads((tmp_path / "r.json").read_text())["bot_options"] == {"search": {"determinizations": 1}}
 
 
 def test_ratings_do_not_follow_the_last_games():

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import io
+import json
 import math
 from typing import TYPE_CHECKING, Optional
 
@@ -79,7 +80,8 @@ def markdown(r: "TournamentResult", include_timing: bool = True) -> str:
         f"## Tournament: {title}, {r.num_players} players",
         "",
         scheme_line(r)
-        + (f" Environment options: `{r.env_kwargs}`." if r.env_kwargs else ""),
+        + (f" Environment options: `{r.env_kwargs}`." if r.env_kwargs else "")
+        + (f" Bot options: `{json.dumps(r.bot_options, sort_keys=True)}`." if getattr(r, "bot_options", None) else ""),
         "",
         "| bot | games | win rate | 95% CI (Wilson) | mean points | 95% CI | mean margin | 95% CI "
         "| rating mu | sigma | ordinal |",

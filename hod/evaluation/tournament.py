@@ -122,6 +122,9 @@ class TournamentResult:
         games: per game, ``{"game", "deal", "env_seed", "seating", "bot_seeds", "points",
             "win_share", "steps"}`` (points and win_share by slot, seating[seat] = slot).
         workers, elapsed_s, games_per_s: how the run went (playing time only).
+        bot_options: options the lineup's bots were built with, ``{name: {option: value}}``, as
+            the caller records them (the tournament command's ``--bot-options``; empty: every bot
+            at its defaults, or built by a caller that did not say).
     """
 
     game: str
@@ -142,6 +145,7 @@ class TournamentResult:
     workers: int = 1
     elapsed_s: float = 0.0
     games_per_s: float = 0.0
+    bot_options: dict = field(default_factory=dict)
 
     def to_dict(self, include_games: bool = True) -> dict:
         """JSON-ready dict (nan becomes None); ``include_games=False`` drops the per-game list."""
