@@ -228,6 +228,15 @@ class CandidateSearchBot(Bot):
         if len(cands) == 1:
             return cands[0], {}
         values = self.action_values(observation, belief, cands)
+        return self.best_candidate(values, cands), values
+
+    def best_candidate(self, values: dict, candidates: list) -> Any:
+        """The candidate of highest value; exact ties (within 1e-9) broken with the bot's seeded
+        generator (one draw, only on a tie).
+
+        Args:
+            values: ``{candidate: value}`` for every candidate. candidates: in order, at least one.
+        """
         best = max(values.values())
-        top = [a for a in cands if values[a] >= best - 1e-9]
-        return (top[0] if len(top) == 1 else top[int(self.rng.integers(len(top)))]), values
+        top = [c for c in candidates if values[c] >= best - 1e-9]
+        return top[0] if len(top) == 1 else top[int(self.rng.integers(len(top)))]

@@ -225,8 +225,8 @@ class RolloutBot(CandidateSearchBot):
 
         With ``whole_turn``: in the middle of a move it chose, the move's next step, unsearched
         (the same action again when asked about the same position twice; a new search when the
-        rest of the move is no longer a way to finish the turn, e.g. another step was played); else the first action of the whole-turn move (:meth:`candidate_plans`) of best mean
-        playout score (:meth:`plan_values`; exact ties: the bot's generator), whose later steps
+        rest of the move is no longer a way to finish the turn, e.g. another step was played);
+        else the first action of the whole-turn move (:meth:`candidate_plans`) of best mean playout score (:meth:`plan_values`; exact ties: the bot's generator), whose later steps
         are then played at the next decisions of the turn (the turn is the seat's alone and its
         table known, so they stay legal). The values returned: per first action, its best
         move's score (empty when nothing was searched).
@@ -258,9 +258,7 @@ class RolloutBot(CandidateSearchBot):
             chosen = plans[0]
         else:
             scores = self.plan_values(observation, belief, plans)
-            best = max(scores.values())
-            top = [p for p in plans if scores[p] >= best - 1e-9]
-            chosen = top[0] if len(top) == 1 else top[int(self.rng.integers(len(top)))]
+            chosen = self.best_candidate(scores, plans)
             for steps, v in scores.items():
                 values[steps[0]] = max(values.get(steps[0], -np.inf), v)
         self._committed = list(chosen[1:])

@@ -39,7 +39,8 @@ def with_bot_options(game: str, lineup: Sequence[str], bot_options: dict, env_kw
 
     Raises:
         ConfigError: a name not in the lineup, options that are not a JSON object, a rule option
-            or ``rules`` (those go in ``env_kwargs``), ``game`` or ``name``, or an option the bot refuses (checked here, before any game; the message names the legal values).
+            or ``rules`` (those go in ``env_kwargs``), ``game`` or ``name``, or an option the bot
+            refuses (checked here, before any game; the message names the legal values).
     """
     for name, options in bot_options.items():
         if name not in lineup:

@@ -81,7 +81,7 @@ def markdown(r: "TournamentResult", include_timing: bool = True) -> str:
         "",
         scheme_line(r)
         + (f" Environment options: `{r.env_kwargs}`." if r.env_kwargs else "")
-        + (f" Bot options: `{json.dumps(r.bot_options, sort_keys=True)}`." if getattr(r, "bot_options", None) else ""),
+        + (f" Bot options: `{json.dumps(r.bot_options, sort_keys=True)}`." if r.bot_options else ""),
         "",
         "| bot | games | win rate | 95% CI (Wilson) | mean points | 95% CI | mean margin | 95% CI "
         "| rating mu | sigma | ordinal |",
