@@ -44,8 +44,9 @@ from hod.adapters.env_support import (
     pending_infos,
     start_aec_episode,
 )
-from hod.adapters.options import RENDER_MODES, GameSeeds, check_env_options, check_unknown_options
-from hod.adapters.wrappers import wrap_aec
+from hod.adapters.options import (RENDER_MODES, GameSeeds, check_env_options, check_reset_options,
+                                 check_unknown_options)
+from hod.adapters.wrappers import CLASS_ILLEGAL_ACTION, factory_options, wrap_aec
 from hod.core.errors import IllegalActionError, ResetNeededError, action_id
 from hod.core.rewards import final_rewards
 from robada_env.rules.actions import CONFIRM, DROP, NOOP, NUM_ACTIONS, TAP, action_name
@@ -153,11 +154,15 @@ class _RobadaCore:
         the game seed from the env's generator (seeded by the last seeded reset, else fresh).
 
         Raises:
-            ConfigError: ``seed`` is not None or a non-negative int (hod.adapters.options.GameSeeds).
+            ConfigError: ``seed`` is not None or an int in ``0..2**64-1``
+                (:meth:`hod.adapters.options.GameSeeds.deal`); nothing changes.
         """
-        self.game_seed = self._seeds.next(seed)
-        self.game_state = new_game(self.config, seed=self.game_seed)
+        self.game_seed, self.game_state = self._seeds.deal(seed, self._deal)
         self._turns = 0
+
+    def _deal(self, seed: int) -> State:
+        """The engine's new game of this table from ``seed`` (an int in ``0..2**64-1``)."""
+        return new_game(self.config, seed=seed)
 
     def _advance(self, action: int) -> tuple[Optional[np.ndarray], Optional[list[dict]], bool]:
         """Apply a legal ``action`` (an int) of the seat to act.
@@ -226,7 +231,7 @@ class raw_env(_RobadaCore, AECEnv):
                 "render_fps": 1}
 
     def __init__(self, num_players: int = 2, render_mode: Optional[str] = None,
-                 reward_scheme: str = "points", illegal_action: str = "raise",
+                 reward_scheme: str = "points", illegal_action: str = CLASS_ILLEGAL_ACTION,
                  max_cycles: int = DEFAULT_MAX_CYCLES, **rules: Any) -> None:
         super().__init__()
         self._setup(num_players, render_mode, reward_scheme, illegal_action, max_cycles, rules)
@@ -236,11 +241,15 @@ class raw_env(_RobadaCore, AECEnv):
         """Shuffle and deal a new game (ronda_robada.txt, the deal): every agent live, rewards 0,
         ``agent_selection`` the seat to act. ``seed`` fixes the whole deal (same seed, same game);
         without it the game seed is drawn from the generator of the last seeded reset.
-        ``options`` is ignored.
+        ``options``: None or a dict, whose keys are ignored (the env takes no reset options).
 
         Raises:
-            ConfigError: ``seed`` neither None nor a non-negative int (nothing changes).
+            ConfigError: ``seed`` neither None nor an int in ``0..2**64-1``, or ``options``
+                neither None nor a dict (:mod:`hod.adapters.options`). A refused reset changes
+                nothing: the game in progress, ``game_seed`` and the seeds of later unseeded
+                resets stay as they were.
         """
+        check_reset_options(options)
         self._new_game(seed)
         start_aec_episode(self)
         self.agent_selection = self.agents[self.game_state.current]
@@ -295,15 +304,15 @@ class raw_env(_RobadaCore, AECEnv):
 
 def env(num_players: int = 2, render_mode: Optional[str] = None, reward_scheme: str = "points",
         max_cycles: int = DEFAULT_MAX_CYCLES, **rules: Any):
-    """Ronda Robada, AEC form, wrapped for users: ``raw_env(illegal_action="lose")`` under
-    PettingZoo's bounds-check and order-enforcing wrappers (``hod.adapters.wrappers.wrap_aec``).
+    """Ronda Robada, AEC form, wrapped for users: ``raw_env(illegal_action="lose")`` under the
+    order-enforcing wrapper (``hod.adapters.wrappers.wrap_aec``).
 
-    An action outside the mask ends the game: the offender gets -1, the others 0. Options as
-    :class:`raw_env` (``illegal_action`` may be given to override).
+    An action outside the mask ends the game: the offender gets -1, the others 0 (the factories'
+    default, ``hod.adapters.wrappers.factory_options``). Options as :class:`raw_env`
+    (``illegal_action`` may be given to override).
     """
-    rules.setdefault("illegal_action", "lose")
     return wrap_aec(raw_env(num_players=num_players, render_mode=render_mode,
-                            reward_scheme=reward_scheme, max_cycles=max_cycles, **rules))
+                            reward_scheme=reward_scheme, max_cycles=max_cycles, **factory_options(rules)))
 
 
 # ---------------------------------------------------------------- Parallel form
@@ -312,7 +321,9 @@ def env(num_players: int = 2, render_mode: Optional[str] = None, reward_scheme: 
 class RobadaParallelEnv(_RobadaCore, ParallelEnv):
     """Ronda Robada, Parallel form (see the module docstring for how turns map to steps).
 
-    Args: as :class:`robada_env.env.raw_env`; ``illegal_action`` defaults to ``"lose"``.
+    Args: as :class:`robada_env.env.raw_env`; ``illegal_action`` defaults to ``"raise"``, as
+    every unwrapped class (``hod.adapters.wrappers.CLASS_ILLEGAL_ACTION``); the factory
+    :func:`parallel_env` uses ``"lose"``.
 
     Raises:
         ConfigError: a bad value (names the legal ones).
@@ -322,7 +333,7 @@ class RobadaParallelEnv(_RobadaCore, ParallelEnv):
     metadata = {"name": ENV_NAME, "render_modes": list(RENDER_MODES), "render_fps": 1}
 
     def __init__(self, num_players: int = 2, render_mode: Optional[str] = None,
-                 reward_scheme: str = "points", illegal_action: str = "lose",
+                 reward_scheme: str = "points", illegal_action: str = CLASS_ILLEGAL_ACTION,
                  max_cycles: int = DEFAULT_MAX_CYCLES, **rules: Any) -> None:
         self._setup(num_players, render_mode, reward_scheme, illegal_action, max_cycles, rules)
         self.agents: list[str] = []
@@ -331,15 +342,17 @@ class RobadaParallelEnv(_RobadaCore, ParallelEnv):
         return observations_of(self.game_state, self.possible_agents)
 
     def reset(self, seed: Optional[int] = None, options: Optional[dict] = None):
-        """Shuffle and deal a new game (``seed`` fixes the deal; ``options`` is ignored).
+        """Shuffle and deal a new game (``seed`` and ``options`` as the AEC env's ``reset``).
 
         Returns:
             ``(observations, infos)``: per agent the observation dict (:func:`observation_of`)
             and ``{"final_score": 0, "win_share": 0.0}`` (the end-of-game keys, zero until the end).
 
         Raises:
-            ConfigError: ``seed`` neither None nor a non-negative int (nothing changes).
+            ConfigError: ``seed`` neither None nor an int in ``0..2**64-1``, or ``options``
+                neither None nor a dict; nothing changes (as the AEC env's ``reset``).
         """
+        check_reset_options(options)
         self._new_game(seed)
         self.agents = list(self.possible_agents)
         return self._observations(), pending_infos(self.agents)
@@ -407,9 +420,9 @@ class RobadaParallelEnv(_RobadaCore, ParallelEnv):
 
 def parallel_env(num_players: int = 2, render_mode: Optional[str] = None, reward_scheme: str = "points",
                  max_cycles: int = DEFAULT_MAX_CYCLES, **rules: Any) -> RobadaParallelEnv:
-    """Ronda Robada, Parallel form, with ``illegal_action="lose"`` unless given.
+    """Ronda Robada, Parallel form, with ``illegal_action="lose"`` unless given (as :func:`env`;
+    the class :class:`RobadaParallelEnv` itself defaults to ``"raise"``).
 
     See :class:`RobadaParallelEnv`."""
-    rules.setdefault("illegal_action", "lose")
     return RobadaParallelEnv(num_players=num_players, render_mode=render_mode,
-                             reward_scheme=reward_scheme, max_cycles=max_cycles, **rules)
+                             reward_scheme=reward_scheme, max_cycles=max_cycles, **factory_options(rules))

@@ -23,8 +23,9 @@ from hod.adapters.env_support import (
     pending_infos,
     start_aec_episode,
 )
-from hod.adapters.options import RENDER_MODES, GameSeeds, check_env_options, check_unknown_options
-from hod.adapters.wrappers import wrap_aec
+from hod.adapters.options import (RENDER_MODES, GameSeeds, check_env_options, check_reset_options,
+                                 check_unknown_options)
+from hod.adapters.wrappers import CLASS_ILLEGAL_ACTION, factory_options, wrap_aec
 from hod.core.errors import IllegalActionError, ResetNeededError, check_choice
 from hod.core.rewards import final_rewards
 from tapeo_env.rules.cards import NUM_KINDS
@@ -96,12 +97,16 @@ class _TapeoCore:
         with ``s``); ``reset()`` draws the game seed from the env's generator.
 
         Raises:
-            ConfigError: ``seed`` is not None or a non-negative int (hod.adapters.options.GameSeeds).
+            ConfigError: ``seed`` is not None or an int in ``0..2**64-1``
+                (:meth:`hod.adapters.options.GameSeeds.deal`); nothing changes.
         """
-        self.game_seed = self._seeds.next(seed)
-        self.game_state = new_game(self.config, seed=self.game_seed)
+        self.game_seed, self.game_state = self._seeds.deal(seed, self._deal)
         self._phi = np.zeros(self.config.num_players)
         self._cycles = 0
+
+    def _deal(self, seed: int) -> State:
+        """The engine's new game of this table from ``seed`` (an int in ``0..2**64-1``)."""
+        return new_game(self.config, seed=seed)
 
     def _observe(self, seat: int) -> dict:
         return {"observation": encode(self.game_state, seat), "action_mask": legal_mask(self.game_state, seat)}
@@ -175,7 +180,7 @@ class raw_env(_TapeoCore, AECEnv):
     """
 
     def __init__(self, num_players: int = 4, render_mode: Optional[str] = None, reward_scheme: str = "points",
-                 illegal_action: str = "raise", max_cycles: int = DEFAULT_MAX_CYCLES, round_rewards: bool = False,
+                 illegal_action: str = CLASS_ILLEGAL_ACTION, max_cycles: int = DEFAULT_MAX_CYCLES, round_rewards: bool = False,
                  **unknown: Any) -> None:
         super().__init__()
         self._setup(num_players, render_mode, reward_scheme, illegal_action, max_cycles, round_rewards, unknown)
@@ -184,11 +189,16 @@ class raw_env(_TapeoCore, AECEnv):
     def reset(self, seed: Optional[int] = None, options: Optional[dict] = None) -> None:
         """Deal a new game (tapeo.txt "Setup"): every agent live, rewards 0, ``agent_selection``
         the first agent. ``reset(seed=s)`` fixes the whole game's deals (same seed, same game);
-        ``reset()`` draws the game seed from the env's generator. ``options`` is ignored.
+        ``reset()`` draws the game seed from the env's generator. ``options``: None or a dict,
+        whose keys are ignored (the env takes no reset options).
 
         Raises:
-            ConfigError: ``seed`` neither None nor a non-negative int (nothing changes).
+            ConfigError: ``seed`` neither None nor an int in ``0..2**64-1``, or ``options``
+                neither None nor a dict (:mod:`hod.adapters.options`). A refused reset changes
+                nothing: the game in progress, ``game_seed`` and the seeds of later unseeded
+                resets stay as they were.
         """
+        check_reset_options(options)
         self._new_game(seed)
         start_aec_episode(self)
         self._picks = [0] * self.config.num_players
@@ -254,21 +264,22 @@ class raw_env(_TapeoCore, AECEnv):
 
 
 class TapeoParallelEnv(_TapeoCore, ParallelEnv):
-    """Tapeo, Parallel form, unwrapped (``illegal_action="raise"`` by default; the public
-    :func:`tapeo_env.parallel_env` uses ``"lose"``). ``step`` takes one action per live agent.
+    """Tapeo, Parallel form, unwrapped (``illegal_action="raise"`` by default, as every unwrapped
+    class: ``hod.adapters.wrappers.CLASS_ILLEGAL_ACTION``; the factory :func:`tapeo_env.parallel_env`
+    uses ``"lose"``). ``step`` takes one action per live agent.
 
     Raises:
         ConfigError / UnknownOptionError: as :class:`raw_env`.
     """
 
     def __init__(self, num_players: int = 4, render_mode: Optional[str] = None, reward_scheme: str = "points",
-                 illegal_action: str = "raise", max_cycles: int = DEFAULT_MAX_CYCLES, round_rewards: bool = False,
+                 illegal_action: str = CLASS_ILLEGAL_ACTION, max_cycles: int = DEFAULT_MAX_CYCLES, round_rewards: bool = False,
                  **unknown: Any) -> None:
         self._setup(num_players, render_mode, reward_scheme, illegal_action, max_cycles, round_rewards, unknown)
         self.agents = []
 
     def reset(self, seed: Optional[int] = None, options: Optional[dict] = None):
-        """Deal a new game (seed as the AEC env's ``reset``; ``options`` is ignored).
+        """Deal a new game (``seed`` and ``options`` as the AEC env's ``reset``).
 
         Returns:
             ``(observations, infos)``: per agent ``{"observation": float32 (OBS_SIZE,),
@@ -276,8 +287,10 @@ class TapeoParallelEnv(_TapeoCore, ParallelEnv):
             end-of-game keys, zero until the end: ``hod.adapters.env_support.pending_infos``).
 
         Raises:
-            ConfigError: ``seed`` neither None nor a non-negative int (nothing changes).
+            ConfigError: ``seed`` neither None nor an int in ``0..2**64-1``, or ``options``
+                neither None nor a dict; nothing changes (as the AEC env's ``reset``).
         """
+        check_reset_options(options)
         self._new_game(seed)
         self.agents = self.possible_agents[:]
         return self._observe_all(), pending_infos(self.agents)
@@ -332,14 +345,12 @@ class TapeoParallelEnv(_TapeoCore, ParallelEnv):
 
 def env(**kwargs):
     """Tapeo AEC env with PettingZoo's standard wrappers (``hod.adapters.wrappers.wrap_aec``); an
-    illegal action loses the game (``illegal_action="lose"`` unless given). Options as
-    :class:`raw_env`."""
-    kwargs.setdefault("illegal_action", "lose")
-    return wrap_aec(raw_env(**kwargs))
+    illegal action loses the game (``illegal_action="lose"`` unless given: the factories' default,
+    ``hod.adapters.wrappers.factory_options``). Options as :class:`raw_env`."""
+    return wrap_aec(raw_env(**factory_options(kwargs)))
 
 
 def parallel_env(**kwargs) -> TapeoParallelEnv:
     """Tapeo Parallel env (the natural form); an illegal action loses the game
-    (``illegal_action="lose"`` unless given). Options as :class:`TapeoParallelEnv`."""
-    kwargs.setdefault("illegal_action", "lose")
-    return TapeoParallelEnv(**kwargs)
+    (``illegal_action="lose"`` unless given, as :func:`env`). Options as :class:`TapeoParallelEnv`."""
+    return TapeoParallelEnv(**factory_options(kwargs))

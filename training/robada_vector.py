@@ -42,6 +42,7 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv as GymVectorEnv
 from gymnasium.vector.utils import batch_space
 
+from hod.adapters.options import check_reset_options, check_seed
 from hod.agents import batch_policies
 from hod.training.sb3_vec_env import CoreOpponents, MaskedVecEnv
 from hod.core.errors import ConfigError, check_int_range
@@ -253,8 +254,15 @@ class _LearnerTables:
             g.policies, g.weights = pols, w
 
     def reset(self, seed: Optional[int] = None) -> None:
+        """Deal every table again; ``seed`` (None or an int in ``0..2**64-1``, the envs' one seed
+        check :func:`hod.adapters.options.check_seed`) restarts the deals' and opponents' draws.
+
+        Raises:
+            ConfigError: a bad ``seed`` (the message names the legal values); nothing changes.
+        """
+        seed = check_seed(seed)
         if seed is not None:
-            self.seed = int(seed)
+            self.seed = seed
             self.rng = np.random.default_rng([self.seed, 1])
             for g in self.groups:
                 g.rng = self.rng
@@ -415,6 +423,9 @@ class RobadaVectorEnv(CoreOpponents, GymVectorEnv):
         return {"observation": self.core.observations(), "action_mask": self.core.masks()}
 
     def reset(self, *, seed: Optional[int] = None, options: Optional[dict] = None):
+        """Deal every game again (``seed``: :meth:`_LearnerTables.reset`; ``options``: None or a
+        dict, ignored). Raises ConfigError for a bad ``seed`` or ``options``; nothing changes."""
+        check_reset_options(options)
         self.core.reset(seed)
         return self._obs(), {"seat": self.core.seats()}
 

@@ -17,6 +17,26 @@
 ``illegal_action`` is ``"lose"`` by default here (an illegal action ends the episode with reward
 -1, like PettingZoo's ``env()``); training uses ``"raise"``.
 
+Final step's mask and vector autoreset. The step that ends an episode (terminated or truncated)
+returns the mask :data:`END_MASK`: every action allowed (int8 ones in ``info["action_mask"]``,
+``action_masks()`` all True), in both games. Nothing is played from a last observation: under
+``gymnasium.make_vec`` with the default ``AutoresetMode.NEXT_STEP``, the action sent on the
+next step only resets the sub-env and is ignored, yet a policy samples it from that mask, so
+the mask must allow some action (an all-zero mask, the game's own at the end of a Tapeo game,
+makes ``Discrete.sample(mask=...)`` return 0 silently and gives ``MaskablePPO`` a distribution
+with no legal action). All ones is the rule of the project's other next-step env (RLlib's
+``hod.training.rllib.envs.PoolVectorEnv``). Both autoreset modes work:
+``AutoresetMode.SAME_STEP`` (``vector_kwargs={"autoreset_mode": ...}``) returns the new
+episode's first observation and mask in the step that ends one (the last ones in
+``info["final_obs"]``, ``info["final_info"]``), so every mask a vector env hands out is one an
+agent acts on; with ``NEXT_STEP``, skip the action after an end as Gymnasium says.
+
+Torch threads. Training a torch policy (SB3, sb3-contrib) on this view with torch's default
+thread count (one per core) was about 9x slower than with one thread on a 2-core machine: the
+networks are small, and the threads' synchronisation costs more than they compute. Call
+``torch.set_num_threads(1)`` before training (our trainer does it, ``torch_threads = 1`` by
+default, and also limits numpy's BLAS with :func:`hod.training.blas_threads.set_blas_threads`).
+
 Nothing here imports torch.
 """
 from __future__ import annotations
@@ -26,7 +46,14 @@ from typing import Any, Optional, Sequence
 import gymnasium as gym
 import numpy as np
 
+from hod.adapters.options import check_reset_options, check_seed
+
 from .table import LearnerTable
+
+#: What ``info["action_mask"]`` and ``action_masks()`` allow once an episode has ended: every
+#: action (``1``; the mask is then ``numpy.full(num_actions, END_MASK, numpy.int8)``). See the
+#: module docstring, "Final step's mask and vector autoreset".
+END_MASK = 1
 
 
 class SingleAgentEnv(gym.Env):
@@ -63,7 +90,24 @@ class SingleAgentEnv(gym.Env):
         self._obs: Optional[dict[str, np.ndarray]] = None
 
     def reset(self, *, seed: Optional[int] = None, options: Optional[dict] = None):
-        """Start an episode (seat, table size, opponents and deal drawn from ``self.np_random``)."""
+        """Start an episode (seat, table size, opponents and deal drawn from ``self.np_random``,
+        which ``seed`` reseeds).
+
+        Args:
+            seed: None or an int in ``0..2**64-1``, the games' one seed check
+                (:func:`hod.adapters.options.check_seed`).
+            options: None or a dict (its keys are ignored: the view takes no reset options).
+
+        Returns:
+            ``(observation float32 (obs_size,), {"action_mask": int8 (num_actions,)})``.
+
+        Raises:
+            ConfigError: a bad ``seed`` or ``options`` (the message names the legal values);
+                nothing changes (the episode in progress, ``np_random`` and so the next
+                unseeded reset's episode stay as they were).
+        """
+        seed = check_seed(seed)
+        check_reset_options(options)
         super().reset(seed=seed)
         (self._obs,) = self.table.reset(self.np_random)
         return self._obs["observation"], {"action_mask": self._obs["action_mask"]}
@@ -79,19 +123,24 @@ class SingleAgentEnv(gym.Env):
         the legal actions.
 
         Returns:
-            ``(observation float32 (obs_size,), reward float, terminated, truncated, info)``.
+            ``(observation float32 (obs_size,), reward float, terminated, truncated, info)``;
+            ``info["action_mask"]`` int8 (num_actions,): the legal actions, or all ones
+            (:data:`END_MASK`) on the step that ends the episode.
         """
         if self._obs is None:
             raise RuntimeError("call reset() before step()")
         out = self.table.step([action])
         (self._obs,) = out.observations
+        if out.done:   # nothing is played from a last observation: every action allowed
+            self._obs = dict(self._obs, action_mask=np.full(self.action_space.n, END_MASK, np.int8))
         info = out.infos[0] if out.done else {}
         info["action_mask"] = self._obs["action_mask"]
         terminated = out.done and not out.truncated
         return self._obs["observation"], float(out.rewards[0]), terminated, out.truncated, info
 
     def action_masks(self) -> np.ndarray:
-        """Legal actions now: bool (num_actions,) (the method ``MaskablePPO`` calls)."""
+        """Legal actions now: bool (num_actions,) (the method ``MaskablePPO`` calls); all True
+        once the episode has ended (:data:`END_MASK`)."""
         if self._obs is None:
             raise RuntimeError("call reset() before action_masks()")
         return self._obs["action_mask"].astype(bool)

@@ -39,6 +39,7 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 
+from hod.adapters.options import check_reset_options, check_seed
 from hod.agents import batch_policies
 from hod.training.sb3_vec_env import CoreOpponents, MaskedVecEnv
 from hod.core.errors import ConfigError, check_int_range
@@ -185,8 +186,15 @@ class _LearnerTables:
         self.masks[sl] = eng.legal_mask()[:, :g.L].reshape(-1, NUM_KINDS)
 
     def reset(self, seed: Optional[int] = None) -> None:
+        """Deal every table again; ``seed`` (None or an int in ``0..2**64-1``, the envs' one seed
+        check :func:`hod.adapters.options.check_seed`) restarts the deals' and opponents' draws.
+
+        Raises:
+            ConfigError: a bad ``seed`` (the message names the legal values); nothing changes.
+        """
+        seed = check_seed(seed)
         if seed is not None:
-            self.seed = int(seed)
+            self.seed = seed
             self.rng = np.random.default_rng([self.seed, 1])
         for i, g in enumerate(self.groups):
             g.engine.reset(seed=None if seed is None else [self.seed, 2, i])
@@ -346,6 +354,9 @@ class TapeoVectorEnv(CoreOpponents, gymnasium.vector.VectorEnv):
         return {"observation": self.core.obs.copy(), "action_mask": self.core.masks.copy()}
 
     def reset(self, *, seed: Optional[int] = None, options: Optional[dict] = None):
+        """Deal every game again (``seed``: :meth:`_LearnerTables.reset`; ``options``: None or a
+        dict, ignored). Raises ConfigError for a bad ``seed`` or ``options``; nothing changes."""
+        check_reset_options(options)
         self.core.reset(seed)
         return self._obs(), {}
 

@@ -1,12 +1,18 @@
 """PettingZoo wrapper stack and the illegal-action option shared by both games.
 
-Raw environments take ``illegal_action``:
+Every environment takes ``illegal_action``:
 
-* ``"raise"`` (default for ``raw_env``): an action outside the mask raises
-  :class:`~hod.core.errors.IllegalActionError` naming the legal actions; nothing changes.
-* ``"lose"`` (PettingZoo's convention, used by ``env()`` and ``parallel_env()``): the offender
-  gets :data:`ILLEGAL_REWARD`, every other seat 0, and the game ends for everyone
-  (terminations all True); ``infos[agent]["illegal_action"]`` names the offender.
+* ``"raise"``: an action outside the mask raises :class:`~hod.core.errors.IllegalActionError`
+  naming the legal actions; nothing changes.
+* ``"lose"`` (PettingZoo's convention): the offender gets :data:`ILLEGAL_REWARD`, every other
+  seat 0, and the game ends for everyone (terminations all True);
+  ``infos[agent]["illegal_action"]`` names the offender.
+
+The default, one rule for both games (docs/DESIGN.md, "Environment contract"): the unwrapped
+classes (``raw_env``, ``TapeoParallelEnv``, ``RobadaParallelEnv``) default to
+:data:`CLASS_ILLEGAL_ACTION` (``"raise"``), the user-facing factory functions (``env()``,
+``parallel_env()``) to :data:`FACTORY_ILLEGAL_ACTION` (``"lose"``, through
+:func:`factory_options`); an ``illegal_action`` given explicitly always wins.
 
 Nothing ever silently accepts an illegal action.
 """
@@ -17,6 +23,10 @@ from pettingzoo.utils import wrappers
 from hod.core.errors import ResetNeededError
 
 ILLEGAL_ACTION_MODES = ("raise", "lose")
+#: ``illegal_action`` default of the unwrapped classes (``raw_env``, ``<Game>ParallelEnv``).
+CLASS_ILLEGAL_ACTION = "raise"
+#: ``illegal_action`` default of the factory functions ``env()`` and ``parallel_env()``.
+FACTORY_ILLEGAL_ACTION = "lose"
 ILLEGAL_REWARD = -1.0
 #: Message of :class:`~hod.core.errors.ResetNeededError` before the first ``reset()``.
 NOT_STARTED = "step() called before reset(): call reset()"
@@ -28,12 +38,25 @@ class ResetEnforcingWrapper(wrappers.OrderEnforcingWrapper):
     """PettingZoo's ``OrderEnforcingWrapper`` whose ``step`` with no game in progress raises
     :class:`~hod.core.errors.ResetNeededError` (a ``ValueError``), as the raw envs do, instead of
     PettingZoo's ``AssertionError`` before ``reset()`` and its mere warning once every agent is
-    done: a loop that forgets to reset fails at once rather than stepping a finished game.
+    done: a loop that forgets to reset fails at once rather than stepping a finished game. A
+    refused ``reset`` leaves the wrapper as it was (not reset if it had never been).
 
     Raises (``step``):
         ResetNeededError: before the first ``reset()`` (:data:`NOT_STARTED`), or once every agent
             is done, the finished agents' ``step(None)`` included (:data:`GAME_OVER`).
     """
+
+    def reset(self, seed=None, options=None) -> None:
+        """The raw env's ``reset``; the wrapper counts as reset only once it succeeded, so a
+        refused ``reset`` (a bad seed or options: ``ConfigError``) changes nothing here either
+        (PettingZoo's wrapper marks itself reset before calling the env).
+
+        Raises:
+            ConfigError: whatever the raw env's ``reset`` refuses (nothing changes).
+        """
+        self.env.reset(seed=seed, options=options)
+        self._has_reset = True
+        self._has_updated = True
 
     def step(self, action) -> None:
         if not self._has_reset:
@@ -63,3 +86,10 @@ def wrap_aec(raw):
     ``illegal_action="lose"`` (what ``env()`` does).
     """
     return ResetEnforcingWrapper(raw)
+
+
+def factory_options(options: dict) -> dict:
+    """The keyword options of a factory function (``env()``, ``parallel_env()``) with
+    ``illegal_action`` defaulting to :data:`FACTORY_ILLEGAL_ACTION` (``"lose"``) unless given;
+    a new dict, ``options`` is not changed."""
+    return {"illegal_action": FACTORY_ILLEGAL_ACTION, **options}

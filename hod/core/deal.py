@@ -25,8 +25,12 @@ _GOLDEN = _U64(0x9E3779B97F4A7C15)
 _M1 = _U64(0xBF58476D1CE4E5B9)
 _M2 = _U64(0x94D049BB133111EB)
 _S30, _S27, _S31 = _U64(30), _U64(27), _U64(31)
-#: Largest seed + 1: seeds are unsigned 64-bit integers.
+#: Largest seed + 1: seeds are unsigned 64-bit integers. The one seed range of both games: every
+#: engine (single and batched) deals from a seed in ``0 .. SEED_LIMIT - 1``, and the envs'
+#: ``reset(seed=...)`` check (``hod.adapters.options.check_seed``) accepts exactly those seeds.
 SEED_LIMIT = 1 << 64
+#: :data:`SEED_LIMIT`'s range as the error messages write it.
+SEED_RANGE = f"0..2**{SEED_LIMIT.bit_length() - 1}-1"
 
 
 def _mix(z: np.ndarray) -> np.ndarray:
@@ -40,14 +44,21 @@ def _mix(z: np.ndarray) -> np.ndarray:
 
 
 def check_seed(seed: object) -> int:
-    """Return ``seed`` as a Python int in ``0 .. 2**64 - 1``.
+    """Return ``seed`` as a Python int in ``0 .. 2**64 - 1`` (:data:`SEED_LIMIT`).
 
     Raises:
         ConfigError: not an integer (bools refused) or out of range.
     """
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not 0 <= int(seed) < SEED_LIMIT:
-        raise ConfigError(f"seed={seed!r} must be an int in 0..2**64-1")
+    if not is_seed(seed):
+        raise ConfigError(f"seed={seed!r} must be an int in {SEED_RANGE}")
     return int(seed)
+
+
+def is_seed(seed: object) -> bool:
+    """Whether ``seed`` is a game seed: an integer (a Python ``int`` or a numpy integer, not a
+    bool) in ``0 .. SEED_LIMIT - 1``. The one range test of the engines and the envs."""
+    return (not isinstance(seed, bool) and isinstance(seed, (int, np.integer))
+            and 0 <= int(seed) < SEED_LIMIT)
 
 
 def draw_seeds(rng: np.random.Generator, size: Optional[int] = None):
@@ -84,7 +95,7 @@ def as_seeds(seeds: object, size: int) -> np.ndarray:
         try:
             s = np.array([check_seed(x) for x in np.asarray(seeds, dtype=object).reshape(-1)], np.uint64)
         except (TypeError, ValueError):
-            raise ConfigError(f"seeds must be ints in 0..2**64-1, got {seeds!r}") from None
+            raise ConfigError(f"seeds must be ints in {SEED_RANGE}, got {seeds!r}") from None
     if s.shape != (size,):
         raise ConfigError(f"seeds must hold one seed per game ({size}), got {s.size}")
     return s
