@@ -194,7 +194,7 @@ def test_reset_seed_must_be_none_or_a_non_negative_int(game, seed):
     for env in (raw(game), par(game)):
         with pytest.raises(ConfigError) as e:
             env.reset(seed=seed)
-        assert str(e.value) == f"seed={seed!r} is not allowed; legal values: None or a non-negative int"
+        assert str(e.value) == f"seed={seed!r} is not allowed; legal values: None or an int in 0..2**64-1"
         assert env.game_state is None  # nothing was dealt
     env = par(game)
     env.reset(seed=4)

@@ -29,11 +29,12 @@ with no legal action). All ones is the rule of the project's other next-step env
 ``AutoresetMode.SAME_STEP`` (``vector_kwargs={"autoreset_mode": ...}``) returns the new
 episode's first observation and mask in the step that ends one (the last ones in
 ``info["final_obs"]``, ``info["final_info"]``), so every mask a vector env hands out is one an
-agent acts on; with ``NEXT_STEP``, skip the action after an end as Gymnasium says.
+agent acts on: the mode to use with a loop that does not skip the step after an end. With
+``NEXT_STEP`` (what RLlib expects), the action after an end is ignored, as Gymnasium documents.
 
 Torch threads. Training a torch policy (SB3, sb3-contrib) on this view with torch's default
-thread count (one per core) was about 9x slower than with one thread on a 2-core machine: the
-networks are small, and the threads' synchronisation costs more than they compute. Call
+thread count (one per core) was reported about 9x slower than with one thread on a 2-core
+machine: the networks are small, and the threads' synchronisation costs more than it saves. Call
 ``torch.set_num_threads(1)`` before training (our trainer does it, ``torch_threads = 1`` by
 default, and also limits numpy's BLAS with :func:`hod.training.blas_threads.set_blas_threads`).
 
@@ -70,6 +71,10 @@ class SingleAgentEnv(gym.Env):
         illegal_action: ``"lose"`` (default) or ``"raise"``.
         render_mode: passed to the game env (only ``None`` is used by training).
         **env_options: other options of the game's ``raw_env``.
+
+    The step that ends an episode gives the mask all ones (:data:`END_MASK`, for
+    ``gymnasium.make_vec``'s autoreset modes); train a torch policy on it after
+    ``torch.set_num_threads(1)`` (see the module docstring for both).
 
     Raises:
         ConfigError: unknown game, table size, bot name or option value.
