@@ -44,7 +44,9 @@ Constructors:
 * ``raw_env(..., illegal_action="raise")``: unwrapped AEC; an illegal action raises
   :class:`hod.core.errors.IllegalActionError` naming the legal actions, state unchanged.
 * ``parallel_env(...)``: Parallel form, ``illegal_action="lose"``; every agent acts every step,
-  the seats not to act with ``no-op`` (see :mod:`robada_env.env`).
+  the seats not to act with ``no-op`` (see :mod:`robada_env.env`). The class itself,
+  ``RobadaParallelEnv(...)``, defaults to ``"raise"`` like ``raw_env`` (one rule for both games:
+  unwrapped classes raise, factory functions lose).
 
 ``rules`` are the options of :class:`robada_env.rules.engine.Config`: ``closing_ace`` (R2),
 ``may_take_own_pile`` (R3), ``leftovers_to_last_runner`` (R7). Render modes: ``"ansi"``
