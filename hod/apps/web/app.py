@@ -18,7 +18,8 @@ GET      ``/api/games/{id}/record``      the JSON game record, as a download, on
 GET      ``/static/...``                 the page's script, style sheet and pages
 =======  ==============================  ===========================================================
 
-Every error is JSON ``{"error": message, ...}`` and changes nothing. A request body must be sent
+Every error is JSON ``{"error": message, ...}`` (but the Host refusal: plain text, Starlette's) and
+changes nothing. A request body must be sent
 as ``Content-Type: application/json`` (415 otherwise, unread) and be a JSON object of at most
 :data:`MAX_BODY` bytes (413 beyond, refused before it is read in full; 400 for one that is not JSON,
 nested too deeply included) holding only the keys its model names, each of its type (422 otherwise;
@@ -30,9 +31,8 @@ not one of the served names (:func:`served_hosts`; DNS rebinding) is 400, a POST
 is another origin than the address it was sent to is 403 (:class:`SameOriginMiddleware`), and
 every answer carries a Content-Security-Policy (:data:`CSP`), ``X-Content-Type-Options: nosniff``,
 ``X-Frame-Options: DENY`` and ``Referrer-Policy: no-referrer`` (:data:`HEADERS`, the ``secure``
-package). Dealing a new game (and
-playing the computer seats that act before the person) and each action run in the thread pool, so
-a slow bot never holds up other requests. The game runs on the server
+package). Dealing a new game (and playing the computer seats that act before the person) and each
+action run in the thread pool, so a slow bot never holds up other requests. The game runs on the server
 (:mod:`hod.apps.web.games`); the page's script only draws the view it is sent and posts the
 action the person chose.
 """
