@@ -91,7 +91,10 @@ def test_refusals_change_nothing(client):
     for bad in ({"step": 0, "action": "tortilla"}, {"step": 0, "action": True}, {"step": "0", "action": legal[0]},
                 {"step": 0}):
         assert client.post(f"/api/games/{gid}/actions", json=bad).status_code == 422
-    assert client.post(f"/api/games/{gid}/actions", content=b"{not json").status_code == 400
+    r = client.post(f"/api/games/{gid}/actions", content=b"{not json", headers={"Content-Type": "application/json"})
+    # the parser's reason and where, never the text: '{' then 'n' where a key's '"' must be (column 2)
+    assert (r.status_code, r.json()["error"]) == (400, "the body is not JSON: Expecting property name enclosed in "
+                                                       "double quotes at line 1 column 2")
     assert client.get(f"/api/games/{gid}").json() == v0
     # a request played once, then replayed: the replay is 409 and changes nothing
     body = {"step": 0, "action": legal[0]}
@@ -128,7 +131,8 @@ def test_refusals_change_nothing(client):
     ({"game": "tapeo", "players": 2, "opponents": "random"}, "opponents: Input should be a valid list"),
     ({"game": "tapeo", "players": 2, "opponents": [1]}, "opponents.0: Input should be a valid string"),
     # names are never split at commas in the API (the command line's --opponents splits them)
-    ({"game": "tapeo", "players": 3, "opponents": ["expert,greedy"]}, "no tapeo bot 'expert,greedy'; registered bots"),
+    ({"game": "tapeo", "players": 3, "opponents": ["expert,greedy"]},
+     "opponents.0: not a tapeo bot (one name per item: a name holds no comma); registered bots: ["),
     # the count, worded for the API: 1 name or one per computer seat, with the bot names
     ({"game": "tapeo", "players": 2, "opponents": ["random", "greedy"]},
      "opponents takes 1 name (the one opponent seat), got 2: ['random', 'greedy']; registered bots: ["),
@@ -199,6 +203,14 @@ def test_command_line_help_and_bad_port(capsys):
     with pytest.raises(SystemExit) as e:
         main(["--port", "70000"])
     assert e.value.code == 2 and "0..65535" in capsys.readouterr().err
+    for bad in ("board.lan:8000", "b*ard.lan", "board lan"):               # a port, a misplaced *, a space
+        with pytest.raises(SystemExit) as e:
+            main(["--allowed-host", bad])
+        err = capsys.readouterr().err.strip().splitlines()
+        assert e.value.code == 2 and err[-1] == (
+            "python -m hod.apps.web: error: --host/--allowed-host: a served host must be a host name or IP address "
+            "without a port (board.lan, 192.168.1.20, ::1), *.example.com (every name under example.com) or * "
+            "(any name)")
     import socket
 
     with socket.create_server(("127.0.0.1", 0)) as taken:         # a port in use: exit 2 and why
@@ -211,12 +223,17 @@ def test_command_prints_the_address_and_serves(tmp_path):
     import subprocess
     import sys
 
-    proc = subprocess.Popen([sys.executable, "-m", "hod.apps.web", "--port", "0"], stdout=subprocess.PIPE, text=True)
+    proc = subprocess.Popen([sys.executable, "-m", "hod.apps.web", "--port", "0", "--allowed-host", "board.lan"],
+                            stdout=subprocess.PIPE, text=True)
     try:
         line = proc.stdout.readline()
-        m = re.match(r"House Of Decks: play at (http://127\.0\.0\.1:\d+/) ", line)
+        m = re.match(r"House Of Decks: play at (http://127\.0\.0\.1:(\d+)/) ", line)
         assert m, line
         assert "Deal right now" in httpx.get(m.group(1), timeout=30).text
+        # the Host names served: the address's, localhost, and the --allowed-host one; no other
+        port = m.group(2)
+        for host, status in (("localhost", 200), ("board.lan", 200), ("other.lan", 400)):
+            assert httpx.get(m.group(1), headers={"Host": f"{host}:{port}"}, timeout=30).status_code == status, host
     finally:
         proc.terminate()
         proc.wait(timeout=30)

@@ -56,6 +56,15 @@ class Responses:
         return out
 
 
+def csp_refusals(page) -> list[str]:
+    """The page's console messages that tell of something the Content-Security-Policy refused
+    (chromium: "Loading the stylesheet '...' violates the following Content Security Policy
+    directive: ..."), gathered from now on: the policy must let the page do all it does."""
+    refused: list[str] = []
+    page.on("console", lambda m: refused.append(m.text) if "Content Security Policy" in m.text else None)
+    return refused
+
+
 def deal_from_form(page, url, game, players, opponents, seed, seat=0):
     """Fill the new-game form (game, table size, your seat, an opponent per computer seat from
     your left on, seed) and deal; returns the game id from the page's URL."""
@@ -106,7 +115,7 @@ def screenshot(page, folder, name):
 def test_tapeo_whole_game_by_clicking(site, tmp_path):
     url, store, browser = site
     page = browser.new_page(viewport={"width": 1100, "height": 800})
-    responses = Responses(page)
+    responses, refused = Responses(page), csp_refusals(page)
     gid = deal_from_form(page, url, "tapeo", 4, ["ppo", "expert", "greedy"], seed=3, seat=2)
     game = store.get(gid)
     me, n, shot = 2, 4, False
@@ -143,6 +152,7 @@ def test_tapeo_whole_game_by_clicking(site, tmp_path):
     assert responses.count >= 1 + 21                                    # every view was searched
     rec, _ = finish(page, tmp_path, tapeo_env.load_record, None)
     assert rec["players"] == ["expert", "greedy", "human", "ppo"]
+    assert refused == []                                                # the CSP let the page work
     assert tapeo_env.replay(rec).final_scores.tolist() == game.session.state.final_scores.tolist()
     page.close()
 
@@ -150,7 +160,7 @@ def test_tapeo_whole_game_by_clicking(site, tmp_path):
 def test_robada_whole_game_by_clicking(site, tmp_path):
     url, store, browser = site
     page = browser.new_page(viewport={"width": 1100, "height": 800})
-    responses = Responses(page)
+    responses, refused = Responses(page), csp_refusals(page)
     gid = deal_from_form(page, url, "robada", 2, ["ppo"], seed=5)
     game = store.get(gid)
     step, shot = 0, False
@@ -178,6 +188,7 @@ def test_robada_whole_game_by_clicking(site, tmp_path):
     assert responses.count >= 1 + step                                  # every view was searched
     rec, _ = finish(page, tmp_path, robada_env.load_record, None)
     assert rec["players"] == ["human", "ppo"]
+    assert refused == []                                                # the CSP let the page work
     assert robada_env.replay(rec).points == game.session.state.points
     page.close()
 
@@ -239,3 +250,36 @@ def test_keys_reach_a_tenth_choice_and_focus_stays_on_the_choices(site):
     page.wait_for_selector("body[data-step='2']")
     assert page.evaluate("() => [...document.querySelectorAll('button.choice')].indexOf(document.activeElement)") == 2
     page.close()
+
+
+def test_another_sites_page_cannot_deal_or_play(site):
+    """A page of another origin (here another port of 127.0.0.1) posts to the app as a browser
+    lets it without asking: text/plain bodies in no-cors mode (a 'simple' request, no preflight);
+    then a JSON post (the browser asks first, the app answers no CORS, the post is never sent).
+    Nothing is dealt and the player's game does not move."""
+    from starlette.applications import Starlette
+    from starlette.responses import HTMLResponse
+    from starlette.routing import Route
+
+    url, store, browser = site
+    game = store.new("robada", 2, opponents=["random"], seed=1)
+    games, action = len(store), game.session.legal()[0]
+    script = f"""(async () => {{
+      const deal = JSON.stringify({{game: "tapeo", players: 2, opponents: ["random"]}});
+      const simple = {{method: "POST", mode: "no-cors", headers: {{"Content-Type": "text/plain"}}}};
+      // sent, whatever the answer; the page cannot read it (Cross-Origin-Resource-Policy: the promise fails)
+      await fetch("{url}/api/games", {{...simple, body: deal}}).catch(() => null);
+      await fetch("{url}/api/games/{game.id}/actions", {{...simple, body: JSON.stringify({{step: 0, action: {action}}})}})
+        .catch(() => null);
+      try {{ await fetch("{url}/api/games", {{method: "POST", headers: {{"Content-Type": "application/json"}}, body: deal}});
+      }} catch (e) {{ document.body.dataset.refused = "yes"; }}
+      document.title = "done";
+    }})();"""
+    evil = Starlette(routes=[Route("/", lambda request: HTMLResponse(f"<!doctype html><body><script>{script}</script>"))])
+    with serve(evil) as evil_url:
+        page = browser.new_page()
+        page.goto(evil_url + "/")
+        page.wait_for_function("document.title === 'done'")
+        assert page.get_attribute("body", "data-refused") == "yes"       # the JSON post was never sent
+        page.close()
+    assert len(store) == games and game.step == 0

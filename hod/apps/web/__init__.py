@@ -6,8 +6,10 @@ opponents by default) and play a whole game. The game runs on the server through
 play sessions (:mod:`hod.apps.web.games`); the page draws what the person's seat may know and
 posts the chosen action (:mod:`hod.apps.web.app` lists the routes). docs/web.md is the user's page.
 
-starlette and uvicorn are the ``web`` extra (``pip install 'house-of-decks-rl[web]'``); the names
-below are imported when first used.
+starlette, uvicorn, pydantic and secure (the hardening headers) are the ``web`` extra (``pip
+install 'house-of-decks-rl[web]'``); the names below are imported when first used. The server
+answers only its own page (its Host names, same-origin POSTs, JSON bodies: docs/web.md, "Only your
+page can drive it").
 """
 from __future__ import annotations
 

@@ -38,7 +38,8 @@ from tapeo_env.rules.scoring import ROUND_RULES, round_breakdown
 #: Seeds drawn by the server are below this: 2**53, the integers a JavaScript number (the page's
 #: JSON) holds exactly, far too many to try one by one.
 JS_SAFE_SEEDS = 2**53
-#: Games kept at once; beyond it the least recently used one is dropped (its page then gets 404).
+#: Games kept at once; beyond it the least recently used finished game is dropped, else the least
+#: recently used one in progress (its page then gets 404).
 MAX_GAMES = 256
 
 
@@ -111,7 +112,8 @@ class WebGame:
 
     Raises:
         ConfigError: unknown game, bad table size, seat, seed or opponent (the message names the
-            legal values).
+            field and its legal values and repeats no value given: a web request's input is never
+            sent back).
     """
 
     game: str = ""
@@ -124,16 +126,24 @@ class WebGame:
         game = self.game
         info = get_game(game)
         if isinstance(players, bool) or not isinstance(players, int) or not info.min_players <= players <= info.max_players:
-            raise ConfigError(f"players={players!r}; legal values for {game}: "
+            raise ConfigError(f"players: not a table size of {game}; legal values: "
                               f"{list(range(info.min_players, info.max_players + 1))}")
-        seat = check_seat(seat, players)
+        try:
+            seat = check_seat(seat, players)
+        except ConfigError:
+            raise ConfigError(f"seat: not a seat of a table of {players}; legal values: {list(range(players))}") from None
         chosen = seed is not None
         if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < SEED_LIMIT):
-            raise ConfigError(f"seed={seed!r}; legal values: an int in 0..2**64-1, or null for a fresh one")
+            raise ConfigError("seed: legal values: an int in 0..2**64-1, or null for a fresh one")
         # a fresh seed is drawn from OS entropy over 0..2**53-1, so the deal cannot be found by
         # trying seeds against the first view (2**53 deals), and the page's JavaScript numbers
         # hold it exactly when it is shown at the end
         seed = secrets.randbelow(JS_SAFE_SEEDS) if seed is None else seed
+        registered = names(game)
+        for i, name in enumerate(opponents or ()):
+            if name not in registered:       # checked here: parse_opponents' message repeats the name
+                comma = " (one name per item: a name holds no comma)" if "," in name else ""
+                raise ConfigError(f"opponents.{i}: not a {game} bot{comma}; registered bots: {registered}")
         notices: list[str] = []
         bots = parse_opponents(game, list(opponents) if opponents else None, players - 1, notices,
                                what="opponents", commas=False)
@@ -189,16 +199,15 @@ class WebGame:
             IllegalChoice: ``action`` is not an int legal now (the legal ones are named).
         """
         if isinstance(step, bool) or not isinstance(step, int):
-            raise IllegalChoice(f"step={step!r}: expected the int step of the view the action answers",
-                                step=self.step)
+            raise IllegalChoice("step: expected the int step of the view the action answers", step=self.step)
         if self.over():
             raise StaleRequest("the game is over; no action is legal", step=self.step)
         if step != self.step:
-            raise StaleRequest(f"step {step} is not the game's current step {self.step} (a replayed or stale "
-                               "request); reload the game", step=self.step)
+            raise StaleRequest(f"the step answered is not the game's current step {self.step} (a replayed or "
+                               "stale request); reload the game", step=self.step)
         legal = self.session.legal()
         if isinstance(action, bool) or not isinstance(action, int) or action not in legal:
-            raise IllegalChoice(f"action {action!r} is not legal now; legal actions: {legal}",
+            raise IllegalChoice(f"action: not legal now; legal actions: {legal}",
                                 legal=[{"action": a, "name": self._action_name(a)} for a in legal])
         self._seen = len(self.log.lines)
         self._apply(action)
@@ -394,8 +403,9 @@ GAMES: dict[str, type[WebGame]] = {g.game: g for g in (TapeoGame, RobadaGame)}
 
 
 class GameStore:
-    """The games in progress, by id (thread-safe); at most ``capacity`` games, the least
-    recently used dropped first."""
+    """The games, by id (thread-safe); at most ``capacity`` games. Beyond it the least recently
+    used finished game is dropped (its record may still be wanted, but nobody plays it), and only
+    when none is finished the least recently used game in progress."""
 
     def __init__(self, capacity: int = MAX_GAMES) -> None:
         self.capacity = capacity
@@ -407,12 +417,18 @@ class GameStore:
         """Deal a new game of ``game`` (other arguments and errors: :class:`WebGame`; an unknown
         ``game`` is a ``ConfigError`` naming the legal ones) and keep it under a fresh id."""
         if game not in GAMES:
-            raise ConfigError(f"unknown game {game!r}; legal values: {sorted(GAMES)}")
+            raise ConfigError(f"game: legal values: {sorted(GAMES)}")
         g = GAMES[game](secrets.token_urlsafe(9), players, seat, opponents, seed)
         with self._lock:
             self._games[g.id] = g
             while len(self._games) > self.capacity:
-                self._games.popitem(last=False)
+                # over() read without the game's lock (held while its bots think): a game that
+                # ends meanwhile is taken for one in progress, which only keeps it longer
+                finished = next((k for k, x in self._games.items() if x is not g and x.over()), None)
+                if finished is not None:
+                    del self._games[finished]
+                else:
+                    self._games.popitem(last=False)
         return g
 
     def get(self, game_id: str) -> WebGame:
@@ -420,8 +436,9 @@ class GameStore:
         with self._lock:
             g = self._games.get(game_id)
             if g is None:
-                raise UnknownGame(f"no game {game_id!r}: unknown id, dropped (the server keeps the {self.capacity} "
-                                  "most recently used games), or the server restarted; start a new one at /")
+                raise UnknownGame(f"no such game: unknown id, dropped (at most {self.capacity} games are kept: the "
+                                  "finished ones are dropped first, then the least recently used), or the server "
+                                  "restarted; start a new one at /")
             self._games.move_to_end(game_id)
             return g
 
