@@ -130,7 +130,7 @@ MESSAGES = {
     "sb3_archive": "pickle-based stable-baselines3 archive",
     "pickled_weights": "pickled objects are refused",
     "pickled_optimizer": "pickled objects are refused",
-    "pickled_pool": "pool snapshot .*Object arrays cannot be loaded",
+    "pickled_pool": "pool snapshot .*pickled objects are refused.*dtype object",
     "raw_pickle_member": "pickled objects are refused",
     "extra_pickle_member": "pickle-based stable-baselines3 archive",
     "extra_member": "unexpected members",
