@@ -9,6 +9,12 @@ beside it, the graph's input widths and the installed game. The card beside the 
 records the file's sha256 (``onnx.sha256``): :class:`OnnxPolicy` refuses an export without that
 card unless told ``verify=False``.
 
+Before onnxruntime builds a session, the file is at most
+:data:`~hod.agents.model_card.MAX_FILE_BYTES`, its card at most ``MAX_JSON_BYTES``, and the
+tensors the graph stores are measured from their declared dims (:func:`check_graph_tensors`,
+read with the ``onnx`` package: protobuf only): at most
+:data:`~hod.agents.model_card.MAX_PARAMETERS` numbers, none kept in external data.
+
 Shipped opponents live in ``agents/opponents/<game>_ppo*.onnx``;
 :func:`register_shipped_opponents` registers each as ``agents.make(game, "ppo")``
 (``<game>_ppo.onnx``) or ``agents.make(game, "ppo_<suffix>")`` (``<game>_ppo_<suffix>.onnx``).
@@ -230,12 +236,15 @@ class OnnxPolicy(Bot):
             checks below still apply.
 
     Raises:
-        CheckpointError (a ValueError): missing, truncated or corrupt file; (``verify``) no card
+        CheckpointError (a ValueError): missing, truncated or corrupt file; a file, card or graph
+            over the limits of :mod:`hod.agents.model_card` (``MAX_FILE_BYTES``,
+            ``MAX_JSON_BYTES``, ``MAX_PARAMETERS``: :func:`check_graph_tensors`) or a tensor with
+            external data, refused before a session is built; (``verify``) no card
             beside it, a card without ``onnx.sha256`` or a sha256 that differs; no/invalid model
             card, or a card for another game, player count or observation layout version than
             the installed game's; a card whose ``obs_size``/``num_actions`` differ from the
             graph's input widths or from the installed game's observation size and action count.
-        ImportError: onnxruntime is not installed (``pip install house-of-decks-rl[onnx]``).
+        ImportError: onnxruntime or onnx is not installed (``pip install house-of-decks-rl[onnx]``).
         ConfigError: an unknown option or a bad rule option (the legal ones are named).
 
     Rule options of ``game`` (``**options``, only with ``game`` given, e.g. Ronda Robada's

@@ -18,9 +18,14 @@ carries its own model card. Loading one never unpickles anything and never runs 
 * ``pool/<name>.npz``: the opponent pool's past snapshots (:class:`hod.training.pool.OpponentPool`),
   so that training resumes with the same pool.
 
-Every ``.npz`` is read with ``numpy.load(..., allow_pickle=False)`` (an object array is refused),
-the JSON with :mod:`json`; :func:`load_checkpoint` then builds a fresh ``MaskablePPO`` from the
-card and puts the arrays back with ``load_state_dict``. An archive with any other member is
+Every size is checked before what it measures is read or built (the limits of
+:mod:`hod.agents.model_card`; docs/training.md, "Limits of what is loaded"): the file, the
+members' declared uncompressed sizes (``ZipInfo.file_size``), the JSON members, the card's
+network (:data:`~hod.agents.model_card.MAX_PARAMETERS`) and every array's shape from its ``.npy``
+header (:mod:`hod.training.npz`), compared with the card's network (:func:`policy_shapes`). Every
+``.npz`` is then read with ``numpy.load(..., allow_pickle=False)`` (an object array is refused
+from its header), the JSON with :mod:`json`; :func:`load_checkpoint` then builds a fresh
+``MaskablePPO`` from the card and puts the arrays back with ``load_state_dict``. An archive with any other member is
 refused, in particular the pickle-based archives ``MaskablePPO.save`` writes (the checkpoints of
 earlier versions of this project): their ``data`` member is unpickled by SB3's ``load``, so a
 crafted file would run its payload. They are refused with a message saying so, never opened.
