@@ -360,6 +360,22 @@ def test_an_export_with_external_data_is_refused(tmp_path, monkeypatch):
         OnnxPolicy(path, verify=False)
 
 
+def test_the_expert_iteration_warm_start_reads_exports_under_the_same_checks(tmp_path):
+    from hod.training.expert_iteration import load_onnx_actor
+
+    def externalise(proto):
+        t = next(t for t in proto.graph.initializer if t.name == "body.0.weight")
+        t.ClearField("raw_data")
+        t.data_location = onnx.TensorProto.EXTERNAL
+        e = t.external_data.add()
+        e.key, e.value = "location", "weights.bin"
+
+    (tmp_path / "weights.bin").write_bytes(bytes(256 * 157 * 4))
+    path = _export_copy(tmp_path, externalise)
+    with pytest.raises(CheckpointError, match=r"initializer 'body.0.weight' keeps its data in an external file"):
+        load_onnx_actor(None, path)   # refused before the policy is touched
+
+
 def test_an_export_file_over_the_limit_is_refused_before_reading(tmp_path, monkeypatch):
     from hod.agents.onnx_policy import OnnxPolicy
 
