@@ -443,3 +443,25 @@ def test_the_config_and_the_loaders_share_the_parameter_cap(small, tmp_path, mon
     assert not (tmp_path / "export").exists()
     monkeypatch.setattr(model_card, "MAX_PARAMETERS", 2627)
     validate_config("tapeo", cfg)
+
+
+def test_an_imitation_cache_is_measured_from_its_headers(tmp_path):
+    import hod.training.imitation as imitation
+
+    kw = dict(game="tapeo", teacher="greedy", player_counts=[2], num_decisions=20, seed=3)
+    first = imitation.cached_teacher_decisions(str(tmp_path), **kw)
+    (cache,) = tmp_path.glob("bc_*.npz")
+    with np.load(cache, allow_pickle=False) as f:
+        arrays = {k: f[k] for k in f.files}
+    assert arrays["action_mask"].shape == (20, 10)
+    arrays["action_mask"] = np.zeros((20, 2**21), np.int8)   # 40 MiB of zeros, deflated to KBs
+    cache.write_bytes(_npz(arrays, compressed=True))
+    tracemalloc.start()
+    try:
+        with pytest.warns(UserWarning, match="unusable teacher-decision cache"):
+            again = imitation.cached_teacher_decisions(str(tmp_path), **kw)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 16 * MiB   # the 40 MiB array was never read; the decisions were recorded again
+    assert all(np.array_equal(first[k], again[k]) for k in first)

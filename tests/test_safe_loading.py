@@ -207,7 +207,7 @@ def test_a_pickled_imitation_cache_is_never_unpickled(tmp_path, monkeypatch):
     for a in arrays.values():
         a[:] = [Payload(marker)] * len(a)
     np.savez(cache, **arrays)                     # right keys and lengths, pickled contents
-    with pytest.warns(UserWarning, match="unusable teacher-decision cache.*allow_pickle"):
+    with pytest.warns(UserWarning, match="unusable teacher-decision cache.*object arrays are pickles, refused"):
         again = imitation.cached_teacher_decisions(str(tmp_path), **kw)
     assert not marker.exists()
     assert all(np.array_equal(first[k], again[k]) for k in first)   # recorded again, rewritten

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import io
 import math
+import os
 import zipfile
 import zlib
 from dataclasses import dataclass
@@ -56,12 +57,12 @@ def check_declared_sizes(infos: Iterable[zipfile.ZipInfo], limit: int, limit_nam
     return total
 
 
-def npz_headers(data: bytes, limit: int, limit_name: str, source: str) -> dict[str, ArrayHeader]:
-    """The array headers ``{name: ArrayHeader}`` of the ``.npz`` bytes ``data`` (names without
-    ``.npy``), reading nothing but the zip directory and each member's header.
+def npz_headers(data: bytes | str | os.PathLike, limit: int, limit_name: str, source: str) -> dict[str, ArrayHeader]:
+    """The array headers ``{name: ArrayHeader}`` of the ``.npz`` bytes (or file) ``data`` (names
+    without ``.npy``), reading nothing but the zip directory and each member's header.
 
     Args:
-        data: the archive's bytes.
+        data: the archive's bytes, or its path.
         limit: the most bytes all members may declare together (:func:`check_declared_sizes`).
         limit_name: the limit's name for the messages (e.g. ``"MAX_FILE_BYTES"``).
         source: what the archive is, for the messages.
@@ -73,8 +74,8 @@ def npz_headers(data: bytes, limit: int, limit_name: str, source: str) -> dict[s
             (truncated or forged).
     """
     try:
-        z = zipfile.ZipFile(io.BytesIO(data))
-    except (zipfile.BadZipFile, zipfile.LargeZipFile, ValueError, EOFError) as e:
+        z = zipfile.ZipFile(io.BytesIO(data) if isinstance(data, bytes) else data)
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, ValueError, EOFError, OSError) as e:
         raise ValueError(f"{source}: not an .npz archive ({type(e).__name__}: {e})") from e
     out: dict[str, ArrayHeader] = {}
     with z:
@@ -111,8 +112,9 @@ def npz_headers(data: bytes, limit: int, limit_name: str, source: str) -> dict[s
     return out
 
 
-def read_arrays(data: bytes, names: Optional[Iterable[str]] = None, source: str = "archive") -> dict[str, np.ndarray]:
-    """The arrays ``names`` (all when None) of the ``.npz`` bytes ``data``, read with
+def read_arrays(data: bytes | str | os.PathLike, names: Optional[Iterable[str]] = None,
+                source: str = "archive") -> dict[str, np.ndarray]:
+    """The arrays ``names`` (all when None) of the ``.npz`` bytes (or file) ``data``, read with
     ``numpy.load(..., allow_pickle=False)``. Call it once :func:`npz_headers` has checked the
     archive: each array then allocates no more than its member's declared size.
 
@@ -120,7 +122,7 @@ def read_arrays(data: bytes, names: Optional[Iterable[str]] = None, source: str 
         ValueError: an unreadable archive or array, or a name it does not hold.
     """
     try:
-        with np.load(io.BytesIO(data), allow_pickle=False) as f:
+        with np.load(io.BytesIO(data) if isinstance(data, bytes) else data, allow_pickle=False) as f:
             return {k: f[k] for k in (f.files if names is None else names)}
     except (ValueError, OSError, EOFError, KeyError, zipfile.BadZipFile, zlib.error) as e:
         raise ValueError(f"{source}: unreadable array ({type(e).__name__}: {e})") from e
