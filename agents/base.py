@@ -71,7 +71,9 @@ class Bot:
 
     Subclasses implement :meth:`act`; every ``act`` first checks its observation
     (:func:`check_observation` against :attr:`game`), so a bad or another game's observation is a
-    :class:`ConfigError`, never a wrong move or a stray ``KeyError``. ``game`` names the game the bot plays (``"tapeo"`` or
+    :class:`ConfigError`, never a wrong move or a stray ``KeyError``; a bot that declares its
+    :attr:`player_counts` also refuses (:func:`check_player_count`) an observation of another
+    table size (:func:`observed_player_count`). ``game`` names the game the bot plays (``"tapeo"`` or
     ``"robada"``); ``name`` is its registry name.
 
     Args:
@@ -103,6 +105,10 @@ class Bot:
             @functools.wraps(act)
             def checked_act(self: "Bot", observation: Observation, belief: Optional[BeliefSampler] = None) -> int:
                 check_observation(observation, self.game)
+                if self.player_counts is not None:   # a trained policy at a table size it was not trained for
+                    n = observed_player_count(self.game, observation)
+                    if n is not None:
+                        check_player_count(self, n)
                 return act(self, observation, belief)
             checked_act.checks_observation = True  # type: ignore[attr-defined]
             cls.act = checked_act  # type: ignore[method-assign]
@@ -153,6 +159,23 @@ def check_player_count(bot: Any, num_players: int, where: str = "") -> None:
     if counts is not None and num_players not in tuple(counts):
         raise ConfigError(f"{where}{bot!r} was trained for {list(counts)} players, not {num_players}; "
                           f"legal table sizes for it: {list(counts)}")
+
+
+def observed_player_count(game: str, observation: Observation) -> Optional[int]:
+    """The table size an observation of ``game`` encodes: its layout's ``num_players`` piece, one-hot
+    over the game's table sizes (:attr:`hod.core.games.GameInfo.player_counts`; docs/tapeo_env.md,
+    docs/robada_env.md). None when ``game`` is not installed, its layout has no such piece, or the
+    piece is not one-hot (the size cannot be told)."""
+    if game not in game_names():
+        return None
+    info = get_game(game)
+    sizes = tuple(info.player_counts)
+    if info.layout.offsets.get("num_players") is None:
+        return None
+    piece = info.layout.view(np.asarray(observation["observation"]), "num_players")
+    if piece.shape != (len(sizes),) or np.count_nonzero(piece) != 1 or piece.max() != 1:
+        return None
+    return int(sizes[int(np.argmax(piece))])
 
 
 def legal_actions(observation: Observation) -> np.ndarray:

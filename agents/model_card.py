@@ -33,10 +33,13 @@ Nothing here imports torch.
 from __future__ import annotations
 
 import importlib
+import json
+import os
 import platform
+import stat
 import time
 from importlib.metadata import version
-from typing import Any, Optional
+from typing import Any, Optional, Sequence
 
 from hod.agents.encoders import get_encoder
 from hod.core.errors import ConfigError
@@ -45,11 +48,131 @@ from hod.core.games import layout_version
 MODEL_CARD_FORMAT = "house-of-decks-policy"
 MODEL_CARD_VERSION = 1
 REQUIRED_KEYS = ("format", "card_version", "game", "player_counts", "obs_layout_version", "obs_size", "num_actions")
+ACTIVATIONS = ("tanh", "relu")
+
+# ---- the limits of what is built and read (docs/training.md, "Limits of what is loaded") ---------
+#: The widest layer a network may have (units): each ``net_arch`` width of the training
+#: configuration (:class:`hod.training.config.TrainingConfig`), and the card's ``obs_size`` and
+#: ``num_actions``, checked by every loader (:func:`check_network`).
+MAX_LAYER_WIDTH = 1 << 16
+#: The most hidden layers (``net_arch`` entries) a network may have.
+MAX_LAYERS = 32
+#: The most parameters (weights and biases of the actor and the critic together, what a
+#: checkpoint's ``policy.npz`` holds; :func:`network_parameters`) a network may have:
+#: 2**24 = 16,777,216, 64 MiB of float32. The training configuration refuses a bigger
+#: ``net_arch``; the loaders refuse a card describing one before any network is built, a pool
+#: snapshot or ONNX export holding more from its ``.npy`` headers or initializer dims before any
+#: weight is read.
+MAX_PARAMETERS = 1 << 24
+#: The largest checkpoint or ONNX export file read (bytes), and the most bytes the members of one
+#: archive (a checkpoint, an ``.npz`` inside it) may declare uncompressed, all members together:
+#: each member's declared size is checked before it is read. 1 GiB holds a checkpoint of a network
+#: at :data:`MAX_PARAMETERS` (weights 64 MiB, Adam's two moments 128 MiB) with a pool of a dozen
+#: snapshots of its actor.
+MAX_FILE_BYTES = 1 << 30
+#: The largest JSON file read beside a policy (bytes): a model card, a checkpoint's
+#: ``checkpoint.json``, a golden file. 16 MiB.
+MAX_JSON_BYTES = 1 << 24
 
 
 class CheckpointError(ValueError):
     """A checkpoint or export that cannot be used: missing, truncated or corrupt file, no or bad
     model card, or made for another game, player count, observation layout or space size."""
+
+
+def network_parameters(net_arch: Sequence[int], obs_size: int, num_actions: int) -> int:
+    """The parameter count of the network a card describes: SB3's ``MlpPolicy`` with a separate
+    actor and critic of widths ``net_arch``, i.e. twice the chain ``obs_size -> net_arch[0] ->
+    ... -> net_arch[-1]`` (weights and biases), the action head ``net_arch[-1] -> num_actions``
+    and the value head ``net_arch[-1] -> 1``. E.g. ``net_arch=[8, 6]``, ``obs_size=7``,
+    ``num_actions=5``: 2 * (7*8+8 + 8*6+6) + (6*5+5) + (6+1) = 278. An int (no overflow)."""
+    dims = [int(obs_size), *(int(w) for w in net_arch)]
+    chain = sum(a * b + b for a, b in zip(dims, dims[1:]))
+    last = dims[-1]
+    return 2 * chain + (last * int(num_actions) + int(num_actions)) + (last + 1)
+
+
+def check_network(card: dict, source: str) -> int:
+    """Check that the network ``card`` describes (``policy``: ``net_arch``, ``activation``;
+    ``obs_size``, ``num_actions``) is one this version builds, from the card alone (nothing is
+    built or read); return its parameter count (:func:`network_parameters`).
+
+    Raises:
+        CheckpointError: ``net_arch`` not a list of at most :data:`MAX_LAYERS` ints in
+            1..:data:`MAX_LAYER_WIDTH`, an activation outside :data:`ACTIVATIONS`, ``obs_size`` or
+            ``num_actions`` not an int in 1..:data:`MAX_LAYER_WIDTH`, or more than
+            :data:`MAX_PARAMETERS` parameters (each message names the limit).
+    """
+    for key in ("obs_size", "num_actions"):
+        v = card.get(key)
+        if isinstance(v, bool) or not isinstance(v, int) or not 1 <= v <= MAX_LAYER_WIDTH:
+            raise CheckpointError(f"{source}: the card's {key}={v!r} is not a size this version builds; legal: an "
+                                  f"integer in 1..{MAX_LAYER_WIDTH} (MAX_LAYER_WIDTH)")
+    pol = card.get("policy")
+    arch = pol.get("net_arch") if isinstance(pol, dict) else None
+    act = pol.get("activation") if isinstance(pol, dict) else None
+    if (not isinstance(arch, list) or len(arch) > MAX_LAYERS
+            or not all(isinstance(w, int) and not isinstance(w, bool) and 1 <= w <= MAX_LAYER_WIDTH for w in arch)
+            or act not in ACTIVATIONS):
+        raise CheckpointError(f"{source}: the card's policy {pol!r} is not a network this version builds; legal: "
+                              f"net_arch at most {MAX_LAYERS} widths (MAX_LAYERS) in 1..{MAX_LAYER_WIDTH} "
+                              f"(MAX_LAYER_WIDTH), activation one of {list(ACTIVATIONS)}")
+    n = network_parameters(arch, card["obs_size"], card["num_actions"])
+    if n > MAX_PARAMETERS:
+        raise CheckpointError(f"{source}: the card's network (net_arch {arch}, obs_size {card['obs_size']}, "
+                              f"num_actions {card['num_actions']}) has {n:,} parameters; the limit is "
+                              f"MAX_PARAMETERS = {MAX_PARAMETERS:,} (hod.agents.model_card); refused before "
+                              f"building it")
+    return n
+
+
+def parse_json(data: bytes | str, source: str, limit: Optional[int] = None) -> Any:
+    """Parse the JSON text ``data`` (UTF-8 bytes or str) of a model card, ``checkpoint.json`` or
+    golden file, at most ``limit`` bytes (None: :data:`MAX_JSON_BYTES`).
+
+    Raises:
+        CheckpointError: longer than ``limit`` (checked before parsing), not UTF-8, not JSON, or
+            nested too deeply for Python's parser (a ``RecursionError`` inside :mod:`json`).
+    """
+    limit = MAX_JSON_BYTES if limit is None else limit
+    if len(data) > limit:
+        raise CheckpointError(f"{source}: {len(data):,} bytes of JSON; the limit is {limit:,} bytes "
+                              f"(MAX_JSON_BYTES, hod.agents.model_card)")
+    try:
+        return json.loads(data)
+    except RecursionError:
+        raise CheckpointError(f"{source}: JSON nested too deeply to read (legal: a model card's few levels)") from None
+    except (UnicodeDecodeError, json.JSONDecodeError) as e:
+        raise CheckpointError(f"{source}: not valid JSON (truncated or corrupt?): {e}") from e
+
+
+def read_limited(path: str | os.PathLike, limit: int, limit_name: str, what: str = "file") -> bytes:
+    """The bytes of ``path``, read only if it holds at most ``limit`` bytes (``limit_name`` names
+    the limit in the message). A regular file's size is checked before anything is read; any
+    file is then read in pieces that stop past ``limit``, so a file that grows meanwhile, or a
+    special file (a pipe, ``/dev/zero``), cannot exhaust memory either.
+
+    Raises:
+        CheckpointError: longer than ``limit``.
+        OSError: the file cannot be opened or read.
+    """
+    def refuse() -> CheckpointError:
+        return CheckpointError(f"{path}: the {what} is larger than {limit:,} bytes, the limit {limit_name} "
+                               f"(hod.agents.model_card); refused")
+
+    with open(path, "rb") as f:
+        st = os.fstat(f.fileno())
+        if st.st_size > limit:
+            raise refuse()
+        # a regular file in one read of its size (one byte more shows that it grew), then pieces
+        pieces = [f.read(st.st_size + 1) if stat.S_ISREG(st.st_mode) else b""]
+        total = len(pieces[0])
+        while total <= limit and (more := f.read(min(1 << 20, limit + 1 - total))):
+            pieces.append(more)
+            total += len(more)
+    if total > limit:
+        raise refuse()
+    return pieces[0] if len(pieces) == 1 else b"".join(pieces)
 
 
 def library_versions() -> dict[str, str]:

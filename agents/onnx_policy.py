@@ -9,6 +9,12 @@ beside it, the graph's input widths and the installed game. The card beside the 
 records the file's sha256 (``onnx.sha256``): :class:`OnnxPolicy` refuses an export without that
 card unless told ``verify=False``.
 
+Before onnxruntime builds a session, the file is at most
+:data:`~hod.agents.model_card.MAX_FILE_BYTES`, its card at most ``MAX_JSON_BYTES``, and the
+tensors the graph stores are measured from their declared dims (:func:`check_graph_tensors`,
+read with the ``onnx`` package: protobuf only): at most
+:data:`~hod.agents.model_card.MAX_PARAMETERS` numbers, none kept in external data.
+
 Shipped opponents live in ``agents/opponents/<game>_ppo*.onnx``;
 :func:`register_shipped_opponents` registers each as ``agents.make(game, "ppo")``
 (``<game>_ppo.onnx``) or ``agents.make(game, "ppo_<suffix>")`` (``<game>_ppo_<suffix>.onnx``).
@@ -18,8 +24,9 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
+import math
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any, Iterator, Optional
 
 import numpy as np
 
@@ -53,6 +60,73 @@ def _fixed_width(arg) -> Optional[int]:
     return shape[1] if len(shape) == 2 and isinstance(shape[1], int) else None
 
 
+def _graph_tensors(graph) -> Iterator[tuple[str, Any]]:
+    """``(where, TensorProto)`` of every tensor stored in ``graph`` (a ``GraphProto``, or a
+    ``FunctionProto``: nodes only) and its subgraphs: initializers, sparse initializers (values
+    and indices) and the tensors of node attributes (``Constant``'s ``value``, ...)."""
+    from onnx import AttributeProto
+
+    for t in getattr(graph, "initializer", ()):
+        yield f"initializer {t.name!r}", t
+    for sp in getattr(graph, "sparse_initializer", ()):
+        yield f"sparse initializer {sp.values.name!r}", sp.values
+        yield f"sparse initializer {sp.values.name!r} indices", sp.indices
+    for node in graph.node:
+        for a in node.attribute:
+            where = f"node {node.name or node.op_type!r} attribute {a.name!r}"
+            if a.type == AttributeProto.TENSOR:
+                yield where, a.t
+            elif a.type == AttributeProto.TENSORS:
+                yield from ((where, t) for t in a.tensors)
+            elif a.type in (AttributeProto.SPARSE_TENSOR, AttributeProto.SPARSE_TENSORS):
+                for sp in ([a.sparse_tensor] if a.type == AttributeProto.SPARSE_TENSOR else a.sparse_tensors):
+                    yield where, sp.values
+                    yield f"{where} indices", sp.indices
+            elif a.type == AttributeProto.GRAPH:
+                yield from _graph_tensors(a.g)
+            elif a.type == AttributeProto.GRAPHS:
+                for g in a.graphs:
+                    yield from _graph_tensors(g)
+
+
+def check_graph_tensors(data: bytes, source: str, limit: Optional[int] = None) -> int:
+    """Check the tensors an ONNX model stores (initializers, constants, in its graph, subgraphs
+    and functions) from the dims their protobuf declares, before anything is allocated for them:
+    none keeps its data outside the file (external data is never loaded), no dim is negative, and
+    they hold at most ``limit`` numbers in all (None: :data:`hod.agents.model_card.MAX_PARAMETERS`).
+    Returns that count. The bytes are parsed with ``onnx`` (protobuf only: nothing runs).
+
+    Raises:
+        CheckpointError: not an ONNX model, external data, a negative dim, or more numbers than
+            ``limit`` (the limit is named).
+        ImportError: the ``onnx`` package is missing (``pip install house-of-decks-rl[onnx]``).
+    """
+    import onnx
+
+    from hod.agents import model_card
+
+    err = _checkpoint_error()
+    limit = model_card.MAX_PARAMETERS if limit is None else limit
+    try:
+        proto = onnx.load_model_from_string(data)
+    except Exception as e:   # protobuf's DecodeError and friends
+        raise err(f"{source}: not a loadable ONNX model (truncated or corrupt?): {type(e).__name__}: {e}") from e
+    total = 0
+    for g in [proto.graph, *proto.functions]:
+        for where, t in _graph_tensors(g):
+            if t.data_location == onnx.TensorProto.EXTERNAL or len(t.external_data):
+                raise err(f"{source}: {where} keeps its data in an external file; refused (an export holds its "
+                          f"weights inside the .onnx file, and external data is never loaded)")
+            if any(d < 0 for d in t.dims):
+                raise err(f"{source}: {where} declares dims {list(t.dims)}; legal: dims >= 0")
+            total += math.prod(t.dims)
+            if total > limit:
+                raise err(f"{source}: the graph stores more than {limit:,} numbers (its initializers and constants, "
+                          f"from their declared dims; {where} takes the count over); the limit is MAX_PARAMETERS = "
+                          f"{limit:,} (hod.agents.model_card); refused before building an inference session")
+    return total
+
+
 @functools.lru_cache(maxsize=32)
 def _load(path: str, threads: int, stamp: tuple = (), verify: bool = True):
     """(session, card) of an export; cached per (path, threads, stamp, verify): sessions are safe
@@ -64,6 +138,9 @@ def _load(path: str, threads: int, stamp: tuple = (), verify: bool = True):
     """
     import onnxruntime as ort
 
+    from hod.agents import model_card
+    from hod.agents.model_card import parse_json, read_limited
+
     err = _checkpoint_error()
     p = Path(path)
     if not p.is_file():
@@ -71,14 +148,12 @@ def _load(path: str, threads: int, stamp: tuple = (), verify: bool = True):
     opts = ort.SessionOptions()
     opts.intra_op_num_threads = threads
     opts.inter_op_num_threads = 1
-    data = p.read_bytes()
+    data = read_limited(p, model_card.MAX_FILE_BYTES, "MAX_FILE_BYTES", "ONNX export")
     side = p.with_suffix(".json")
     side_card = None
     if side.is_file():
-        try:
-            side_card = json.loads(side.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
-            raise err(f"{side}: the model card is not valid JSON (truncated or corrupt?): {e}") from e
+        side_card = parse_json(read_limited(side, model_card.MAX_JSON_BYTES, "MAX_JSON_BYTES", "model card"),
+                               f"{side}: the model card")
         if not isinstance(side_card, dict):
             raise err(f"{side}: the model card is not a JSON object")
     if verify:
@@ -94,16 +169,14 @@ def _load(path: str, threads: int, stamp: tuple = (), verify: bool = True):
                       f"(pass verify=False to load it unchecked)")
         if hashlib.sha256(data).hexdigest() != want:
             raise err(f"{p}: the file's sha256 does not match its model card {side.name} (corrupt or replaced file)")
+    check_graph_tensors(data, str(p))   # sizes from the declared dims, before onnxruntime allocates anything
     try:
         sess = ort.InferenceSession(data, sess_options=opts, providers=["CPUExecutionProvider"])
     except Exception as e:  # onnxruntime raises its own exception types
         raise err(f"{p}: not a loadable ONNX model (truncated or corrupt?): {e}") from e
     meta = sess.get_modelmeta().custom_metadata_map
     if METADATA_KEY in meta:
-        try:
-            card = json.loads(meta[METADATA_KEY])
-        except json.JSONDecodeError as e:
-            raise err(f"{p}: the embedded model card is not valid JSON: {e}") from e
+        card = parse_json(meta[METADATA_KEY], f"{p}: the embedded model card")
     elif side_card is not None:
         card = side_card
     else:
@@ -163,12 +236,15 @@ class OnnxPolicy(Bot):
             checks below still apply.
 
     Raises:
-        CheckpointError (a ValueError): missing, truncated or corrupt file; (``verify``) no card
+        CheckpointError (a ValueError): missing, truncated or corrupt file; a file, card or graph
+            over the limits of :mod:`hod.agents.model_card` (``MAX_FILE_BYTES``,
+            ``MAX_JSON_BYTES``, ``MAX_PARAMETERS``: :func:`check_graph_tensors`) or a tensor with
+            external data, refused before a session is built; (``verify``) no card
             beside it, a card without ``onnx.sha256`` or a sha256 that differs; no/invalid model
             card, or a card for another game, player count or observation layout version than
             the installed game's; a card whose ``obs_size``/``num_actions`` differ from the
             graph's input widths or from the installed game's observation size and action count.
-        ImportError: onnxruntime is not installed (``pip install house-of-decks-rl[onnx]``).
+        ImportError: onnxruntime or onnx is not installed (``pip install house-of-decks-rl[onnx]``).
         ConfigError: an unknown option or a bad rule option (the legal ones are named).
 
     Rule options of ``game`` (``**options``, only with ``game`` given, e.g. Ronda Robada's

@@ -11,10 +11,10 @@ from __future__ import annotations
 
 from typing import Any, Callable, Dict, Optional, Tuple, Union
 
-from hod.core.errors import ConfigError
+from hod.core.errors import ConfigError, check_choice
 from hod.core.games import game_names, get_game, load_object
 
-from .base import Bot, check_bot_seed
+from .base import Bot, check_bot_seed, check_player_count
 from .onnx_policy import card_player_counts, shipped_factories, shipped_opponents
 
 #: A factory ``f(seed=..., **kwargs) -> Bot``, or its ``"module:attr"`` entry point.
@@ -96,27 +96,43 @@ def player_counts(game: str, name: str) -> Optional[tuple]:
     return tuple(counts) if counts is not None else None
 
 
-def make(game: str, name: str, seed: Optional[int] = None, **kwargs: Any) -> Bot:
+def make(game: str, name: str, seed: Optional[int] = None, num_players: Optional[int] = None, **kwargs: Any) -> Bot:
     """Build a registered bot; ``bot.game`` and ``bot.name`` are set to ``game`` and ``name``.
 
     Every registered bot takes the game's rule options (:func:`hod.agents.rules.rule_options`;
     e.g. ``make("robada", "expert", seed=0, closing_ace=False)``) besides its own options.
 
+    ``num_players``: the table size the bot will play (None: not said). A bot that declares the
+    table sizes it plays (:func:`player_counts`: a trained policy's model card) is refused at
+    another size before it is built, and checked again once built (its loaded card). Whatever
+    ``num_players`` says, such a bot refuses an observation of a table size it does not list
+    (:meth:`hod.agents.base.Bot.act` reads the size from the observation's ``num_players`` piece).
+
     Raises:
         ConfigError: unknown game or bot name (the message lists the registered names), an
-            option the bot refuses, a rule option's value outside its legal values (named), or a
-            seed that is not None or a non-negative int (:func:`hod.agents.base.check_bot_seed`).
+            option the bot refuses, a rule option's value outside its legal values (named), a
+            seed that is not None or a non-negative int (:func:`hod.agents.base.check_bot_seed`),
+            a ``num_players`` that is not a table size of the game (the legal ones named), or one
+            the bot's model card does not list (its sizes named).
     """
     f = factory(game, name)
     seed = check_bot_seed(seed)
     info = get_game(game)
+    if num_players is not None:
+        check_choice("num_players", num_players, info.player_counts)
+        counts = player_counts(game, name)
+        if counts is not None and num_players not in counts:
+            raise ConfigError(f"{game} bot {name!r} was trained for {list(counts)} players, not {num_players}; "
+                              f"legal table sizes for it: {list(counts)}")
     rules = info.check_rule_options(kwargs)   # the table's rule options, values checked
     if getattr(f, "rule_blind", False):       # a bot that plays under any rules (random): told, not kept
         rest = sorted(k for k in kwargs if k not in rules)
         if rest:
             raise ConfigError(f"unknown option(s) {rest} for bot {name!r} of {game}; legal options: "
-                              f"{['seed'] + [o.name for o in info.rule_options]}")
+                              f"{['seed', 'num_players'] + [o.name for o in info.rule_options]}")
         kwargs = {}
     bot = f(seed=seed, **kwargs)
     bot.game, bot.name = game, name
+    if num_players is not None:   # the card the bot loaded (the side card read above may be missing)
+        check_player_count(bot, int(num_players))
     return bot

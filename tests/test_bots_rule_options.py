@@ -6,9 +6,11 @@ options by keyword (``agents.make(game, name, seed=..., **rules)``), at 2 and 3 
 Robada has three options (2^3 = 8 tables); Tapeo's environment has none (its ``GameInfo.rule_options``
 is empty: its scoring rulings are not environment options), so its bots play the one table.
 
-Nothing is skipped: the shipped ``ppo`` of Ronda Robada reads the ``robada_plans`` features,
-which the encoder computes under the table's rules (``Encoder.with_rules``); the network itself
-plays whatever the mask allows. The search bot ``rollout`` plays with a small budget.
+No rule table is skipped: the shipped ``ppo`` of Ronda Robada reads the ``robada_plans``
+features, which the encoder computes under the table's rules (``Encoder.with_rules``); the
+network itself plays whatever the mask allows. It plays only the table sizes of its model card
+(2 and 4 players; ``agents.make(..., num_players=3)`` refuses it), so the 3-player tables leave
+it out. The search bot ``rollout`` plays with a small budget.
 
 Then exact values of the rule functions of :mod:`robada_env.rules.runs`, worked out by hand from
 shared/rules/ronda_robada.txt and RULINGS R2, R3, R7.
@@ -38,6 +40,12 @@ SMALL = {"rollout": dict(determinizations=2, candidates=2),   # keep the search 
          "search": dict(determinizations=2, candidates=2)}
 
 
+def plays(game: str, name: str, n: int) -> bool:
+    """Whether bot ``name`` plays tables of ``n`` (its model card's sizes, if it has one)."""
+    counts = agents.player_counts(game, name)
+    return counts is None or n in counts
+
+
 def lineups(names: list, n: int) -> list:
     """Tables of n bots such that every name plays at least once (names in a cycle)."""
     k = -(-len(names) // n)
@@ -47,7 +55,8 @@ def lineups(names: list, n: int) -> list:
 def play(game: str, module, lineup: list, n: int, rules: dict, seed: int) -> list:
     """One whole game; returns the final scores."""
     env = module.raw_env(num_players=n, illegal_action="raise", **rules)
-    bots = [agents.make(game, name, seed=seed + i, **rules, **SMALL.get(name, {})) for i, name in enumerate(lineup)]
+    bots = [agents.make(game, name, seed=seed + i, num_players=n, **rules, **SMALL.get(name, {}))
+            for i, name in enumerate(lineup)]
     for b in bots:   # the bots that use the rules hold them (a Config, or a dict for ppo)
         told = getattr(b, "rules", None)
         if told is not None:
@@ -79,7 +88,8 @@ def play(game: str, module, lineup: list, n: int, rules: dict, seed: int) -> lis
 def test_every_robada_bot_plays_every_rule_table(rules, n):
     names = agents.names("robada")
     assert {"random", "greedy", "expert", "rollout", "search", "ppo"} <= set(names)
-    for i, lineup in enumerate(lineups(names, n)):
+    assert [m for m in names if not plays("robada", m, n)] == ([] if n == 2 else ["ppo"])   # its card: [2, 4]
+    for i, lineup in enumerate(lineups([m for m in names if plays("robada", m, n)], n)):
         scores = play("robada", robada_env, lineup, n, rules, seed=17 * i + n)
         # every card ends in some pile (244 points), except the leftovers when nobody gets them (R7)
         assert sum(scores) == 244 if rules["leftovers_to_last_runner"] else sum(scores) <= 244
@@ -88,6 +98,7 @@ def test_every_robada_bot_plays_every_rule_table(rules, n):
 @pytest.mark.parametrize("n", [2, 3])
 def test_every_tapeo_bot_plays_the_tapeo_table(n):
     assert tapeo_env.GAME.rule_options == ()   # the Tapeo environment has no rule options to pass on
+    assert all(plays("tapeo", m, n) for m in agents.names("tapeo"))   # the shipped ppo: every size
     for i, lineup in enumerate(lineups(agents.names("tapeo"), n)):
         play("tapeo", tapeo_env, lineup, n, {}, seed=31 * i + n)
 

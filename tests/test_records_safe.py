@@ -130,3 +130,35 @@ def test_save_record_refuses_what_replay_refuses_and_writes_nothing(game, tmp_pa
     assert not path.exists() and list(tmp_path.iterdir()) == []
     mod.save_record(path, rec)                                     # the untouched record is written
     assert mod.load_record(path) == json.loads(json.dumps(rec))
+
+
+@pytest.mark.parametrize("game", ["tapeo", "robada"])
+def test_deeply_nested_json_is_a_record_error(game, tmp_path):
+    path = tmp_path / "r.json"
+    path.write_text("[" * 100000, encoding="utf-8")   # json's parser recurses once per bracket
+    with pytest.raises(RecordError, match="nested too deeply to parse"):
+        GAMES[game].load_record(path)
+
+
+@pytest.mark.parametrize("game", ["tapeo", "robada"])
+def test_a_record_over_the_size_limit_is_refused_before_parsing(game, tmp_path, monkeypatch):
+    import hod.core.records as records
+
+    mod = GAMES[game]
+    rec = _finished_record(mod)
+    path = tmp_path / "r.json"
+    mod.save_record(path, rec)
+    size = path.stat().st_size
+    monkeypatch.setattr(records, "MAX_RECORD_BYTES", size - 1)
+    parsed, real_loads = [], json.loads
+    monkeypatch.setattr(records.json, "loads", lambda *a, **k: parsed.append(a) or real_loads(*a, **k))
+    with pytest.raises(RecordError, match=rf"larger than {size - 1:,} bytes, the limit \(MAX_RECORD_BYTES"):
+        mod.load_record(path)
+    assert parsed == []   # refused before parsing
+    # save_record refuses to write what load_record would refuse, and writes nothing
+    other = tmp_path / "other.json"
+    with pytest.raises(RecordError, match=rf"takes {size:,} bytes of JSON; a game record is at most {size - 1:,}"):
+        mod.save_record(other, rec)
+    assert not other.exists()
+    monkeypatch.setattr(records, "MAX_RECORD_BYTES", size)
+    mod.replay(mod.load_record(path))

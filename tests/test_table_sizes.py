@@ -57,3 +57,45 @@ def test_play_robada_3_players_names_the_sizes(capsys):
         play_robada.main(["--players", "3", "--opponents", "ppo", "--no-record"])
     assert e.value.code == 2
     assert "[2, 4]" in capsys.readouterr().err
+
+
+def test_make_refuses_a_table_size_the_card_does_not_list():
+    with pytest.raises(ConfigError, match=r"robada bot 'ppo' was trained for \[2, 4\] players, not 3; "
+                                          r"legal table sizes for it: \[2, 4\]"):
+        agents.make("robada", "ppo", seed=0, num_players=3)
+    assert agents.make("robada", "ppo", seed=0, num_players=4).player_counts == (2, 4)
+    assert agents.make("robada", "expert", seed=0, num_players=3).player_counts is None   # every size
+    for bad in (5, 1, 3.0, True):
+        with pytest.raises(ConfigError, match=r"num_players=.* is not allowed; legal values: \[2, 3, 4\]"):
+            agents.make("robada", "expert", seed=0, num_players=bad)
+
+
+def _first_observation(game: str, n: int) -> dict:
+    from hod.core.games import make_raw_env
+
+    env = make_raw_env(game, n)
+    env.reset(seed=3)
+    return env.observe(env.agent_selection)
+
+
+def test_observations_tell_their_table_size():
+    from hod.agents.base import observed_player_count
+    from hod.core.games import get_game
+
+    for game in ("tapeo", "robada"):
+        for n in get_game(game).player_counts:   # tapeo 2..6, robada 2..4
+            assert observed_player_count(game, _first_observation(game, n)) == n
+    blank = {"observation": _first_observation("robada", 2)["observation"] * 0}
+    assert observed_player_count("robada", blank) is None   # no one-hot: the size cannot be told
+
+
+def test_a_policy_refuses_an_observation_of_a_table_size_its_card_does_not_list():
+    bot = agents.make("robada", "ppo", seed=0)   # no size said
+    obs = _first_observation("robada", 3)
+    with pytest.raises(ConfigError, match=r"trained for \[2, 4\] players, not 3; legal table sizes for it: \[2, 4\]"):
+        bot.act(obs)
+    obs = _first_observation("robada", 2)
+    assert obs["action_mask"][bot.act(obs)] == 1
+    expert = agents.make("robada", "expert", seed=0)   # no card: every size
+    obs = _first_observation("robada", 3)
+    assert obs["action_mask"][expert.act(obs)] == 1

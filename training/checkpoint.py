@@ -18,9 +18,14 @@ carries its own model card. Loading one never unpickles anything and never runs 
 * ``pool/<name>.npz``: the opponent pool's past snapshots (:class:`hod.training.pool.OpponentPool`),
   so that training resumes with the same pool.
 
-Every ``.npz`` is read with ``numpy.load(..., allow_pickle=False)`` (an object array is refused),
-the JSON with :mod:`json`; :func:`load_checkpoint` then builds a fresh ``MaskablePPO`` from the
-card and puts the arrays back with ``load_state_dict``. An archive with any other member is
+Every size is checked before what it measures is read or built (the limits of
+:mod:`hod.agents.model_card`; docs/training.md, "Limits of what is loaded"): the file, the
+members' declared uncompressed sizes (``ZipInfo.file_size``), the JSON members, the card's
+network (:data:`~hod.agents.model_card.MAX_PARAMETERS`) and every array's shape from its ``.npy``
+header (:mod:`hod.training.npz`), compared with the card's network (:func:`policy_shapes`). Every
+``.npz`` is then read with ``numpy.load(..., allow_pickle=False)`` (an object array is refused
+from its header), the JSON with :mod:`json`; :func:`load_checkpoint` then builds a fresh
+``MaskablePPO`` from the card and puts the arrays back with ``load_state_dict``. An archive with any other member is
 refused, in particular the pickle-based archives ``MaskablePPO.save`` writes (the checkpoints of
 earlier versions of this project): their ``data`` member is unpickled by SB3's ``load``, so a
 crafted file would run its payload. They are refused with a message saying so, never opened.
@@ -44,7 +49,11 @@ import numpy as np
 
 from hod.core.atomic import atomic_write_many, json_bytes
 
-from hod.agents.model_card import CheckpointError, validate_model_card
+from hod.agents import model_card
+from hod.agents.model_card import (ACTIVATIONS, MAX_FILE_BYTES, MAX_JSON_BYTES, MAX_LAYER_WIDTH, MAX_LAYERS,
+                                   MAX_PARAMETERS, CheckpointError, check_network, parse_json, read_limited,
+                                   validate_model_card)
+from .npz import ArrayHeader, check_declared_sizes, npz_headers, read_arrays
 from .numpy_policy import NumpyPolicy
 
 CHECKPOINT_FORMAT = "house-of-decks-checkpoint"
@@ -58,9 +67,15 @@ POOL_PREFIX = "pool/"
 MEMBERS = (META_MEMBER, MODEL_CARD_MEMBER, POLICY_MEMBER, OPTIMIZER_MEMBER, SPACE_MEMBER)
 #: the members of an archive written by ``stable_baselines3``'s ``save`` (pickled ``data``)
 SB3_MEMBERS = ("data", "policy.pth", "policy.optimizer.pth", "pytorch_variables.pth")
-ACTIVATIONS = ("tanh", "relu")
-MAX_LAYER_WIDTH = 1 << 16
-MAX_LAYERS = 32
+#: The most state arrays the optimizer may keep per parameter (Adam keeps 3: ``step``,
+#: ``exp_avg``, ``exp_avg_sq``; with ``amsgrad`` 4): bounds ``optimizer.npz`` by the network's size.
+MAX_OPTIMIZER_STATES = 4
+# the limits (MAX_PARAMETERS, MAX_LAYER_WIDTH, MAX_LAYERS, MAX_FILE_BYTES, MAX_JSON_BYTES) are those
+# of hod.agents.model_card, the one place the training configuration and every loader read them from
+# (at call time: model_card.MAX_FILE_BYTES, so there is one value to change)
+__all__ = ["ACTIVATIONS", "MAX_FILE_BYTES", "MAX_JSON_BYTES", "MAX_LAYER_WIDTH", "MAX_LAYERS", "MAX_PARAMETERS",
+           "CheckpointError", "checkpoint_members", "load_checkpoint", "model_card_path", "new_model",
+           "policy_shapes", "read_checkpoint", "save_checkpoint"]
 
 
 def model_card_path(checkpoint: str | os.PathLike) -> Path:
@@ -171,16 +186,27 @@ def read_checkpoint(path: str | os.PathLike, game: Optional[str] = None, num_pla
                     layout_version: Optional[int] | str = "current") -> tuple[bytes, dict]:
     """Read and check a checkpoint file (nothing is unpickled, nothing built); returns ``(zip bytes, card)``.
 
+    Sizes are checked before what they measure is read: the file (at most
+    :data:`~hod.agents.model_card.MAX_FILE_BYTES`), the members' declared uncompressed sizes
+    (together at most ``MAX_FILE_BYTES``, each checked before any member is opened), the card
+    (at most :data:`~hod.agents.model_card.MAX_JSON_BYTES`) and the network it describes (at
+    most :data:`~hod.agents.model_card.MAX_PARAMETERS` parameters, widths and layer count within
+    their limits: :func:`hod.agents.model_card.check_network`).
+
     Raises:
-        CheckpointError: missing file, not a zip, truncated or corrupt (CRC), a pickle-based
-            archive of ``stable_baselines3`` (earlier versions' checkpoints), a member that does not
-            belong, no model card or a missing member, or a card for another game / player count /
-            layout version (see :func:`validate_model_card`).
+        CheckpointError: missing file, over a limit (the limit is named), not a zip, truncated or
+            corrupt (CRC), a pickle-based archive of ``stable_baselines3`` (earlier versions'
+            checkpoints), a member that does not belong, no model card or a missing member, a card
+            for another game / player count / layout version (see :func:`validate_model_card`),
+            or a network this version does not build.
     """
     path = Path(path)
     if not path.is_file():
         raise CheckpointError(f"{path}: no such checkpoint file")
-    data = path.read_bytes()
+    try:
+        data = read_limited(path, model_card.MAX_FILE_BYTES, "MAX_FILE_BYTES", "checkpoint")
+    except OSError as e:
+        raise CheckpointError(f"{path}: the checkpoint cannot be read ({e})") from e
     # save_checkpoint writes no zip comment, so a whole file ends with the 22-byte end-of-central-
     # directory record; anything else was cut short (a truncated file may still look like a zip:
     # the npz members inside are zips themselves).
@@ -197,6 +223,10 @@ def read_checkpoint(path: str | os.PathLike, game: Optional[str] = None, num_pla
                     f"the file. Only data-only checkpoints ({CHECKPOINT_FORMAT} version {CHECKPOINT_VERSION}) "
                     f"are loaded; retrain, or re-export it with the version that wrote it "
                     f"(docs/training.md, 'Which files are safe to share')")
+            try:   # before any member is opened (testzip reads them all)
+                check_declared_sizes(z.infolist(), model_card.MAX_FILE_BYTES, "MAX_FILE_BYTES", str(path))
+            except ValueError as e:
+                raise CheckpointError(str(e)) from None
             bad = z.testzip()
             if bad is not None:
                 raise CheckpointError(f"{path}: corrupt checkpoint (member {bad!r} fails its CRC check)")
@@ -209,14 +239,29 @@ def read_checkpoint(path: str | os.PathLike, game: Optional[str] = None, num_pla
             missing = [n for n in MEMBERS if n not in names]
             if missing:
                 raise CheckpointError(f"{path}: not a complete House of Decks checkpoint (no {missing} inside)")
-            card = json.loads(z.read(MODEL_CARD_MEMBER).decode("utf-8"))
+            card = parse_json(_member(z, MODEL_CARD_MEMBER, model_card.MAX_JSON_BYTES, "MAX_JSON_BYTES", path),
+                              f"{path}: {MODEL_CARD_MEMBER}", model_card.MAX_JSON_BYTES)
     except CheckpointError:
         raise
     except (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, OSError, ValueError, KeyError,
             NotImplementedError, zlib.error) as e:   # zlib.error: a damaged compressed member
         raise CheckpointError(f"{path}: truncated or corrupt checkpoint ({type(e).__name__}: {e})") from e
     validate_model_card(card, str(path), game=game, num_players=num_players, layout_version=layout_version)
+    check_network(card, str(path))
     return data, card
+
+
+def _member(z: zipfile.ZipFile, name: str, limit: int, limit_name: str, path) -> bytes:
+    """The bytes of member ``name``, read only once its declared size is within ``limit``.
+
+    Raises:
+        CheckpointError: a declared size over ``limit`` (named ``limit_name``).
+    """
+    size = z.getinfo(name).file_size
+    if size > limit:
+        raise CheckpointError(f"{path}: member {name!r} declares {size:,} bytes uncompressed; the limit is "
+                              f"{limit:,} bytes ({limit_name}, hod.agents.model_card); refused before reading it")
+    return z.read(name)
 
 
 def _is_pool_member(name: str) -> bool:
@@ -224,50 +269,98 @@ def _is_pool_member(name: str) -> bool:
     return bool(stem) and "/" not in stem
 
 
-def _read_npz(z: zipfile.ZipFile, name: str, path) -> dict[str, np.ndarray]:
-    """The arrays of member ``name`` (an ``.npz``), read without pickle.
+def _npz(z: zipfile.ZipFile, name: str, path, what: str = "") -> tuple[bytes, dict[str, ArrayHeader]]:
+    """The bytes of ``.npz`` member ``name`` and its array headers (:func:`hod.training.npz.npz_headers`):
+    nothing of its arrays is read yet.
 
     Raises:
-        CheckpointError: not an ``.npz`` of plain arrays (object arrays are pickles: refused).
+        CheckpointError: not an ``.npz`` of plain arrays (object arrays are pickles: refused from
+            their header), or one whose members declare more than ``MAX_FILE_BYTES``.
     """
+    what = what or f"member {name!r}"
+    data = _member(z, name, model_card.MAX_FILE_BYTES, "MAX_FILE_BYTES", path)
     try:
-        with np.load(io.BytesIO(z.read(name)), allow_pickle=False) as f:
-            if not isinstance(f, np.lib.npyio.NpzFile):
-                raise ValueError("not an .npz archive")
-            out = {k: f[k] for k in f.files}
-    except (ValueError, OSError, EOFError, KeyError, zipfile.BadZipFile) as e:
+        return data, npz_headers(data, model_card.MAX_FILE_BYTES, "MAX_FILE_BYTES", f"{path}: {what}")
+    except ValueError as e:
+        raise CheckpointError(f"{path}: {what} is not an archive of plain arrays (pickled objects are refused): "
+                              f"{e}") from e
+
+
+def _arrays(data: bytes, headers: dict[str, ArrayHeader], name: str, path) -> dict[str, np.ndarray]:
+    """The arrays of an ``.npz`` member whose headers were checked; numbers only."""
+    for k, h in headers.items():
+        if h.dtype.kind not in "biuf":
+            raise CheckpointError(f"{path}: member {name!r} array {k!r} has dtype {h.dtype}; only numbers are loaded")
+    try:
+        return read_arrays(data, source=f"{path}: member {name!r}")
+    except ValueError as e:
         raise CheckpointError(f"{path}: member {name!r} is not an archive of plain arrays (pickled objects "
                               f"are refused): {e}") from e
-    for k, a in out.items():
-        if a.dtype.kind not in "biuf":
-            raise CheckpointError(f"{path}: member {name!r} array {k!r} has dtype {a.dtype}; only numbers are loaded")
-    return out
 
 
 def _read_json(z: zipfile.ZipFile, name: str, path) -> dict:
-    try:
-        obj = json.loads(z.read(name).decode("utf-8"))
-    except (ValueError, UnicodeDecodeError) as e:
-        raise CheckpointError(f"{path}: member {name!r} is not JSON: {e}") from e
+    obj = parse_json(_member(z, name, model_card.MAX_JSON_BYTES, "MAX_JSON_BYTES", path), f"{path}: member {name!r}",
+                     model_card.MAX_JSON_BYTES)
     if not isinstance(obj, dict):
         raise CheckpointError(f"{path}: member {name!r} is not a JSON object")
     return obj
+
+
+def policy_shapes(card: dict) -> dict[str, tuple[int, ...]]:
+    """``{name: shape}`` of the ``policy.state_dict()`` of the network ``card`` describes (SB3's
+    ``MlpPolicy`` with a separate actor and critic, in its parameter order): for each of
+    ``mlp_extractor.policy_net`` and ``mlp_extractor.value_net`` the Linear layers ``2k``
+    (``weight`` (out, in), ``bias`` (out,)) of the chain ``obs_size -> net_arch``, then
+    ``action_net`` (num_actions, last) and ``value_net`` (1, last). Computed from the card alone
+    (call :func:`hod.agents.model_card.check_network` first)."""
+    dims = [int(card["obs_size"]), *(int(w) for w in card["policy"]["net_arch"])]
+    out: dict[str, tuple[int, ...]] = {}
+    for net in ("policy_net", "value_net"):
+        for i, (a, b) in enumerate(zip(dims, dims[1:])):
+            out[f"mlp_extractor.{net}.{2 * i}.weight"] = (b, a)
+            out[f"mlp_extractor.{net}.{2 * i}.bias"] = (b,)
+    for head, width in (("action_net", int(card["num_actions"])), ("value_net", 1)):
+        out[f"{head}.weight"] = (width, dims[-1])
+        out[f"{head}.bias"] = (width,)
+    return out
+
+
+def _check_policy_headers(headers: dict[str, ArrayHeader], card: dict, path) -> None:
+    want = policy_shapes(card)
+    have = {k: h.shape for k, h in headers.items()}
+    if have != want:
+        wrong = sorted(k for k in set(have) | set(want) if have.get(k) != want.get(k))
+        raise CheckpointError(f"{path}: the stored weights do not fit the network {card['policy']} of the card "
+                              f"(obs_size {card['obs_size']}, num_actions {card['num_actions']}): arrays {wrong[:6]} "
+                              f"have shapes {[have.get(k) for k in wrong[:6]]}, the card's network "
+                              f"{[want.get(k) for k in wrong[:6]]}; refused before reading them")
+
+
+def _check_optimizer_headers(headers: dict[str, ArrayHeader], card: dict, path) -> None:
+    """Each optimizer array ``<index>/<name>`` belongs to a parameter of the card's network and has
+    its shape or is a scalar; at most :data:`MAX_OPTIMIZER_STATES` per parameter."""
+    shapes = list(policy_shapes(card).values())
+    per: dict[int, int] = {}
+    for key, h in headers.items():
+        idx, _, name = key.partition("/")
+        if not idx.isdigit() or not name or int(idx) >= len(shapes) or h.shape not in ((), shapes[int(idx)]):
+            raise CheckpointError(f"{path}: {OPTIMIZER_MEMBER} array {key!r} of shape {h.shape} does not belong to "
+                                  f"the card's network; legal: '<parameter index 0..{len(shapes) - 1}>/<name>' of "
+                                  f"the parameter's shape, or a scalar")
+        per[int(idx)] = per.get(int(idx), 0) + 1
+        if per[int(idx)] > MAX_OPTIMIZER_STATES:
+            raise CheckpointError(f"{path}: {OPTIMIZER_MEMBER} holds more than {MAX_OPTIMIZER_STATES} arrays for "
+                                  f"parameter {idx} (MAX_OPTIMIZER_STATES)")
 
 
 def _policy_kwargs(card: dict, path) -> dict:
     """``policy_kwargs`` of the network the card describes (checked: it will be built)."""
     from torch import nn
 
-    pol = card.get("policy")
-    arch = pol.get("net_arch") if isinstance(pol, dict) else None
-    act = pol.get("activation") if isinstance(pol, dict) else None
-    if (not isinstance(arch, list) or len(arch) > MAX_LAYERS
-            or not all(isinstance(w, int) and not isinstance(w, bool) and 1 <= w <= MAX_LAYER_WIDTH for w in arch)
-            or act not in ACTIVATIONS):
-        raise CheckpointError(f"{path}: the card's policy {pol!r} is not a network this version builds "
-                              f"(net_arch: at most {MAX_LAYERS} widths in 1..{MAX_LAYER_WIDTH}; "
-                              f"activation one of {list(ACTIVATIONS)})")
-    return dict(net_arch=dict(pi=list(arch), vf=list(arch)), activation_fn={"tanh": nn.Tanh, "relu": nn.ReLU}[act])
+    check_network(card, str(path))
+    pol = card["policy"]
+    return dict(net_arch=dict(pi=list(pol["net_arch"]), vf=list(pol["net_arch"])),
+                activation_fn={"tanh": nn.Tanh, "relu": nn.ReLU}[pol["activation"]])
 
 
 def _int_field(meta: dict, key: str, path) -> int:
@@ -356,27 +449,37 @@ def load_checkpoint(path: str | os.PathLike, game: Optional[str] = None, num_pla
     from gymnasium import spaces
     from sb3_contrib import MaskablePPO
 
-    data, card = read_checkpoint(path, game, num_players, layout_version)
+    data, card = read_checkpoint(path, game, num_players, layout_version)   # the card's network within the limits
+    obs_size, num_actions = card["obs_size"], card["num_actions"]
     with zipfile.ZipFile(io.BytesIO(data)) as z:
         meta = _read_json(z, META_MEMBER, path)
         if meta.get("format") != CHECKPOINT_FORMAT or meta.get("version") != CHECKPOINT_VERSION:
             raise CheckpointError(f"{path}: checkpoint format {meta.get('format')!r} version {meta.get('version')!r} "
                                   f"is not supported; this version reads {CHECKPOINT_FORMAT!r} version {CHECKPOINT_VERSION}")
-        weights = _read_npz(z, POLICY_MEMBER, path)
-        opt_arrays = _read_npz(z, OPTIMIZER_MEMBER, path)
-        bounds = _read_npz(z, SPACE_MEMBER, path)
+        # every array's shape from its .npy header, checked against the card, before any is read
+        policy_npz = _npz(z, POLICY_MEMBER, path)
+        _check_policy_headers(policy_npz[1], card, path)
+        opt_npz = _npz(z, OPTIMIZER_MEMBER, path)
+        _check_optimizer_headers(opt_npz[1], card, path)
+        space_npz = _npz(z, SPACE_MEMBER, path)
+        pool_npz = {name: _npz(z, name, path, f"pool snapshot {name!r}") for name in z.namelist()
+                    if _is_pool_member(name)}
+        total = sum(h.size * h.dtype.itemsize for _, headers in [policy_npz, opt_npz, space_npz, *pool_npz.values()]
+                    for h in headers.values())
+        if total > model_card.MAX_FILE_BYTES:
+            raise CheckpointError(f"{path}: the checkpoint's arrays declare {total:,} bytes together; the limit is "
+                                  f"{model_card.MAX_FILE_BYTES:,} bytes (MAX_FILE_BYTES, hod.agents.model_card); refused before "
+                                  f"reading them")
+        weights = _arrays(*policy_npz, POLICY_MEMBER, path)
+        opt_arrays = _arrays(*opt_npz, OPTIMIZER_MEMBER, path)
+        bounds = _arrays(*space_npz, SPACE_MEMBER, path)
         pool: dict[str, NumpyPolicy] = {}
-        for name in z.namelist():
-            if _is_pool_member(name):
-                try:
-                    pool[name[len(POOL_PREFIX):-4]] = NumpyPolicy.from_bytes(z.read(name))
-                except ValueError as e:
-                    raise CheckpointError(f"{path}: pool snapshot {name!r} is unreadable (pickled objects are "
-                                          f"refused): {e}") from e
-    obs_size, num_actions = card["obs_size"], card["num_actions"]
-    for key, v in (("obs_size", obs_size), ("num_actions", num_actions)):
-        if isinstance(v, bool) or not isinstance(v, int) or not 1 <= v <= MAX_LAYER_WIDTH:
-            raise CheckpointError(f"{path}: the card's {key}={v!r} is not a size this version builds")
+        for name, (member, _) in pool_npz.items():
+            try:
+                pool[name[len(POOL_PREFIX):-4]] = NumpyPolicy.from_bytes(member)
+            except ValueError as e:
+                raise CheckpointError(f"{path}: pool snapshot {name!r} is unreadable (pickled objects are "
+                                      f"refused): {e}") from e
     policy_kwargs = _policy_kwargs(card, path)
     steps = _int_field(meta, "num_timesteps", path)
     try:

@@ -21,7 +21,9 @@ from pydantic import (BaseModel, ConfigDict, Field, Strict, ValidationError, Val
                       model_validator)
 
 from hod import agents
+from hod.agents import model_card
 from hod.agents.encoders import get_encoder
+from hod.agents.model_card import MAX_LAYER_WIDTH, MAX_LAYERS, MAX_PARAMETERS, network_parameters
 from hod.core.errors import ConfigError
 from hod.core.games import check_player_counts, game_names, get_game
 from hod.core.rewards import REWARD_SCHEMES
@@ -313,8 +315,11 @@ class TrainingConfig(EvaluationConfig):
     ent_coef: Annotated[float, Strict()] = Field(ge=0.0, description="a finite number >= 0")
     vf_coef: Annotated[float, Strict()] = Field(ge=0.0, description="a finite number >= 0")
     max_grad_norm: Annotated[float, Strict()] = Field(gt=0.0, description="a finite number > 0")
-    net_arch: list[Annotated[int, Strict(), Field(ge=1)]] = Field(
-        min_length=1, description="a non-empty list of layer sizes >= 1")
+    net_arch: list[Annotated[int, Strict(), Field(ge=1, le=MAX_LAYER_WIDTH)]] = Field(
+        min_length=1, max_length=MAX_LAYERS,
+        description=f"a list of 1..{MAX_LAYERS} layer sizes (MAX_LAYERS), each in 1..{MAX_LAYER_WIDTH} "
+                    f"(MAX_LAYER_WIDTH), with at most {MAX_PARAMETERS:,} parameters in all (MAX_PARAMETERS, "
+                    f"hod.agents.model_card)")
     activation: Literal["tanh", "relu"]
     # [imitation]
     bc_teacher: Annotated[str, Strict()] = ""
@@ -417,6 +422,14 @@ class TrainingConfig(EvaluationConfig):
         if self.batch_size > rollout:
             raise ValueError(f"batch_size={self.batch_size} exceeds the rollout size n_steps*tables*learner_seats"
                              f"={rollout}; legal range 2..{rollout}")
+        # the limit every loader (checkpoints, --resume, export) applies, checked where the value enters
+        obs_size = get_encoder(self.obs_encoder, game).size(spec.layout.size)
+        params = network_parameters(self.net_arch, obs_size, spec.num_actions)
+        if params > model_card.MAX_PARAMETERS:
+            raise ValueError(f"net_arch={self.net_arch}: a network of {params:,} parameters (actor and critic, "
+                             f"observation {obs_size}, {spec.num_actions} actions); legal: at most "
+                             f"{model_card.MAX_PARAMETERS:,} (MAX_PARAMETERS, hod.agents.model_card), what "
+                             f"checkpoints, --resume and export load")
         if self.bc_teacher:   # unknown options: ConfigError naming the legal ones
             agents.make(game, self.bc_teacher, seed=0, **self.bc_teacher_options)
         return self

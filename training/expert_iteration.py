@@ -179,21 +179,29 @@ def load_onnx_actor(policy: Any, path: str | Path) -> None:
     """Copy the actor of an ONNX export (:mod:`hod.training.export`: ``body.<2k>.weight/bias``
     and ``head.weight/bias``) into an SB3 ``MaskableActorCriticPolicy`` (its
     ``mlp_extractor.policy_net`` linears and ``action_net``); the critic is left as it is. The
-    file is read with ``onnx.load`` (protobuf: no code runs).
+    file is read with ``onnx`` (protobuf: no code runs) after the checks of
+    :class:`hod.agents.onnx_policy.OnnxPolicy`: its size, and the sizes its tensors declare
+    (:func:`hod.agents.onnx_policy.check_graph_tensors`; no external data is loaded).
 
     Raises:
-        CheckpointError: not a readable ONNX file, or layers whose names or shapes differ from
-            the policy's actor (the message names both).
+        CheckpointError: not a readable ONNX file, one over the limits of
+            :mod:`hod.agents.model_card`, or layers whose names or shapes differ from the
+            policy's actor (the message names both).
     """
     import onnx
     import torch
     from onnx import numpy_helper
     from torch import nn
 
+    from hod.agents import model_card
+    from hod.agents.onnx_policy import check_graph_tensors
+
     try:
-        proto = onnx.load(str(path))
-    except Exception as e:   # missing, truncated or foreign file
+        data = model_card.read_limited(path, model_card.MAX_FILE_BYTES, "MAX_FILE_BYTES", "ONNX export")
+    except OSError as e:   # missing or unreadable file
         raise CheckpointError(f"{path}: not a readable ONNX export ({type(e).__name__}: {e})") from None
+    check_graph_tensors(data, str(path))
+    proto = onnx.load_model_from_string(data)
     weights = {t.name: numpy_helper.to_array(t) for t in proto.graph.initializer}
     linears = [m for m in policy.mlp_extractor.policy_net if isinstance(m, nn.Linear)]
     names = [f"body.{2 * i}" for i in range(len(linears))] + ["head"]

@@ -41,7 +41,8 @@ from typing import Optional
 
 import numpy as np
 
-from hod.agents.model_card import CheckpointError
+from hod.agents import model_card
+from hod.agents.model_card import CheckpointError, parse_json, read_limited
 from hod.core.atomic import atomic_write_bytes, atomic_write_json
 from hod.core.errors import ConfigError
 
@@ -269,12 +270,15 @@ def load_golden(path: str | Path) -> dict:
     other keys as read. JSON only (nothing is executed or unpickled).
 
     Raises:
-        CheckpointError: unreadable, another format or version, or arrays of inconsistent shapes.
+        CheckpointError: unreadable, larger than :data:`~hod.agents.model_card.MAX_JSON_BYTES`
+            (refused before it is read), JSON nested too deeply, another format or version, or
+            arrays of inconsistent shapes.
     """
     p = Path(path)
     try:
-        data = json.loads(p.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
+        data = parse_json(read_limited(p, model_card.MAX_JSON_BYTES, "MAX_JSON_BYTES", "golden file"),
+                          f"{p}: not a readable golden file")
+    except OSError as e:
         raise CheckpointError(f"{p}: not a readable golden file: {e}") from e
     if not isinstance(data, dict) or data.get("format") != GOLDEN_FORMAT or data.get("version") != GOLDEN_VERSION:
         raise CheckpointError(f"{p}: not a golden file (format {GOLDEN_FORMAT!r} version {GOLDEN_VERSION} expected)")
@@ -303,8 +307,9 @@ def document_export(onnx_path: str | Path) -> tuple[Path, Path]:
     onnx_path = Path(onnx_path)
     card_path = onnx_path.with_suffix(".json")
     try:
-        card = json.loads(card_path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
+        card = parse_json(read_limited(card_path, model_card.MAX_JSON_BYTES, "MAX_JSON_BYTES", "model card"),
+                          f"{card_path}: no readable model card beside the export")
+    except OSError as e:
         raise CheckpointError(f"{card_path}: no readable model card beside the export: {e}") from e
     golden = write_golden(onnx_path)
     card.setdefault("onnx", {})["interface"] = dict(interface(card), golden=golden.name)

@@ -37,6 +37,8 @@ from hod.core.atomic import atomic_write_bytes
 from hod.core.errors import ConfigError
 from hod.core.games import check_player_counts, env_module, get_game
 
+from .npz import npz_headers, read_arrays
+
 #: Decisions recorded per chunk: chunk 0 is seeded with the run's seed, chunk i > 0 with
 #: ``numpy.random.SeedSequence([seed, i])``, so the data does not depend on how many worker
 #: processes record the chunks.
@@ -190,16 +192,17 @@ def cached_teacher_decisions(cache_dir: Optional[str], **kwargs: Any) -> dict[st
     shapes = {"observation": (n, layout.size), "action": (n,), "value_target": (n,)}
     if keyed.get("action_values"):
         shapes["action_values"] = (n, get_game(game).num_actions)
+    shapes["action_mask"] = (n, get_game(game).num_actions)
     if path.exists():
         why = "wrong keys or shapes"
         try:
-            # data only: an object array (a pickle) raises here and is never unpickled
-            with np.load(path, allow_pickle=False) as f:
-                data = {k: f[k] for k in ("observation", "action_mask", "action", "value_target")
-                        + (("action_values",) if keyed.get("action_values") else ())}
-            if all(data[k].shape == v for k, v in shapes.items()) and data["action_mask"].shape[0] == n \
-                    and data["action_mask"].ndim == 2 and all(a.dtype.kind in "biuf" for a in data.values()):
-                return data
+            # the shapes from the .npy headers first (nothing read before they match, so a forged
+            # header allocates nothing); data only: an object array (a pickle) is refused there
+            limit = sum(8 * int(np.prod(v)) for v in shapes.values()) + (1 << 20)   # 8 bytes a number at most
+            headers = npz_headers(path, limit, "the cache's expected size", str(path))
+            if {k: h.shape for k, h in headers.items() if k in shapes} == shapes \
+                    and all(headers[k].dtype.kind in "biuf" for k in shapes):
+                return read_arrays(path, list(shapes), str(path))
         except Exception as e:   # truncated, foreign or pickled file: record again
             why = f"{type(e).__name__}: {e}"
         warnings.warn(f"{path}: unusable teacher-decision cache ({why}); recording the decisions again")

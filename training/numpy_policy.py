@@ -14,18 +14,22 @@ opponents of the batched training envs, :mod:`hod.training.batched_env`).
 from __future__ import annotations
 
 import io
-import zipfile
 from typing import Optional, Sequence
 
 import numpy as np
 
 from hod.agents.base import Bot, Observation, legal_actions
 from hod.agents.encoders import get_encoder
+from hod.agents import model_card
+from hod.agents.model_card import ACTIVATIONS
 from hod.core.errors import ConfigError
+
+from .npz import npz_headers, read_arrays
 
 #: Logit given to illegal actions (the value sb3-contrib's MaskableCategorical uses).
 HUGE_NEG = -1e8
-ACTIVATIONS = ("tanh", "relu")
+#: The longest activation or encoder name a policy archive may hold (characters).
+MAX_NAME_LENGTH = 64
 
 
 class NumpyPolicy:
@@ -169,25 +173,48 @@ class NumpyPolicy:
         return buf.getvalue()
 
     @classmethod
-    def from_bytes(cls, data: bytes) -> "NumpyPolicy":
-        """Read :meth:`to_bytes` output (``allow_pickle=False``).
+    def from_bytes(cls, data: bytes, max_parameters: Optional[int] = None) -> "NumpyPolicy":
+        """Read :meth:`to_bytes` output (``allow_pickle=False``), every size checked from the
+        archive's directory and ``.npy`` headers before any array is read
+        (:func:`hod.training.npz.npz_headers`): the members declare at most
+        :data:`~hod.agents.model_card.MAX_FILE_BYTES` together, the weights and biases hold at
+        most ``max_parameters`` numbers (None: :data:`~hod.agents.model_card.MAX_PARAMETERS`), and
+        ``activation`` and ``encoder`` are str scalars of at most :data:`MAX_NAME_LENGTH` characters.
 
         Raises:
             ValueError: not a policy archive (garbage, a truncated or corrupt archive, missing
-                arrays or shapes that do not chain).
+                arrays, object arrays, shapes that do not chain) or one over those limits (the
+                limit is named).
         """
-
-
+        if max_parameters is None:
+            max_parameters = model_card.MAX_PARAMETERS
         try:
-            with np.load(io.BytesIO(data), allow_pickle=False) as z:
-                k = 0
-                layers = []
-                while f"w{k}" in z:
-                    layers.append((z[f"w{k}"], z[f"b{k}"]))
-                    k += 1
-                encoder = str(z["encoder"]) if "encoder" in z else "none"
-                return cls(layers, (z["head_w"], z["head_b"]), str(z["activation"]), encoder)
-        except (OSError, KeyError, EOFError, ValueError, ConfigError, zipfile.BadZipFile) as e:
+            headers = npz_headers(data, model_card.MAX_FILE_BYTES, "MAX_FILE_BYTES", "policy archive")
+            k = 0
+            while f"w{k}" in headers:
+                k += 1
+            weights = [f"{p}{i}" for i in range(k) for p in ("w", "b")] + ["head_w", "head_b"]
+            missing = [n for n in weights + ["activation"] if n not in headers]
+            if missing:
+                raise KeyError(f"no arrays {missing}")
+            count = sum(headers[n].size for n in weights)
+            if count > max_parameters:
+                raise ValueError(f"the policy has {count:,} weights and biases; the limit is {max_parameters:,} "
+                                 f"(MAX_PARAMETERS, hod.agents.model_card); refused before reading them")
+            for n in weights:
+                if headers[n].dtype.kind not in "biuf":
+                    raise ValueError(f"array {n!r} has dtype {headers[n].dtype}; legal: numbers")
+            names = [n for n in ("activation", "encoder") if n in headers]
+            for n in names:
+                h = headers[n]
+                if h.shape != () or h.dtype.kind != "U" or h.dtype.itemsize > 4 * MAX_NAME_LENGTH:
+                    raise ValueError(f"array {n!r} is {h.dtype} of shape {h.shape}; legal: a str scalar of at most "
+                                     f"{MAX_NAME_LENGTH} characters")
+            arrays = read_arrays(data, weights + names, "policy archive")
+            layers = [(arrays[f"w{i}"], arrays[f"b{i}"]) for i in range(k)]
+            encoder = str(arrays["encoder"]) if "encoder" in arrays else "none"
+            return cls(layers, (arrays["head_w"], arrays["head_b"]), str(arrays["activation"]), encoder)
+        except (KeyError, ValueError, ConfigError) as e:
             raise ValueError(f"not a numpy policy archive: {e}; legal: the .npz bytes of NumpyPolicy.to_bytes() "
                              f"(w0, b0, ..., head_w, head_b, activation, encoder)") from e
 

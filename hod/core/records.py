@@ -8,7 +8,9 @@ Every record is a JSON object starting with the common header (:func:`record_hea
 ``players`` (optional: absent or null when nobody said) labels who played each seat, in seat
 order: a bot's registry name (``"expert"``, ``"ppo"``), a model id, or ``"human"``. Numbers are
 checked by type as well as value: ``format_version`` ``1.0`` or ``true``, a float seat or action
-id is a :class:`~hod.core.errors.RecordError` naming what is legal, never truncated.
+id is a :class:`~hod.core.errors.RecordError` naming what is legal, never truncated. A record
+file is at most :data:`MAX_RECORD_BYTES`, checked before it is parsed; JSON nested too deeply
+to parse is a :class:`~hod.core.errors.RecordError` too.
 """
 from __future__ import annotations
 
@@ -16,8 +18,12 @@ import json
 import os
 from typing import Any, Callable, Optional, Sequence
 
-from .atomic import atomic_write_json
+from .atomic import atomic_write_bytes, json_bytes
 from .errors import RecordError
+
+#: The largest game record read or written (bytes of JSON): 1 MiB. A record of the longest game
+#: (Ronda Robada, 432 decisions) takes well under 100 KB.
+MAX_RECORD_BYTES = 1 << 20
 
 
 def record_header(game: str, format_version: int, seed: Optional[int],
@@ -38,30 +44,47 @@ def record_header(game: str, format_version: int, seed: Optional[int],
 
 def save_record(path: str | os.PathLike, record: dict[str, Any], replay: Callable[[Any], Any]) -> None:
     """Write ``record`` to ``path`` as JSON, atomically, after checking it with the game's
-    ``replay`` (each game's ``rules/record.py``): a record we write is one we read back and replay.
+    ``replay`` (each game's ``rules/record.py``) and its size (at most :data:`MAX_RECORD_BYTES`):
+    a record we write is one we read back and replay.
 
     Raises:
-        RecordError: whatever ``replay`` raises for an invalid record; nothing is written then.
+        RecordError: whatever ``replay`` raises for an invalid record, or a record longer than
+            :data:`MAX_RECORD_BYTES` (e.g. ``players`` labels of megabytes); nothing is written then.
     """
     replay(record)
-    atomic_write_json(path, record)
+    data = json_bytes(record)
+    if len(data) > MAX_RECORD_BYTES:
+        raise RecordError(f"{path}: the record takes {len(data):,} bytes of JSON; a game record is at most "
+                          f"{MAX_RECORD_BYTES:,} bytes (MAX_RECORD_BYTES, hod.core.records); nothing written")
+    atomic_write_bytes(path, data)
 
 
 def load_record(path: str | os.PathLike, game: str, format_version: int) -> dict[str, Any]:
     """Read a record and check that it is one of ``game`` at ``format_version``.
 
+    At most :data:`MAX_RECORD_BYTES` + 1 bytes are read: a longer file is refused before it is
+    parsed.
+
     Raises:
-        RecordError: not UTF-8 text, unreadable/truncated JSON, not an object, another game or
-            format version.
+        RecordError: longer than :data:`MAX_RECORD_BYTES`, not UTF-8 text, unreadable/truncated
+            JSON, JSON nested too deeply to parse (a ``RecursionError`` inside :mod:`json`), not an
+            object, another game or format version.
         OSError: the file cannot be opened (e.g. FileNotFoundError).
     """
+    with open(path, "rb") as f:
+        data = f.read(MAX_RECORD_BYTES + 1)
+    if len(data) > MAX_RECORD_BYTES:
+        raise RecordError(f"{path}: not a game record: larger than {MAX_RECORD_BYTES:,} bytes, the limit "
+                          f"(MAX_RECORD_BYTES, hod.core.records); refused before parsing it")
     try:
-        with open(path, "r", encoding="utf-8") as f:
-            record = json.load(f)
+        record = json.loads(data.decode("utf-8"))
     except UnicodeDecodeError as e:
         raise RecordError(f"{path}: not a JSON game record: a record is UTF-8 text ({e})") from e
     except json.JSONDecodeError as e:
         raise RecordError(f"{path}: not a valid JSON game record (truncated or corrupt?): {e}") from e
+    except RecursionError:
+        raise RecordError(f"{path}: not a JSON game record: nested too deeply to parse (a record is an object "
+                          f"of a few levels: lists of actions or rounds)") from None
     check_header(record, game, format_version)
     return record
 

@@ -138,6 +138,8 @@ def load_record(path: str | os.PathLike) -> dict[str, Any]:
     """Read a record (checks the header only; call :func:`replay` to check the game).
 
     Raises:
-        RecordError: unreadable/truncated JSON, another game or format version.
+        RecordError: a file over :data:`hod.core.records.MAX_RECORD_BYTES` (refused before it is
+            parsed), not UTF-8, unreadable/truncated JSON or JSON nested too deeply to parse,
+            another game or format version.
     """
     return _load(path, GAME, FORMAT_VERSION)

@@ -153,5 +153,11 @@ def save_record(path: str | os.PathLike, record: dict[str, Any]) -> None:
 
 
 def load_record(path: str | os.PathLike) -> dict[str, Any]:
-    """Read a Tapeo record. Raises RecordError on corrupt JSON or another game/version."""
+    """Read a Tapeo record (checks the header only; call :func:`replay` to check the game).
+
+    Raises:
+        RecordError: a file over :data:`hod.core.records.MAX_RECORD_BYTES` (refused before it is
+            parsed), not UTF-8, unreadable/truncated JSON or JSON nested too deeply to parse,
+            another game or format version.
+    """
     return _load(path, GAME, FORMAT_VERSION)
