@@ -20,6 +20,7 @@ from hod.core.errors import ConfigError
 from hod.evaluation.ladder import ladder_entries, run_ladder
 from hod.evaluation.cli_options import add_seating_option, prepare_out_prefix
 from hod.evaluation.play import check_game
+from hod.evaluation.workers import MAX_WORKERS, describe, effective_workers, workers_option
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -36,7 +37,9 @@ def _parser() -> argparse.ArgumentParser:
                    help="sampled tables when --players > 2 (default: twice the number of bots)")
     p.add_argument("--bots", nargs="+", metavar="BOT", help="ladder labels to play (default: the whole pool)")
     p.add_argument("--seed", type=int, default=0, help="seed of every table (default 0)")
-    p.add_argument("--workers", type=int, default=1, help="worker processes per table (default 1)")
+    p.add_argument("--workers", type=workers_option, default=1,
+                   help=f"worker processes per table, 1..{MAX_WORKERS} (default 1); at most one per game and per "
+                   "usable CPU run")
     add_seating_option(p, "seat orders of every table, as in the tournament (default auto)")
     p.add_argument("--out", metavar="PREFIX", help="write PREFIX.md, PREFIX.json and PREFIX.png")
     p.add_argument("--update-strength", action="store_true",
@@ -58,6 +61,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             return 0
         if args.out:  # fail before playing, not after
             prepare_out_prefix(args.out)
+        if args.workers > 1:
+            print(f"playing each table with {describe(args.workers, effective_workers(args.workers, args.games), args.games)}",
+                  file=sys.stderr)
         res = run_ladder(args.game, args.players, args.games, seed=args.seed, workers=args.workers, bots=args.bots,
                          tables=args.tables, seating=args.seating, progress=args.progress)
     except ConfigError as e:

@@ -17,6 +17,7 @@ from hod.agents.rules import table_rules
 from hod.evaluation.cli_options import add_seating_option, parse_env_kwargs, parse_json_object, prepare_out_prefix
 from hod.evaluation.play import check_game
 from hod.evaluation.tournament import run_tournament
+from hod.evaluation.workers import MAX_WORKERS, describe, effective_workers, workers_option
 
 
 # ---------------------------------------------------------------- command line
@@ -81,7 +82,8 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--games", type=int, default=1000,
                    help="games in total, a multiple of the player count (default 1000)")
     p.add_argument("--seed", type=int, default=0, help="tournament seed (default 0)")
-    p.add_argument("--workers", type=int, default=1, help="worker processes (default 1)")
+    p.add_argument("--workers", type=workers_option, default=1,
+                   help=f"worker processes, 1..{MAX_WORKERS} (default 1); at most one per game and per usable CPU run")
     p.add_argument("--no-duplicate", dest="duplicate", action="store_false",
                    help="one game per deal instead of replaying each deal in every seat rotation")
     add_seating_option(p, "seat orders: cyclic (the n rotations), permutations (all n!, which also "
@@ -114,6 +116,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         lineup = with_bot_options(args.game, args.lineup, bot_options, env_kwargs)
         if args.out:  # fail before playing, not after
             prepare_out_prefix(args.out)
+        if args.workers > 1:
+            print(f"playing with {describe(args.workers, effective_workers(args.workers, args.games), args.games)}",
+                  file=sys.stderr)
         res = run_tournament(
             args.game, lineup, args.games, seed=args.seed, workers=args.workers,
             duplicate=args.duplicate, progress=args.progress, env_kwargs=env_kwargs,

@@ -55,6 +55,7 @@ from hod.core.errors import ConfigError
 from hod.core.games import game_names, get_game
 from hod.evaluation.cli_options import parse_env_kwargs, parse_json_object
 from hod.evaluation.tournament import TournamentResult, run_tournament
+from hod.evaluation.workers import describe, effective_workers
 
 
 def round_games(games: int, n: int) -> int:
@@ -261,6 +262,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     steps = int((card.get("training") or {}).get("steps", 0))
     print(f"{label} ({game}) vs {settings.baselines} at {settings.eval_players} players, "
           f"{settings.eval_games} games each, seed {settings.eval_seed}", flush=True)
+    if settings.eval_workers > 1:
+        jobs = max(round_games(settings.eval_games, n) for n in settings.eval_players)
+        print(f"playing with {describe(settings.eval_workers, effective_workers(settings.eval_workers, jobs), jobs)}",
+              file=sys.stderr)
     pairs = run_evaluation(game, factory, settings.baselines, settings.eval_players, settings.eval_games,
                            seed=settings.eval_seed, steps=steps, workers=settings.eval_workers,
                            env_kwargs=env_kwargs, progress=args.progress, label=label,

@@ -224,7 +224,7 @@ class ExpertIterationConfig(BaseModel):
     own_playout: Annotated[bool, Strict()] = False
     teacher_opponent: Annotated[str, Strict()] = ""
     decisions: PositiveInt
-    workers: PositiveInt = 1
+    workers: config_mod.WorkerCount = 1
     cache_dir: Annotated[str, Strict()] = ""
     temperature: Annotated[float, Strict()] = Field(gt=0.0, description="a finite number > 0")
     value_target: Literal[VALUE_TARGETS] = "search"

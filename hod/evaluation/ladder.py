@@ -50,6 +50,7 @@ from hod.core.games import get_game
 from . import stats as _stats
 from .play import check_game
 from .tournament import run_tournament
+from .workers import check_workers
 
 __all__ = ["LadderEntry", "LadderResult", "SMALL_BUDGET", "ladder_entries", "run_ladder", "table_plan"]
 
@@ -248,7 +249,8 @@ def run_ladder(
         games: games per table (:func:`run_tournament`'s ``num_games``: a multiple of the number
             of seat orders).
         seed: the seed of every table (and of the table sampling).
-        workers: worker processes of each table.
+        workers: worker processes asked for each table (:func:`run_tournament`: an int in
+            ``1..MAX_WORKERS``, at most one per game and per usable CPU run).
         bots: the pool: labels of :func:`ladder_entries` or :class:`LadderEntry` items (default:
             the whole pool).
         tables: number of sampled tables when ``players > 2`` (default: twice the pool); must be
@@ -256,10 +258,11 @@ def run_ladder(
         seating: as in :func:`run_tournament`.
 
     Raises:
-        ConfigError: unknown game, table size, ladder bot, a bad ``games`` / ``tables`` (the
-            legal values are named).
+        ConfigError: unknown game, table size, ladder bot, a bad ``games`` / ``tables`` /
+            ``workers`` (the legal values are named).
     """
     check_game(game)
+    workers = check_workers(workers)   # before the first table, not at it
     entries = _entries(game, players, bots)
     if players > 2 and tables is None:
         tables = 2 * len(entries)

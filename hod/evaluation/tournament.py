@@ -57,6 +57,7 @@ from .play import (
     play_chunk,
 )
 from .schedule import ScheduledGame, check_seed, make_schedule, resolve_seating
+from .workers import check_workers, effective_workers
 
 #: One lineup slot: a registry name, a bot instance, or a (label, zero-argument factory) pair.
 LineupEntry = Union[str, Bot, Tuple[str, Callable[[], Bot]]]
@@ -121,7 +122,9 @@ class TournamentResult:
             the rotation cancels).
         games: per game, ``{"game", "deal", "env_seed", "seating", "bot_seeds", "points",
             "win_share", "steps"}`` (points and win_share by slot, seating[seat] = slot).
-        workers, elapsed_s, games_per_s: how the run went (playing time only).
+        workers, elapsed_s, games_per_s: how the run went: the worker processes that played
+            (:func:`hod.evaluation.workers.effective_workers`: at most the games and the usable
+            CPUs; 1 = this process), the playing time and the games per second.
         bot_options: options the lineup's bots were built with, ``{name: {option: value}}``, as
             the caller records them (the tournament command's ``--bot-options``; empty: every bot
             at its defaults, or built by a caller that did not say).
@@ -274,7 +277,10 @@ def run_tournament(
         num_games: games to play in total; a positive multiple of the number of seat orders
             (n for ``seating="cyclic"``, n! for ``"permutations"``).
         seed: tournament seed (non-negative int); every deal and bot seed derives from it.
-        workers: processes playing games (1 = this process). Results do not depend on it.
+        workers: processes asked to play games, an int in ``1..MAX_WORKERS``
+            (:mod:`hod.evaluation.workers`); at most ``min(workers, num_games, usable CPUs)``
+            run (1 = this process; the result's ``workers`` says how many). Results do not
+            depend on it.
         duplicate: replay each deal once per seat order (m games per deal); else one game
             per deal with the seat order advancing each game.
         progress: show a tqdm progress bar on stderr.
@@ -301,8 +307,7 @@ def run_tournament(
         IllegalActionError: a bot played an action outside the mask (with a note naming the game).
     """
     check_game(game)
-    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
-        raise ConfigError(f"workers={workers!r} must be a positive integer")
+    workers = check_workers(workers)
     seed = check_seed(seed)
     env_kwargs = dict(env_kwargs or {})
     for reserved in ("num_players", "illegal_action"):
@@ -320,6 +325,7 @@ def run_tournament(
     seating = resolve_seating(seating, n, num_games)
     schedule = make_schedule(num_games, n, seed, bool(duplicate), seating)
     table = TournamentTable(game, n, specs, env_kwargs)  # checks the player count and builds every bot
+    running = effective_workers(workers, len(schedule))   # never more processes than games or CPUs
 
     from tqdm.auto import tqdm
 
@@ -327,15 +333,15 @@ def run_tournament(
     t0 = time.perf_counter()
     outcomes: list[GameOutcome] = []
     try:
-        if workers == 1:
+        if running == 1:
             for spec in schedule:
                 outcomes.append(table.play(spec))
                 bar.update(1)
         else:
-            size = max(1, min(50, len(schedule) // (workers * 8)))
+            size = max(1, min(50, len(schedule) // (running * 8)))
             chunks = [schedule[i : i + size] for i in range(0, len(schedule), size)]
             with ProcessPoolExecutor(
-                max_workers=workers, initializer=init_worker, initargs=(game, n, specs, env_kwargs)
+                max_workers=running, initializer=init_worker, initargs=(game, n, specs, env_kwargs)
             ) as pool:
                 for chunk_out in pool.map(play_chunk, chunks):
                     if isinstance(chunk_out, WorkerFailure):
@@ -346,7 +352,7 @@ def run_tournament(
         bar.close()
     elapsed = time.perf_counter() - t0
     result = summarize(game, bases, labels, schedule, outcomes, seed, bool(duplicate), env_kwargs, seating)
-    result.workers = workers
+    result.workers = running
     result.elapsed_s = elapsed
     result.games_per_s = len(schedule) / elapsed if elapsed > 0 else math.inf
     return result
