@@ -16,8 +16,10 @@ from typing import Optional, Sequence
 
 from hod.agents.strength import STRENGTH_FILE, load_strengths
 from hod.core.atomic import atomic_write_json
+from hod.core.commands import EXIT_INTERRUPTED, EXIT_PARTIAL, long_command
 from hod.core.errors import ConfigError
 from hod.evaluation.ladder import ladder_entries, run_ladder
+from hod.evaluation.tournament import TournamentInterrupted, WorkerDied
 from hod.evaluation.cli_options import add_seating_option, prepare_out_prefix
 from hod.evaluation.play import check_game
 from hod.evaluation.workers import MAX_WORKERS, describe, effective_workers, workers_option
@@ -50,7 +52,11 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
-    """Command-line entry point; returns the exit status (2 on bad input)."""
+    """Command-line entry point; returns the exit status: 0; 2 on bad input (one ``error: ...``
+    line); after a stop (a worker process died: 1, :data:`hod.core.commands.EXIT_PARTIAL`; Ctrl-C:
+    130) the tables that finished are rated, reported and written, marked partial
+    (``--update-strength`` is then skipped), and one ``error: ...`` line says how many; 74 when a
+    file cannot be written (:func:`hod.core.commands.long_command`)."""
     args = _parser().parse_args(argv)
     shown = list(sys.argv[1:] if argv is None else argv)
     try:
@@ -61,30 +67,42 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             return 0
         if args.out:  # fail before playing, not after
             prepare_out_prefix(args.out)
-        if args.workers > 1:
-            print(f"playing each table with {describe(args.workers, effective_workers(args.workers, args.games), args.games)}",
-                  file=sys.stderr)
-        res = run_ladder(args.game, args.players, args.games, seed=args.seed, workers=args.workers, bots=args.bots,
-                         tables=args.tables, seating=args.seating, progress=args.progress)
     except ConfigError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
-    except OSError as e:
-        print(f"error: --out {args.out}: {e}; legal: a path in a writable folder", file=sys.stderr)
-        return 2
-    res.command = "python -m hod.benchmarks.ladder " + shlex.join(shown)
-    print(res.to_markdown())
-    if args.out:
-        res.save_markdown(args.out + ".md")
-        res.save_json(args.out + ".json")
-        res.save_png(args.out + ".png")
-        print(f"\nwrote {args.out}.md, {args.out}.json, {args.out}.png")
-    if args.update_strength:
-        data = load_strengths()
-        data[args.game] = res.strength_entries()
-        atomic_write_json(STRENGTH_FILE, data)
-        print(f"updated {STRENGTH_FILE}")
-    return 0
+    with long_command():
+        status, stopped = 0, None
+        try:
+            if args.workers > 1:
+                running = effective_workers(args.workers, args.games)
+                print(f"playing each table with {describe(args.workers, running, args.games)}", file=sys.stderr)
+            res = run_ladder(args.game, args.players, args.games, seed=args.seed, workers=args.workers,
+                             bots=args.bots, tables=args.tables, seating=args.seating, progress=args.progress)
+        except ConfigError as e:
+            print(f"error: {e}", file=sys.stderr)
+            return 2
+        except (WorkerDied, TournamentInterrupted) as e:
+            stopped, res = e, e.result
+            status = EXIT_PARTIAL if isinstance(e, WorkerDied) else EXIT_INTERRUPTED
+        if res is not None:
+            res.command = "python -m hod.benchmarks.ladder " + shlex.join(shown)
+            print(res.to_markdown())
+            if args.out:
+                res.save_markdown(args.out + ".md")
+                res.save_json(args.out + ".json")
+                res.save_png(args.out + ".png")
+                print(f"\nwrote {args.out}.md, {args.out}.json, {args.out}.png" + (" (partial)" if res.partial else ""))
+            if args.update_strength and not res.partial:
+                data = load_strengths()
+                data[args.game] = res.strength_entries()
+                atomic_write_json(STRENGTH_FILE, data)
+                print(f"updated {STRENGTH_FILE}")
+        if stopped is not None:
+            kept = ("; nothing to keep" if res is None else f"; kept in {args.out}.md/.json/.png, marked partial"
+                    if args.out else "; reported above, marked partial")
+            skipped = f"; {STRENGTH_FILE.name} not updated" if args.update_strength else ""
+            print(f"error: {stopped}{kept}{skipped}", file=sys.stderr)
+    return status
 
 
 if __name__ == "__main__":

@@ -11,12 +11,13 @@ import sys
 from typing import Optional, Sequence
 
 from hod import agents
+from hod.core.commands import EXIT_INTERRUPTED, EXIT_PARTIAL, long_command
 from hod.core.errors import ConfigError
 from hod.core.games import get_game
 from hod.agents.rules import table_rules
 from hod.evaluation.cli_options import add_seating_option, parse_env_kwargs, parse_json_object, prepare_out_prefix
 from hod.evaluation.play import check_game
-from hod.evaluation.tournament import run_tournament
+from hod.evaluation.tournament import TournamentInterrupted, WorkerDied, run_tournament
 from hod.evaluation.workers import MAX_WORKERS, describe, effective_workers, workers_option
 
 
@@ -101,7 +102,11 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
-    """Command-line entry point; returns the exit status (2 on bad input)."""
+    """Command-line entry point; returns the exit status: 0; 2 on bad input (one ``error: ...``
+    line); after a stop (a worker process died: 1, :data:`hod.core.commands.EXIT_PARTIAL`; Ctrl-C:
+    130) the games that finished are reported and written, marked partial, and one ``error: ...``
+    line says how many; 74 when a file cannot be written (:func:`hod.core.commands.long_command`).
+    """
     parser = _parser()
     args = parser.parse_args(argv)
     try:
@@ -116,25 +121,39 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         lineup = with_bot_options(args.game, args.lineup, bot_options, env_kwargs)
         if args.out:  # fail before playing, not after
             prepare_out_prefix(args.out)
-        if args.workers > 1:
-            print(f"playing with {describe(args.workers, effective_workers(args.workers, args.games), args.games)}",
-                  file=sys.stderr)
-        res = run_tournament(
-            args.game, lineup, args.games, seed=args.seed, workers=args.workers,
-            duplicate=args.duplicate, progress=args.progress, env_kwargs=env_kwargs,
-            seating=args.seating,
-        )
     except ConfigError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
-    res.bot_options = bot_options
-    print(res.to_markdown())
-    if args.out:
-        res.save_markdown(args.out + ".md")
-        res.save_json(args.out + ".json")
-        res.save_png(args.out + ".png")
-        print(f"\nwrote {args.out}.md, {args.out}.json, {args.out}.png")
-    return 0
+    with long_command():
+        status, stopped = 0, None
+        try:
+            if args.workers > 1:
+                running = effective_workers(args.workers, args.games)
+                print(f"playing with {describe(args.workers, running, args.games)}", file=sys.stderr)
+            res = run_tournament(
+                args.game, lineup, args.games, seed=args.seed, workers=args.workers,
+                duplicate=args.duplicate, progress=args.progress, env_kwargs=env_kwargs,
+                seating=args.seating,
+            )
+        except ConfigError as e:
+            print(f"error: {e}", file=sys.stderr)
+            return 2
+        except (WorkerDied, TournamentInterrupted) as e:
+            stopped, res = e, e.result
+            status = EXIT_PARTIAL if isinstance(e, WorkerDied) else EXIT_INTERRUPTED
+        if res is not None:
+            res.bot_options = bot_options
+            print(res.to_markdown())
+            if args.out:
+                res.save_markdown(args.out + ".md")
+                res.save_json(args.out + ".json")
+                res.save_png(args.out + ".png")
+                print(f"\nwrote {args.out}.md, {args.out}.json, {args.out}.png" + (" (partial)" if res.partial else ""))
+        if stopped is not None:
+            kept = (f"; kept in {args.out}.md/.json/.png, marked partial" if res is not None and args.out
+                    else "; nothing to keep" if res is None else "; reported above, marked partial")
+            print(f"error: {stopped}{kept}", file=sys.stderr)
+    return status
 
 
 if __name__ == "__main__":

@@ -6,6 +6,7 @@ stops at once), so the tests see how many processes would start without starting
 from __future__ import annotations
 
 import os
+from concurrent.futures import Future
 
 import pytest
 
@@ -16,7 +17,7 @@ from hod.evaluation.workers import MAX_WORKERS, check_workers, describe, effecti
 
 
 class InlinePool:
-    """Stands in for ProcessPoolExecutor: records ``max_workers`` and runs the map here."""
+    """Stands in for ProcessPoolExecutor: records ``max_workers`` and runs each job here."""
 
     started: list[int] = []
 
@@ -31,8 +32,13 @@ class InlinePool:
     def __exit__(self, *exc):
         return False
 
-    def map(self, fn, *iterables):
-        return map(fn, *iterables)
+    def submit(self, fn, *args):
+        fut = Future()
+        fut.set_result(fn(*args))
+        return fut
+
+    def shutdown(self, wait=True, cancel_futures=False):
+        pass
 
 
 @pytest.fixture

@@ -58,6 +58,7 @@ from typing import Any, Callable, Optional, Sequence
 
 from hod import agents
 from hod.core.atomic import atomic_write_json, atomic_write_text
+from hod.core.commands import long_command
 from hod.core.errors import ConfigError
 from hod.core.games import game_names, get_game
 from hod.evaluation.cli_options import parse_json_object
@@ -277,13 +278,14 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         print(f"error: {e}", file=sys.stderr)
         return 2
     rows = []
-    for t in targets:
-        print(f"best response to {t} ({args.game}, {args.players} players, {args.steps} steps, seed {args.seed})",
-              flush=True)
-        rows.append(best_response(args.game, t, Path(args.out) / t, args.players, args.steps, args.seed,
-                                  args.evaluations, args.eval_games, args.eval_seed, options.get(t), engine,
-                                  args.config, progress=args.progress))
-        paths = save_outputs(args.out, rows)   # after each target: a long run keeps what it has
+    with long_command():   # a file that cannot be written: one line, status 74
+        for t in targets:
+            print(f"best response to {t} ({args.game}, {args.players} players, {args.steps} steps, seed {args.seed})",
+                  flush=True)
+            rows.append(best_response(args.game, t, Path(args.out) / t, args.players, args.steps, args.seed,
+                                      args.evaluations, args.eval_games, args.eval_seed, options.get(t), engine,
+                                      args.config, progress=args.progress))
+            paths = save_outputs(args.out, rows)   # after each target: a long run keeps what it has
     print(exploitability_table(rows))
     print("wrote " + ", ".join(str(p) for p in paths))
     return 0

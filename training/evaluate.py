@@ -51,10 +51,11 @@ from hod import agents
 from hod.agents.base import Bot
 from hod.agents.model_card import CheckpointError
 from hod.core.atomic import atomic_write_json, atomic_write_text
+from hod.core.commands import EXIT_INTERRUPTED, EXIT_PARTIAL, long_command
 from hod.core.errors import ConfigError
 from hod.core.games import game_names, get_game
 from hod.evaluation.cli_options import parse_env_kwargs, parse_json_object
-from hod.evaluation.tournament import TournamentResult, run_tournament
+from hod.evaluation.tournament import TournamentInterrupted, TournamentResult, WorkerDied, run_tournament
 from hod.evaluation.workers import describe, effective_workers
 
 
@@ -233,7 +234,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
     """Entry point of ``python -m hod.training.evaluate``; returns the exit status (0, or 2 with a
-    one-line ``error: ...`` on stderr before any game is played).
+    one-line ``error: ...`` on stderr before any game is played; 1 when a worker process died
+    and 130 after Ctrl-C, with one ``error: ...`` line and nothing written; 74 when a file cannot
+    be written, :func:`hod.core.commands.long_command`).
 
     Raises:
         SystemExit: argparse errors (status 2, usage printed).
@@ -259,6 +262,13 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     except (ConfigError, CheckpointError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
+    with long_command():   # a file that cannot be written: one line, status 74
+        return _evaluate(args, game, label, factory, card, settings, env_kwargs)
+
+
+def _evaluate(args, game: str, label: str, factory, card: dict, settings, env_kwargs: dict) -> int:
+    """The work of :func:`main` once every option is checked; returns the exit status (0; after
+    a stop, :data:`~hod.core.commands.EXIT_PARTIAL` or 130 with one ``error: ...`` line)."""
     steps = int((card.get("training") or {}).get("steps", 0))
     print(f"{label} ({game}) vs {settings.baselines} at {settings.eval_players} players, "
           f"{settings.eval_games} games each, seed {settings.eval_seed}", flush=True)
@@ -266,10 +276,14 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         jobs = max(round_games(settings.eval_games, n) for n in settings.eval_players)
         print(f"playing with {describe(settings.eval_workers, effective_workers(settings.eval_workers, jobs), jobs)}",
               file=sys.stderr)
-    pairs = run_evaluation(game, factory, settings.baselines, settings.eval_players, settings.eval_games,
-                           seed=settings.eval_seed, steps=steps, workers=settings.eval_workers,
-                           env_kwargs=env_kwargs, progress=args.progress, label=label,
-                           baseline_options=settings.baseline_options)
+    try:
+        pairs = run_evaluation(game, factory, settings.baselines, settings.eval_players, settings.eval_games,
+                               seed=settings.eval_seed, steps=steps, workers=settings.eval_workers,
+                               env_kwargs=env_kwargs, progress=args.progress, label=label,
+                               baseline_options=settings.baseline_options)
+    except (WorkerDied, TournamentInterrupted) as e:
+        print(f"error: {e}; no evaluation written", file=sys.stderr)
+        return EXIT_PARTIAL if isinstance(e, WorkerDied) else EXIT_INTERRUPTED
     rows = [row for row, _ in pairs]
     table = format_rows(rows)
     print(table)

@@ -51,6 +51,7 @@ from pydantic import BaseModel, ConfigDict, Field, Strict, ValidationError, Vali
 from hod import agents
 from hod.agents.model_card import CheckpointError
 from hod.core.atomic import atomic_write_json
+from hod.core.commands import long_command
 from hod.core.errors import ConfigError
 from hod.core.games import game_names, get_game
 
@@ -465,7 +466,8 @@ def main(argv: Optional[list[str]] = None) -> int:
         return 2
     try:
         run = ExpertIteration(args.game, values, out)
-        summary = run.run()
+        with long_command():   # a file that cannot be written: one line, status 74
+            summary = run.run()
     except (ConfigError, CheckpointError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2

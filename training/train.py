@@ -34,6 +34,7 @@ import numpy as np
 from hod.agents.encoders import get_encoder
 from hod.agents.model_card import MODEL_CARD_FORMAT, MODEL_CARD_VERSION, CheckpointError, library_versions, utc_now
 from hod.core.atomic import atomic_write_json
+from hod.core.commands import long_command
 from hod.core.errors import ConfigError
 from hod.core.games import game_names, get_game, layout_version
 
@@ -517,7 +518,9 @@ def main(argv: Optional[list[str]] = None) -> int:
     ``--out`` that cannot be created or written (:func:`hod.training.config.check_out_dir`) or an unusable checkpoint (no traceback, nothing written).
 
     Raises:
-        SystemExit: argparse errors (status 2, usage printed).
+        SystemExit: argparse errors (status 2, usage printed); status 74 with one ``error: cannot
+            write <path>: <reason>`` line when a file of the run cannot be written (disk full,
+            file-size limit: :func:`hod.core.commands.long_command`).
     """
     game, cfg, args = parse_args(argv)
     try:   # every key and the run folder, before any work
@@ -533,7 +536,8 @@ def main(argv: Optional[list[str]] = None) -> int:
     except OSError as e:   # the run folder could not be made after all (e.g. it changed meanwhile)
         print(f"error: --out {out}: cannot create the run folder: {e}", file=sys.stderr)
         return 2
-    summary = trainer.run()
+    with long_command():   # a checkpoint that cannot be written: one line, status 74
+        summary = trainer.run()
     print(json.dumps({k: v for k, v in summary.items() if k != "evaluation"}, indent=2))
     return 130 if summary["interrupted"] else 0
 

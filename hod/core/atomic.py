@@ -144,17 +144,24 @@ def atomic_write_many(items: Iterable[tuple[str | os.PathLike, bytes]]) -> list[
     A kill before the renames leaves every target as it was; a kill between two renames (a few
     microseconds) leaves the earlier targets new and the later ones old (their temporary files
     are removed by the next write, :func:`remove_orphans`).
+
+    Raises:
+        OSError: a write or rename refused (disk full ``ENOSPC``, file-size limit ``EFBIG``...);
+            its ``filename`` is the target being written, and no temporary file is left.
     """
     items = [(Path(p), d) for p, d in items]
     tmps: list[Path] = []
+    path = None
     try:
         for path, data in items:
             tmps.append(_prepare(path, data))
         for (path, _), tmp in zip(items, tmps):
             os.replace(tmp, path)
-    except BaseException:
+    except BaseException as e:
         for tmp in tmps:
             _unlink(tmp)
+        if isinstance(e, OSError) and path is not None:   # name the target, not the fd or the temporary name
+            e.filename, e.filename2 = str(path), None
         raise
     for folder in {p.parent for p, _ in items}:
         _fsync_dir(folder)

@@ -49,7 +49,7 @@ from hod.core.games import get_game
 
 from . import stats as _stats
 from .play import check_game
-from .tournament import run_tournament
+from .tournament import TournamentInterrupted, TournamentStopped, WorkerDied, run_tournament
 from .workers import check_workers
 
 __all__ = ["LadderEntry", "LadderResult", "SMALL_BUDGET", "ladder_entries", "run_ladder", "table_plan"]
@@ -155,6 +155,9 @@ class LadderResult:
         matrix: ``W[a][b]`` (None on the diagonal and for pairs that never met).
         matrix_games: games a and b played at the same table.
         elapsed_s: playing time. date: UTC date of the run. command: how it was run (set by the CLI).
+        partial: True when the run stopped before its last table (a worker died, Ctrl-C /
+            SIGTERM); the ratings are then over the ``len(tables)`` tables that finished, of
+            ``tables_planned``, and ``stopped`` says why ("" for a whole run).
     """
 
     game: str
@@ -171,6 +174,9 @@ class LadderResult:
     elapsed_s: float = 0.0
     date: str = ""
     command: str = ""
+    partial: bool = False
+    stopped: str = ""
+    tables_planned: int = 0
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -202,6 +208,8 @@ class LadderResult:
         what = "win rate" if self.players == 2 else "share of games finished ahead"
         scheme = ("every pair" if self.players == 2 else f"{len(self.tables)} sampled tables of {self.players}")
         lines = [
+            *([f"**Partial result** ({self.stopped}): {len(self.tables)} of {self.tables_planned} tables finished; "
+               "the ratings are over those alone.", ""] if self.partial else []),
             f"**{get_game(self.game).title}, {self.players} players**: {len(self.rows)} bots, {scheme}, "
             f"{self.games_per_table} games per table ({self.seating} seatings, duplicate deals), seed {self.seed}; "
             f"OpenSkill Plackett-Luce, interval mu +- 2 sigma.",
@@ -257,6 +265,11 @@ def run_ladder(
             None with 2 players.
         seating: as in :func:`run_tournament`.
 
+    A run that stops at a table (a worker process died, Ctrl-C) raises the tournament's
+    :class:`~hod.evaluation.tournament.WorkerDied` or
+    :class:`~hod.evaluation.tournament.TournamentInterrupted`, carrying the partial
+    :class:`LadderResult` of the tables that finished (``partial=True``; None if none did).
+
     Raises:
         ConfigError: unknown game, table size, ladder bot, a bad ``games`` / ``tables`` /
             ``workers`` (the legal values are named).
@@ -272,15 +285,38 @@ def run_ladder(
     played: list[list[tuple[list[int], np.ndarray, np.ndarray]]] = []
     seatings = set()
     t0 = time.perf_counter()
+    stop: Optional[TournamentStopped] = None
     for t, ids in enumerate(plan):
         lineup = [(entries[i].label, functools.partial(_make_bot, game, entries[i].name, dict(entries[i].options)))
                   for i in ids]
-        res = run_tournament(game, lineup, games, seed=seed, workers=workers, progress=progress, seating=seating,
-                             progress_desc=" vs ".join(entries[i].label for i in ids))
+        try:
+            res = run_tournament(game, lineup, games, seed=seed, workers=workers, progress=progress, seating=seating,
+                                 progress_desc=" vs ".join(entries[i].label for i in ids))
+        except (WorkerDied, TournamentInterrupted) as e:   # keep the tables that finished
+            stop = e
+            break
         seatings.add(res.seating)
         played.append([(list(ids), np.array(g["win_share"], np.float64), np.array(g["points"], np.float64))
                        for g in res.games])
     elapsed = time.perf_counter() - t0
+    if stop is not None:
+        why = "interrupted" if isinstance(stop, KeyboardInterrupt) else "a worker process died (killed, or out of memory)"
+        partial = _league(game, players, games, seed, entries, plan[:len(played)], played, seatings, elapsed) \
+            if played else None
+        if partial is not None:
+            partial.partial, partial.stopped, partial.tables_planned = True, why, len(plan)
+        message = f"ladder stopped: {why}; {len(played)} of {len(plan)} tables finished"
+        cls = TournamentInterrupted if isinstance(stop, KeyboardInterrupt) else WorkerDied
+        raise cls(message, partial, len(played), len(plan)) from stop
+    result = _league(game, players, games, seed, entries, plan, played, seatings, elapsed)
+    result.tables_planned = len(plan)
+    return result
+
+
+def _league(game: str, players: int, games: int, seed: int, entries: list[LadderEntry], plan: list,
+            played: list, seatings: set, elapsed: float) -> LadderResult:
+    """The ratings, matrix and labels of the tables ``played`` (the first ``len(played)`` of the
+    plan, each a list of ``(ids, win shares, points)`` per game)."""
     m = len(entries)
     league = []   # interleaved: game 0 of every table, then game 1, ...
     score = np.zeros((m, m))

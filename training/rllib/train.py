@@ -58,6 +58,7 @@ import numpy as np
 from hod.agents.encoders import get_encoder
 from hod.agents.model_card import CheckpointError
 from hod.core.atomic import atomic_write_json
+from hod.core.commands import long_command
 from hod.core.errors import ConfigError
 from hod.core.games import get_game
 from hod.training import config as config_mod
@@ -574,7 +575,9 @@ def main(argv: Optional[list[str]] = None) -> int:
     started or reached (nothing written).
 
     Raises:
-        SystemExit: argparse errors (status 2, usage printed).
+        SystemExit: argparse errors (status 2, usage printed); status 74 with one ``error: cannot
+            write <path>: <reason>`` line when a file of the run cannot be written
+            (:func:`hod.core.commands.long_command`).
     """
     game, cfg, args = parse_args(argv, prog="python -m hod.training.rllib", extra=_rllib_options,
                                  description="PPO self-play on Ray RLlib (one machine or a Ray cluster).")
@@ -590,7 +593,8 @@ def main(argv: Optional[list[str]] = None) -> int:
         trainer = RLlibTrainer(game, cfg, out, resume=args.resume, path=args.path, env_runners=args.env_runners,
                                learners=args.learners, address=args.address, num_cpus=args.num_cpus,
                                progress=not args.no_progress)
-        summary = trainer.run()
+        with long_command():   # a checkpoint that cannot be written: one line, status 74
+            summary = trainer.run()
     except (ConfigError, CheckpointError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
