@@ -16,7 +16,7 @@ from typing import Optional, Sequence
 
 from hod.agents.strength import STRENGTH_FILE, load_strengths
 from hod.core.atomic import atomic_write_json
-from hod.core.commands import EXIT_INTERRUPTED, EXIT_PARTIAL, long_command
+from hod.core.commands import EXIT_PARTIAL, interrupted_status, long_command
 from hod.core.errors import ConfigError
 from hod.evaluation.ladder import ladder_entries, run_ladder
 from hod.evaluation.tournament import TournamentInterrupted, WorkerDied
@@ -54,7 +54,7 @@ def _parser() -> argparse.ArgumentParser:
 def main(argv: Optional[Sequence[str]] = None) -> int:
     """Command-line entry point; returns the exit status: 0; 2 on bad input (one ``error: ...``
     line); after a stop (a worker process died: 1, :data:`hod.core.commands.EXIT_PARTIAL`; Ctrl-C:
-    130) the tables that finished are rated, reported and written, marked partial
+    130, SIGTERM: 143) the tables that finished are rated, reported and written, marked partial
     (``--update-strength`` is then skipped), and one ``error: ...`` line says how many; 74 when a
     file cannot be written (:func:`hod.core.commands.long_command`)."""
     args = _parser().parse_args(argv)
@@ -83,7 +83,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             return 2
         except (WorkerDied, TournamentInterrupted) as e:
             stopped, res = e, e.result
-            status = EXIT_PARTIAL if isinstance(e, WorkerDied) else EXIT_INTERRUPTED
+            status = EXIT_PARTIAL if isinstance(e, WorkerDied) else interrupted_status()
         if res is not None:
             res.command = "python -m hod.benchmarks.ladder " + shlex.join(shown)
             print(res.to_markdown())

@@ -11,7 +11,7 @@ import sys
 from typing import Optional, Sequence
 
 from hod import agents
-from hod.core.commands import EXIT_INTERRUPTED, EXIT_PARTIAL, long_command
+from hod.core.commands import EXIT_PARTIAL, interrupted_status, long_command
 from hod.core.errors import ConfigError
 from hod.core.games import get_game
 from hod.agents.rules import table_rules
@@ -104,7 +104,7 @@ def _parser() -> argparse.ArgumentParser:
 def main(argv: Optional[Sequence[str]] = None) -> int:
     """Command-line entry point; returns the exit status: 0; 2 on bad input (one ``error: ...``
     line); after a stop (a worker process died: 1, :data:`hod.core.commands.EXIT_PARTIAL`; Ctrl-C:
-    130) the games that finished are reported and written, marked partial, and one ``error: ...``
+    130, SIGTERM: 143) the games that finished are reported and written, marked partial, and one ``error: ...``
     line says how many; 74 when a file cannot be written (:func:`hod.core.commands.long_command`).
     """
     parser = _parser()
@@ -140,7 +140,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             return 2
         except (WorkerDied, TournamentInterrupted) as e:
             stopped, res = e, e.result
-            status = EXIT_PARTIAL if isinstance(e, WorkerDied) else EXIT_INTERRUPTED
+            status = EXIT_PARTIAL if isinstance(e, WorkerDied) else interrupted_status()
         if res is not None:
             res.bot_options = bot_options
             print(res.to_markdown())

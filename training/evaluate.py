@@ -51,7 +51,7 @@ from hod import agents
 from hod.agents.base import Bot
 from hod.agents.model_card import CheckpointError
 from hod.core.atomic import atomic_write_json, atomic_write_text
-from hod.core.commands import EXIT_INTERRUPTED, EXIT_PARTIAL, long_command
+from hod.core.commands import EXIT_PARTIAL, interrupted_status, long_command
 from hod.core.errors import ConfigError
 from hod.core.games import game_names, get_game
 from hod.evaluation.cli_options import parse_env_kwargs, parse_json_object
@@ -235,7 +235,7 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Optional[Sequence[str]] = None) -> int:
     """Entry point of ``python -m hod.training.evaluate``; returns the exit status (0, or 2 with a
     one-line ``error: ...`` on stderr before any game is played; 1 when a worker process died
-    and 130 after Ctrl-C, with one ``error: ...`` line and nothing written; 74 when a file cannot
+    and 130 after Ctrl-C (143 after SIGTERM), with one ``error: ...`` line and nothing written; 74 when a file cannot
     be written, :func:`hod.core.commands.long_command`).
 
     Raises:
@@ -283,7 +283,7 @@ def _evaluate(args, game: str, label: str, factory, card: dict, settings, env_kw
                                baseline_options=settings.baseline_options)
     except (WorkerDied, TournamentInterrupted) as e:
         print(f"error: {e}; no evaluation written", file=sys.stderr)
-        return EXIT_PARTIAL if isinstance(e, WorkerDied) else EXIT_INTERRUPTED
+        return EXIT_PARTIAL if isinstance(e, WorkerDied) else interrupted_status()
     rows = [row for row, _ in pairs]
     table = format_rows(rows)
     print(table)

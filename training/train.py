@@ -34,7 +34,7 @@ import numpy as np
 from hod.agents.encoders import get_encoder
 from hod.agents.model_card import MODEL_CARD_FORMAT, MODEL_CARD_VERSION, CheckpointError, library_versions, utc_now
 from hod.core.atomic import atomic_write_json
-from hod.core.commands import long_command
+from hod.core.commands import interrupted_status, long_command, signal_name
 from hod.core.errors import ConfigError
 from hod.core.games import game_names, get_game, layout_version
 
@@ -254,9 +254,9 @@ class Trainer:
                                  reset_num_timesteps=self.resumed_from is None, tb_log_name="ppo")
             if self.c["eval_every"] and (not self.history or self.history[-1]["steps"] != self.model.num_timesteps):
                 self.evaluate()
-        except KeyboardInterrupt:
+        except KeyboardInterrupt:   # Ctrl-C, or SIGTERM under hod.core.commands.long_command
             interrupted = True
-            self.log("interrupted: saving a checkpoint")
+            self.log(f"interrupted ({signal_name()}): saving a checkpoint")
         if not interrupted:
             self.policy_diagnostics()   # the final policy's row of policy_diagnostics.json
         path = self.save("latest")
@@ -513,7 +513,8 @@ def run_folder(game: str, cfg: dict, args: argparse.Namespace, kind: str = "") -
 
 
 def main(argv: Optional[list[str]] = None) -> int:
-    """Entry point of ``python -m hod.training.train``; returns the exit status: 0, 130 after Ctrl-C,
+    """Entry point of ``python -m hod.training.train``; returns the exit status: 0; 130 after Ctrl-C
+    (SIGINT) and 143 after SIGTERM, both once ``latest.zip`` is saved (:mod:`hod.core.commands`);
     2 with a one-line ``error: ...`` on stderr for a configuration key outside its legal range, an
     ``--out`` that cannot be created or written (:func:`hod.training.config.check_out_dir`) or an unusable checkpoint (no traceback, nothing written).
 
@@ -528,18 +529,20 @@ def main(argv: Optional[list[str]] = None) -> int:
     except ConfigError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
-    try:
-        trainer = Trainer(game, cfg, out, resume=args.resume, progress=not args.no_progress, verbose=args.verbose)
-    except (ConfigError, CheckpointError) as e:
-        print(f"error: {e}", file=sys.stderr)
-        return 2
-    except OSError as e:   # the run folder could not be made after all (e.g. it changed meanwhile)
-        print(f"error: --out {out}: cannot create the run folder: {e}", file=sys.stderr)
-        return 2
-    with long_command():   # a checkpoint that cannot be written: one line, status 74
+    # SIGTERM as Ctrl-C, SIGINT even when inherited ignored, a write refused: one line, status 74
+    with long_command():
+        try:
+            trainer = Trainer(game, cfg, out, resume=args.resume, progress=not args.no_progress,
+                              verbose=args.verbose)
+        except (ConfigError, CheckpointError) as e:
+            print(f"error: {e}", file=sys.stderr)
+            return 2
+        except OSError as e:   # the run folder could not be made after all (e.g. it changed meanwhile)
+            print(f"error: --out {out}: cannot create the run folder: {e}", file=sys.stderr)
+            return 2
         summary = trainer.run()
     print(json.dumps({k: v for k, v in summary.items() if k != "evaluation"}, indent=2))
-    return 130 if summary["interrupted"] else 0
+    return interrupted_status() if summary["interrupted"] else 0
 
 
 if __name__ == "__main__":

@@ -6,10 +6,12 @@ import socket
 import sys
 from typing import Optional, Sequence
 
+from hod.core.commands import long_command
+
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
     """Parse ``--host`` / ``--port``, bind, print ``Play at http://HOST:PORT/`` and serve until
-    Ctrl-C (exit code 0). A port that cannot be bound, or a missing ``web`` extra, ends with exit
+    Ctrl-C or SIGTERM (a graceful shutdown, exit code 0; :mod:`hod.core.commands`). A port that cannot be bound, or a missing ``web`` extra, ends with exit
     code 2 and the reason."""
     ap = argparse.ArgumentParser(prog="python -m hod.apps.web",
                                  description="Play Tapeo or Ronda Robada against the computer in your browser.")
@@ -32,12 +34,16 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         return 2
     host, port = sock.getsockname()[:2]
     shown = f"[{host}]" if ":" in host else host
-    print(f"House Of Decks: play at http://{shown}:{port}/  (Ctrl-C stops the server)", flush=True)
-    server = uvicorn.Server(uvicorn.Config(create_app(), log_level="warning"))
-    try:
-        server.run(sockets=[sock])
-    except KeyboardInterrupt:
-        pass
+    # uvicorn shuts down gracefully on SIGINT and SIGTERM, then raises the signal again under the
+    # handlers it found: long_command's, which make SIGTERM (and a SIGINT inherited ignored) a
+    # KeyboardInterrupt as Ctrl-C is, rather than a death by signal (before the server starts too)
+    with long_command():
+        try:
+            print(f"House Of Decks: play at http://{shown}:{port}/  (Ctrl-C stops the server)", flush=True)
+            server = uvicorn.Server(uvicorn.Config(create_app(), log_level="warning"))
+            server.run(sockets=[sock])
+        except KeyboardInterrupt:
+            pass
     return 0
 
 
