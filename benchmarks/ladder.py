@@ -20,7 +20,9 @@ from hod.core.commands import EXIT_PARTIAL, interrupted_status, long_command
 from hod.core.errors import ConfigError
 from hod.evaluation.ladder import ladder_entries, run_ladder
 from hod.evaluation.tournament import TournamentInterrupted, WorkerDied
-from hod.evaluation.cli_options import add_seating_option, prepare_out_prefix
+from hod.evaluation.cli_options import GAMES_OPTION, SEED_OPTION, add_seating_option, int_option, prepare_out_prefix
+from hod.evaluation.ladder import MAX_TABLES
+from hod.evaluation.schedule import MAX_GAMES
 from hod.evaluation.play import check_game
 from hod.evaluation.workers import MAX_WORKERS, describe, effective_workers, workers_option
 
@@ -33,12 +35,13 @@ def _parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--game", required=True, help="tapeo or robada")
     p.add_argument("--players", type=int, default=2, help="table size (default 2: every pair)")
-    p.add_argument("--games", type=int, default=40,
-                   help="games per table, a multiple of the number of seat orders (default 40)")
-    p.add_argument("--tables", type=int, default=None,
-                   help="sampled tables when --players > 2 (default: twice the number of bots)")
+    p.add_argument("--games", type=GAMES_OPTION, default=40,
+                   help="games per table, a multiple of the number of seat orders (default 40); "
+                   f"tables x games at most {MAX_GAMES:,}")
+    p.add_argument("--tables", type=int_option(1, MAX_TABLES), default=None,
+                   help=f"sampled tables when --players > 2, 1..{MAX_TABLES} (default: twice the number of bots)")
     p.add_argument("--bots", nargs="+", metavar="BOT", help="ladder labels to play (default: the whole pool)")
-    p.add_argument("--seed", type=int, default=0, help="seed of every table (default 0)")
+    p.add_argument("--seed", type=SEED_OPTION, default=0, help="seed of every table, 0..2**64-1 (default 0)")
     p.add_argument("--workers", type=workers_option, default=1,
                    help=f"worker processes per table, 1..{MAX_WORKERS} (default 1); at most one per game and per "
                    "usable CPU run")

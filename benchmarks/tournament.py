@@ -15,7 +15,9 @@ from hod.core.commands import EXIT_PARTIAL, interrupted_status, long_command
 from hod.core.errors import ConfigError
 from hod.core.games import get_game
 from hod.agents.rules import table_rules
-from hod.evaluation.cli_options import add_seating_option, parse_env_kwargs, parse_json_object, prepare_out_prefix
+from hod.evaluation.cli_options import (GAMES_OPTION, SEED_OPTION, add_seating_option, parse_env_kwargs,
+                                        parse_json_object, prepare_out_prefix)
+from hod.evaluation.schedule import MAX_GAMES
 from hod.evaluation.play import check_game
 from hod.evaluation.tournament import TournamentInterrupted, WorkerDied, run_tournament
 from hod.evaluation.workers import MAX_WORKERS, describe, effective_workers, workers_option
@@ -80,9 +82,9 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--game", required=True, help="tapeo or robada")
     p.add_argument("--lineup", nargs="+", required=False, metavar="BOT",
                    help="registry names, one per seat (the player count is their number)")
-    p.add_argument("--games", type=int, default=1000,
-                   help="games in total, a multiple of the player count (default 1000)")
-    p.add_argument("--seed", type=int, default=0, help="tournament seed (default 0)")
+    p.add_argument("--games", type=GAMES_OPTION, default=1000,
+                   help=f"games in total, 1..{MAX_GAMES:,}, a multiple of the number of seat orders (default 1000)")
+    p.add_argument("--seed", type=SEED_OPTION, default=0, help="tournament seed, 0..2**64-1 (default 0)")
     p.add_argument("--workers", type=workers_option, default=1,
                    help=f"worker processes, 1..{MAX_WORKERS} (default 1); at most one per game and per usable CPU run")
     p.add_argument("--no-duplicate", dest="duplicate", action="store_false",
@@ -116,6 +118,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             return 0
         if not args.lineup:
             parser.error(f"--lineup is required: one bot per seat, from {agents.names(args.game)}")
+        sizes = list(get_game(args.game).player_counts)
+        if len(args.lineup) not in sizes:
+            parser.error(f"--lineup names {len(args.lineup)} bot{'s' if len(args.lineup) != 1 else ''}: {args.game} is played by {sizes[0]} to {sizes[-1]} "
+                         f"players, one bot per seat; legal numbers of bots: {sizes}")
         env_kwargs = parse_env_kwargs(args.env_kwargs)
         bot_options = parse_json_object(args.bot_options, "--bot-options", _BOT_OPTIONS_EXAMPLE)
         lineup = with_bot_options(args.game, args.lineup, bot_options, env_kwargs)

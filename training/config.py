@@ -25,6 +25,7 @@ from hod.agents.encoders import get_encoder
 from hod.core.errors import ConfigError
 from hod.core.games import check_player_counts, game_names, get_game
 from hod.core.rewards import REWARD_SCHEMES
+from hod.evaluation.schedule import MAX_GAMES
 from hod.evaluation.workers import MAX_WORKERS
 
 from .pool import check_bot_names, check_observation_only
@@ -258,7 +259,7 @@ class EvaluationConfig(BaseModel):
 
     model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
 
-    eval_games: PositiveInt
+    eval_games: Annotated[int, Strict()] = Field(ge=1, le=MAX_GAMES, description=f"an integer in 1..{MAX_GAMES}")
     eval_players: list[Annotated[int, Strict()]] = Field(min_length=1, description="table sizes of the game")
     baselines: list[Annotated[str, Strict()]] = Field(min_length=1, description="registered bot names")
     baseline_options: dict[str, dict[str, Any]] = Field(

@@ -448,7 +448,8 @@ def build_parser(game: str, defaults: dict, prog: str = "python -m hod.training.
     p.add_argument("--resume", metavar="CHECKPOINT", help="continue from this checkpoint (.zip)")
     p.add_argument("--force", action="store_true", help="start a new run in a folder that holds one")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
-    p.add_argument("--verbose", type=int, default=0, help="verbosity (SB3: 1 prints rollout tables)")
+    p.add_argument("--verbose", type=int, choices=(0, 1, 2), default=0,
+                   help="verbosity (SB3: 1 prints rollout tables, 2 debug messages)")
     if extra is not None:
         extra(p)
     config_mod.add_config_arguments(p, defaults)

@@ -49,6 +49,7 @@ from hod.core.games import get_game
 
 from . import stats as _stats
 from .play import check_game
+from .schedule import MAX_GAMES
 from .tournament import TournamentInterrupted, TournamentStopped, WorkerDied, run_tournament
 from .workers import check_workers
 
@@ -58,6 +59,9 @@ __all__ = ["LadderEntry", "LadderResult", "SMALL_BUDGET", "ladder_entries", "run
 SMALL_BUDGET = 8
 #: How many sigmas the rating interval spans on each side.
 INTERVAL_SIGMAS = 2.0
+#: The most sampled tables of one ladder (``tables``); tables x games is also at most
+#: :data:`hod.evaluation.schedule.MAX_GAMES` (every game is kept in memory to be rated).
+MAX_TABLES = 10_000
 
 
 @dataclass(frozen=True)
@@ -127,8 +131,8 @@ def table_plan(num_bots: int, players: int, tables: Optional[int], seed: int) ->
         if tables is not None:
             raise ConfigError(f"tables={tables!r}: with 2 players the ladder plays every pair; legal value: None")
         return [(a, b) for a in range(num_bots) for b in range(a + 1, num_bots)]
-    if isinstance(tables, bool) or not isinstance(tables, int) or tables < 1:
-        raise ConfigError(f"tables={tables!r}: legal values at {players} players: a positive int")
+    if isinstance(tables, bool) or not isinstance(tables, int) or not 1 <= tables <= MAX_TABLES:
+        raise ConfigError(f"tables={tables!r}: legal values at {players} players: an integer in 1..{MAX_TABLES}")
     rng = np.random.default_rng(seed)
     sat = np.zeros(num_bots, dtype=np.int64)
     plan = []
@@ -282,6 +286,10 @@ def run_ladder(
     if isinstance(games, bool) or not isinstance(games, int) or games < 1:
         raise ConfigError(f"games={games!r}: legal values: a positive int, a multiple of the number of seat orders")
     plan = table_plan(len(entries), players, tables, seed)
+    if len(plan) * games > MAX_GAMES:
+        raise ConfigError(f"games={games} at each of {len(plan)} tables is {len(plan) * games:,} games, above the "
+                          f"most one ladder keeps, {MAX_GAMES:,}; legal values: games <= {MAX_GAMES // len(plan)} "
+                          f"(or fewer tables)")
     played: list[list[tuple[list[int], np.ndarray, np.ndarray]]] = []
     seatings = set()
     t0 = time.perf_counter()

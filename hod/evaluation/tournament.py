@@ -379,9 +379,12 @@ def run_tournament(
     if "max_cycles" in env_kwargs:   # a truncated game has no winner to count
         raise ConfigError(f"env_kwargs may not set 'max_cycles': tournament games are played to the end; legal: "
                           f"the other raw_env options of {game!r} (e.g. reward_scheme, the rule options)")
-    if isinstance(lineup, Sequence) and not isinstance(lineup, str) and len(lineup) < 2:
-        raise ConfigError(f"a lineup needs at least 2 bots, got {len(lineup)}; legal sizes: the table sizes of "
-                          f"{game!r}: {list(get_game(game).player_counts)}")
+    sizes = list(get_game(game).player_counts)
+    if isinstance(lineup, Sequence) and not isinstance(lineup, str) and len(lineup) not in sizes:
+        # before the game count is checked against the seat orders of a table the game does not have
+        bots = "bot" if len(lineup) == 1 else "bots"
+        raise ConfigError(f"a lineup of {len(lineup)} {bots}: {game!r} is played by {sizes[0]} to {sizes[-1]} players, "
+                          f"one bot per seat; legal values: {sizes}")
     bases, labels, specs = _resolve_lineup(game, lineup, workers)
     n = len(specs)
     seating = resolve_seating(seating, n, num_games)
