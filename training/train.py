@@ -33,7 +33,7 @@ import numpy as np
 
 from hod.agents.encoders import get_encoder
 from hod.agents.model_card import MODEL_CARD_FORMAT, MODEL_CARD_VERSION, CheckpointError, library_versions, utc_now
-from hod.core.atomic import atomic_write_json
+from hod.core.atomic import atomic_write_json, remove_folder_orphans
 from hod.core.commands import interrupted_status, long_command, signal_name
 from hod.core.errors import ConfigError
 from hod.core.games import game_names, get_game, layout_version
@@ -241,6 +241,7 @@ class Trainer:
         final policy's :meth:`policy_diagnostics`, None when interrupted).
         """
         self.out.mkdir(parents=True, exist_ok=True)
+        remove_folder_orphans(self.out / "checkpoints")   # temporary files of a killed run's last writes
         atomic_write_json(self.out / "config.json", {"game": self.game, **self.cfg})
         self._t_start = time.perf_counter()
         remaining = self.c["total_steps"] - int(self.model.num_timesteps)
