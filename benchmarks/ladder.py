@@ -17,14 +17,16 @@ from typing import Optional, Sequence
 from hod.agents.strength import STRENGTH_FILE, load_strengths
 from hod.core.atomic import atomic_write_json
 from hod.core.commands import EXIT_PARTIAL, interrupted_status, long_command
+from hod.agents.model_card import CheckpointError
 from hod.core.errors import ConfigError
-from hod.evaluation.ladder import ladder_entries, run_ladder
+from hod.evaluation.ladder import LadderEntry, ladder_entries, run_ladder
 from hod.evaluation.tournament import TournamentInterrupted, WorkerDied
 from hod.evaluation.cli_options import GAMES_OPTION, SEED_OPTION, add_seating_option, int_option, prepare_out_prefix
 from hod.evaluation.ladder import MAX_TABLES
 from hod.evaluation.schedule import MAX_GAMES
 from hod.evaluation.play import check_game
 from hod.evaluation.workers import MAX_WORKERS, describe, effective_workers, workers_option
+from hod.training.evaluate import is_policy_file, resolve_bot
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -40,7 +42,9 @@ def _parser() -> argparse.ArgumentParser:
                    f"tables x games at most {MAX_GAMES:,}")
     p.add_argument("--tables", type=int_option(1, MAX_TABLES), default=None,
                    help=f"sampled tables when --players > 2, 1..{MAX_TABLES} (default: twice the number of bots)")
-    p.add_argument("--bots", nargs="+", metavar="BOT", help="ladder labels to play (default: the whole pool)")
+    p.add_argument("--bots", nargs="+", metavar="BOT",
+                   help="ladder labels to play, or policy files (.onnx exports, .zip checkpoints) to rate with them "
+                        "(default: the whole pool)")
     p.add_argument("--seed", type=SEED_OPTION, default=0, help="seed of every table, 0..2**64-1 (default 0)")
     p.add_argument("--workers", type=workers_option, default=1,
                    help=f"worker processes per table, 1..{MAX_WORKERS} (default 1); at most one per game and per "
@@ -68,9 +72,16 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         if args.list_bots:
             print(" ".join(e.label for e in pool))
             return 0
+        bots = args.bots
+        if bots and any(is_policy_file(b) for b in bots):
+            if args.update_strength:
+                raise ConfigError(f"--update-strength records registered bots only, and --bots names files "
+                                  f"{[b for b in bots if is_policy_file(b)]}; legal: leave one of them out")
+            bots = [LadderEntry(b, b, {}, resolve_bot(b, args.game, args.players)[1]) if is_policy_file(b) else b
+                    for b in bots]
         if args.out:  # fail before playing, not after
             prepare_out_prefix(args.out)
-    except ConfigError as e:
+    except (ConfigError, CheckpointError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
     with long_command():
@@ -80,7 +91,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                 running = effective_workers(args.workers, args.games)
                 print(f"playing each table with {describe(args.workers, running, args.games)}", file=sys.stderr)
             res = run_ladder(args.game, args.players, args.games, seed=args.seed, workers=args.workers,
-                             bots=args.bots, tables=args.tables, seating=args.seating, progress=args.progress)
+                             bots=bots, tables=args.tables, seating=args.seating, progress=args.progress)
         except ConfigError as e:
             print(f"error: {e}", file=sys.stderr)
             return 2

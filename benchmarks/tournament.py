@@ -6,12 +6,12 @@
 from __future__ import annotations
 
 import argparse
-import functools
 import sys
 from typing import Optional, Sequence
 
 from hod import agents
 from hod.core.commands import EXIT_PARTIAL, interrupted_status, long_command
+from hod.agents.model_card import CheckpointError
 from hod.core.errors import ConfigError
 from hod.core.games import get_game
 from hod.agents.rules import table_rules
@@ -21,6 +21,7 @@ from hod.evaluation.schedule import MAX_GAMES
 from hod.evaluation.play import check_game
 from hod.evaluation.tournament import TournamentInterrupted, WorkerDied, run_tournament
 from hod.evaluation.workers import MAX_WORKERS, describe, effective_workers, workers_option
+from hod.training.evaluate import resolve_bot
 
 
 # ---------------------------------------------------------------- command line
@@ -29,14 +30,17 @@ _BOT_OPTIONS_EXAMPLE = '{"search": {"determinizations": 64}}'
 
 
 def with_bot_options(game: str, lineup: Sequence[str], bot_options: dict, env_kwargs: dict) -> list:
-    """The lineup with ``--bot-options`` applied: each seat whose name has options becomes a
+    """The lineup with ``--bot-options`` applied and policy files loaded
+    (:func:`hod.training.evaluate.resolve_bot`): each seat whose name has options becomes a
     ``(name, factory)`` entry (:func:`hod.evaluation.tournament.run_tournament`) building
     ``agents.make(game, name, **options, **table rule options)``, so it keeps its name and the
-    table's rules; the other seats stay registry names.
+    table's rules; a seat given as a file (an ONNX export ``.onnx`` or a training checkpoint
+    ``.zip``) becomes ``(path, factory)``, checked now for the table size; the other seats stay
+    registry names.
 
     Args:
-        game: the game name. lineup: registry names, one per seat.
-        bot_options: ``{name: {option: value}}``. env_kwargs: the table's ``raw_env`` options.
+        game: the game name. lineup: registry names or policy files, one per seat.
+        bot_options: ``{name or path: {option: value}}``. env_kwargs: the table's ``raw_env`` options.
 
     Returns:
         list of lineup entries, one per seat.
@@ -44,7 +48,8 @@ def with_bot_options(game: str, lineup: Sequence[str], bot_options: dict, env_kw
     Raises:
         ConfigError: a name not in the lineup, options that are not a JSON object, a rule option
             or ``rules`` (those go in ``env_kwargs``), ``game`` or ``name``, or an option the bot
-            refuses (checked here, before any game; the message names the legal values).
+            refuses (checked here, before any game; the message names the legal values), an
+            unknown bot name; CheckpointError: a missing, damaged or mismatched policy file.
     """
     for name, options in bot_options.items():
         if name not in lineup:
@@ -61,15 +66,9 @@ def with_bot_options(game: str, lineup: Sequence[str], bot_options: dict, env_kw
             raise ConfigError(f"--bot-options[{name!r}] sets rule options {ruled}: the table's rules go in --env-kwargs "
                               "and every bot is told them")
     rules = table_rules(game, env_kwargs)
-    out: list = []
-    for name in lineup:
-        if name in bot_options:
-            factory = functools.partial(agents.make, game, name, **bot_options[name], **rules)
-            factory()  # refuse a bad option now, with the bot's own message
-            out.append((name, factory))
-        else:
-            out.append(name)
-    return out
+    resolved = {name: resolve_bot(name, game, len(lineup), rules, bot_options.get(name))
+                for name in dict.fromkeys(lineup)}   # each file loaded once, whatever its seats
+    return [resolved[name] for name in lineup]
 
 
 
@@ -81,7 +80,8 @@ def _parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--game", required=True, help="tapeo or robada")
     p.add_argument("--lineup", nargs="+", required=False, metavar="BOT",
-                   help="registry names, one per seat (the player count is their number)")
+                   help="one bot per seat (the player count is their number): registry names, ONNX exports "
+                        "(.onnx, with their card beside them) or training checkpoints (.zip)")
     p.add_argument("--games", type=GAMES_OPTION, default=1000,
                    help=f"games in total, 1..{MAX_GAMES:,}, a multiple of the number of seat orders (default 1000)")
     p.add_argument("--seed", type=SEED_OPTION, default=0, help="tournament seed, 0..2**64-1 (default 0)")
@@ -127,7 +127,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         lineup = with_bot_options(args.game, args.lineup, bot_options, env_kwargs)
         if args.out:  # fail before playing, not after
             prepare_out_prefix(args.out)
-    except ConfigError as e:
+    except (ConfigError, CheckpointError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
     with long_command():

@@ -37,7 +37,7 @@ import functools
 import math
 import time
 from dataclasses import asdict, dataclass, field
-from typing import Any, Optional, Sequence
+from typing import Any, Callable, Optional, Sequence
 
 import numpy as np
 
@@ -66,11 +66,18 @@ MAX_TABLES = 10_000
 
 @dataclass(frozen=True)
 class LadderEntry:
-    """One bot of the pool: its ``label`` in the ladder, registry ``name`` and options."""
+    """One bot of the pool: its ``label`` in the ladder, registry ``name`` and options; or a bot
+    from elsewhere (a policy file) built by ``factory``, a picklable zero-argument callable (then
+    ``name`` says where it comes from, e.g. the file's path, and ``options`` is unused)."""
 
     label: str
     name: str
     options: dict = field(default_factory=dict)
+    factory: Optional[Callable[[], Any]] = field(default=None, compare=False, repr=False)
+
+    def to_dict(self) -> dict:
+        """``{"label", "name", "options"}`` (the factory is not data)."""
+        return {"label": self.label, "name": self.name, "options": dict(self.options)}
 
 
 def _make_bot(game: str, name: str, options: dict) -> Any:
@@ -263,8 +270,9 @@ def run_ladder(
         seed: the seed of every table (and of the table sampling).
         workers: worker processes asked for each table (:func:`run_tournament`: an int in
             ``1..MAX_WORKERS``, at most one per game and per usable CPU run).
-        bots: the pool: labels of :func:`ladder_entries` or :class:`LadderEntry` items (default:
-            the whole pool).
+        bots: the pool: labels of :func:`ladder_entries` or :class:`LadderEntry` items (a bot
+            with a ``factory``: e.g. a policy file, ``python -m hod.benchmarks.ladder --bots``)
+            (default: the whole pool).
         tables: number of sampled tables when ``players > 2`` (default: twice the pool); must be
             None with 2 players.
         seating: as in :func:`run_tournament`.
@@ -295,8 +303,8 @@ def run_ladder(
     t0 = time.perf_counter()
     stop: Optional[TournamentStopped] = None
     for t, ids in enumerate(plan):
-        lineup = [(entries[i].label, functools.partial(_make_bot, game, entries[i].name, dict(entries[i].options)))
-                  for i in ids]
+        lineup = [(entries[i].label, entries[i].factory
+                   or functools.partial(_make_bot, game, entries[i].name, dict(entries[i].options))) for i in ids]
         try:
             res = run_tournament(game, lineup, games, seed=seed, workers=workers, progress=progress, seating=seating,
                                  progress_desc=" vs ".join(entries[i].label for i in ids))
@@ -359,7 +367,7 @@ def _league(game: str, players: int, games: int, seed: int, entries: list[Ladder
     matrix = [[None if a == b or met[a, b] == 0 else float(score[a, b] / met[a, b]) for b in order] for a in order]
     return LadderResult(
         game=game, players=players, games_per_table=games, seed=seed, seating="/".join(sorted(seatings)),
-        entries=[asdict(e) for e in entries], tables=[[entries[i].label for i in ids] for ids in plan],
+        entries=[e.to_dict() for e in entries], tables=[[entries[i].label for i in ids] for ids in plan],
         rows=rows, labels=[entries[i].label for i in order], matrix=matrix,
         matrix_games=[[int(met[a, b]) for b in order] for a in order], elapsed_s=elapsed,
         date=time.strftime("%Y-%m-%d", time.gmtime()),
