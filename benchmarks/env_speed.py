@@ -27,6 +27,7 @@ from typing import Callable
 import numpy as np
 
 from hod.core.games import game_names, get_game
+from hod.evaluation.cli_options import SEED_OPTION, int_option
 
 
 #: The command as typed (argparse's usage line).
@@ -134,12 +135,15 @@ def format_table(rows: list[tuple[str, dict | str]]) -> str:
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(prog=PROG, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--game", default="tapeo", choices=game_names(), help="game to measure")
-    ap.add_argument("--players", type=int, default=4, help="player count (default 4)")
-    ap.add_argument("--steps", type=int, default=50_000, help="agent-steps per environment (default 50000)")
-    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--players", type=int, default=4, help="player count, one the game allows (default 4)")
+    ap.add_argument("--steps", type=int_option(1), default=50_000, help="agent-steps per environment (default 50000)")
+    ap.add_argument("--seed", type=SEED_OPTION, default=0, help="seed of the first reset, 0..2**64-1 (default 0)")
     ap.add_argument("--pettingzoo-benchmark", action="store_true",
                     help="also run pettingzoo.test.performance_benchmark on the AEC env (5 s)")
     args = ap.parse_args(argv)
+    sizes = list(get_game(args.game).player_counts)
+    if args.players not in sizes:
+        ap.error(f"--players {args.players}: legal values for {args.game}: {sizes}")
     if args.pettingzoo_benchmark:
         from pettingzoo.test import performance_benchmark
         performance_benchmark(get_game(args.game).module().env(num_players=args.players))

@@ -16,10 +16,17 @@ from typing import Optional, Sequence
 
 from hod.agents.strength import STRENGTH_FILE, load_strengths
 from hod.core.atomic import atomic_write_json
+from hod.core.commands import EXIT_PARTIAL, interrupted_status, long_command
+from hod.agents.model_card import CheckpointError
 from hod.core.errors import ConfigError
-from hod.evaluation.ladder import ladder_entries, run_ladder
-from hod.evaluation.cli_options import add_seating_option, prepare_out_prefix
+from hod.evaluation.ladder import LadderEntry, ladder_entries, run_ladder
+from hod.evaluation.tournament import TournamentInterrupted, WorkerDied
+from hod.evaluation.cli_options import GAMES_OPTION, SEED_OPTION, add_seating_option, int_option, prepare_out_prefix
+from hod.evaluation.ladder import MAX_TABLES
+from hod.evaluation.schedule import MAX_GAMES
 from hod.evaluation.play import check_game
+from hod.evaluation.workers import MAX_WORKERS, describe, effective_workers, workers_option
+from hod.training.evaluate import is_policy_file, resolve_bot
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -30,13 +37,18 @@ def _parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--game", required=True, help="tapeo or robada")
     p.add_argument("--players", type=int, default=2, help="table size (default 2: every pair)")
-    p.add_argument("--games", type=int, default=40,
-                   help="games per table, a multiple of the number of seat orders (default 40)")
-    p.add_argument("--tables", type=int, default=None,
-                   help="sampled tables when --players > 2 (default: twice the number of bots)")
-    p.add_argument("--bots", nargs="+", metavar="BOT", help="ladder labels to play (default: the whole pool)")
-    p.add_argument("--seed", type=int, default=0, help="seed of every table (default 0)")
-    p.add_argument("--workers", type=int, default=1, help="worker processes per table (default 1)")
+    p.add_argument("--games", type=GAMES_OPTION, default=40,
+                   help="games per table, a multiple of the number of seat orders (default 40); "
+                   f"tables x games at most {MAX_GAMES:,}")
+    p.add_argument("--tables", type=int_option(1, MAX_TABLES), default=None,
+                   help=f"sampled tables when --players > 2, 1..{MAX_TABLES} (default: twice the number of bots)")
+    p.add_argument("--bots", nargs="+", metavar="BOT",
+                   help="ladder labels to play, or policy files (.onnx exports, .zip checkpoints) to rate with them "
+                        "(default: the whole pool)")
+    p.add_argument("--seed", type=SEED_OPTION, default=0, help="seed of every table, 0..2**64-1 (default 0)")
+    p.add_argument("--workers", type=workers_option, default=1,
+                   help=f"worker processes per table, 1..{MAX_WORKERS} (default 1); at most one per game and per "
+                   "usable CPU run")
     add_seating_option(p, "seat orders of every table, as in the tournament (default auto)")
     p.add_argument("--out", metavar="PREFIX", help="write PREFIX.md, PREFIX.json and PREFIX.png")
     p.add_argument("--update-strength", action="store_true",
@@ -47,7 +59,11 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
-    """Command-line entry point; returns the exit status (2 on bad input)."""
+    """Command-line entry point; returns the exit status: 0; 2 on bad input (one ``error: ...``
+    line); after a stop (a worker process died: 1, :data:`hod.core.commands.EXIT_PARTIAL`; Ctrl-C:
+    130, SIGTERM: 143) the tables that finished are rated, reported and written, marked partial
+    (``--update-strength`` is then skipped), and one ``error: ...`` line says how many; 74 when a
+    file cannot be written (:func:`hod.core.commands.long_command`)."""
     args = _parser().parse_args(argv)
     shown = list(sys.argv[1:] if argv is None else argv)
     try:
@@ -56,29 +72,51 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         if args.list_bots:
             print(" ".join(e.label for e in pool))
             return 0
+        bots = args.bots
+        if bots and any(is_policy_file(b) for b in bots):
+            if args.update_strength:
+                raise ConfigError(f"--update-strength records registered bots only, and --bots names files "
+                                  f"{[b for b in bots if is_policy_file(b)]}; legal: leave one of them out")
+            bots = [LadderEntry(b, b, {}, resolve_bot(b, args.game, args.players)[1]) if is_policy_file(b) else b
+                    for b in bots]
         if args.out:  # fail before playing, not after
             prepare_out_prefix(args.out)
-        res = run_ladder(args.game, args.players, args.games, seed=args.seed, workers=args.workers, bots=args.bots,
-                         tables=args.tables, seating=args.seating, progress=args.progress)
-    except ConfigError as e:
+    except (ConfigError, CheckpointError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
-    except OSError as e:
-        print(f"error: --out {args.out}: {e}; legal: a path in a writable folder", file=sys.stderr)
-        return 2
-    res.command = "python -m hod.benchmarks.ladder " + shlex.join(shown)
-    print(res.to_markdown())
-    if args.out:
-        res.save_markdown(args.out + ".md")
-        res.save_json(args.out + ".json")
-        res.save_png(args.out + ".png")
-        print(f"\nwrote {args.out}.md, {args.out}.json, {args.out}.png")
-    if args.update_strength:
-        data = load_strengths()
-        data[args.game] = res.strength_entries()
-        atomic_write_json(STRENGTH_FILE, data)
-        print(f"updated {STRENGTH_FILE}")
-    return 0
+    with long_command():
+        status, stopped = 0, None
+        try:
+            if args.workers > 1:
+                running = effective_workers(args.workers, args.games)
+                print(f"playing each table with {describe(args.workers, running, args.games)}", file=sys.stderr)
+            res = run_ladder(args.game, args.players, args.games, seed=args.seed, workers=args.workers,
+                             bots=bots, tables=args.tables, seating=args.seating, progress=args.progress)
+        except ConfigError as e:
+            print(f"error: {e}", file=sys.stderr)
+            return 2
+        except (WorkerDied, TournamentInterrupted) as e:
+            stopped, res = e, e.result
+            status = EXIT_PARTIAL if isinstance(e, WorkerDied) else interrupted_status()
+        if res is not None:
+            res.command = "python -m hod.benchmarks.ladder " + shlex.join(shown)
+            print(res.to_markdown())
+            if args.out:
+                res.save_markdown(args.out + ".md")
+                res.save_json(args.out + ".json")
+                res.save_png(args.out + ".png")
+                print(f"\nwrote {args.out}.md, {args.out}.json, {args.out}.png" + (" (partial)" if res.partial else ""))
+            if args.update_strength and not res.partial:
+                data = load_strengths()
+                data[args.game] = res.strength_entries()
+                atomic_write_json(STRENGTH_FILE, data)
+                print(f"updated {STRENGTH_FILE}")
+        if stopped is not None:
+            kept = ("; nothing to keep" if res is None else f"; kept in {args.out}.md/.json/.png, marked partial"
+                    if args.out else "; reported above, marked partial")
+            skipped = f"; {STRENGTH_FILE.name} not updated" if args.update_strength else ""
+            print(f"error: {stopped}{kept}{skipped}", file=sys.stderr)
+    return status
 
 
 if __name__ == "__main__":

@@ -28,6 +28,8 @@ from typing import Optional, Sequence
 import numpy as np
 
 from hod.agents.tapeo_bots import BEST_RANKING
+from hod.core.errors import ConfigError
+from hod.evaluation.cli_options import float_option, int_option
 from tapeo_env.rules.batched import BatchedTapeo
 from tapeo_env.rules.cards import KIND_NAMES, NUM_KINDS, kind_index
 
@@ -88,13 +90,21 @@ def names(order) -> list[str]:
 
 def main(argv: Optional[list[str]] = None) -> int:
     p = argparse.ArgumentParser(prog="python -m hod.benchmarks.ranking_search", description=__doc__.split("\n\n")[0])
-    p.add_argument("--games", type=int, default=2000, help="seeded deals per table size and seat")
-    p.add_argument("--rounds", type=int, default=4, help="most best-response rounds")
-    p.add_argument("--margin", type=float, default=0.02, help="advantage a best response needs to replace the incumbent")
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--start", nargs=NUM_KINDS, metavar="KIND", help="first incumbent (default: BEST_RANKING)")
+    p.add_argument("--games", type=int_option(1, 1 << 24), default=2000,
+                   help="seeded deals per table size and seat, 1..2**24 (one batch)")
+    p.add_argument("--rounds", type=int_option(1), default=4, help="most best-response rounds")
+    p.add_argument("--margin", type=float_option(0.0), default=0.02,
+                   help="advantage a best response needs to replace the incumbent (a number >= 0)")
+    p.add_argument("--seed", type=int_option(0, 2**63 - 1, "0..2**63-1"), default=0, help="seed, 0..2**63-1 (default 0)")
+    p.add_argument("--start", nargs=NUM_KINDS, metavar="KIND",
+                   help="first incumbent: every kind once, best first (default: BEST_RANKING)")
     args = p.parse_args(argv)
-    inc = np.array([kind_index(k) for k in (args.start or BEST_RANKING)], np.int64)
+    try:
+        inc = np.array([kind_index(k) for k in (args.start or BEST_RANKING)], np.int64)
+    except ConfigError as e:
+        p.error(f"--start: {e}")
+    if len(set(inc.tolist())) != NUM_KINDS:
+        p.error(f"--start {' '.join(args.start)}: every kind exactly once; legal values: an order of {list(KIND_NAMES)}")
     history = [inc]
     for r in range(args.rounds):
         print(f"round {r}: incumbent {names(inc)}", flush=True)

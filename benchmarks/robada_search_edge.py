@@ -43,6 +43,7 @@ from hod.agents.robada_inference import (_COMB, ExpertModel, InferenceBelief, _s
                                          hand_posteriors)
 from hod.agents.robada_search import RolloutBot
 from hod.core.atomic import atomic_write_json
+from hod.evaluation.cli_options import SEED_OPTION, int_option
 from hod.evaluation.stats import deal_means, t_interval, wilson_interval
 from robada_env.rules import engine
 from robada_env.rules.cards import NUM_RANKS
@@ -210,11 +211,11 @@ def unseen_counts(s: State, seat: int) -> list:
 def main(argv: Optional[Sequence[str]] = None) -> int:
     ap = argparse.ArgumentParser(prog=PROG, description=__doc__.split("\n\n")[0])
     ap.add_argument("--players", type=int, default=2, choices=(2, 3, 4))
-    ap.add_argument("--deals", type=int, default=60)
-    ap.add_argument("--determinizations", type=int, default=24)
+    ap.add_argument("--deals", type=int_option(1), default=60, help="deals per variant, >= 1 (default 60)")
+    ap.add_argument("--determinizations", type=int_option(1), default=24, help=">= 1 (default 24)")
     ap.add_argument("--variants", nargs="*", default=list(VARIANTS), choices=VARIANTS)
-    ap.add_argument("--predictability", type=int, default=0, metavar="GAMES")
-    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--predictability", type=int_option(0), default=0, metavar="GAMES", help=">= 0 (default 0: none)")
+    ap.add_argument("--seed", type=SEED_OPTION, default=0, help="0..2**64-1 (default 0)")
     ap.add_argument("--out", default=None, help="write PREFIX.json")
     args = ap.parse_args(argv)
     rows = []

@@ -35,6 +35,7 @@ import numpy as np
 
 from hod.agents.robada_bots import ExpertBot
 from hod.agents.robada_search import RolloutBot, SearchBot, playout_score
+from hod.evaluation.cli_options import SEED_OPTION, int_option
 from robada_env.rules import engine
 from robada_env.rules.engine import Config
 from robada_env.rules.observation import encode
@@ -139,10 +140,11 @@ def time_games(bot, n: int, games: int, seed: int) -> dict:
 def main(argv: Optional[Sequence[str]] = None) -> int:
     ap = argparse.ArgumentParser(prog=PROG, description=__doc__.split("\n\n")[0])
     ap.add_argument("--players", type=int, default=2, choices=(2, 3, 4))
-    ap.add_argument("--positions", type=int, default=12)
-    ap.add_argument("--determinizations", type=int, default=16)
-    ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--games", type=int, default=0, help="also time this many whole games per search mode")
+    ap.add_argument("--positions", type=int_option(1), default=12, help=">= 1 (default 12)")
+    ap.add_argument("--determinizations", type=int_option(1), default=16, help=">= 1 (default 16)")
+    ap.add_argument("--seed", type=SEED_OPTION, default=0, help="0..2**64-1 (default 0)")
+    ap.add_argument("--games", type=int_option(0), default=0,
+                    help="also time this many whole games per search mode (>= 0, default 0)")
     args = ap.parse_args(argv)
     config = Config(num_players=args.players)
     states = positions(args.players, args.positions, args.seed)

@@ -49,6 +49,7 @@ import numpy as np
 
 from hod.core.atomic import atomic_write_bytes, atomic_write_text
 from hod.core.games import game_names, get_game, load_object
+from hod.evaluation.cli_options import float_option, int_option
 
 from .env_speed import bench_aec, bench_parallel
 
@@ -361,12 +362,15 @@ def plot_png(result: dict) -> bytes:
 def main(argv: Optional[list[str]] = None) -> dict:
     ap = argparse.ArgumentParser(prog=PROG, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--games", nargs="+", default=game_names(), choices=game_names(), help="games to measure")
-    ap.add_argument("--batch-sizes", nargs="+", type=int, default=list(BATCH_SIZES))
-    ap.add_argument("--seconds", type=float, default=1.0, help="least seconds per timed run (default 1)")
-    ap.add_argument("--repeats", type=int, default=3, help="timed runs per figure; the median is reported")
+    ap.add_argument("--batch-sizes", nargs="+", type=int_option(1, 1 << 24), default=list(BATCH_SIZES),
+                    help="games per batch, each 1..2**24")
+    ap.add_argument("--seconds", type=float_option(0.0, low_open=True), default=1.0,
+                    help="least seconds per timed run, > 0 (default 1)")
+    ap.add_argument("--repeats", type=int_option(1), default=3, help="timed runs per figure; the median is reported")
     ap.add_argument("--no-peers", action="store_true", help="skip the PettingZoo and OpenSpiel references")
     ap.add_argument("--no-ppo", action="store_true", help="skip the MaskablePPO measurement")
-    ap.add_argument("--ppo-steps", type=int, default=100_000, help="learner steps of each PPO run (default 100000)")
+    ap.add_argument("--ppo-steps", type=int_option(1), default=100_000,
+                    help="learner steps of each PPO run, >= 1 (default 100000)")
     ap.add_argument("--ppo-engines", nargs="+", default=["single", "batched"], choices=["single", "batched"],
                     help="training envs measured with PPO (default both)")
     ap.add_argument("--quick", action="store_true",

@@ -6,17 +6,22 @@
 from __future__ import annotations
 
 import argparse
-import functools
 import sys
 from typing import Optional, Sequence
 
 from hod import agents
+from hod.core.commands import EXIT_PARTIAL, interrupted_status, long_command
+from hod.agents.model_card import CheckpointError
 from hod.core.errors import ConfigError
 from hod.core.games import get_game
 from hod.agents.rules import table_rules
-from hod.evaluation.cli_options import add_seating_option, parse_env_kwargs, parse_json_object, prepare_out_prefix
+from hod.evaluation.cli_options import (GAMES_OPTION, SEED_OPTION, add_seating_option, parse_env_kwargs,
+                                        parse_json_object, prepare_out_prefix)
+from hod.evaluation.schedule import MAX_GAMES
 from hod.evaluation.play import check_game
-from hod.evaluation.tournament import run_tournament
+from hod.evaluation.tournament import TournamentInterrupted, WorkerDied, run_tournament
+from hod.evaluation.workers import MAX_WORKERS, describe, effective_workers, workers_option
+from hod.training.evaluate import resolve_bot
 
 
 # ---------------------------------------------------------------- command line
@@ -25,14 +30,17 @@ _BOT_OPTIONS_EXAMPLE = '{"search": {"determinizations": 64}}'
 
 
 def with_bot_options(game: str, lineup: Sequence[str], bot_options: dict, env_kwargs: dict) -> list:
-    """The lineup with ``--bot-options`` applied: each seat whose name has options becomes a
+    """The lineup with ``--bot-options`` applied and policy files loaded
+    (:func:`hod.training.evaluate.resolve_bot`): each seat whose name has options becomes a
     ``(name, factory)`` entry (:func:`hod.evaluation.tournament.run_tournament`) building
     ``agents.make(game, name, **options, **table rule options)``, so it keeps its name and the
-    table's rules; the other seats stay registry names.
+    table's rules; a seat given as a file (an ONNX export ``.onnx`` or a training checkpoint
+    ``.zip``) becomes ``(path, factory)``, checked now for the table size; the other seats stay
+    registry names.
 
     Args:
-        game: the game name. lineup: registry names, one per seat.
-        bot_options: ``{name: {option: value}}``. env_kwargs: the table's ``raw_env`` options.
+        game: the game name. lineup: registry names or policy files, one per seat.
+        bot_options: ``{name or path: {option: value}}``. env_kwargs: the table's ``raw_env`` options.
 
     Returns:
         list of lineup entries, one per seat.
@@ -40,7 +48,8 @@ def with_bot_options(game: str, lineup: Sequence[str], bot_options: dict, env_kw
     Raises:
         ConfigError: a name not in the lineup, options that are not a JSON object, a rule option
             or ``rules`` (those go in ``env_kwargs``), ``game`` or ``name``, or an option the bot
-            refuses (checked here, before any game; the message names the legal values).
+            refuses (checked here, before any game; the message names the legal values), an
+            unknown bot name; CheckpointError: a missing, damaged or mismatched policy file.
     """
     for name, options in bot_options.items():
         if name not in lineup:
@@ -57,15 +66,9 @@ def with_bot_options(game: str, lineup: Sequence[str], bot_options: dict, env_kw
             raise ConfigError(f"--bot-options[{name!r}] sets rule options {ruled}: the table's rules go in --env-kwargs "
                               "and every bot is told them")
     rules = table_rules(game, env_kwargs)
-    out: list = []
-    for name in lineup:
-        if name in bot_options:
-            factory = functools.partial(agents.make, game, name, **bot_options[name], **rules)
-            factory()  # refuse a bad option now, with the bot's own message
-            out.append((name, factory))
-        else:
-            out.append(name)
-    return out
+    resolved = {name: resolve_bot(name, game, len(lineup), rules, bot_options.get(name))
+                for name in dict.fromkeys(lineup)}   # each file loaded once, whatever its seats
+    return [resolved[name] for name in lineup]
 
 
 
@@ -77,11 +80,13 @@ def _parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--game", required=True, help="tapeo or robada")
     p.add_argument("--lineup", nargs="+", required=False, metavar="BOT",
-                   help="registry names, one per seat (the player count is their number)")
-    p.add_argument("--games", type=int, default=1000,
-                   help="games in total, a multiple of the player count (default 1000)")
-    p.add_argument("--seed", type=int, default=0, help="tournament seed (default 0)")
-    p.add_argument("--workers", type=int, default=1, help="worker processes (default 1)")
+                   help="one bot per seat (the player count is their number): registry names, ONNX exports "
+                        "(.onnx, with their card beside them) or training checkpoints (.zip)")
+    p.add_argument("--games", type=GAMES_OPTION, default=1000,
+                   help=f"games in total, 1..{MAX_GAMES:,}, a multiple of the number of seat orders (default 1000)")
+    p.add_argument("--seed", type=SEED_OPTION, default=0, help="tournament seed, 0..2**64-1 (default 0)")
+    p.add_argument("--workers", type=workers_option, default=1,
+                   help=f"worker processes, 1..{MAX_WORKERS} (default 1); at most one per game and per usable CPU run")
     p.add_argument("--no-duplicate", dest="duplicate", action="store_false",
                    help="one game per deal instead of replaying each deal in every seat rotation")
     add_seating_option(p, "seat orders: cyclic (the n rotations), permutations (all n!, which also "
@@ -99,7 +104,11 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
-    """Command-line entry point; returns the exit status (2 on bad input)."""
+    """Command-line entry point; returns the exit status: 0; 2 on bad input (one ``error: ...``
+    line); after a stop (a worker process died: 1, :data:`hod.core.commands.EXIT_PARTIAL`; Ctrl-C:
+    130, SIGTERM: 143) the games that finished are reported and written, marked partial, and one ``error: ...``
+    line says how many; 74 when a file cannot be written (:func:`hod.core.commands.long_command`).
+    """
     parser = _parser()
     args = parser.parse_args(argv)
     try:
@@ -109,27 +118,48 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             return 0
         if not args.lineup:
             parser.error(f"--lineup is required: one bot per seat, from {agents.names(args.game)}")
+        sizes = list(get_game(args.game).player_counts)
+        if len(args.lineup) not in sizes:
+            parser.error(f"--lineup names {len(args.lineup)} bot{'s' if len(args.lineup) != 1 else ''}: {args.game} is played by {sizes[0]} to {sizes[-1]} "
+                         f"players, one bot per seat; legal numbers of bots: {sizes}")
         env_kwargs = parse_env_kwargs(args.env_kwargs)
         bot_options = parse_json_object(args.bot_options, "--bot-options", _BOT_OPTIONS_EXAMPLE)
         lineup = with_bot_options(args.game, args.lineup, bot_options, env_kwargs)
         if args.out:  # fail before playing, not after
             prepare_out_prefix(args.out)
-        res = run_tournament(
-            args.game, lineup, args.games, seed=args.seed, workers=args.workers,
-            duplicate=args.duplicate, progress=args.progress, env_kwargs=env_kwargs,
-            seating=args.seating,
-        )
-    except ConfigError as e:
+    except (ConfigError, CheckpointError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
-    res.bot_options = bot_options
-    print(res.to_markdown())
-    if args.out:
-        res.save_markdown(args.out + ".md")
-        res.save_json(args.out + ".json")
-        res.save_png(args.out + ".png")
-        print(f"\nwrote {args.out}.md, {args.out}.json, {args.out}.png")
-    return 0
+    with long_command():
+        status, stopped = 0, None
+        try:
+            if args.workers > 1:
+                running = effective_workers(args.workers, args.games)
+                print(f"playing with {describe(args.workers, running, args.games)}", file=sys.stderr)
+            res = run_tournament(
+                args.game, lineup, args.games, seed=args.seed, workers=args.workers,
+                duplicate=args.duplicate, progress=args.progress, env_kwargs=env_kwargs,
+                seating=args.seating,
+            )
+        except ConfigError as e:
+            print(f"error: {e}", file=sys.stderr)
+            return 2
+        except (WorkerDied, TournamentInterrupted) as e:
+            stopped, res = e, e.result
+            status = EXIT_PARTIAL if isinstance(e, WorkerDied) else interrupted_status()
+        if res is not None:
+            res.bot_options = bot_options
+            print(res.to_markdown())
+            if args.out:
+                res.save_markdown(args.out + ".md")
+                res.save_json(args.out + ".json")
+                res.save_png(args.out + ".png")
+                print(f"\nwrote {args.out}.md, {args.out}.json, {args.out}.png" + (" (partial)" if res.partial else ""))
+        if stopped is not None:
+            kept = (f"; kept in {args.out}.md/.json/.png, marked partial" if res is not None and args.out
+                    else "; nothing to keep" if res is None else "; reported above, marked partial")
+            print(f"error: {stopped}{kept}", file=sys.stderr)
+    return status
 
 
 if __name__ == "__main__":

@@ -70,3 +70,95 @@ def test_export_says_what_it_expected_and_found(tmp_path, capsys):
     (tmp_path / "notes.txt").write_text("hello")
     assert main([str(tmp_path / "notes.txt")]) == 2
     assert "found a file that is not a zip archive; " + expected in capsys.readouterr().err
+
+
+# ---- bad numbers and sizes: status 2 and one error line naming the legal values -----------------------
+#: (command module, argv, fragment of the one error line). Every case ends in argument parsing or
+#: the checks before any work (each of these ran, crashed with a traceback or exited 0 before).
+BAD_ARGUMENTS = [
+    ("hod.benchmarks.tournament", ["--game", "tapeo", "--lineup", "random", "greedy", "--games", "10000000000000"],
+     "argument --games: invalid value '10000000000000'; legal values: an integer in 1..1000000"),
+    ("hod.benchmarks.tournament", ["--game", "tapeo", "--lineup", "random", "greedy", "--seed", str(2**64)],
+     f"argument --seed: invalid value '{2**64}'; legal values: an integer in 0..2**64-1"),
+    ("hod.benchmarks.tournament", ["--game", "tapeo", "--lineup"] + ["random"] * 7 + ["--games", "2"],
+     "--lineup names 7 bots: tapeo is played by 2 to 6 players, one bot per seat; legal numbers of bots: "
+     "[2, 3, 4, 5, 6]"),
+    ("hod.benchmarks.tournament", ["--game", "robada", "--lineup"] + ["random"] * 5 + ["--games", "5"],
+     "--lineup names 5 bots: robada is played by 2 to 4 players, one bot per seat; legal numbers of bots: [2, 3, 4]"),
+    ("hod.benchmarks.ladder", ["--game", "tapeo", "--games", "10000000000000"],
+     "argument --games: invalid value '10000000000000'; legal values: an integer in 1..1000000"),
+    # 7 bots at 2 players: 21 tables; 21 x 100000 games > 1,000,000, and 1,000,000 // 21 = 47619
+    ("hod.benchmarks.ladder", ["--game", "tapeo", "--games", "100000"],
+     "error: games=100000 at each of 21 tables is 2,100,000 games, above the most one ladder keeps, 1,000,000; "
+     "legal values: games <= 47619"),
+    ("hod.benchmarks.ladder", ["--game", "tapeo", "--players", "3", "--tables", "100000000000"],
+     "argument --tables: invalid value '100000000000'; legal values: an integer in 1..10000"),
+    ("hod.benchmarks.ladder", ["--game", "tapeo", "--seed", "-1"],
+     "argument --seed: invalid value '-1'; legal values: an integer in 0..2**64-1"),
+    ("hod.benchmarks.env_speed", ["--players", "7"], "--players 7: legal values for tapeo: [2, 3, 4, 5, 6]"),
+    ("hod.benchmarks.env_speed", ["--steps", "0"], "argument --steps: invalid value '0'; legal values: an integer >= 1"),
+    ("hod.benchmarks.env_speed", ["--seed", "-1"], "argument --seed: invalid value '-1'; legal values: an integer in "
+                                                   "0..2**64-1"),
+    ("hod.benchmarks.ranking_search", ["--games", "0"],
+     "argument --games: invalid value '0'; legal values: an integer in 1..16777216"),
+    ("hod.benchmarks.ranking_search", ["--margin", "nan"],
+     "argument --margin: invalid value 'nan'; legal values: a finite number in [0, inf)"),
+    ("hod.benchmarks.ranking_search", ["--start"] + ["tortilla"] * 10,
+     "every kind exactly once; legal values: an order of ['tortilla', 'croqueta', "),
+    ("hod.benchmarks.ranking_search", ["--start"] + list("abcdefghij"), "--start: unknown tapa 'a'; legal values: "),
+    ("hod.benchmarks.robada_search_edge", ["--deals", "-1"],
+     "argument --deals: invalid value '-1'; legal values: an integer >= 1"),
+    ("hod.benchmarks.robada_search_edge", ["--predictability", "-1"],
+     "argument --predictability: invalid value '-1'; legal values: an integer >= 0"),
+    ("hod.benchmarks.robada_search_speed", ["--positions", "0"],
+     "argument --positions: invalid value '0'; legal values: an integer >= 1"),
+    ("hod.benchmarks.throughput", ["--seconds", "nan"],
+     "argument --seconds: invalid value 'nan'; legal values: a finite number in (0, inf)"),
+    ("hod.benchmarks.throughput", ["--ppo-steps", "0"],
+     "argument --ppo-steps: invalid value '0'; legal values: an integer >= 1"),
+    ("hod.apps.demo", ["--steps", "0"], "argument --steps: invalid value '0'; legal values: an integer >= 1"),
+    ("hod.apps.demo", ["--final-games", "0"],
+     "argument --final-games: invalid value '0'; legal values: an integer in 1..1000000"),
+    ("hod.apps.demo", ["--seed", "-1"], "argument --seed: invalid value '-1'; legal values: an integer in 0..2147483647"),
+    ("hod.training.train", ["--game", "tapeo", "--verbose", "-3"],
+     "argument --verbose: invalid choice: -3 (choose from 0, 1, 2)"),
+    ("hod.training.evaluate", ["expert", "--game", "tapeo", "--games", "10000000000000"],
+     "error: --games=10000000000000: input should be less than or equal to 1000000; legal: an integer in 1..1000000"),
+]
+
+
+@pytest.mark.parametrize("module, argv, fragment", BAD_ARGUMENTS, ids=lambda x: " ".join(x) if isinstance(x, list) else None)
+def test_bad_arguments_exit_2_with_one_error_line(module, argv, fragment, capsys, monkeypatch, tmp_path):
+    import importlib
+
+    monkeypatch.chdir(tmp_path)   # a command that wrongly started would write here, not in the checkout
+    main = importlib.import_module(module).main
+    try:
+        code = main(argv)
+    except SystemExit as e:
+        code = e.code
+    err = capsys.readouterr().err
+    errors = [line for line in err.splitlines() if "error:" in line]
+    assert code == 2 and "Traceback" not in err
+    assert len(errors) == 1 and fragment in errors[0], err
+
+
+def test_a_lineup_of_the_wrong_size_is_refused_for_its_size():
+    from hod.core.errors import ConfigError
+    from hod.evaluation.tournament import run_tournament
+
+    # 7 seats and 2 games: the size is what is wrong, not that 2 is not a multiple of 7
+    with pytest.raises(ConfigError, match=r"^a lineup of 7 bots: 'tapeo' is played by 2 to 6 players, one bot per "
+                                          r"seat; legal values: \[2, 3, 4, 5, 6\]$"):
+        run_tournament("tapeo", ["random"] * 7, num_games=2)
+
+
+def test_a_game_count_above_the_most_is_refused():
+    from hod.core.errors import ConfigError
+    from hod.evaluation.schedule import MAX_GAMES, check_num_games
+
+    assert check_num_games(MAX_GAMES, 4) == MAX_GAMES
+    # 3 seats: 1,000,000 is not a multiple of 3; the largest legal count is 999,999
+    with pytest.raises(ConfigError, match=r"num_games=1000003 is above .* 1,000,000 .*; legal values: multiples of 3 "
+                                          r"up to 999999$"):
+        check_num_games(MAX_GAMES + 3, 3)

@@ -294,11 +294,11 @@ def test_orphans_of_dead_writers_are_removed_and_live_ones_kept(tmp_path):
     dead_pid = int(dead.stdout)
     orphan = tmp_path / f".latest.zip.{dead_pid}.ab12cd34.tmp"
     live = tmp_path / f".latest.zip.{os.getpid()}.00ff00ff.tmp"
-    other = tmp_path / f".step_1.zip.{dead_pid}.ab12cd34.tmp"   # another target's: not this write's business
+    other = tmp_path / f".step_1.zip.{dead_pid}.ab12cd34.tmp"   # another target's, never written again: removed too
     for f in (orphan, live, other):
         f.write_bytes(b"x")
     atomic_write_bytes(tmp_path / "latest.zip", b"data")
-    assert not orphan.exists() and live.exists() and other.exists()
+    assert not orphan.exists() and live.exists() and not other.exists()
 
 
 def test_the_side_card_is_renamed_right_after_its_checkpoint(run, tmp_path, monkeypatch):

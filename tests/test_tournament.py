@@ -330,7 +330,7 @@ def test_bad_lineups_and_options(fake):
     with pytest.raises(ConfigError, match="functools.partial"):
         run_tournament(fake, [("l", lambda: ConstBot(0)), const("c", 0)], num_games=2, workers=2,
                        env_kwargs=kw())
-    with pytest.raises(ConfigError, match="at least 2"):
+    with pytest.raises(ConfigError, match=r"a lineup of 1 bot: 'fake' is played by 2 to 4 players"):
         run_tournament(fake, [const("a", 0)], num_games=2, env_kwargs=kw())
     with pytest.raises(ConfigError, match="num_players"):
         run_tournament(fake, [const("a", 0), const("b", 0)], num_games=2, env_kwargs=kw(num_players=3))
@@ -338,8 +338,8 @@ def test_bad_lineups_and_options(fake):
         run_tournament(fake, [const("a", 0), const("b", 0)], num_games=2, workers=0, env_kwargs=kw())
     with pytest.raises(ConfigError, match="seed"):
         run_tournament(fake, [const("a", 0), const("b", 0)], num_games=2, seed=-1, env_kwargs=kw())
-    # the fake game takes 2..4 players; the environment's own error names the legal counts
-    with pytest.raises(ConfigError, match=r"num_players=5 .*legal values: \[2, 3, 4\]"):
+    # the fake game takes 2..4 players; refused for its size, before the game count is checked
+    with pytest.raises(ConfigError, match=r"a lineup of 5 bots: .*legal values: \[2, 3, 4\]"):
         run_tournament(fake, [const(c, 0) for c in "abcde"], num_games=5, env_kwargs=kw())
     with pytest.raises(TypeError, match="not a bot"):
         run_tournament(fake, [const("a", 0), 42], num_games=2, env_kwargs=kw())

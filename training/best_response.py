@@ -58,6 +58,7 @@ from typing import Any, Callable, Optional, Sequence
 
 from hod import agents
 from hod.core.atomic import atomic_write_json, atomic_write_text
+from hod.core.commands import interrupted_status, long_command, signal_name
 from hod.core.errors import ConfigError
 from hod.core.games import game_names, get_game
 from hod.evaluation.cli_options import parse_json_object
@@ -159,6 +160,8 @@ def best_response(game: str, target: str, out: str | Path, players: int = 2, ste
 
     Raises:
         ConfigError: as :func:`best_response_config`, or an ``out`` folder that cannot be written.
+        KeyboardInterrupt: Ctrl-C (or SIGTERM under :func:`hod.core.commands.long_command`), once
+            the trainer has saved ``out/checkpoints/latest.zip``.
     """
     from .train import Trainer
 
@@ -168,6 +171,8 @@ def best_response(game: str, target: str, out: str | Path, players: int = 2, ste
     t0 = time.perf_counter()
     trainer = Trainer(game, cfg, out, progress=progress, log=log)
     summary = trainer.run()
+    if summary["interrupted"]:   # latest.zip is saved; the row would have no final evaluation
+        raise KeyboardInterrupt
     curve = [{"steps": r["steps"], "games": r["games"], "win_rate": r["win_rate"], "win_ci": list(r["win_ci"]),
               "points": r["points"]} for r in trainer.history]
     c = config_mod.flatten(cfg)
@@ -253,7 +258,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
     """Entry point of ``python -m hod.training.best_response``; returns the exit status (0, or 2
-    with a one-line ``error: ...`` on stderr before any training).
+    with a one-line ``error: ...`` on stderr before any training; 130 after Ctrl-C and 143 after
+    SIGTERM, with one ``error: interrupted ...`` line, the current target's ``latest.zip`` and
+    the finished targets' tables kept; 74 when a file cannot be written, :mod:`hod.core.commands`).
 
     Raises:
         SystemExit: argparse errors (status 2, usage printed).
@@ -277,13 +284,21 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         print(f"error: {e}", file=sys.stderr)
         return 2
     rows = []
-    for t in targets:
-        print(f"best response to {t} ({args.game}, {args.players} players, {args.steps} steps, seed {args.seed})",
-              flush=True)
-        rows.append(best_response(args.game, t, Path(args.out) / t, args.players, args.steps, args.seed,
-                                  args.evaluations, args.eval_games, args.eval_seed, options.get(t), engine,
-                                  args.config, progress=args.progress))
-        paths = save_outputs(args.out, rows)   # after each target: a long run keeps what it has
+    # SIGTERM as Ctrl-C, a file that cannot be written: one line, status 74
+    with long_command():
+        for t in targets:
+            print(f"best response to {t} ({args.game}, {args.players} players, {args.steps} steps, seed {args.seed})",
+                  flush=True)
+            try:
+                rows.append(best_response(args.game, t, Path(args.out) / t, args.players, args.steps, args.seed,
+                                          args.evaluations, args.eval_games, args.eval_seed, options.get(t), engine,
+                                          args.config, progress=args.progress))
+            except KeyboardInterrupt:
+                done = f"; the {len(rows)} finished targets are in {Path(args.out) / 'exploitability.json'}" if rows else ""
+                print(f"error: interrupted ({signal_name()}) during the best response to {t} (its run folder "
+                      f"{Path(args.out) / t} keeps what was saved){done}", file=sys.stderr)
+                return interrupted_status()
+            paths = save_outputs(args.out, rows)   # after each target: a long run keeps what it has
     print(exploitability_table(rows))
     print("wrote " + ", ".join(str(p) for p in paths))
     return 0

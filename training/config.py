@@ -27,6 +27,8 @@ from hod.agents.model_card import MAX_LAYER_WIDTH, MAX_LAYERS, MAX_PARAMETERS, n
 from hod.core.errors import ConfigError
 from hod.core.games import check_player_counts, game_names, get_game
 from hod.core.rewards import REWARD_SCHEMES
+from hod.evaluation.schedule import MAX_GAMES
+from hod.evaluation.workers import MAX_WORKERS
 
 from .pool import check_bot_names, check_observation_only
 
@@ -207,6 +209,8 @@ def check_out_dir(out: str | Path) -> Path:
 PositiveInt = Annotated[int, Strict(), Field(ge=1, description="an integer >= 1")]
 NonNegativeInt = Annotated[int, Strict(), Field(ge=0, description="an integer >= 0")]
 Probability = Annotated[float, Strict(), Field(ge=0.0, le=1.0, description="a number in [0, 1]")]
+#: worker counts (``bc_workers``, ``eval_workers``): at most min(value, jobs, usable CPUs) run (hod.evaluation.workers)
+WorkerCount = Annotated[int, Strict(), Field(ge=1, le=MAX_WORKERS, description=f"an integer in 1..{MAX_WORKERS}")]
 #: seeds feed ``numpy.random.seed`` (with the step count added on resume), which takes < 2**32
 SEED_MAX = 2**31 - 1
 
@@ -257,13 +261,13 @@ class EvaluationConfig(BaseModel):
 
     model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
 
-    eval_games: PositiveInt
+    eval_games: Annotated[int, Strict()] = Field(ge=1, le=MAX_GAMES, description=f"an integer in 1..{MAX_GAMES}")
     eval_players: list[Annotated[int, Strict()]] = Field(min_length=1, description="table sizes of the game")
     baselines: list[Annotated[str, Strict()]] = Field(min_length=1, description="registered bot names")
     baseline_options: dict[str, dict[str, Any]] = Field(
         default_factory=dict, description="a table {baseline name: {option: value}}, e.g. {search = {determinizations = 4}}")
     eval_seed: Annotated[int, Strict()] = Field(ge=0, le=SEED_MAX, description=f"an integer in [0, {SEED_MAX}]")
-    eval_workers: PositiveInt
+    eval_workers: WorkerCount
 
     @field_validator("eval_players")
     @classmethod
@@ -326,7 +330,7 @@ class TrainingConfig(EvaluationConfig):
     bc_teacher_options: dict[str, Any] = Field(default_factory=dict,
                                                description="a table of the teacher's options")
     bc_decisions: PositiveInt = 200_000
-    bc_workers: PositiveInt = 1
+    bc_workers: WorkerCount = 1
     bc_cache_dir: Annotated[str, Strict()] = ""
     bc_epochs: PositiveInt = 4
     bc_learning_rate: Annotated[float, Strict()] = Field(0.001, gt=0.0, le=1.0, description="a number in (0, 1]")

@@ -42,6 +42,7 @@ from __future__ import annotations
 import argparse
 import functools
 import math
+import os
 import sys
 import time
 from pathlib import Path
@@ -51,10 +52,12 @@ from hod import agents
 from hod.agents.base import Bot
 from hod.agents.model_card import CheckpointError
 from hod.core.atomic import atomic_write_json, atomic_write_text
+from hod.core.commands import EXIT_PARTIAL, interrupted_status, long_command
 from hod.core.errors import ConfigError
 from hod.core.games import game_names, get_game
 from hod.evaluation.cli_options import parse_env_kwargs, parse_json_object
-from hod.evaluation.tournament import TournamentResult, run_tournament
+from hod.evaluation.tournament import TournamentInterrupted, TournamentResult, WorkerDied, run_tournament
+from hod.evaluation.workers import describe, effective_workers
 
 
 def round_games(games: int, n: int) -> int:
@@ -81,9 +84,12 @@ def run_evaluation(game: str, make_policy_bot: Callable[[], Bot], baselines: Seq
     rules = get_game(game).check_rule_options(env_kwargs or {})
     out = []
     for n in player_counts:
-        for b in baselines:
+        for baseline in baselines:
             t0 = time.perf_counter()
-            if options.get(b):   # built by a factory: given the table's rule options here (BotSpec)
+            b = baseline if isinstance(baseline, str) else baseline[0]
+            if not isinstance(baseline, str):   # (label, factory): a policy file (resolve_bot)
+                opponent = tuple(baseline)
+            elif options.get(b):   # built by a factory: given the table's rule options here (BotSpec)
                 agents.make(game, b, seed=0, **rules, **options[b])   # bad options: ConfigError before any game
                 opponent = (b, functools.partial(agents.make, game, b, **rules, **options[b]))
             else:
@@ -118,7 +124,8 @@ def evaluate_policy(game: str, make_policy_bot: Callable[[], Bot], baselines: Se
     Args:
         game: game name.
         make_policy_bot: zero-argument factory of the policy's bot (deterministic, masked).
-        baselines: registry names of the baseline bots.
+        baselines: registry names of the baseline bots, or ``(label, factory)`` pairs (a policy
+            file, :func:`resolve_bot`; its rows' ``baseline`` is the label).
         player_counts: table sizes to evaluate.
         games: games per (size, baseline), rounded up to a multiple of the size.
         seed: tournament seed (the same seed plays the same deals at every evaluation).
@@ -157,6 +164,44 @@ def format_rows(rows: Sequence[dict]) -> str:
 FLAG_NAMES = {"baselines": "--baselines", "eval_players": "--players", "eval_games": "--games",
               "eval_seed": "--seed", "eval_workers": "--workers"}
 POLICY_FORMS = "an ONNX export (.onnx), a training checkpoint (.zip) or a registered bot name"
+
+
+def is_policy_file(spec: str) -> bool:
+    """Whether a command-line bot ``spec`` names a file (a ``.onnx`` export, a ``.zip``
+    checkpoint, or anything with a folder or a suffix) rather than a registered bot name (which
+    has neither)."""
+    return Path(spec).suffix != "" or "/" in spec or os.sep in spec
+
+
+def resolve_bot(spec: str, game: str, num_players: int, rules: Optional[dict] = None,
+                options: Optional[dict] = None):
+    """A lineup entry of :func:`hod.evaluation.tournament.run_tournament` for a command-line bot:
+    a registered name stays a name (built by the tournament with the table's rules) unless it has
+    ``options``; a file (:func:`is_policy_file`) becomes ``(spec, factory)``, loaded and checked
+    now by :func:`policy_factory` for ``num_players`` (its label is the path as given). The one
+    resolver of ``python -m hod.benchmarks.tournament --lineup``, ``hod.benchmarks.ladder
+    --bots`` and ``python -m hod.training.evaluate --baselines``.
+
+    Returns:
+        ``spec`` (a registry name without options) or a picklable ``(label, factory)`` pair.
+
+    Raises:
+        ConfigError: an unknown bot name (the registered ones are listed), options the bot
+            refuses (checked by building it once); CheckpointError: a missing, damaged or
+            mismatched file (other game, untrained table size: the legal ones are named).
+    """
+    rules, options = dict(rules or {}), dict(options or {})
+    if is_policy_file(spec):
+        _, _, factory, _ = policy_factory(spec, game, [num_players], rules)
+        if options:
+            factory = functools.partial(factory, **options)
+            factory()   # a refused option: the bot's own message, before any game
+        return spec, factory
+    if not options:
+        return spec
+    factory = functools.partial(agents.make, game, spec, **options, **rules)
+    factory()
+    return spec, factory
 
 
 def policy_factory(spec: str, game: Optional[str], player_counts: Optional[Sequence[int]] = None,
@@ -212,7 +257,9 @@ def build_parser() -> argparse.ArgumentParser:
                     "per table size and baseline. Defaults: the [eval] keys of the game's training config.")
     p.add_argument("policy", metavar="POLICY", help=POLICY_FORMS)
     p.add_argument("--game", choices=game_names(), help="the game (required with a bot name; a file's card names it)")
-    p.add_argument("--baselines", nargs="+", metavar="BOT", help="baseline bots (default: the config's baselines)")
+    p.add_argument("--baselines", nargs="+", metavar="BOT",
+                   help="baseline bots: registered names or policy files (.onnx exports, .zip checkpoints) "
+                        "(default: the config's baselines)")
     p.add_argument("--players", nargs="+", type=int, metavar="N",
                    help="table sizes (default: the config's eval_players)")
     p.add_argument("--games", type=int, help="games per table size and baseline, rounded up to a multiple of "
@@ -232,7 +279,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
     """Entry point of ``python -m hod.training.evaluate``; returns the exit status (0, or 2 with a
-    one-line ``error: ...`` on stderr before any game is played).
+    one-line ``error: ...`` on stderr before any game is played; 1 when a worker process died
+    and 130 after Ctrl-C (143 after SIGTERM), with one ``error: ...`` line and nothing written; 74 when a file cannot
+    be written, :func:`hod.core.commands.long_command`).
 
     Raises:
         SystemExit: argparse errors (status 2, usage printed).
@@ -240,9 +289,12 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     from . import config as config_mod
 
     args = build_parser().parse_args(argv)
+    files = [b for b in args.baselines or () if is_policy_file(b)]
+    names = [b for b in args.baselines or () if not is_policy_file(b)]
     try:
         env_kwargs = parse_env_kwargs(args.env_kwargs, '{"closing_ace": false}')
-        given = {"baselines": args.baselines, "eval_players": args.players, "eval_games": args.games,
+        # the schema checks the names; files are loaded and checked below, once the table sizes are known
+        given = {"baselines": names or None, "eval_players": args.players, "eval_games": args.games,
                  "eval_seed": args.seed, "eval_workers": args.workers,
                  "baseline_options": None if args.baseline_options is None else parse_json_object(
                      args.baseline_options, "--baseline-options", '{"search": {"determinizations": 4}}')}
@@ -253,18 +305,37 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         settings = config_mod.validate_evaluation(game, values, FLAG_NAMES)
         rules = get_game(game).check_rule_options(env_kwargs)
         game, label, factory, card = policy_factory(args.policy, game, settings.eval_players, rules)
+        if args.baselines:   # in the order given: names as they are, files as (path, factory)
+            resolved = {b: policy_factory(b, game, settings.eval_players, rules)[2] for b in files}
+            settings.baselines = [(b, resolved[b]) if b in resolved else b for b in args.baselines]
         if args.out:
             config_mod.check_out_dir(Path(args.out).parent)
     except (ConfigError, CheckpointError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
+    with long_command():   # a file that cannot be written: one line, status 74
+        return _evaluate(args, game, label, factory, card, settings, env_kwargs)
+
+
+def _evaluate(args, game: str, label: str, factory, card: dict, settings, env_kwargs: dict) -> int:
+    """The work of :func:`main` once every option is checked; returns the exit status (0; after
+    a stop, :data:`~hod.core.commands.EXIT_PARTIAL` or 130 with one ``error: ...`` line)."""
     steps = int((card.get("training") or {}).get("steps", 0))
-    print(f"{label} ({game}) vs {settings.baselines} at {settings.eval_players} players, "
+    shown = [b if isinstance(b, str) else b[0] for b in settings.baselines]
+    print(f"{label} ({game}) vs {shown} at {settings.eval_players} players, "
           f"{settings.eval_games} games each, seed {settings.eval_seed}", flush=True)
-    pairs = run_evaluation(game, factory, settings.baselines, settings.eval_players, settings.eval_games,
-                           seed=settings.eval_seed, steps=steps, workers=settings.eval_workers,
-                           env_kwargs=env_kwargs, progress=args.progress, label=label,
-                           baseline_options=settings.baseline_options)
+    if settings.eval_workers > 1:
+        jobs = max(round_games(settings.eval_games, n) for n in settings.eval_players)
+        print(f"playing with {describe(settings.eval_workers, effective_workers(settings.eval_workers, jobs), jobs)}",
+              file=sys.stderr)
+    try:
+        pairs = run_evaluation(game, factory, settings.baselines, settings.eval_players, settings.eval_games,
+                               seed=settings.eval_seed, steps=steps, workers=settings.eval_workers,
+                               env_kwargs=env_kwargs, progress=args.progress, label=label,
+                               baseline_options=settings.baseline_options)
+    except (WorkerDied, TournamentInterrupted) as e:
+        print(f"error: {e}; no evaluation written", file=sys.stderr)
+        return EXIT_PARTIAL if isinstance(e, WorkerDied) else interrupted_status()
     rows = [row for row, _ in pairs]
     table = format_rows(rows)
     print(table)
@@ -273,7 +344,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         Path(prefix).parent.mkdir(parents=True, exist_ok=True)
         written = [f"{prefix}.md", f"{prefix}.json"]
         for row, res in pairs:
-            base = f"{prefix}_{row['num_players']}p_vs_{row['baseline']}"
+            opponent = Path(row["baseline"]).stem if is_policy_file(row["baseline"]) else row["baseline"]
+            base = f"{prefix}_{row['num_players']}p_vs_{opponent}"   # a file's stem: no folder in the name
             res.save_markdown(base + ".md")
             res.save_json(base + ".json")
             res.save_png(base + ".png")

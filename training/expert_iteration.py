@@ -51,6 +51,7 @@ from pydantic import BaseModel, ConfigDict, Field, Strict, ValidationError, Vali
 from hod import agents
 from hod.agents.model_card import CheckpointError
 from hod.core.atomic import atomic_write_json
+from hod.core.commands import interrupted_status, long_command
 from hod.core.errors import ConfigError
 from hod.core.games import game_names, get_game
 
@@ -232,7 +233,7 @@ class ExpertIterationConfig(BaseModel):
     own_playout: Annotated[bool, Strict()] = False
     teacher_opponent: Annotated[str, Strict()] = ""
     decisions: PositiveInt
-    workers: PositiveInt = 1
+    workers: config_mod.WorkerCount = 1
     cache_dir: Annotated[str, Strict()] = ""
     temperature: Annotated[float, Strict()] = Field(gt=0.0, description="a finite number > 0")
     value_target: Literal[VALUE_TARGETS] = "search"
@@ -354,7 +355,13 @@ class ExpertIteration:
     def run(self) -> dict:
         """Run every iteration; returns the summary written to ``expit.json``: ``iterations``
         (per iteration: ``data`` rows and seconds, ``distil`` statistics, ``ppo`` summary,
-        ``export``), ``final_checkpoint``, ``final_export``, ``wall_clock_s``."""
+        ``export``), ``final_checkpoint``, ``final_export``, ``wall_clock_s``.
+
+        Ctrl-C (or SIGTERM under :func:`hod.core.commands.long_command`) during an iteration's PPO
+        saves its ``latest.zip`` (the trainer), records the iteration (``export`` None) and stops:
+        the summary then has ``interrupted: True`` and ``final_checkpoint`` that ``latest.zip``.
+        During the data or the distillation it raises ``KeyboardInterrupt`` (the iterations before
+        are in ``expit.json``)."""
         from .export import export_onnx
         from .imitation import behaviour_clone, cached_teacher_decisions
         from .train import Trainer
@@ -406,6 +413,15 @@ class ExpertIteration:
             self.log(f"iteration {k}: distilled {cfg.teacher!r} ({distil})")
             ppo = trainer.run()
             steps = int(ppo["steps"])
+            if ppo["interrupted"]:   # Ctrl-C / SIGTERM: latest.zip saved; record the iteration and stop
+                self.iterations.append({"iteration": k, "distil": distil,
+                                        "ppo": {kk: v for kk, v in ppo.items() if kk != "diagnostics"},
+                                        "export": None, "seconds": round(time.perf_counter() - t0, 1)})
+                summary = {"game": game, "iterations": self.iterations, "final_checkpoint": ppo["checkpoint"],
+                           "final_export": prev_export, "wall_clock_s": round(time.perf_counter() - t_run, 1),
+                           "interrupted": True}
+                atomic_write_json(self.out / "expit.json", summary)
+                return summary
             prev_ckpt = self.out / f"iter_{k}" / "checkpoints" / "final.zip"
             onnx_path, _ = export_onnx(prev_ckpt, self.out / f"iter_{k}", EXPORT_NAME.format(game=game))
             prev_export = str(onnx_path)
@@ -454,7 +470,9 @@ def build_parser(defaults: dict) -> argparse.ArgumentParser:
 
 def main(argv: Optional[list[str]] = None) -> int:
     """Entry point; returns 0, or 2 with one ``error: ...`` line for a bad key (naming its legal
-    values), an unusable ``init`` or an ``--out`` that holds a run (without ``--force``)."""
+    values), an unusable ``init`` or an ``--out`` that holds a run (without ``--force``); 130
+    after Ctrl-C and 143 after SIGTERM (the iteration's ``latest.zip`` saved), 74 when a file
+    cannot be written (:mod:`hod.core.commands`)."""
     argv = list(sys.argv[1:] if argv is None else argv)
     pre = argparse.ArgumentParser(add_help=False)
     pre.add_argument("--game", choices=game_names())
@@ -473,12 +491,14 @@ def main(argv: Optional[list[str]] = None) -> int:
         return 2
     try:
         run = ExpertIteration(args.game, values, out)
-        summary = run.run()
+        # SIGTERM as Ctrl-C (checkpoint saved), a file that cannot be written: one line, status 74
+        with long_command():
+            summary = run.run()
     except (ConfigError, CheckpointError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
     print(json.dumps({k: v for k, v in summary.items() if k != "iterations"}, indent=2))
-    return 0
+    return interrupted_status() if summary.get("interrupted") else 0
 
 
 if __name__ == "__main__":

@@ -36,6 +36,7 @@ from hod import agents
 from hod.core.atomic import atomic_write_bytes
 from hod.core.errors import ConfigError
 from hod.core.games import check_player_counts, env_module, get_game
+from hod.evaluation.workers import check_workers, effective_workers
 
 from .npz import npz_headers, read_arrays
 
@@ -68,7 +69,9 @@ def collect_teacher_decisions(game: str, teacher: str, player_counts: Sequence[i
             ``round_rewards``, Ronda Robada rule options, ...); ``illegal_action`` is always
             ``"raise"`` and ``reward_scheme`` is the argument above.
         teacher_options: keyword options of the teacher bot (e.g. ``{"determinizations": 16}``).
-        workers: processes recording chunks in parallel (int >= 1; 1 = this process).
+        workers: processes asked to record chunks in parallel (int in ``1..MAX_WORKERS``,
+            :mod:`hod.evaluation.workers`); ``min(workers, chunks, usable CPUs)`` run (1 = this
+            process).
         action_values: also record the values the teacher chose from (a search bot with
             ``decide``, :class:`hod.agents.base.CandidateSearchBot`): the expert-iteration
             targets of :mod:`hod.training.expert_iteration`.
@@ -87,16 +90,17 @@ def collect_teacher_decisions(game: str, teacher: str, player_counts: Sequence[i
         teacher played a lone candidate without search).
 
     Raises:
-        ConfigError: unknown game or bot name, ``num_decisions`` or ``workers`` not an int >= 1, no
+        ConfigError: unknown game or bot name, ``num_decisions`` not an int >= 1, ``workers`` not
+            an int in ``1..MAX_WORKERS``, no
             table size or an illegal one (the messages name the legal values), an unknown env or
             teacher option, a search teacher for a game without ``sample_consistent_state``, or
             ``action_values`` with a teacher that does not search candidates.
     """
 
     mod = env_module(game)
-    for name, value in (("num_decisions", num_decisions), ("workers", workers)):
-        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
-            raise ConfigError(f"{name}={value!r} must be an integer >= 1; legal values: 1, 2, 3, ...")
+    if isinstance(num_decisions, bool) or not isinstance(num_decisions, (int, np.integer)) or num_decisions < 1:
+        raise ConfigError(f"num_decisions={num_decisions!r} must be an integer >= 1; legal values: 1, 2, 3, ...")
+    workers = check_workers(int(workers) if isinstance(workers, np.integer) else workers)
     counts = list(player_counts) if not isinstance(player_counts, (int, np.integer)) else [player_counts]
     if not counts:
         raise ConfigError(f"player_counts must name at least one table size; legal values: "
@@ -121,11 +125,11 @@ def collect_teacher_decisions(game: str, teacher: str, player_counts: Sequence[i
     jobs = [(game, teacher, dict(teacher_options or {}), counts, size,
              seed if i == 0 else np.random.SeedSequence([seed, i]), gamma, opts, bool(action_values), opponents)
             for i, size in enumerate(sizes)]
-    if workers == 1 or len(jobs) == 1:
+    running = effective_workers(workers, len(jobs))   # never more processes than chunks or CPUs
+    if running == 1:
         parts = [_collect_chunk(*job) for job in jobs]
     else:
-
-        with ProcessPoolExecutor(min(workers, len(jobs)), mp_context=multiprocessing.get_context("spawn")) as ex:
+        with ProcessPoolExecutor(running, mp_context=multiprocessing.get_context("spawn")) as ex:
             parts = list(ex.map(_collect_chunk, *zip(*jobs)))
     return {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
 

@@ -33,7 +33,8 @@ import numpy as np
 
 from hod.agents.encoders import get_encoder
 from hod.agents.model_card import MODEL_CARD_FORMAT, MODEL_CARD_VERSION, CheckpointError, library_versions, utc_now
-from hod.core.atomic import atomic_write_json
+from hod.core.atomic import atomic_write_json, remove_folder_orphans
+from hod.core.commands import interrupted_status, long_command, signal_name
 from hod.core.errors import ConfigError
 from hod.core.games import game_names, get_game, layout_version
 
@@ -240,6 +241,7 @@ class Trainer:
         final policy's :meth:`policy_diagnostics`, None when interrupted).
         """
         self.out.mkdir(parents=True, exist_ok=True)
+        remove_folder_orphans(self.out / "checkpoints")   # temporary files of a killed run's last writes
         atomic_write_json(self.out / "config.json", {"game": self.game, **self.cfg})
         self._t_start = time.perf_counter()
         remaining = self.c["total_steps"] - int(self.model.num_timesteps)
@@ -253,9 +255,9 @@ class Trainer:
                                  reset_num_timesteps=self.resumed_from is None, tb_log_name="ppo")
             if self.c["eval_every"] and (not self.history or self.history[-1]["steps"] != self.model.num_timesteps):
                 self.evaluate()
-        except KeyboardInterrupt:
+        except KeyboardInterrupt:   # Ctrl-C, or SIGTERM under hod.core.commands.long_command
             interrupted = True
-            self.log("interrupted: saving a checkpoint")
+            self.log(f"interrupted ({signal_name()}): saving a checkpoint")
         if not interrupted:
             self.policy_diagnostics()   # the final policy's row of policy_diagnostics.json
         path = self.save("latest")
@@ -447,7 +449,8 @@ def build_parser(game: str, defaults: dict, prog: str = "python -m hod.training.
     p.add_argument("--resume", metavar="CHECKPOINT", help="continue from this checkpoint (.zip)")
     p.add_argument("--force", action="store_true", help="start a new run in a folder that holds one")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
-    p.add_argument("--verbose", type=int, default=0, help="verbosity (SB3: 1 prints rollout tables)")
+    p.add_argument("--verbose", type=int, choices=(0, 1, 2), default=0,
+                   help="verbosity (SB3: 1 prints rollout tables, 2 debug messages)")
     if extra is not None:
         extra(p)
     config_mod.add_config_arguments(p, defaults)
@@ -512,12 +515,15 @@ def run_folder(game: str, cfg: dict, args: argparse.Namespace, kind: str = "") -
 
 
 def main(argv: Optional[list[str]] = None) -> int:
-    """Entry point of ``python -m hod.training.train``; returns the exit status: 0, 130 after Ctrl-C,
+    """Entry point of ``python -m hod.training.train``; returns the exit status: 0; 130 after Ctrl-C
+    (SIGINT) and 143 after SIGTERM, both once ``latest.zip`` is saved (:mod:`hod.core.commands`);
     2 with a one-line ``error: ...`` on stderr for a configuration key outside its legal range, an
     ``--out`` that cannot be created or written (:func:`hod.training.config.check_out_dir`) or an unusable checkpoint (no traceback, nothing written).
 
     Raises:
-        SystemExit: argparse errors (status 2, usage printed).
+        SystemExit: argparse errors (status 2, usage printed); status 74 with one ``error: cannot
+            write <path>: <reason>`` line when a file of the run cannot be written (disk full,
+            file-size limit: :func:`hod.core.commands.long_command`).
     """
     game, cfg, args = parse_args(argv)
     try:   # every key and the run folder, before any work
@@ -525,17 +531,20 @@ def main(argv: Optional[list[str]] = None) -> int:
     except ConfigError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
-    try:
-        trainer = Trainer(game, cfg, out, resume=args.resume, progress=not args.no_progress, verbose=args.verbose)
-    except (ConfigError, CheckpointError) as e:
-        print(f"error: {e}", file=sys.stderr)
-        return 2
-    except OSError as e:   # the run folder could not be made after all (e.g. it changed meanwhile)
-        print(f"error: --out {out}: cannot create the run folder: {e}", file=sys.stderr)
-        return 2
-    summary = trainer.run()
+    # SIGTERM as Ctrl-C, SIGINT even when inherited ignored, a write refused: one line, status 74
+    with long_command():
+        try:
+            trainer = Trainer(game, cfg, out, resume=args.resume, progress=not args.no_progress,
+                              verbose=args.verbose)
+        except (ConfigError, CheckpointError) as e:
+            print(f"error: {e}", file=sys.stderr)
+            return 2
+        except OSError as e:   # the run folder could not be made after all (e.g. it changed meanwhile)
+            print(f"error: --out {out}: cannot create the run folder: {e}", file=sys.stderr)
+            return 2
+        summary = trainer.run()
     print(json.dumps({k: v for k, v in summary.items() if k != "evaluation"}, indent=2))
-    return 130 if summary["interrupted"] else 0
+    return interrupted_status() if summary["interrupted"] else 0
 
 
 if __name__ == "__main__":

@@ -24,6 +24,10 @@ from pathlib import Path
 from typing import Optional
 
 from hod.core.atomic import atomic_write_text
+from hod.core.commands import interrupted_status, long_command
+from hod.core.errors import ConfigError
+from hod.evaluation.cli_options import int_option
+from hod.evaluation.schedule import MAX_GAMES
 
 from hod.training import config as config_mod
 from hod.training.evaluate import evaluate_policy, format_rows
@@ -70,43 +74,50 @@ def demo_config(steps: int, seed: int = 0, baselines: Optional[list[str]] = None
 def main(argv: Optional[list[str]] = None) -> int:
     p = argparse.ArgumentParser(prog="python -m hod.apps.demo", description=__doc__.split("\n\n")[0])
     p.add_argument("--out", default="runs/demo_tapeo", help="run folder (replaced if it holds a demo run)")
-    p.add_argument("--steps", type=int, default=300_000, help="learner steps")
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--final-games", type=int, default=1000, help="games per table size and baseline at the end")
+    p.add_argument("--steps", type=int_option(1), default=300_000, help="learner steps, >= 1 (default 300000)")
+    p.add_argument("--seed", type=int_option(0, config_mod.SEED_MAX), default=0,
+                   help=f"training seed, 0..{config_mod.SEED_MAX} (default 0)")
+    p.add_argument("--final-games", type=int_option(1, MAX_GAMES), default=1000,
+                   help=f"games per table size and baseline at the end, 1..{MAX_GAMES:,} (default 1000)")
     p.add_argument("--no-progress", action="store_true", help="no progress bars (training and final evaluation)")
     args = p.parse_args(argv)
 
-    t0 = time.perf_counter()
-    game = "tapeo"
-    known = registered_bot_names(game)
-    baselines = [b for b in BASELINES if b in known]
-    heuristics = [b for b in DEMO_OVERRIDES["heuristics"] if b in known] or ["random"]
-    cfg = demo_config(args.steps, args.seed, baselines, heuristics)
-    print(f"training a Tapeo agent for {args.steps} steps (tables of {config_mod.flatten(cfg)['players']} players, "
-          f"baselines {baselines}) into {args.out}", flush=True)
-    trainer = Trainer(game, cfg, args.out, progress=not args.no_progress, verbose=0)
-    summary = trainer.run()
-    t_train = time.perf_counter() - t0
-    print(f"\nfinal evaluation: {args.final_games} games per table size and baseline", flush=True)
-    pol = trainer.numpy_policy()
-    rows = evaluate_policy(game, functools.partial(PolicyBot, pol, True), baselines, [2, 4], args.final_games,
-                           seed=config_mod.flatten(cfg)["eval_seed"] + 1, steps=summary["steps"],
-                           progress=not args.no_progress)   # a bar per tournament: minutes of play otherwise silent
-    table = format_rows(rows)
-    total = time.perf_counter() - t0
-    diag = summary.get("diagnostics")   # the final policy's (hod.training.diagnostics); None when interrupted
-    state = "State dependence: not measured (interrupted)." if not diag else (f"State dependence: on {diag['decisions']} fixed positions the policy's choice differs from its own "
-             f"best-fitting fixed ranking ({', '.join(diag['ranking_names'])}) in "
-             f"{100 * diag['state_dependence']:.1f}% of the decisions (0% = a fixed list); saturated tanh units "
-             f"(|a| > 0.99) per hidden layer: {', '.join(f'{100 * x:.0f}%' for x in diag['saturated'])}.")
-    report = (f"# Demo: Tapeo PPO agent after {summary['steps']} learner steps\n\n{table}\n\n{state}\n\n"
-              f"Training {t_train:.0f} s ({summary['env_steps_per_s']} learner steps/s, evaluation excluded); "
-              f"total with evaluation {total:.0f} s. Checkpoint: {summary['checkpoint']}\n")
-    atomic_write_text(Path(args.out) / "final_evaluation.md", report)
-    print(table)
-    print(f"\n{state}")
-    print(f"\ntotal wall time {total:.0f} s; learning curve: {Path(args.out) / 'learning_curve.png'}")
-    return 0 if not summary["interrupted"] else 130
+    # SIGTERM as Ctrl-C (a checkpoint is saved), a file that cannot be written: one line, status 74
+    with long_command():
+        t0 = time.perf_counter()
+        game = "tapeo"
+        known = registered_bot_names(game)
+        baselines = [b for b in BASELINES if b in known]
+        heuristics = [b for b in DEMO_OVERRIDES["heuristics"] if b in known] or ["random"]
+        cfg = demo_config(args.steps, args.seed, baselines, heuristics)
+        print(f"training a Tapeo agent for {args.steps} steps (tables of {config_mod.flatten(cfg)['players']} players, "
+              f"baselines {baselines}) into {args.out}", flush=True)
+        try:
+            trainer = Trainer(game, cfg, args.out, progress=not args.no_progress, verbose=0)
+        except ConfigError as e:   # e.g. an --out that cannot be written
+            p.error(str(e))
+        summary = trainer.run()
+        t_train = time.perf_counter() - t0
+        print(f"\nfinal evaluation: {args.final_games} games per table size and baseline", flush=True)
+        pol = trainer.numpy_policy()
+        rows = evaluate_policy(game, functools.partial(PolicyBot, pol, True), baselines, [2, 4], args.final_games,
+                               seed=config_mod.flatten(cfg)["eval_seed"] + 1, steps=summary["steps"],
+                               progress=not args.no_progress)   # a bar per tournament: minutes of play otherwise silent
+        table = format_rows(rows)
+        total = time.perf_counter() - t0
+        diag = summary.get("diagnostics")   # the final policy's (hod.training.diagnostics); None when interrupted
+        state = "State dependence: not measured (interrupted)." if not diag else (f"State dependence: on {diag['decisions']} fixed positions the policy's choice differs from its own "
+                 f"best-fitting fixed ranking ({', '.join(diag['ranking_names'])}) in "
+                 f"{100 * diag['state_dependence']:.1f}% of the decisions (0% = a fixed list); saturated tanh units "
+                 f"(|a| > 0.99) per hidden layer: {', '.join(f'{100 * x:.0f}%' for x in diag['saturated'])}.")
+        report = (f"# Demo: Tapeo PPO agent after {summary['steps']} learner steps\n\n{table}\n\n{state}\n\n"
+                  f"Training {t_train:.0f} s ({summary['env_steps_per_s']} learner steps/s, evaluation excluded); "
+                  f"total with evaluation {total:.0f} s. Checkpoint: {summary['checkpoint']}\n")
+        atomic_write_text(Path(args.out) / "final_evaluation.md", report)
+        print(table)
+        print(f"\n{state}")
+        print(f"\ntotal wall time {total:.0f} s; learning curve: {Path(args.out) / 'learning_curve.png'}")
+        return 0 if not summary["interrupted"] else interrupted_status()
 
 
 if __name__ == "__main__":

@@ -8,9 +8,13 @@ and a killed writer leaves no temporary file behind for long:
   for the instant between its fsync and the rename over the target.
 * Elsewhere (or on a file system without ``O_TMPFILE``) the temporary file has that name while it
   is written.
-* Every write first removes the temporary files of *its* target left by writers that are no
-  longer running (the process id in the name is not alive), so an orphan of a kill at the wrong
-  instant disappears with the next write of that file (:func:`remove_orphans` does it on demand).
+* Every write first removes the temporary files left in *its folder* by writers that are no
+  longer running (the process id in the name is not alive), whatever file they were writing:
+  an orphan of a kill at the wrong instant disappears with the next write of any file in that
+  folder (:func:`remove_folder_orphans`; :func:`remove_orphans` for one target), so the
+  orphan of a file written once (a training run's ``step_<N>.zip``) goes at the next checkpoint.
+  The file the killed writer was writing is not there: it keeps its previous content, or does
+  not exist if it had none.
 
 :func:`atomic_write_many` writes several files (a checkpoint and its side card) so that each is
 complete and they are renamed into place back to back, in the order given.
@@ -46,24 +50,35 @@ def _alive(pid: int) -> bool:
     return True
 
 
-def remove_orphans(path: str | os.PathLike) -> list[Path]:
-    """Remove the temporary files of target ``path`` (``.<name>.<pid>.<hex>.tmp`` in its folder)
-    whose writer process is no longer alive; returns the removed paths."""
-    path = Path(path)
+def _remove_dead(folder: Path, name: str | None) -> list[Path]:
     removed = []
     try:
-        entries = list(os.scandir(path.parent))
+        entries = list(os.scandir(folder))
     except OSError:
         return removed
     for e in entries:
         m = _TMP_RE.match(e.name)
-        if m and m["name"] == path.name and not _alive(int(m["pid"])):
+        if m and (name is None or m["name"] == name) and not _alive(int(m["pid"])):
             try:
                 os.unlink(e.path)
                 removed.append(Path(e.path))
             except OSError:
                 pass
     return removed
+
+
+def remove_orphans(path: str | os.PathLike) -> list[Path]:
+    """Remove the temporary files of target ``path`` (``.<name>.<pid>.<hex>.tmp`` in its folder)
+    whose writer process is no longer alive; returns the removed paths."""
+    path = Path(path)
+    return _remove_dead(path.parent, path.name)
+
+
+def remove_folder_orphans(folder: str | os.PathLike) -> list[Path]:
+    """Remove every temporary file in ``folder`` (``.<name>.<pid>.<hex>.tmp``, whatever the
+    target) whose writer process is no longer alive; returns the removed paths. Every atomic
+    write does this in its target's folder first; a missing folder removes nothing."""
+    return _remove_dead(Path(folder), None)
 
 
 def _write_unnamed(folder: Path, data: bytes):
@@ -95,7 +110,7 @@ def _write_all(fd: int, data: bytes) -> None:
 def _prepare(path: Path, data: bytes) -> Path:
     """Write ``data`` completely and durably to a temporary name beside ``path``; returns that name."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    remove_orphans(path)
+    remove_folder_orphans(path.parent)
     tmp = _tmp_name(path)
     fd = _write_unnamed(path.parent, data)
     if fd is not None:
@@ -143,18 +158,25 @@ def atomic_write_many(items: Iterable[tuple[str | os.PathLike, bytes]]) -> list[
 
     A kill before the renames leaves every target as it was; a kill between two renames (a few
     microseconds) leaves the earlier targets new and the later ones old (their temporary files
-    are removed by the next write, :func:`remove_orphans`).
+    are removed by the next write in their folder, :func:`remove_folder_orphans`).
+
+    Raises:
+        OSError: a write or rename refused (disk full ``ENOSPC``, file-size limit ``EFBIG``...);
+            its ``filename`` is the target being written, and no temporary file is left.
     """
     items = [(Path(p), d) for p, d in items]
     tmps: list[Path] = []
+    path = None
     try:
         for path, data in items:
             tmps.append(_prepare(path, data))
         for (path, _), tmp in zip(items, tmps):
             os.replace(tmp, path)
-    except BaseException:
+    except BaseException as e:
         for tmp in tmps:
             _unlink(tmp)
+        if isinstance(e, OSError) and path is not None:   # name the target, not the fd or the temporary name
+            e.filename, e.filename2 = str(path), None
         raise
     for folder in {p.parent for p, _ in items}:
         _fsync_dir(folder)

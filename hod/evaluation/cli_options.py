@@ -1,15 +1,76 @@
-"""Option parsing shared by the command lines that run tournaments (``hod.benchmarks.tournament``,
-``hod.benchmarks.ladder``, ``hod.training.evaluate``): the ``--env-kwargs`` JSON object and the
-``--out PREFIX`` folder, checked before any game is played."""
+"""Option parsing shared by the command lines (``hod.benchmarks.*``, ``hod.training.*``,
+``hod.apps.*``): the ``--env-kwargs`` JSON object and the ``--out PREFIX`` folder, checked before
+any game is played, and the argparse ``type=`` functions of bounded numbers (:func:`int_option`,
+:func:`float_option`, :data:`SEED_OPTION`, :data:`GAMES_OPTION`), so that a bad number ends
+with argparse's usage error (status 2) naming the legal range."""
 from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
+from typing import Callable, Optional
 
 from hod.core.errors import ConfigError
 
-from .schedule import SEATINGS
+from .schedule import MAX_GAMES, SEATINGS
+
+
+def int_option(low: int, high: Optional[int] = None, shown: Optional[str] = None) -> Callable[[str], int]:
+    """An argparse ``type=``: the integer of the text if it lies in ``low..high`` (no upper
+    bound when ``high`` is None); ``shown`` writes the range in the message (e.g. ``"0..2**64-1"``).
+
+    Returns:
+        a function ``str -> int`` raising ``argparse.ArgumentTypeError`` (usage error, status 2)
+        with ``invalid value '<text>'; legal values: an integer in <low>..<high>`` otherwise.
+    """
+    legal = (f"an integer in {shown or f'{low}..{high}'}" if high is not None else f"an integer >= {low}")
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"invalid value {text!r}; legal values: {legal}") from None
+        if value < low or (high is not None and value > high):
+            raise argparse.ArgumentTypeError(f"invalid value {text!r}; legal values: {legal}")
+        return value
+
+    parse.__name__ = f"int {low}..{'' if high is None else high}"
+    return parse
+
+
+def float_option(low: float, high: Optional[float] = None, low_open: bool = False,
+                 high_open: bool = False) -> Callable[[str], float]:
+    """An argparse ``type=``: the finite number of the text if it lies between ``low`` and
+    ``high`` (open ends excluded; no upper bound when ``high`` is None). ``nan`` and ``inf`` are
+    refused.
+
+    Returns:
+        a function ``str -> float`` raising ``argparse.ArgumentTypeError`` naming the range.
+    """
+    left, right = ("(" if low_open else "["), (")" if high_open or high is None else "]")
+    legal = f"a finite number in {left}{low:g}, {'inf' if high is None else f'{high:g}'}{right}"
+
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"invalid value {text!r}; legal values: {legal}") from None
+        bad = (not math.isfinite(value) or value < low or (low_open and value == low)
+               or (high is not None and (value > high or (high_open and value == high))))
+        if bad:
+            raise argparse.ArgumentTypeError(f"invalid value {text!r}; legal values: {legal}")
+        return value
+
+    parse.__name__ = "number"
+    return parse
+
+
+#: ``--seed`` of the commands whose seeds feed ``numpy.random.SeedSequence`` and the games' deals:
+#: an integer in 0..2**64-1 (the deals' seed space, :data:`hod.core.deal.SEED_LIMIT`).
+SEED_OPTION = int_option(0, 2**64 - 1, "0..2**64-1")
+#: ``--games`` of the tournament commands: 1..:data:`hod.evaluation.schedule.MAX_GAMES`.
+GAMES_OPTION = int_option(1, MAX_GAMES)
 
 
 def parse_json_object(text: str, flag: str, example: str) -> dict:

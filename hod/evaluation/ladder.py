@@ -37,7 +37,7 @@ import functools
 import math
 import time
 from dataclasses import asdict, dataclass, field
-from typing import Any, Optional, Sequence
+from typing import Any, Callable, Optional, Sequence
 
 import numpy as np
 
@@ -49,7 +49,9 @@ from hod.core.games import get_game
 
 from . import stats as _stats
 from .play import check_game
-from .tournament import run_tournament
+from .schedule import MAX_GAMES
+from .tournament import TournamentInterrupted, TournamentStopped, WorkerDied, run_tournament
+from .workers import check_workers
 
 __all__ = ["LadderEntry", "LadderResult", "SMALL_BUDGET", "ladder_entries", "run_ladder", "table_plan"]
 
@@ -57,15 +59,25 @@ __all__ = ["LadderEntry", "LadderResult", "SMALL_BUDGET", "ladder_entries", "run
 SMALL_BUDGET = 8
 #: How many sigmas the rating interval spans on each side.
 INTERVAL_SIGMAS = 2.0
+#: The most sampled tables of one ladder (``tables``); tables x games is also at most
+#: :data:`hod.evaluation.schedule.MAX_GAMES` (every game is kept in memory to be rated).
+MAX_TABLES = 10_000
 
 
 @dataclass(frozen=True)
 class LadderEntry:
-    """One bot of the pool: its ``label`` in the ladder, registry ``name`` and options."""
+    """One bot of the pool: its ``label`` in the ladder, registry ``name`` and options; or a bot
+    from elsewhere (a policy file) built by ``factory``, a picklable zero-argument callable (then
+    ``name`` says where it comes from, e.g. the file's path, and ``options`` is unused)."""
 
     label: str
     name: str
     options: dict = field(default_factory=dict)
+    factory: Optional[Callable[[], Any]] = field(default=None, compare=False, repr=False)
+
+    def to_dict(self) -> dict:
+        """``{"label", "name", "options"}`` (the factory is not data)."""
+        return {"label": self.label, "name": self.name, "options": dict(self.options)}
 
 
 def _make_bot(game: str, name: str, options: dict) -> Any:
@@ -126,8 +138,8 @@ def table_plan(num_bots: int, players: int, tables: Optional[int], seed: int) ->
         if tables is not None:
             raise ConfigError(f"tables={tables!r}: with 2 players the ladder plays every pair; legal value: None")
         return [(a, b) for a in range(num_bots) for b in range(a + 1, num_bots)]
-    if isinstance(tables, bool) or not isinstance(tables, int) or tables < 1:
-        raise ConfigError(f"tables={tables!r}: legal values at {players} players: a positive int")
+    if isinstance(tables, bool) or not isinstance(tables, int) or not 1 <= tables <= MAX_TABLES:
+        raise ConfigError(f"tables={tables!r}: legal values at {players} players: an integer in 1..{MAX_TABLES}")
     rng = np.random.default_rng(seed)
     sat = np.zeros(num_bots, dtype=np.int64)
     plan = []
@@ -154,6 +166,9 @@ class LadderResult:
         matrix: ``W[a][b]`` (None on the diagonal and for pairs that never met).
         matrix_games: games a and b played at the same table.
         elapsed_s: playing time. date: UTC date of the run. command: how it was run (set by the CLI).
+        partial: True when the run stopped before its last table (a worker died, Ctrl-C /
+            SIGTERM); the ratings are then over the ``len(tables)`` tables that finished, of
+            ``tables_planned``, and ``stopped`` says why ("" for a whole run).
     """
 
     game: str
@@ -170,6 +185,9 @@ class LadderResult:
     elapsed_s: float = 0.0
     date: str = ""
     command: str = ""
+    partial: bool = False
+    stopped: str = ""
+    tables_planned: int = 0
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -201,6 +219,8 @@ class LadderResult:
         what = "win rate" if self.players == 2 else "share of games finished ahead"
         scheme = ("every pair" if self.players == 2 else f"{len(self.tables)} sampled tables of {self.players}")
         lines = [
+            *([f"**Partial result** ({self.stopped}): {len(self.tables)} of {self.tables_planned} tables finished; "
+               "the ratings are over those alone.", ""] if self.partial else []),
             f"**{get_game(self.game).title}, {self.players} players**: {len(self.rows)} bots, {scheme}, "
             f"{self.games_per_table} games per table ({self.seating} seatings, duplicate deals), seed {self.seed}; "
             f"OpenSkill Plackett-Luce, interval mu +- 2 sigma.",
@@ -248,36 +268,71 @@ def run_ladder(
         games: games per table (:func:`run_tournament`'s ``num_games``: a multiple of the number
             of seat orders).
         seed: the seed of every table (and of the table sampling).
-        workers: worker processes of each table.
-        bots: the pool: labels of :func:`ladder_entries` or :class:`LadderEntry` items (default:
-            the whole pool).
+        workers: worker processes asked for each table (:func:`run_tournament`: an int in
+            ``1..MAX_WORKERS``, at most one per game and per usable CPU run).
+        bots: the pool: labels of :func:`ladder_entries` or :class:`LadderEntry` items (a bot
+            with a ``factory``: e.g. a policy file, ``python -m hod.benchmarks.ladder --bots``)
+            (default: the whole pool).
         tables: number of sampled tables when ``players > 2`` (default: twice the pool); must be
             None with 2 players.
         seating: as in :func:`run_tournament`.
 
+    A run that stops at a table (a worker process died, Ctrl-C) raises the tournament's
+    :class:`~hod.evaluation.tournament.WorkerDied` or
+    :class:`~hod.evaluation.tournament.TournamentInterrupted`, carrying the partial
+    :class:`LadderResult` of the tables that finished (``partial=True``; None if none did).
+
     Raises:
-        ConfigError: unknown game, table size, ladder bot, a bad ``games`` / ``tables`` (the
-            legal values are named).
+        ConfigError: unknown game, table size, ladder bot, a bad ``games`` / ``tables`` /
+            ``workers`` (the legal values are named).
     """
     check_game(game)
+    workers = check_workers(workers)   # before the first table, not at it
     entries = _entries(game, players, bots)
     if players > 2 and tables is None:
         tables = 2 * len(entries)
     if isinstance(games, bool) or not isinstance(games, int) or games < 1:
         raise ConfigError(f"games={games!r}: legal values: a positive int, a multiple of the number of seat orders")
     plan = table_plan(len(entries), players, tables, seed)
+    if len(plan) * games > MAX_GAMES:
+        raise ConfigError(f"games={games} at each of {len(plan)} tables is {len(plan) * games:,} games, above the "
+                          f"most one ladder keeps, {MAX_GAMES:,}; legal values: games <= {MAX_GAMES // len(plan)} "
+                          f"(or fewer tables)")
     played: list[list[tuple[list[int], np.ndarray, np.ndarray]]] = []
     seatings = set()
     t0 = time.perf_counter()
+    stop: Optional[TournamentStopped] = None
     for t, ids in enumerate(plan):
-        lineup = [(entries[i].label, functools.partial(_make_bot, game, entries[i].name, dict(entries[i].options)))
-                  for i in ids]
-        res = run_tournament(game, lineup, games, seed=seed, workers=workers, progress=progress, seating=seating,
-                             progress_desc=" vs ".join(entries[i].label for i in ids))
+        lineup = [(entries[i].label, entries[i].factory
+                   or functools.partial(_make_bot, game, entries[i].name, dict(entries[i].options))) for i in ids]
+        try:
+            res = run_tournament(game, lineup, games, seed=seed, workers=workers, progress=progress, seating=seating,
+                                 progress_desc=" vs ".join(entries[i].label for i in ids))
+        except (WorkerDied, TournamentInterrupted) as e:   # keep the tables that finished
+            stop = e
+            break
         seatings.add(res.seating)
         played.append([(list(ids), np.array(g["win_share"], np.float64), np.array(g["points"], np.float64))
                        for g in res.games])
     elapsed = time.perf_counter() - t0
+    if stop is not None:
+        why = "interrupted" if isinstance(stop, KeyboardInterrupt) else "a worker process died (killed, or out of memory)"
+        partial = _league(game, players, games, seed, entries, plan[:len(played)], played, seatings, elapsed) \
+            if played else None
+        if partial is not None:
+            partial.partial, partial.stopped, partial.tables_planned = True, why, len(plan)
+        message = f"ladder stopped: {why}; {len(played)} of {len(plan)} tables finished"
+        cls = TournamentInterrupted if isinstance(stop, KeyboardInterrupt) else WorkerDied
+        raise cls(message, partial, len(played), len(plan)) from stop
+    result = _league(game, players, games, seed, entries, plan, played, seatings, elapsed)
+    result.tables_planned = len(plan)
+    return result
+
+
+def _league(game: str, players: int, games: int, seed: int, entries: list[LadderEntry], plan: list,
+            played: list, seatings: set, elapsed: float) -> LadderResult:
+    """The ratings, matrix and labels of the tables ``played`` (the first ``len(played)`` of the
+    plan, each a list of ``(ids, win shares, points)`` per game)."""
     m = len(entries)
     league = []   # interleaved: game 0 of every table, then game 1, ...
     score = np.zeros((m, m))
@@ -312,7 +367,7 @@ def run_ladder(
     matrix = [[None if a == b or met[a, b] == 0 else float(score[a, b] / met[a, b]) for b in order] for a in order]
     return LadderResult(
         game=game, players=players, games_per_table=games, seed=seed, seating="/".join(sorted(seatings)),
-        entries=[asdict(e) for e in entries], tables=[[entries[i].label for i in ids] for ids in plan],
+        entries=[e.to_dict() for e in entries], tables=[[entries[i].label for i in ids] for ids in plan],
         rows=rows, labels=[entries[i].label for i in order], matrix=matrix,
         matrix_games=[[int(met[a, b]) for b in order] for a in order], elapsed_s=elapsed,
         date=time.strftime("%Y-%m-%d", time.gmtime()),

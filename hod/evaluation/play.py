@@ -13,6 +13,7 @@ resets each bot with its seed, resets the environment with the deal's seed and w
 from __future__ import annotations
 
 import pickle
+import signal
 import traceback
 from dataclasses import dataclass
 from typing import Any, Callable, Optional, Sequence, Union
@@ -199,8 +200,16 @@ _TABLE: Optional[TournamentTable] = None
 
 
 def init_worker(game: str, num_players: int, specs: Sequence[BotSpec], env_kwargs: dict) -> None:
-    """Process-pool initializer: build this worker's :class:`TournamentTable`."""
+    """Process-pool initializer: build this worker's :class:`TournamentTable`.
+
+    The worker ignores SIGINT (Ctrl-C reaches every process of the terminal's group: the main
+    process alone handles it, keeps the finished games and ends the workers) and takes SIGTERM's
+    default action (a forked worker would otherwise inherit the command's handler,
+    :func:`hod.core.commands.long_command`, and print a traceback when the main process ends it).
+    """
     global _TABLE
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
     _TABLE = TournamentTable(game, num_players, specs, env_kwargs)
 
 

@@ -60,17 +60,25 @@ def _plural(count: int, word: str) -> str:
 
 
 def scheme_line(r: "TournamentResult") -> str:
-    """One sentence saying how many games, deals and rotations the run played."""
+    """One sentence saying how many games, deals and rotations the run played; for a partial
+    result (``r.partial``), how many of the planned games finished, then the plan."""
     perms = getattr(r, "seating", "cyclic") == "permutations" and r.num_players > 2
     orders = f"{r.games_per_deal} seat permutations" if perms else f"{r.num_players} seat rotations"
-    deals = _plural(r.num_deals, "deal")
+    partial = getattr(r, "partial", False)
+    games = r.games_planned if partial else r.num_games
+    deals = _plural((games // max(1, r.games_per_deal)) if partial else r.num_deals, "deal")
     if r.duplicate:
         how = f"{deals} x {orders} (duplicate deals)"
     else:
         how = (f"{deals}, one game each, seat order advancing every game over all "
                f"{math.factorial(r.num_players)} permutations" if perms
                else f"{deals}, one game each, seat rotation advancing every game")
-    return f"{_plural(r.num_games, 'game')} = {how}, seed {r.seed}."
+    line = f"{_plural(games, 'game')} = {how}, seed {r.seed}."
+    if partial:
+        return (f"**Partial result** ({r.stopped}): {r.num_games} of {r.games_planned} games finished, and every "
+                f"number below is over those alone (the seat orders and deals are no longer balanced). "
+                f"Planned: {line}")
+    return line
 
 
 def markdown(r: "TournamentResult", include_timing: bool = True) -> str:
@@ -143,8 +151,9 @@ def png_bytes(r: "TournamentResult") -> bytes:
     ax.set_xticks(range(len(rows)), labels, rotation=20, ha="right")
     ax.set_ylabel("win rate (ties shared)")
     ax.set_ylim(0, 1)
-    ax.set_title(f"{game_title(r.game)}, {r.num_players} players, "
-                 f"{r.num_games} games (95% Wilson)")
+    played = (f"{r.num_games} of {r.games_planned} games, partial" if getattr(r, "partial", False)
+              else f"{r.num_games} games")
+    ax.set_title(f"{game_title(r.game)}, {r.num_players} players, {played} (95% Wilson)")
     ax.legend(loc="upper right", fontsize="small")
     fig.tight_layout()
     buf = io.BytesIO()

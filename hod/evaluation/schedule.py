@@ -75,6 +75,9 @@ def seating_for_rotation(n: int, rotation: int) -> tuple[int, ...]:
 SEATINGS = ("cyclic", "permutations")
 #: ``seating="auto"`` plays every permutation up to this many orders (4 players: 4! = 24).
 MAX_AUTO_PERMUTATIONS = 24
+#: The most games one tournament plays: its schedule and its per-game records are held in memory
+#: (about 1 KB a game), and every deal's environment seed is a 32-bit word of its SeedSequence.
+MAX_GAMES = 1_000_000
 
 
 def seat_orders(n: int, seating: str = "cyclic") -> list[tuple[int, ...]]:
@@ -126,14 +129,18 @@ def check_num_games(num_games: object, n: int, orders: int | None = None) -> int
             permutation).
 
     Raises:
-        ConfigError: not an integer, not positive, or not a multiple of m (the message gives the
-            nearest legal values).
+        ConfigError: not an integer, not positive, above :data:`MAX_GAMES`, or not a multiple of
+            m (the message gives the nearest legal values).
     """
     m = n if orders is None else orders
     what = "the player count" if m == n else "the number of seat orders"
     if isinstance(num_games, bool) or not isinstance(num_games, (int, np.integer)):
         raise ConfigError(f"num_games={num_games!r} must be a positive integer multiple of {m}")
     g = int(num_games)
+    if g > MAX_GAMES:
+        top = MAX_GAMES - MAX_GAMES % m
+        raise ConfigError(f"num_games={g} is above the most games of one tournament, {MAX_GAMES:,} (the schedule and "
+                          f"every game's record are kept in memory); legal values: multiples of {m} up to {top}")
     if g <= 0 or g % m:
         lower = max(m, g - g % m)
         upper = lower + m if g > lower else lower

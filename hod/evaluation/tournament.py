@@ -32,7 +32,8 @@ import math
 import pickle
 import sys
 import time
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import asdict, dataclass, field
 from typing import Callable, Optional, Sequence, Tuple, Union
 
@@ -57,11 +58,13 @@ from .play import (
     play_chunk,
 )
 from .schedule import ScheduledGame, check_seed, make_schedule, resolve_seating
+from .workers import check_workers, effective_workers
 
 #: One lineup slot: a registry name, a bot instance, or a (label, zero-argument factory) pair.
 LineupEntry = Union[str, Bot, Tuple[str, Callable[[], Bot]]]
 
-__all__ = ["BotStats", "TournamentResult", "run_tournament", "summarize"]
+__all__ = ["BotStats", "TournamentResult", "TournamentStopped", "WorkerDied", "TournamentInterrupted",
+           "run_tournament", "summarize"]
 
 
 @dataclass
@@ -121,10 +124,17 @@ class TournamentResult:
             the rotation cancels).
         games: per game, ``{"game", "deal", "env_seed", "seating", "bot_seeds", "points",
             "win_share", "steps"}`` (points and win_share by slot, seating[seat] = slot).
-        workers, elapsed_s, games_per_s: how the run went (playing time only).
+        workers, elapsed_s, games_per_s: how the run went: the worker processes that played
+            (:func:`hod.evaluation.workers.effective_workers`: at most the games and the usable
+            CPUs; 1 = this process), the playing time and the games per second.
         bot_options: options the lineup's bots were built with, ``{name: {option: value}}``, as
             the caller records them (the tournament command's ``--bot-options``; empty: every bot
             at its defaults, or built by a caller that did not say).
+        partial: True when the run stopped before its last game (a worker process died, or
+            Ctrl-C / SIGTERM: :class:`TournamentStopped`); every number is then over the
+            ``num_games`` games that finished, of ``games_planned``, and the seat orders and
+            deals are no longer balanced. stopped: why it stopped ("" for a whole run).
+        games_planned: the games the run was asked for.
     """
 
     game: str
@@ -146,6 +156,9 @@ class TournamentResult:
     elapsed_s: float = 0.0
     games_per_s: float = 0.0
     bot_options: dict = field(default_factory=dict)
+    partial: bool = False
+    stopped: str = ""
+    games_planned: int = 0
 
     def to_dict(self, include_games: bool = True) -> dict:
         """JSON-ready dict (nan becomes None); ``include_games=False`` drops the per-game list."""
@@ -181,6 +194,52 @@ class TournamentResult:
         """Write the win-rate chart (bars with 95% Wilson error bars) to ``path`` atomically."""
         atomic_write_bytes(path, _report.png_bytes(self))
 
+
+
+class TournamentStopped:
+    """A tournament that stopped before its last game; ``result`` is the
+    :class:`TournamentResult` of the games that finished (``partial=True``), None if none did;
+    ``finished`` of ``planned`` games finished. (The ladder raises the same classes with its own
+    partial :class:`~hod.evaluation.ladder.LadderResult`, counting tables.)
+    Mixed into :class:`WorkerDied` and :class:`TournamentInterrupted`."""
+
+    result: Optional[TournamentResult]
+    finished: int
+    planned: int
+
+
+class WorkerDied(TournamentStopped, RuntimeError):
+    """A worker process died mid-run (killed, out of memory): the pool is broken. Carries the
+    finished games (:class:`TournamentStopped`)."""
+
+    def __init__(self, message: str, result: Optional[TournamentResult], finished: int, planned: int):
+        super().__init__(message)
+        self.result, self.finished, self.planned = result, finished, planned
+
+
+class TournamentInterrupted(TournamentStopped, KeyboardInterrupt):
+    """Ctrl-C (or SIGTERM under :func:`hod.core.commands.long_command`) during a tournament; a
+    ``KeyboardInterrupt``, so callers that stop on one still do. Carries the finished games
+    (:class:`TournamentStopped`)."""
+
+    def __init__(self, message: str, result: Optional[TournamentResult], finished: int, planned: int):
+        super().__init__(message)
+        self.result, self.finished, self.planned = result, finished, planned
+
+
+def _stop_workers(pool: ProcessPoolExecutor) -> None:
+    """Cancel the queued chunks and end the worker processes now (not after their chunk)."""
+    terminate = getattr(pool, "terminate_workers", None)   # Python 3.14+
+    if terminate is not None:
+        terminate()
+        return
+    procs = list((getattr(pool, "_processes", None) or {}).values())   # shutdown() forgets them
+    pool.shutdown(wait=False, cancel_futures=True)
+    for proc in procs:
+        if proc.is_alive():
+            proc.terminate()
+    for proc in procs:
+        proc.join(timeout=5)
 
 
 # ---------------------------------------------------------------- lineup
@@ -274,7 +333,10 @@ def run_tournament(
         num_games: games to play in total; a positive multiple of the number of seat orders
             (n for ``seating="cyclic"``, n! for ``"permutations"``).
         seed: tournament seed (non-negative int); every deal and bot seed derives from it.
-        workers: processes playing games (1 = this process). Results do not depend on it.
+        workers: processes asked to play games, an int in ``1..MAX_WORKERS``
+            (:mod:`hod.evaluation.workers`); at most ``min(workers, num_games, usable CPUs)``
+            run (1 = this process; the result's ``workers`` says how many). Results do not
+            depend on it.
         duplicate: replay each deal once per seat order (m games per deal); else one game
             per deal with the seat order advancing each game.
         progress: show a tqdm progress bar on stderr.
@@ -290,6 +352,12 @@ def run_tournament(
     Returns:
         :class:`TournamentResult`.
 
+    A run that stops early keeps the games that finished: a worker process that dies (killed,
+    out of memory) raises :class:`WorkerDied`, Ctrl-C raises :class:`TournamentInterrupted` (a
+    ``KeyboardInterrupt``); both carry the partial result of the finished games (``partial=True``,
+    ``num_games`` of ``games_planned``) or None when none finished. Workers ignore SIGINT (the
+    main process stops them) and get SIGTERM's default action.
+
     Raises:
         ConfigError: unknown game or bot name (the message lists the legal ones), bad player
             count (from the environment), num_games not a multiple of the number of seat orders
@@ -301,8 +369,7 @@ def run_tournament(
         IllegalActionError: a bot played an action outside the mask (with a note naming the game).
     """
     check_game(game)
-    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
-        raise ConfigError(f"workers={workers!r} must be a positive integer")
+    workers = check_workers(workers)
     seed = check_seed(seed)
     env_kwargs = dict(env_kwargs or {})
     for reserved in ("num_players", "illegal_action"):
@@ -312,44 +379,101 @@ def run_tournament(
     if "max_cycles" in env_kwargs:   # a truncated game has no winner to count
         raise ConfigError(f"env_kwargs may not set 'max_cycles': tournament games are played to the end; legal: "
                           f"the other raw_env options of {game!r} (e.g. reward_scheme, the rule options)")
-    if isinstance(lineup, Sequence) and not isinstance(lineup, str) and len(lineup) < 2:
-        raise ConfigError(f"a lineup needs at least 2 bots, got {len(lineup)}; legal sizes: the table sizes of "
-                          f"{game!r}: {list(get_game(game).player_counts)}")
+    sizes = list(get_game(game).player_counts)
+    if isinstance(lineup, Sequence) and not isinstance(lineup, str) and len(lineup) not in sizes:
+        # before the game count is checked against the seat orders of a table the game does not have
+        bots = "bot" if len(lineup) == 1 else "bots"
+        raise ConfigError(f"a lineup of {len(lineup)} {bots}: {game!r} is played by {sizes[0]} to {sizes[-1]} players, "
+                          f"one bot per seat; legal values: {sizes}")
     bases, labels, specs = _resolve_lineup(game, lineup, workers)
     n = len(specs)
     seating = resolve_seating(seating, n, num_games)
     schedule = make_schedule(num_games, n, seed, bool(duplicate), seating)
     table = TournamentTable(game, n, specs, env_kwargs)  # checks the player count and builds every bot
+    running = effective_workers(workers, len(schedule))   # never more processes than games or CPUs
 
     from tqdm.auto import tqdm
 
     bar = tqdm(total=len(schedule), disable=not progress, unit="game", desc=progress_desc or f"{game} {n}p")
     t0 = time.perf_counter()
-    outcomes: list[GameOutcome] = []
+    outcomes: dict[int, GameOutcome] = {}
+    stop: Optional[BaseException] = None
     try:
-        if workers == 1:
+        if running == 1:
             for spec in schedule:
-                outcomes.append(table.play(spec))
+                outcomes[spec.index] = table.play(spec)
                 bar.update(1)
         else:
-            size = max(1, min(50, len(schedule) // (workers * 8)))
+            size = max(1, min(50, len(schedule) // (running * 8)))
             chunks = [schedule[i : i + size] for i in range(0, len(schedule), size)]
-            with ProcessPoolExecutor(
-                max_workers=workers, initializer=init_worker, initargs=(game, n, specs, env_kwargs)
-            ) as pool:
-                for chunk_out in pool.map(play_chunk, chunks):
-                    if isinstance(chunk_out, WorkerFailure):
-                        raise chunk_out.rebuild()
-                    outcomes.extend(chunk_out)
-                    bar.update(len(chunk_out))
+            stop = _play_in_workers(chunks, running, (game, n, specs, env_kwargs), outcomes, bar)
+    except KeyboardInterrupt as e:
+        stop = e
     finally:
         bar.close()
     elapsed = time.perf_counter() - t0
-    result = summarize(game, bases, labels, schedule, outcomes, seed, bool(duplicate), env_kwargs, seating)
-    result.workers = workers
-    result.elapsed_s = elapsed
-    result.games_per_s = len(schedule) / elapsed if elapsed > 0 else math.inf
-    return result
+    played = [s for s in schedule if s.index in outcomes]
+    per_deal = (len(schedule) // (schedule[-1].deal + 1)) if duplicate else 1
+    result = None
+    if played:
+        result = summarize(game, bases, labels, played, [outcomes[s.index] for s in played], seed, bool(duplicate),
+                           env_kwargs, seating, games_per_deal=per_deal)
+        result.workers = running
+        result.elapsed_s = elapsed
+        result.games_per_s = len(played) / elapsed if elapsed > 0 else math.inf
+        result.games_planned = len(schedule)
+    if stop is None:
+        return result
+    why = "interrupted" if isinstance(stop, KeyboardInterrupt) else "a worker process died (killed, or out of memory)"
+    if result is not None:
+        result.partial, result.stopped = True, why
+    message = f"tournament stopped: {why}; {len(played)} of {len(schedule)} games finished"
+    if isinstance(stop, KeyboardInterrupt):
+        raise TournamentInterrupted(message, result, len(played), len(schedule)) from stop
+    raise WorkerDied(message, result, len(played), len(schedule)) from stop
+
+
+def _play_in_workers(chunks, running: int, initargs: tuple, outcomes: dict, bar) -> Optional[BaseException]:
+    """Play ``chunks`` in ``running`` worker processes, storing each finished game in
+    ``outcomes`` (by game index) as its chunk comes back, in any order.
+
+    Returns:
+        None, or the ``BrokenProcessPool`` of a worker that died (the chunks that had finished
+        are kept).
+
+    Raises:
+        the exception a game raised in a worker (rebuilt, :class:`WorkerFailure`), and
+        KeyboardInterrupt; the workers are stopped first in both cases.
+    """
+    with ProcessPoolExecutor(max_workers=running, initializer=init_worker, initargs=initargs) as pool:
+        try:
+            pending = {pool.submit(play_chunk, c) for c in chunks}
+            while pending:
+                done, pending = wait(pending, return_when=FIRST_COMPLETED)
+                broken = None
+                for fut in done:
+                    try:
+                        chunk_out = fut.result()
+                    except BrokenProcessPool as e:
+                        broken = e
+                        continue
+                    if isinstance(chunk_out, WorkerFailure):
+                        raise chunk_out.rebuild()
+                    for o in chunk_out:
+                        outcomes[o.index] = o
+                    bar.update(len(chunk_out))
+                if broken is not None:
+                    for fut in pending:   # chunks that finished before the pool broke are kept
+                        if fut.done() and not fut.cancelled() and fut.exception() is None:
+                            chunk_out = fut.result()
+                            if not isinstance(chunk_out, WorkerFailure):
+                                outcomes.update((o.index, o) for o in chunk_out)
+                    _stop_workers(pool)
+                    return broken
+        except BaseException:
+            _stop_workers(pool)
+            raise
+    return None
 
 
 def summarize(
@@ -362,16 +486,21 @@ def summarize(
     duplicate: bool,
     env_kwargs: dict,
     seating: str = "cyclic",
+    games_per_deal: Optional[int] = None,
 ) -> TournamentResult:
     """Compute every statistic from the played games (pure function of its arguments;
     ``seating`` is the scheme the schedule was made with, recorded in the result).
+
+    ``schedule`` and ``outcomes`` are the games played, in game order: a whole schedule, or the
+    games that finished of a stopped one (then pass ``games_per_deal``, the schedule's, as a
+    partial schedule does not show it).
 
     Raises:
         RuntimeError: a game's win shares do not add up to 1 (environment contract broken).
     """
     n = len(labels)
     G = len(schedule)
-    assert [o.index for o in outcomes] == list(range(G)), "outcomes out of order"
+    assert [o.index for o in outcomes] == [s.index for s in schedule], "outcomes out of order"
     points = np.array([o.points for o in outcomes], dtype=np.float64)
     shares = np.array([o.win_share for o in outcomes], dtype=np.float64)
     bad = np.flatnonzero(np.abs(shares.sum(axis=1) - 1.0) > 1e-9)
@@ -449,12 +578,13 @@ def summarize(
         }
         for s, o in zip(schedule, outcomes)
     ]
+    num_deals = len(np.unique(deals))
     return TournamentResult(
         game=game,
         num_players=n,
         num_games=G,
-        num_deals=int(deals.max()) + 1,
-        games_per_deal=(G // (int(deals.max()) + 1)) if duplicate else 1,
+        num_deals=num_deals,
+        games_per_deal=games_per_deal if games_per_deal is not None else (G // num_deals if duplicate else 1),
         seed=seed,
         duplicate=duplicate,
         env_kwargs=dict(env_kwargs),
@@ -465,6 +595,7 @@ def summarize(
         seats=seats,
         games=games,
         seating=seating,
+        games_planned=G,
     )
 
 

@@ -58,6 +58,7 @@ import numpy as np
 from hod.agents.encoders import get_encoder
 from hod.agents.model_card import CheckpointError
 from hod.core.atomic import atomic_write_json
+from hod.core.commands import interrupted_status, long_command, signal_name
 from hod.core.errors import ConfigError
 from hod.core.games import get_game
 from hod.training import config as config_mod
@@ -505,9 +506,9 @@ class RLlibTrainer:
                 self.evaluate(self.numpy_policy())
             if not self.diagnostics or self.diagnostics[-1]["steps"] != self.steps:
                 self._diagnose(writer, self.numpy_policy())   # the final policy's row, as the SB3 trainer
-        except KeyboardInterrupt:
+        except KeyboardInterrupt:   # Ctrl-C, or SIGTERM under hod.core.commands.long_command
             interrupted = True
-            self.log("interrupted: saving a checkpoint")
+            self.log(f"interrupted ({signal_name()}): saving a checkpoint")
         finally:
             bar.close()
         try:
@@ -568,13 +569,16 @@ def _rllib_options(p: argparse.ArgumentParser) -> None:
 
 
 def main(argv: Optional[list[str]] = None) -> int:
-    """Entry point of ``python -m hod.training.rllib``; returns 0, 130 after Ctrl-C, or 2 with a
+    """Entry point of ``python -m hod.training.rllib``; returns 0, 130 after Ctrl-C, 143 after SIGTERM
+    (both with a checkpoint, :mod:`hod.core.commands`), or 2 with a
     one-line ``error: ...`` for a bad configuration, run folder or checkpoint, a ``bc_*`` flag (the
     warm start is SB3-only), too few CPUs for the env runners and learners, or a Ray that cannot be
     started or reached (nothing written).
 
     Raises:
-        SystemExit: argparse errors (status 2, usage printed).
+        SystemExit: argparse errors (status 2, usage printed); status 74 with one ``error: cannot
+            write <path>: <reason>`` line when a file of the run cannot be written
+            (:func:`hod.core.commands.long_command`).
     """
     game, cfg, args = parse_args(argv, prog="python -m hod.training.rllib", extra=_rllib_options,
                                  description="PPO self-play on Ray RLlib (one machine or a Ray cluster).")
@@ -590,9 +594,10 @@ def main(argv: Optional[list[str]] = None) -> int:
         trainer = RLlibTrainer(game, cfg, out, resume=args.resume, path=args.path, env_runners=args.env_runners,
                                learners=args.learners, address=args.address, num_cpus=args.num_cpus,
                                progress=not args.no_progress)
-        summary = trainer.run()
+        with long_command():   # a checkpoint that cannot be written: one line, status 74
+            summary = trainer.run()
     except (ConfigError, CheckpointError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
     print(json.dumps({k: v for k, v in summary.items() if k != "evaluation"}, indent=2))
-    return 130 if summary["interrupted"] else 0
+    return interrupted_status() if summary["interrupted"] else 0

@@ -6,14 +6,16 @@ import socket
 import sys
 from typing import Optional, Sequence
 
+from hod.core.commands import long_command
+
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
     """Parse ``--host`` / ``--port`` / ``--allowed-host``, bind, print ``Play at
-    http://HOST:PORT/`` and serve until Ctrl-C (exit code 0), answering only the ``Host`` names of
-    the address it listens on and the ``--allowed-host`` names
-    (:func:`hod.apps.web.app.served_hosts`). A bad option (exit code 2, one line naming the legal
-    values), a port that cannot be bound or a missing ``web`` extra (exit code 2 and the reason)
-    ends it."""
+    http://HOST:PORT/`` and serve until Ctrl-C or SIGTERM (a graceful shutdown, exit code 0;
+    :mod:`hod.core.commands`), answering only the ``Host`` names of the address it listens on and
+    the ``--allowed-host`` names (:func:`hod.apps.web.app.served_hosts`). A bad option (exit code
+    2, one line naming the legal values), a port that cannot be bound or a missing ``web`` extra
+    (exit code 2 and the reason) ends it."""
     ap = argparse.ArgumentParser(prog="python -m hod.apps.web",
                                  description="Play Tapeo or Ronda Robada against the computer in your browser.")
     ap.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1: this machine only)")
@@ -44,13 +46,17 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         return 2
     host, port = sock.getsockname()[:2]
     shown = f"[{host}]" if ":" in host else host
-    print(f"House Of Decks: play at http://{shown}:{port}/  (Ctrl-C stops the server)", flush=True)
     hosts = list(dict.fromkeys(hosts + served_hosts(host)))     # the bound address too (--host localhost: 127.0.0.1)
-    server = uvicorn.Server(uvicorn.Config(create_app(allowed_hosts=hosts), log_level="warning"))
-    try:
-        server.run(sockets=[sock])
-    except KeyboardInterrupt:
-        pass
+    # uvicorn shuts down gracefully on SIGINT and SIGTERM, then raises the signal again under the
+    # handlers it found: long_command's, which make SIGTERM (and a SIGINT inherited ignored) a
+    # KeyboardInterrupt as Ctrl-C is, rather than a death by signal (before the server starts too)
+    with long_command():
+        try:
+            print(f"House Of Decks: play at http://{shown}:{port}/  (Ctrl-C stops the server)", flush=True)
+            server = uvicorn.Server(uvicorn.Config(create_app(allowed_hosts=hosts), log_level="warning"))
+            server.run(sockets=[sock])
+        except KeyboardInterrupt:
+            pass
     return 0
 
 

@@ -1,0 +1,173 @@
+"""What every long command shares (training, expert iteration, best response, the tournament and
+the ladder, evaluation, the web server): how it stops on a signal, how it ends when a write
+fails, and its exit statuses.
+
+Exit statuses of the long commands (docs/training.md, docs/tournament.md):
+
+=====================  ===================================================================
+status                 meaning
+=====================  ===================================================================
+0                      done (the web server: also stopped by Ctrl-C or SIGTERM)
+1                      :data:`EXIT_PARTIAL`: stopped early but kept what finished (a
+                       tournament whose worker process died: the finished games are
+                       written, marked partial)
+2                      bad arguments (argparse's usage error, or one ``error: ...`` line)
+74                     :data:`EXIT_WRITE_FAILED` (``os.EX_IOERR``): a file could not be
+                       written (disk full, file-size limit, quota, read-only folder: one
+                       line ``error: cannot write <path>: <reason>``) or another system
+                       error stopped the work (``error: <path>: <reason>``)
+130                    :data:`EXIT_INTERRUPTED`: stopped by SIGINT (Ctrl-C), after saving
+                       or writing what finished (128 + 2, as shells report it)
+143                    :data:`EXIT_TERMINATED`: stopped by SIGTERM (``timeout``, ``kill``,
+                       container stops, systemd, batch schedulers), after the same saving
+                       (128 + 15, the shell's status for a process SIGTERM ends)
+=====================  ===================================================================
+
+:func:`long_command` is the context manager a command's work runs in. Inside it:
+
+* **SIGTERM is handled like SIGINT**: it raises ``KeyboardInterrupt`` in the main thread, so
+  the code that saves a checkpoint or keeps the finished games on Ctrl-C does the same on
+  SIGTERM. Only the first SIGTERM raises; later ones are ignored while the command saves (a
+  second Ctrl-C still aborts, as usual; SIGKILL always ends it). :func:`interrupted_status` is
+  then 143 instead of 130.
+* **SIGINT works even when inherited ignored.** A command started in the background of a
+  non-interactive shell (``cmd &`` in a script, some batch systems) inherits SIGINT set to
+  ``SIG_IGN``; :func:`long_command` puts Python's own handler (``KeyboardInterrupt``) back, so
+  ``kill -INT`` stops it with a checkpoint too.
+* **SIGXFSZ is ignored.** A write past the file-size limit (``RLIMIT_FSIZE``) sends SIGXFSZ,
+  whose default action kills the process with no message; CPython ignores it at start-up, and
+  :func:`long_command` makes sure of it (an embedding program may not), so the write raises
+  ``OSError(EFBIG)``.
+* **An ``OSError`` that reaches it** (a write refused: disk full, file-size limit...) ends the
+  command with one line and status 74; a ``KeyboardInterrupt`` that reaches it (a signal before
+  the command could save anything) with one line ``interrupted (SIGINT|SIGTERM)`` and status
+  130 or 143, no traceback.
+
+The handlers it found are restored when it exits. Signal handlers can only be set in the main
+thread: elsewhere :func:`long_command` changes no handler and only converts the errors.
+"""
+from __future__ import annotations
+
+import contextlib
+import errno
+import os
+import signal
+import sys
+from typing import Iterator, Optional, TextIO
+
+__all__ = ["EXIT_PARTIAL", "EXIT_INTERRUPTED", "EXIT_TERMINATED", "EXIT_WRITE_FAILED", "WRITE_ERRNOS",
+           "write_error_line", "long_command", "stop_signal", "interrupted_status"]
+
+#: A command that stopped early but kept (and wrote) what finished.
+EXIT_PARTIAL = 1
+#: Stopped by SIGINT (Ctrl-C): 128 + 2, as shells report it.
+EXIT_INTERRUPTED = 130
+#: Stopped by SIGTERM: 128 + 15, as shells report a process that SIGTERM ends.
+EXIT_TERMINATED = 143
+#: A file could not be written (``os.EX_IOERR``, sysexits.h's "input/output error").
+EXIT_WRITE_FAILED = getattr(os, "EX_IOERR", 74)
+#: The errors of a write refused for want of room: disk full, file-size limit, quota, read-only.
+WRITE_ERRNOS = frozenset(e for e in (errno.ENOSPC, errno.EFBIG, getattr(errno, "EDQUOT", None), errno.EROFS)
+                         if e is not None)
+
+#: The stop signal received inside the latest :func:`long_command` (None: none yet).
+_received: Optional[int] = None
+
+
+def write_error_line(e: OSError) -> str:
+    """The one line a command prints for an ``OSError``: ``error: cannot write <path>: <reason>``
+    for a write refused for want of room (:data:`WRITE_ERRNOS`), else ``error: <path>:
+    <reason>``; ``<path>`` is the exception's ``filename`` (:mod:`hod.core.atomic` sets it to the
+    target of every write), left out when there is none."""
+    reason = e.strerror or str(e) or type(e).__name__
+    where = f"{os.fsdecode(e.filename)}: " if e.filename is not None else ""
+    verb = "cannot write " if e.errno in WRITE_ERRNOS and where else ""
+    return f"error: {verb}{where}{reason}"
+
+
+def stop_signal() -> Optional[int]:
+    """The signal that stopped the latest :func:`long_command` (``signal.SIGINT`` or
+    ``signal.SIGTERM``), or None when none was received."""
+    return _received
+
+
+def interrupted_status() -> int:
+    """The exit status of a command stopped by a signal: :data:`EXIT_TERMINATED` (143) after
+    SIGTERM, else :data:`EXIT_INTERRUPTED` (130: SIGINT, or a ``KeyboardInterrupt`` raised
+    some other way)."""
+    return EXIT_TERMINATED if _received == signal.SIGTERM else EXIT_INTERRUPTED
+
+
+def signal_name(signum: Optional[int] = None) -> str:
+    """``"SIGTERM"`` / ``"SIGINT"``: the name of ``signum`` (default: :func:`stop_signal`,
+    SIGINT when none was recorded)."""
+    signum = _received if signum is None else signum
+    return signal.Signals(signum).name if signum is not None else "SIGINT"
+
+
+def _on_sigterm(signum, frame) -> None:
+    global _received
+    if _received == signal.SIGTERM:
+        return   # the first SIGTERM is being handled (saving): let it finish
+    _received = signal.SIGTERM
+    raise KeyboardInterrupt
+
+
+def _on_sigint(signum, frame) -> None:
+    global _received
+    _received = signal.SIGINT
+    raise KeyboardInterrupt
+
+
+def _set(signum: int, handler):
+    """Set ``handler`` for ``signum``; returns the previous one, or None when it cannot be set
+    (not the main thread, or no such signal here)."""
+    try:
+        return signal.signal(signum, handler)
+    except (ValueError, OSError, TypeError):
+        return None
+
+
+def _restore(signum: int, handler) -> None:
+    if handler is not None:
+        try:
+            signal.signal(signum, handler)
+        except (ValueError, OSError, TypeError):
+            pass
+
+
+@contextlib.contextmanager
+def long_command(stderr: TextIO | None = None) -> Iterator[None]:
+    """Run a command's work under the signal handling and error conversion of the module
+    docstring: SIGTERM and SIGINT raise ``KeyboardInterrupt`` (recorded, :func:`stop_signal`),
+    SIGXFSZ is ignored, and the previous handlers are restored on exit.
+
+    Use it around the part of ``main`` that does the work, after the arguments are checked (bad
+    arguments keep their status 2). The code inside catches ``KeyboardInterrupt`` where it can
+    save (the trainer, the tournament) and returns :func:`interrupted_status`.
+
+    Raises:
+        SystemExit: :data:`EXIT_WRITE_FAILED` after an ``OSError`` (one line,
+            :func:`write_error_line`); :func:`interrupted_status` after a ``KeyboardInterrupt``
+            that nothing inside caught (one line ``error: interrupted (SIGINT|SIGTERM)``).
+    """
+    global _received
+    _received = None
+    err = stderr or sys.stderr
+    sigxfsz = getattr(signal, "SIGXFSZ", None)
+    old_xfsz = _set(sigxfsz, signal.SIG_IGN) if sigxfsz is not None else None
+    old_term = _set(signal.SIGTERM, _on_sigterm)
+    old_int = _set(signal.SIGINT, _on_sigint)
+    try:
+        yield
+    except OSError as e:
+        print(write_error_line(e), file=err, flush=True)
+        raise SystemExit(EXIT_WRITE_FAILED) from None
+    except KeyboardInterrupt:
+        print(f"error: interrupted ({signal_name()})", file=err, flush=True)
+        raise SystemExit(interrupted_status()) from None
+    finally:
+        _restore(signal.SIGINT, old_int)
+        _restore(signal.SIGTERM, old_term)
+        if sigxfsz is not None:
+            _restore(sigxfsz, old_xfsz)

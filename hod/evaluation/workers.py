@@ -1,0 +1,101 @@
+"""How many worker processes a command runs: the one rule of every ``--workers`` option and
+``*_workers`` config key (the tournament, the ladder, the evaluation, the imitation and
+expert-iteration data).
+
+* A worker count is an integer in ``1..MAX_WORKERS``; anything else is refused
+  (:func:`check_workers`, :func:`workers_option` for argparse), so a typo such as ``--workers
+  1200`` ends with status 2 and one line naming the legal range.
+* The processes actually started are :func:`effective_workers`: ``min(requested, jobs, usable
+  CPUs)``, at least 1. Asking for more workers than there are games (or chunks) or CPUs never
+  starts more processes than can work; the commands say how many run (:func:`describe`). The
+  results never depend on the count.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+
+from hod.core.errors import ConfigError
+
+__all__ = ["MAX_WORKERS", "usable_cpus", "check_workers", "effective_workers", "workers_option", "describe"]
+
+#: The largest worker count accepted (a fixed bound, so that a configuration stays valid on any
+#: machine; on a smaller one the count is cut to its CPUs, :func:`effective_workers`).
+MAX_WORKERS = 256
+
+
+def usable_cpus() -> int:
+    """CPUs this process may run on (int >= 1): ``os.process_cpu_count()`` (Python 3.13+), else
+    the size of the scheduler affinity mask (``os.sched_getaffinity(0)``, Linux), else
+    ``os.cpu_count()``."""
+    count = getattr(os, "process_cpu_count", None)
+    if count is not None:
+        n = count()
+    else:
+        try:
+            n = len(os.sched_getaffinity(0))
+        except (AttributeError, OSError):
+            n = os.cpu_count()
+    return max(1, int(n or 1))
+
+
+def _legal() -> str:
+    return (f"legal values: an integer in 1..{MAX_WORKERS} (at most min(workers, jobs, usable CPUs) processes "
+            f"run; {usable_cpus()} usable CPUs here)")
+
+
+def check_workers(value: object, name: str = "workers") -> int:
+    """Return ``value`` as an int if it is a legal worker count (an int, not a bool, in
+    ``1..MAX_WORKERS``).
+
+    Args:
+        value: the count asked for. name: how to call it in the message (``"--workers"``,
+            ``"bc_workers"``...).
+
+    Raises:
+        ConfigError: anything else; the message names the legal range.
+    """
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_WORKERS:
+        raise ConfigError(f"{name}={value!r}: {_legal()}")
+    return int(value)
+
+
+def effective_workers(requested: int, jobs: int) -> int:
+    """The worker processes to start: ``min(requested, jobs, usable_cpus())``, at least 1.
+
+    Args:
+        requested: the count asked for (checked by :func:`check_workers`).
+        jobs: how many independent pieces of work there are (games, chunks; int >= 0).
+
+    Raises:
+        ConfigError: ``requested`` is not a legal worker count.
+    """
+    requested = check_workers(requested)
+    return max(1, min(requested, int(jobs), usable_cpus()))
+
+
+def describe(requested: int, effective: int, jobs: int, what: str = "games") -> str:
+    """One line saying how many workers run, e.g. ``"2 worker processes (asked 12; 4 games, 2
+    usable CPUs)"``; without the parenthesis when the request was run as asked."""
+    plural = "es" if effective != 1 else ""
+    line = f"{effective} worker process{plural}"
+    if effective != requested:
+        line += f" (asked {requested}; {jobs} {what}, {usable_cpus()} usable CPUs)"
+    return line
+
+
+def workers_option(text: str) -> int:
+    """argparse ``type=`` of a ``--workers`` option: the worker count of ``text``.
+
+    Raises:
+        argparse.ArgumentTypeError: not an integer in ``1..MAX_WORKERS`` (argparse's usage error,
+            exit status 2, naming the legal range).
+    """
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"invalid value {text!r}; {_legal()}") from None
+    try:
+        return check_workers(value)
+    except ConfigError:
+        raise argparse.ArgumentTypeError(f"invalid value {text!r}; {_legal()}") from None
