@@ -279,3 +279,33 @@ def test_export_writes_golden_vectors_and_the_consumer_interface(exported, tmp_p
     bad.write_text('{"format": "something else"}')
     with pytest.raises(CheckpointError, match="not a golden file"):
         load_golden(bad)
+
+
+def test_export_cli_refuses_to_replace_a_shipped_opponent(exported, tmp_path, capsys, monkeypatch):
+    """--out at the installed agents/opponents with a shipped name: status 2, one line, nothing
+    written; --overwrite-shipped replaces it; a new name there is allowed."""
+    from hod.agents import onnx_policy
+
+    ckpt, _, _ = exported
+    real = onnx_policy.OPPONENTS_DIR
+    before = {p.name: p.stat().st_mtime_ns for p in real.iterdir()}
+    # the shipped folder itself, the same folder spelled another way, and the default name
+    # (<game>_ppo = tapeo_ppo, the checkpoint is a Tapeo one): all refused before any export
+    for args in (["--out", str(real), "--name", "tapeo_ppo"], ["--out", str(real / ".." / "opponents")],
+                 ["--out", str(real), "--name", "robada_ppo"]):
+        assert export_main([ckpt] + args) == 2
+        err = capsys.readouterr().err
+        assert err.startswith("error: --out ") and err.count("\n") == 1 and "--overwrite-shipped" in err
+        assert "shipped opponents' folder" in err and "_ppo.onnx, " in err
+    assert {p.name: p.stat().st_mtime_ns for p in real.iterdir()} == before
+    # a stand-in shipped folder: refused, then replaced with the flag; another name is not a shipped opponent
+    fake = tmp_path / "opponents"
+    fake.mkdir()
+    (fake / "tapeo_ppo.onnx").write_bytes(b"old")
+    monkeypatch.setattr(onnx_policy, "OPPONENTS_DIR", fake)
+    assert export_main([ckpt, "--out", str(fake)]) == 2
+    assert "the shipped tapeo_ppo.onnx;" in capsys.readouterr().err and (fake / "tapeo_ppo.onnx").read_bytes() == b"old"
+    assert export_main([ckpt, "--out", str(fake), "--name", "tapeo_ppo_mine"]) == 0
+    assert export_main([ckpt, "--out", str(fake), "--overwrite-shipped"]) == 0
+    assert onnx.load(str(fake / "tapeo_ppo.onnx")).graph.input[0].name == "observation"
+    assert (fake / "tapeo_ppo.json").is_file() and (fake / "tapeo_ppo_mine.onnx").is_file()

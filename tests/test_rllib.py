@@ -210,6 +210,52 @@ def test_tiny_run_resume_export_reload(local_ray, tmp_path):
     assert ray.is_initialized()   # the runs used the test's Ray (not theirs to stop): still up
 
 
+@pytest.mark.slow
+def test_two_node_cluster_puts_env_runners_on_both_nodes(tmp_path):
+    """The cluster path (docs/rllib.md, "On a cluster"): two Ray nodes on this machine (Ray's
+    ``Cluster`` helper, 1 CPU each, 127.0.0.1), the trainer joined by the head's address with 2
+    env runners, a 2-iteration run. In a process of its own (``tests/_rllib_cluster.py``): the
+    nodes and Ray's temp folder are that process's, stopped and removed by their handles."""
+    import json
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from hod.training.checkpoint import read_checkpoint
+
+    script = Path(__file__).with_name("_rllib_cluster.py")
+    p = subprocess.Popen([sys.executable, str(script), str(tmp_path / "run")], stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True, env=dict(os.environ, RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER="0"))
+    try:
+        out, err = p.communicate(timeout=420)
+    except subprocess.TimeoutExpired:
+        p.terminate()                      # the script stops its nodes on SIGTERM
+        out, err = p.communicate(timeout=120)
+        pytest.fail(f"the two-node run did not end within 420 s: {err[-3000:]}")
+    assert p.returncode == 0, err[-3000:]
+    got = json.loads(out.strip().splitlines()[-1])
+    # 1 CPU per node and 1 CPU per env runner: one runner on each node, both nodes at 127.0.0.1
+    assert got["alive"] == 2 and got["head"] != got["worker"]
+    assert sorted(got["runner_nodes"]) == sorted([got["head"], got["worker"]])
+    assert got["runner_ips"] == ["127.0.0.1", "127.0.0.1"]
+    # one iteration: n_steps * tables * learner_seats * env_runners = 8 * 2 * 2 * 2 = 64 learner
+    # steps, so total_steps 128 is 2 iterations
+    assert (got["steps"], got["iterations"]) == (128, 2)
+    _, card = read_checkpoint(got["checkpoint"], game="tapeo")
+    assert card["training"]["steps"] == 128 and card["training"]["rllib"]["env_runners"] == 2
+    # nothing of that cluster is left: no process runs from its temp folder, which is removed
+    assert not os.path.exists(got["temp"])
+    left = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                if got["temp"].encode() in f.read():
+                    left.append(pid)
+        except OSError:
+            pass
+    assert left == []
+
+
 def test_command_line(tmp_path, capsys):
     import subprocess
     import sys

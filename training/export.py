@@ -5,7 +5,9 @@ test vectors, :func:`write_golden`), atomically. ``python -m hod.training.export
 EXPORT.onnx`` writes the golden vectors of an existing export and its card's consumer
 interface (``onnx.interface``) without exporting again. Defaults: ``DIR``
 is the checkpoint's folder, ``NAME`` is ``<game>_ppo`` (the name the shipped-opponent registry
-looks for in ``agents/opponents/``).
+looks for in ``agents/opponents/``). The command refuses to replace a shipped opponent (an
+``--out`` that is the installed ``hod/agents/opponents`` folder with a ``NAME`` whose files exist
+there, :func:`check_not_shipped`) unless ``--overwrite-shipped`` is given.
 
 The graph (opset :data:`OPSET`, batch dimension dynamic):
 
@@ -66,6 +68,35 @@ def check_name(name: object) -> str:
         raise ConfigError(f"--name {name!r}: not a file name; legal values: a plain file stem without '/', '\\' "
                           f"or '..' (e.g. tapeo_ppo), the files are written in --out")
     return name
+
+
+def check_not_shipped(checkpoint: str | Path, out_dir: Optional[str | Path], name: Optional[str]) -> None:
+    """Refuse an export that would replace a shipped opponent: ``out_dir`` (default: the
+    checkpoint's folder) is the installed shipped-opponent folder
+    (:data:`hod.agents.onnx_policy.OPPONENTS_DIR`, wherever the package is installed) and
+    ``NAME.onnx``, ``NAME.json`` or ``NAME.golden.json`` exists there (``name`` None: the default
+    ``<game>_ppo``, the game read from the checkpoint's card). The command line skips this check
+    with ``--overwrite-shipped``.
+
+    Raises:
+        ConfigError: the export would replace a shipped opponent (the files and the ways out named).
+        CheckpointError: ``name`` is None and the checkpoint's card cannot be read.
+    """
+    from hod.agents import onnx_policy
+
+    shipped = Path(onnx_policy.OPPONENTS_DIR)
+    target = Path(out_dir) if out_dir is not None else Path(checkpoint).parent
+    if not (target.is_dir() and shipped.is_dir() and target.resolve() == shipped.resolve()):
+        return
+    if name is None:
+        from .checkpoint import read_checkpoint
+
+        name = f"{read_checkpoint(checkpoint)[1]['game']}_ppo"
+    found = [f"{name}{sfx}" for sfx in (".onnx", ".json", ".golden.json") if (shipped / f"{name}{sfx}").exists()]
+    if found:
+        raise ConfigError(f"--out {out_dir or target} is the shipped opponents' folder ({shipped}) and would replace "
+                          f"the shipped {', '.join(found)}; legal: an --out of your own (e.g. runs/<run>/export), "
+                          f"another --name, or --overwrite-shipped to replace the shipped opponent")
 
 
 def check_checkpoint_path(path: str | Path) -> Path:
@@ -336,7 +367,8 @@ def _check_against_torch(data: bytes, module, obs_size: int, num_actions: int, s
 
 def main(argv: Optional[list[str]] = None) -> int:
     """Entry point of ``python -m hod.training.export``; returns the exit status: 0, or 2 with a
-    one-line ``error: ...`` for an unusable checkpoint, a bad ``--name`` or ``--opset``."""
+    one-line ``error: ...`` for an unusable checkpoint, a bad ``--name`` or ``--opset``, or an
+    export over a shipped opponent without ``--overwrite-shipped`` (:func:`check_not_shipped`)."""
     p = argparse.ArgumentParser(prog="python -m hod.training.export",
                                 description="Export a training checkpoint's policy to ONNX with its model card.")
     p.add_argument("checkpoint", help="checkpoint .zip written by hod.training.train (with --golden: an .onnx export)")
@@ -346,6 +378,9 @@ def main(argv: Optional[list[str]] = None) -> int:
     p.add_argument("--out", help="output folder (default: the checkpoint's folder)")
     p.add_argument("--name", help="file stem (default: <game>_ppo)")
     p.add_argument("--opset", type=int, default=OPSET, help="ONNX opset (>= 14)")
+    p.add_argument("--overwrite-shipped", action="store_true",
+                   help="allow --out to be the shipped opponents' folder (agents/opponents) and replace a shipped "
+                        "opponent of the same name (refused without it)")
     args = p.parse_args(argv)
     if args.golden:
         try:
@@ -356,6 +391,8 @@ def main(argv: Optional[list[str]] = None) -> int:
         print(f"wrote {golden} and updated {card_path}")
         return 0
     try:
+        if not args.overwrite_shipped:
+            check_not_shipped(args.checkpoint, args.out, args.name)
         onnx_path, model_card_path = export_onnx(args.checkpoint, args.out, args.name, args.opset)
     except (CheckpointError, ValueError) as e:
         print(f"error: {e}", file=sys.stderr)
