@@ -80,7 +80,7 @@ import gymnasium
 from starlette.testclient import TestClient
 from hod.apps.web import create_app
 
-with TestClient(create_app()) as client:
+with TestClient(create_app(), base_url="http://127.0.0.1") as client:   # a Host the app serves
     r = client.post("/api/games", json={"game": "tapeo", "players": 2, "opponents": ["expert"], "seed": 7})
     view = client.get(f"/api/games/{r.json()['id']}").json()
 print(json.dumps({"status": r.status_code, "over": view["over"], "choices": len(view["choices"]) > 0,

@@ -391,6 +391,9 @@ def main(argv: Optional[list[str]] = None) -> int:
         print(f"wrote {golden} and updated {card_path}")
         return 0
     try:
+        if args.name is not None:
+            check_name(args.name)                   # the same refusals, in export_onnx's order,
+        check_checkpoint_path(args.checkpoint)      # before the shipped check reads the card
         if not args.overwrite_shipped:
             check_not_shipped(args.checkpoint, args.out, args.name)
         onnx_path, model_card_path = export_onnx(args.checkpoint, args.out, args.name, args.opset)
