@@ -1,11 +1,14 @@
-"""The batched Tapeo engine: B games advanced at once as numpy arrays (no Python loop over games).
+"""The batched Tapeo engine: B games in one state record, stepped by the compiled kernels of
+:mod:`tapeo_env.rules.kernels` (one game per kernel call, a loop over the games in compiled code).
 
-Same rules as the single-game engine :mod:`tapeo_env.rules.engine` (tapeo.txt; RULINGS T1-T10), which
-stays the reference: ``tests/test_tapeo_batched.py`` plays thousands of seeded games through both
-and requires identical hands, bars, churros, scores, masks, observations and rewards at every
-step. Constants (deck, hand sizes, rounds, scoring numbers, rulings) come from the same
-:class:`tapeo_env.rules.engine.Config`; the scoring is :mod:`tapeo_env.rules.batched_scoring`, the
-observations :mod:`tapeo_env.rules.batched_obs`.
+Same rules as the single-game engine :mod:`tapeo_env.rules.engine` (tapeo.txt; RULINGS T1-T10):
+``tests/test_tapeo_batched.py`` plays thousands of seeded games through this engine, the
+single-game engine and the earlier numpy batched engine (kept as the oracle
+``tests/oracles/tapeo_batched.py``) and requires identical hands, bars, churros, scores, masks,
+observations and rewards at every step, bit for bit. Constants (deck, hand sizes, rounds,
+scoring numbers, rulings) come from the same :class:`tapeo_env.rules.engine.Config`; this
+module holds the deals (numpy, :mod:`hod.core.deal`), the checks of the arguments and the
+rewards (:mod:`hod.core.rewards`); the rules are the kernels'.
 
 Layout. Every state field has a leading batch axis (:class:`BatchedState`). Unlike the single
 engine, hands are stored by the seat that *holds* them now: ``hands[b, i]`` is the hand seat ``i``
@@ -41,11 +44,10 @@ from hod.core.engine import EngineStep, StateRecord, check_games, check_record
 from hod.core.errors import ConfigError, IllegalActionError, check_choice, check_int_range
 from hod.core.rewards import REWARD_SCHEMES, final_rewards_batch
 
-from .batched_obs import BatchedEncoder
-from .batched_scoring import churro_points_batch, round_points_batch, winning_seats_batch
-from .cards import CHURRO, FREELOADER, NUM_KINDS, deck_cards, kind_name
-from .engine import CHURROS_KEPT_ACROSS_ROUNDS, FREELOADER_STEALS_FREELOADER, LAST_TAPA_AUTOMATIC, Config
-from .observation import OBS_SIZE
+from . import kernels
+from .cards import NUM_KINDS, deck_cards, kind_name
+from .engine import Config
+from .observation import OBS_SIZE, _inv_deck
 
 _K = NUM_KINDS
 
@@ -151,10 +153,15 @@ class BatchedTapeo:
         self._seat_base = (np.arange(B * n, dtype=np.intp) * _K).reshape(B, n)
         self._next_seat = (np.arange(n) + 1) % n
         self._phi = np.zeros((B, n))
-        self._scratch = np.empty_like(self._state.hands)
         self._zero_rewards = np.zeros((B, n))
         self._no_games = np.zeros(B, bool)
-        self._obs_encoder = None
+        self._all = np.arange(B, dtype=np.intp)
+        self._all_seats = np.arange(n, dtype=np.intp)
+        self._flags = np.zeros(B, np.int8)
+        self._rul, self._croq = kernels.rulings_array(cfg.rulings)
+        self._inv = np.ascontiguousarray(_inv_deck(cfg.deck), np.float64)
+        self._deck64 = np.asarray(cfg.deck, np.int64)
+        self._obs_buffers: dict[tuple, np.ndarray] = {}
 
     @property
     def state(self) -> BatchedState:
@@ -243,9 +250,14 @@ class BatchedTapeo:
             scores[over] = s.final_scores[g[over]]
         keep = over | (self.round_rewards & (s.round[g] > 0))
         if keep.any():
-            phi = final_rewards_batch(scores, winning_seats_batch(scores, s.churros_kept[g], cfg.rulings),
-                                      self.reward_scheme)
-            self._phi[g[keep]] = phi[keep]
+            self._phi[g[keep]] = self._standings_value(scores[keep], s.churros_kept[g[keep]])
+
+    def _standings_value(self, scores: np.ndarray, churros: np.ndarray) -> np.ndarray:
+        """float64 (G, n): the reward scheme's value of standings ``scores`` int32 (G, n) with
+        winners by T10 (``churros`` kept break ties)."""
+        w = np.zeros(scores.shape, bool)
+        kernels.winners_batch(scores, np.ascontiguousarray(churros), self._rul, w)
+        return final_rewards_batch(scores, w, self.reward_scheme)
 
     def _deal(self, g: np.ndarray) -> None:
         """Deal round ``round[g]`` of games ``g`` (tapeo.txt: the whole deck reshuffled each round)."""
@@ -308,21 +320,36 @@ class BatchedTapeo:
     def observe(self, games: Optional[np.ndarray] = None, seats=None,
                 out: Optional[np.ndarray] = None) -> np.ndarray:
         """Observations float32 (G, len(seats), OBS_SIZE), each row identical to
-        :func:`tapeo_env.rules.observation.encode` of that game and seat (see
-        :class:`tapeo_env.rules.batched_obs.BatchedEncoder`). ``seats`` default: all seats in
-        order. Without ``out`` the returned array is the encoder's buffer, overwritten by the
-        next call.
+        :func:`tapeo_env.rules.observation.encode` of that game and seat (the kernel
+        :func:`tapeo_env.rules.kernels.observe_seat`). ``seats`` default: all seats in order.
+        Without ``out`` the returned array is an internal buffer, overwritten by the next call
+        with the same shape.
 
         Raises:
-            ConfigError: bad games, seats (not distinct seats in 0..n-1) or ``out`` shape.
+            ConfigError: bad games, seats (not distinct seats in 0..n-1) or ``out`` (not a
+                C-contiguous float32 array of that shape).
         """
-        if self._obs_encoder is None:
-            self._obs_encoder = BatchedEncoder(self.config)
-        st = self._state if games is None else self._state.take(check_games(games, self.batch_size))
-        try:
-            return self._obs_encoder.encode(st, seats, out)
-        except ValueError as e:
-            raise ConfigError(str(e)) from None
+        n = self.num_players
+        g = self._all if games is None else check_games(games, self.batch_size)
+        if seats is None:
+            S = self._all_seats
+        else:
+            S = np.asarray(list(seats) if isinstance(seats, range) else seats)
+            if (S.ndim != 1 or S.size == 0 or not np.issubdtype(S.dtype, np.integer) or S.min() < 0
+                    or S.max() >= n or np.unique(S).size != S.size):
+                raise ConfigError(f"seats must be distinct seats in 0..{n - 1}, got {S.tolist()}")
+            S = S.astype(np.intp, copy=False)
+        shape = (g.size, S.size, OBS_SIZE)
+        if out is None:
+            out = self._obs_buffers.get(shape)
+            if out is None:
+                out = self._obs_buffers[shape] = np.zeros(shape, np.float32)
+        elif out.shape != shape or out.dtype != np.float32 or not out.flags.c_contiguous:
+            raise ConfigError(f"out must be a C-contiguous float32 array of shape {shape}")
+        s = self._state
+        kernels.observe_batch(s.hands, s.bars, s.churros_kept, s.round_scores, s.round, s.pick, g, S,
+                              self.hand_size, self._inv, self._deck64, out)
+        return out
 
     def random_actions(self, mask: Optional[np.ndarray] = None,
                        rng: Optional[np.random.Generator] = None) -> np.ndarray:
@@ -334,15 +361,16 @@ class BatchedTapeo:
         """Reveal one pick of every seat of each of the games and pass the hands left (tapeo.txt
         'Each pick'); then the Freeloaders steal (T6), the last tapa is revealed automatically
         (T7), finished rounds are scored, churros kept and bars cleared (T8), the next round is
-        dealt, and finished games get their end churros (T9) and winners (T10). The other games
-        do not change.
+        dealt, and finished games get their end churros (T9) and winners (T10)
+        (:func:`tapeo_env.rules.kernels.step_game`). The other games do not change.
 
         Args:
             actions: int (G, n), one kind per seat, each in the hand that seat holds.
             games: the G games stepped (distinct indices or a bool mask; None = all B).
 
         Returns:
-            :class:`hod.core.engine.EngineStep`, rows in the order of ``games``.
+            :class:`hod.core.engine.EngineStep`, rows in the order of ``games``. Without
+            ``games``, when no round ended, its arrays are shared zeros (do not write to them).
 
         Raises:
             ValueError: ``actions`` of the wrong shape, a finished game among ``games``.
@@ -352,110 +380,47 @@ class BatchedTapeo:
         """
         s, n = self._state, self.num_players
         full = games is None
-        g = None if full else check_games(games, self.batch_size)
+        g = self._all if full else check_games(games, self.batch_size)
         if not full and np.unique(g).size != g.size:
             raise ConfigError("step: the games named must be distinct")
-        G = self.batch_size if full else g.size
+        G = g.size
         picks = np.asarray(actions)
         if picks.shape != (G, n):
             raise ValueError(f"actions must have shape ({G}, {n}) (games, seats), got {picks.shape}")
         rnd = s.round if full else s.round[g]
         if (rnd >= self.config.num_rounds).any():
-            over = np.flatnonzero(rnd >= self.config.num_rounds)
-            over = over if full else g[over]
+            over = g[np.flatnonzero(rnd >= self.config.num_rounds)]
             raise ValueError(f"games {over[:10].tolist()} are over: reset them first (reset(games=...))")
         if not np.issubdtype(picks.dtype, np.integer):
             raise IllegalActionError("table", picks.dtype, [f"integer kinds in 0..{_K - 1}"])
-        in_range = (picks >= 0) & (picks < _K)
-        base = self._seat_base if full else self._seat_base[g]
-        flat = base + np.where(in_range, picks, 0)
-        ok = in_range & (s.hands.reshape(-1)[flat] > 0)
-        if not ok.all():
-            k, i = np.argwhere(~ok)[0]
-            b = k if full else g[k]
+        picks = np.ascontiguousarray(picks, np.int64)
+        bad = kernels.first_illegal(s.hands, g, picks)
+        if bad >= 0:
+            k, i = divmod(int(bad), n)
+            b = int(g[k])
             legal = np.flatnonzero(s.hands[b, i]).tolist()
             raise IllegalActionError(f"game {b} seat {i}", picks[k, i].item(), legal, names=kind_name)
-        self._reveal(picks, flat, g)
-        pick = s.pick if full else s.pick[g]
-        if LAST_TAPA_AUTOMATIC:
-            last = np.flatnonzero(self.hand_size - pick == 1)
-            if len(last) == G and full:
-                auto = s.hands.argmax(axis=2)
-                self._reveal(auto, self._seat_base + auto, None)
-            elif len(last):
-                lg = last if full else g[last]
-                auto = s.hands[lg].argmax(axis=2)
-                self._reveal(auto, self._seat_base[lg] + auto, lg)
-            pick = s.pick if full else s.pick[g]
-        ended = pick == self.hand_size
-        if not ended.any():
+        flags = self._flags if full else np.zeros(G, np.int8)
+        kernels.step_batch(s.hands, s.bars, s.churros_kept, s.round_scores, s.final_scores, s.winners,
+                           s.round, s.pick, g, picks, self.hand_size, self._rul, self._croq, flags)
+        if not flags.any():
             if full:
                 return EngineStep(self._zero_rewards, self._no_games, self._no_games)
             return EngineStep(np.zeros((G, n)), np.zeros(G, bool), np.zeros(G, bool))
-        pos = np.flatnonzero(ended)
-        rewards, game_over = np.zeros((G, n)), np.zeros(G, bool)
-        self._end_round(pos, pos if full else g[pos], rewards, game_over)
-        return EngineStep(rewards, ended, game_over)
-
-    def _reveal(self, kinds: np.ndarray, flat: np.ndarray, g: Optional[np.ndarray]) -> None:
-        """Move each seat's tapa from its hand to its bar, resolve the steals (T6), pass left.
-
-        ``kinds`` (G, n) are legal, ``flat`` their flat indices in hands/bars; ``g`` the games
-        (None: all)."""
-        s = self._state
-        hf, bf = s.hands.reshape(-1), s.bars.reshape(-1)
-        hf[flat] -= 1
-        bf[flat] += 1
-        free = kinds == FREELOADER
-        if free.any():
-            loot = kinds[:, self._next_seat]            # what the left neighbour revealed
-            steal = free if FREELOADER_STEALS_FREELOADER else free & (loot != FREELOADER)
-            gi, si = np.nonzero(steal)
-            if len(gi):
-                games = gi if g is None else g[gi]
-                lk = loot[gi, si]
-                bf[self._seat_base[games, si] + lk] += 1
-                bf[self._seat_base[games, self._next_seat[si]] + lk] -= 1
-        if g is None:
-            s.pick += 1
-            h, tmp = s.hands, self._scratch
-            tmp[:] = h
-            h[:, 1:] = tmp[:, :-1]                      # seat i+1 now holds what seat i held
-            h[:, 0] = tmp[:, -1]
-        else:
-            s.pick[g] += 1
-            s.hands[g] = np.roll(s.hands[g], 1, axis=1)
-
-    def _end_round(self, pos: np.ndarray, e: np.ndarray, rewards: np.ndarray, game_over: np.ndarray) -> None:
-        """Score the round of games ``e`` (rows ``pos`` of ``rewards`` and ``game_over``, which
-        are written), keep churros, clear bars, deal or finish (T8-T10)."""
-        s, cfg = self._state, self.config
-        bars = s.bars[e]
-        r = s.round[e].astype(np.intp)
-        s.round_scores[e, r] = round_points_batch(bars, cfg.rulings)
-        if CHURROS_KEPT_ACROSS_ROUNDS:
-            s.churros_kept[e] += bars[:, :, CHURRO]
-        s.round[e] += 1
-        done = s.round[e] >= cfg.num_rounds
-        fin, cont = e[done], e[~done]
-        s.bars[fin] = 0
-        s.pick[fin] = 0
+        pos = np.flatnonzero(flags)
+        done = flags[pos] == kernels.GAME_OVER
+        fin, cont = g[pos[done]], g[pos[~done]]
         self._deal(cont)
-        game_over[pos[done]] = True
-        if len(fin):
-            kept = s.churros_kept[fin]
-            final = s.round_scores[fin].sum(axis=1, dtype=np.int32) + churro_points_batch(kept, cfg.rulings)
-            s.final_scores[fin] = final
-            s.winners[fin] = w = winning_seats_batch(final, kept, cfg.rulings)
-            phi = final_rewards_batch(final, w, self.reward_scheme)
+        rewards = np.zeros((G, n))
+        if fin.size:
+            phi = final_rewards_batch(s.final_scores[fin].astype(np.int32), s.winners[fin], self.reward_scheme)
             rewards[pos[done]] = phi - self._phi[fin]
             self._phi[fin] = phi
-        if self.round_rewards and len(cont):
-            scores = s.round_scores[cont].sum(axis=1, dtype=np.int32)
-            churros = s.churros_kept[cont]
-            phi = final_rewards_batch(scores, winning_seats_batch(scores, churros, cfg.rulings), self.reward_scheme)
+        if self.round_rewards and cont.size:
+            phi = self._standings_value(s.round_scores[cont].sum(axis=1, dtype=np.int32), s.churros_kept[cont])
             rewards[pos[~done]] = phi - self._phi[cont]
             self._phi[cont] = phi
+        return EngineStep(rewards, flags > 0, flags == kernels.GAME_OVER)
 
 
 def state_record(states: list, config: Optional[Config] = None) -> BatchedState:
