@@ -160,6 +160,7 @@ class BatchedTapeo:
         self._flags = np.zeros(B, np.int8)
         self._rul, self._croq = kernels.rulings_array(cfg.rulings)
         self._inv = np.ascontiguousarray(_inv_deck(cfg.deck), np.float64)
+        self._lut = kernels.count_table(self._inv)
         self._deck64 = np.asarray(cfg.deck, np.int64)
         self._obs_buffers: dict[tuple, np.ndarray] = {}
 
@@ -321,7 +322,7 @@ class BatchedTapeo:
                 out: Optional[np.ndarray] = None) -> np.ndarray:
         """Observations float32 (G, len(seats), OBS_SIZE), each row identical to
         :func:`tapeo_env.rules.observation.encode` of that game and seat (the kernel
-        :func:`tapeo_env.rules.kernels.observe_seat`). ``seats`` default: all seats in order.
+        :func:`tapeo_env.rules.kernels.observe_game`). ``seats`` default: all seats in order.
         Without ``out`` the returned array is an internal buffer, overwritten by the next call
         with the same shape.
 
@@ -348,7 +349,7 @@ class BatchedTapeo:
             raise ConfigError(f"out must be a C-contiguous float32 array of shape {shape}")
         s = self._state
         kernels.observe_batch(s.hands, s.bars, s.churros_kept, s.round_scores, s.round, s.pick, g, S,
-                              self.hand_size, self._inv, self._deck64, out)
+                              self.hand_size, self._lut, self._inv, self._deck64, out)
         return out
 
     def random_actions(self, mask: Optional[np.ndarray] = None,

@@ -240,48 +240,80 @@ def step_game(hands, bars, kept, round_scores, final_scores, winners, rnd, pick,
     return GAME_OVER
 
 
-# ---- observation of one seat (one game) ------------------------------------------------------------
+# ---- observations (one game) ----------------------------------------------------------------------
+def count_table(inv: np.ndarray) -> np.ndarray:
+    """float32 (K, 256): ``count * inv[kind]`` in float64 rounded once to float32, for every
+    count 0..255 (the observation's value of a count; ``inv`` = 1 / deck count, 0 for an absent
+    kind)."""
+    return (np.arange(256, dtype=np.float64)[None, :] * np.asarray(inv, np.float64)[:, None]).astype(np.float32)
+
+
 @njit
-def observe_seat(hands, bars, kept, round_scores, rnd, pick, b, seat, hand_size, inv, deck, out):
-    """``out`` float32 (OBS_SIZE,) = ``observation.encode`` of seat ``seat`` in game ``b`` (every
-    entry written)."""
+def observe_game(hands, bars, kept, round_scores, rnd, pick, b, seats, hand_size, lut, inv, deck, out,
+                 sbars, shands):
+    """``out[j]`` (float32 (S, OBS_SIZE)) = ``observation.encode`` of seat ``seats[j]`` in game
+    ``b`` (every entry written). ``lut`` is :func:`count_table` of ``inv`` (1 / deck count);
+    ``sbars``, ``shands`` float32 (n, K) scratch space (the game's scaled bars and hands)."""
     n = hands.shape[1]
     R = round_scores.shape[1]
-    out[:] = 0.0
-    out[_NP0 + n - MIN_PLAYERS] = 1.0
     r = rnd[b]
     over = r >= R
-    out[_RD0 + min(min(r, R - 1), 2)] = 1.0
     p = np.int64(pick[b])
-    kp = 0
-    if not over:
-        out[_PK0] = np.float32(p / _PICK_DIV)
-        out[_HS0] = np.float32((hand_size - p) / _SIZE_DIV)
-        kp = min(p, n - 1)
-        for k in range(_K):
-            out[_H0 + k] = np.float32(hands[b, seat, k] * inv[k])
-    for j in range(n):
-        t = (seat + j) % n
-        for k in range(_K):
-            out[_B0 + j * _K + k] = np.float32(bars[b, t, k] * inv[k])
-        out[_C0 + j] = np.float32((np.int64(kept[b, t]) + np.int64(bars[b, t, CHURRO])) / _CHURRO_DIV)
+    kp = 0 if over else min(p, n - 1)
+    churro_v = np.empty(n, np.float32)
+    score_v = np.empty(n, np.float32)
+    placed = np.zeros(_K, np.int64)                      # every bar's tapas, per kind
+    for t in range(n):
+        churro_v[t] = np.float32((np.int64(kept[b, t]) + np.int64(bars[b, t, CHURRO])) / _CHURRO_DIV)
         sc = np.int64(0)
         for q in range(R):
             sc += round_scores[b, q, t]
-        out[_S0 + j] = np.float32(sc / _SCORE_DIV)
-    for j in range(1, kp + 1):
-        t = (seat + j) % n
+        score_v[t] = np.float32(sc / _SCORE_DIV)
         for k in range(_K):
-            out[_KH0 + (j - 1) * _K + k] = np.float32(hands[b, t, k] * inv[k])
-        out[_KF0 + j - 1] = 1.0
-    for k in range(_K):
-        u = deck[k]
-        for t in range(n):
-            u -= np.int64(bars[b, t, k])
-        if not over:
-            for j in range(kp + 1):
-                u -= np.int64(hands[b, (seat + j) % n, k])
-        out[_U0 + k] = np.float32(u * inv[k])
+            placed[k] += bars[b, t, k]
+            sbars[t, k] = lut[k, bars[b, t, k]]
+            shands[t, k] = lut[k, hands[b, t, k]]
+    pick_v = np.float32(p / _PICK_DIV)
+    size_v = np.float32((hand_size - p) / _SIZE_DIV)
+    rd = _RD0 + min(min(r, R - 1), 2)
+    for j in range(seats.shape[0]):
+        seat = seats[j]
+        row = out[j]
+        row[:] = 0.0
+        row[_NP0 + n - MIN_PLAYERS] = 1.0
+        row[rd] = 1.0
+        for jj in range(n):
+            t = seat + jj
+            if t >= n:
+                t -= n
+            base = _B0 + jj * _K
+            for k in range(_K):
+                row[base + k] = sbars[t, k]
+            row[_C0 + jj] = churro_v[t]
+            row[_S0 + jj] = score_v[t]
+        for k in range(_K):
+            u = deck[k] - placed[k]
+            if not over:
+                for jj in range(kp + 1):
+                    t = seat + jj
+                    if t >= n:
+                        t -= n
+                    u -= np.int64(hands[b, t, k])
+            row[_U0 + k] = lut[k, u] if u < 256 else np.float32(u * inv[k])
+        if over:
+            continue
+        row[_PK0] = pick_v
+        row[_HS0] = size_v
+        for k in range(_K):
+            row[_H0 + k] = shands[seat, k]
+        for jj in range(1, kp + 1):
+            t = seat + jj
+            if t >= n:
+                t -= n
+            base = _KH0 + (jj - 1) * _K
+            for k in range(_K):
+                row[base + k] = shands[t, k]
+            row[_KF0 + jj - 1] = 1.0
 
 
 # ---- batch drivers --------------------------------------------------------------------------------
@@ -310,13 +342,13 @@ def step_batch(hands, bars, kept, round_scores, final_scores, winners, rnd, pick
 
 
 @njit
-def observe_batch(hands, bars, kept, round_scores, rnd, pick, games, seats, hand_size, inv, deck, out):
-    """``out[k, j]`` (float32 (G, S, OBS_SIZE)) = :func:`observe_seat` of seat ``seats[j]`` in
-    game ``games[k]``."""
+def observe_batch(hands, bars, kept, round_scores, rnd, pick, games, seats, hand_size, lut, inv, deck, out):
+    """``out[k]`` (float32 (G, S, OBS_SIZE)) = :func:`observe_game` of ``seats`` in game ``games[k]``."""
+    sbars = np.empty((hands.shape[1], _K), np.float32)
+    shands = np.empty((hands.shape[1], _K), np.float32)
     for k in range(games.shape[0]):
-        for j in range(seats.shape[0]):
-            observe_seat(hands, bars, kept, round_scores, rnd, pick, games[k], seats[j], hand_size, inv, deck,
-                         out[k, j])
+        observe_game(hands, bars, kept, round_scores, rnd, pick, games[k], seats, hand_size, lut, inv, deck, out[k],
+                     sbars, shands)
 
 
 @njit
