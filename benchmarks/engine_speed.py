@@ -287,7 +287,13 @@ def main(argv: Optional[list[str]] = None) -> dict:
     header = (f"Random legal play on CPUs {sorted(args.cpus)}; median of {args.repeats} runs of >= {args.seconds:g} s; "
               "only the first reset of each row seeded; masks and the deciding seats' observations read every step"
               + (" (--quick smoke run: not meaningful)" if args.quick else "") + ".")
-    text = format_markdown(result, header)
+    import importlib
+
+    from hod.core.games import get_game
+
+    where = "; ".join(f"{g}: {importlib.import_module(get_game(g).batched_engine.partition(':')[0]).__file__}"
+                      for g, _ in ENGINE_ROWS)
+    text = format_markdown(result, header + f"\nEngines: {where}.")
     if args.out:
         from hod.core.atomic import atomic_write_text
 

@@ -29,7 +29,9 @@ included, load them instead of compiling. See the README's "Times" for the cold 
 from __future__ import annotations
 
 import numpy as np
+import numba
 from numba import njit as _njit
+from numba import prange
 
 from hod.core.jit import cache_kernels
 from .cards import BREAD, CHURRO, CROQUETA, FREELOADER, HAM_SLICES, MAX_HAND_SIZE, MIN_PLAYERS, NUM_KINDS, PEPPER, PRAWNS, TORTILLA
@@ -45,6 +47,22 @@ CACHED = cache_kernels(__file__)
 def njit(fn):
     """numba's ``njit`` with this module's cache setting."""
     return _njit(cache=CACHED)(fn)
+
+
+def njit_parallel(fn):
+    """numba's ``njit(parallel=True)`` (``prange`` loops over games on numba's threads)."""
+    return _njit(cache=CACHED, parallel=True)(fn)
+
+
+#: Batches of at least this many games use the ``prange`` drivers when numba has more than one
+#: thread (``numba.config.NUMBA_NUM_THREADS``: the CPUs the process may use, or
+#: ``NUMBA_NUM_THREADS``); smaller batches and one-core runs use the serial drivers.
+PARALLEL_MIN_GAMES = 1024
+
+
+def parallel(games: int) -> bool:
+    """Whether a call over ``games`` games uses the ``prange`` drivers."""
+    return games >= PARALLEL_MIN_GAMES and numba.config.NUMBA_NUM_THREADS > 1
 
 
 _K = NUM_KINDS
@@ -356,3 +374,24 @@ def winners_batch(scores, churros, rul, out):
     """:func:`winning_seats` of every row: ``scores`` int (G, n), ``churros`` (G, n), ``out`` bool (G, n)."""
     for g in range(scores.shape[0]):
         winning_seats(scores[g], churros[g], rul, out[g])
+
+
+@njit_parallel
+def step_batch_parallel(hands, bars, kept, round_scores, final_scores, winners, rnd, pick, games, picks, hand_size,
+                        rul, croq, flags):
+    """:func:`step_batch` with the games shared among numba's threads (distinct games: no two
+    iterations touch the same row)."""
+    for k in prange(games.shape[0]):
+        flags[k] = step_game(hands, bars, kept, round_scores, final_scores, winners, rnd, pick, games[k],
+                             picks[k], hand_size, rul, croq)
+
+
+@njit_parallel
+def observe_batch_parallel(hands, bars, kept, round_scores, rnd, pick, games, seats, hand_size, lut, inv, deck, out):
+    """:func:`observe_batch` with the games shared among numba's threads (scratch space per game)."""
+    n = hands.shape[1]
+    for k in prange(games.shape[0]):
+        sbars = np.empty((n, _K), np.float32)
+        shands = np.empty((n, _K), np.float32)
+        observe_game(hands, bars, kept, round_scores, rnd, pick, games[k], seats, hand_size, lut, inv, deck, out[k],
+                     sbars, shands)
