@@ -282,6 +282,10 @@ def test_observe_seat_subsets_and_out_match_all_seats():
         eng.observe(seats=[1, 1])
     with pytest.raises(ConfigError, match="out"):
         eng.observe(out=np.zeros((50, 5, OBS_SIZE)))                  # float64
+    # some games: a new array each time (no buffer kept per subset size); the whole batch: one buffer
+    first = eng.observe(games=[3, 7])
+    assert eng.observe(games=[3, 7]) is not first and np.array_equal(first, full[[3, 7]])
+    assert eng.observe() is eng.observe()
 
 
 # ---- rules with hand-made deals ---------------------------------------------------------------

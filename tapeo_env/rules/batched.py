@@ -323,8 +323,8 @@ class BatchedTapeo:
         """Observations float32 (G, len(seats), OBS_SIZE), each row identical to
         :func:`tapeo_env.rules.observation.encode` of that game and seat (the kernel
         :func:`tapeo_env.rules.kernels.observe_game`). ``seats`` default: all seats in order.
-        Without ``out`` the returned array is an internal buffer, overwritten by the next call
-        with the same shape.
+        Without ``out``, for the whole batch (``games`` None) the returned array is an internal
+        buffer, overwritten by the next such call with as many seats; for some games, a new array.
 
         Raises:
             ConfigError: bad games, seats (not distinct seats in 0..n-1) or ``out`` (not a
@@ -341,7 +341,9 @@ class BatchedTapeo:
                 raise ConfigError(f"seats must be distinct seats in 0..{n - 1}, got {S.tolist()}")
             S = S.astype(np.intp, copy=False)
         shape = (g.size, S.size, OBS_SIZE)
-        if out is None:
+        if out is None and games is not None:
+            out = np.empty(shape, np.float32)                  # some games: a new array
+        elif out is None:                                      # the whole batch: a buffer per seat count
             out = self._obs_buffers.get(shape)
             if out is None:
                 out = self._obs_buffers[shape] = np.zeros(shape, np.float32)
