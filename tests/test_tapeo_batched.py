@@ -230,41 +230,6 @@ def test_compiled_engine_equals_the_oracle_with_other_rulings_and_deck():
         assert _lockstep(cfg, 60, seed=n, scheme="margin", round_rewards=True, steps=50) >= 60
 
 
-def test_the_prange_drivers_equal_the_serial_ones():
-    # the parallel drivers (batches >= PARALLEL_MIN_GAMES with several numba threads) against the
-    # serial ones, on the same positions and picks: same flags, states and observations, bit for bit
-    eng = BatchedTapeo(4, 300, seed=5)
-    eng.reset()
-    rng = np.random.default_rng(5)
-    for _ in range(6):
-        eng.step(random_legal_actions(eng.legal_mask(), rng))
-    eng.reset(games=np.arange(0, 300, 4))           # out of step: some games at pick 0, the others at pick 6
-    s = eng.state
-    g = rng.permutation(300)[:200]
-    outs = []
-    for step, observe in ((kernels.step_batch, kernels.observe_batch),
-                          (kernels.step_batch_parallel, kernels.observe_batch_parallel)):
-        st = s.copy()
-        obs = np.full((200, 3, OBS_SIZE), -1.0, np.float32)
-        observe(st.hands, st.bars, st.churros_kept, st.round_scores, st.round, st.pick, g, np.array([3, 0, 1]),
-                eng.hand_size, eng._lut, eng._inv, eng._deck64, obs)
-        live, seen = g, {}
-        for _ in range(8):                  # until every game's round ends (7 picks a round at 4 players)
-            if live.size == 0:
-                break
-            picks = np.array([[int(np.flatnonzero(st.hands[b, i])[0]) for i in range(4)] for b in live], np.int64)
-            flags = np.zeros(live.size, np.int8)
-            step(st.hands, st.bars, st.churros_kept, st.round_scores, st.final_scores, st.winners, st.round, st.pick,
-                 live, picks, eng.hand_size, eng._rul, eng._croq, flags)
-            seen.update({int(b): int(f) for b, f in zip(live, flags) if f})
-            live = live[flags == 0]
-        assert live.size == 0 and set(seen.values()) == {kernels.ROUND_OVER}
-        outs.append((st, obs, seen))
-    (a, oa, fa), (b, ob, fb) = outs
-    assert a.same_as(b) and np.array_equal(oa.view(np.uint32), ob.view(np.uint32)) and fa == fb
-    assert not a.same_as(s) and (oa != -1.0).all()          # the drivers did write
-
-
 def test_observe_seat_subsets_and_out_match_all_seats():
     eng = BatchedTapeo(5, 50, seed=3)
     eng.reset()

@@ -350,9 +350,8 @@ class BatchedTapeo:
         elif out.shape != shape or out.dtype != np.float32 or not out.flags.c_contiguous:
             raise ConfigError(f"out must be a C-contiguous float32 array of shape {shape}")
         s = self._state
-        observe = kernels.observe_batch_parallel if kernels.parallel(g.size) else kernels.observe_batch
-        observe(s.hands, s.bars, s.churros_kept, s.round_scores, s.round, s.pick, g, S, self.hand_size, self._lut,
-                self._inv, self._deck64, out)
+        kernels.observe_batch(s.hands, s.bars, s.churros_kept, s.round_scores, s.round, s.pick, g, S, self.hand_size,
+                              self._lut, self._inv, self._deck64, out)
         return out
 
     def random_actions(self, mask: Optional[np.ndarray] = None,
@@ -405,9 +404,8 @@ class BatchedTapeo:
             legal = np.flatnonzero(s.hands[b, i]).tolist()
             raise IllegalActionError(f"game {b} seat {i}", picks[k, i].item(), legal, names=kind_name)
         flags = self._flags if full else np.zeros(G, np.int8)
-        step = kernels.step_batch_parallel if kernels.parallel(G) else kernels.step_batch
-        step(s.hands, s.bars, s.churros_kept, s.round_scores, s.final_scores, s.winners, s.round, s.pick, g, picks,
-             self.hand_size, self._rul, self._croq, flags)
+        kernels.step_batch(s.hands, s.bars, s.churros_kept, s.round_scores, s.final_scores, s.winners, s.round,
+                           s.pick, g, picks, self.hand_size, self._rul, self._croq, flags)
         if not flags.any():
             if full:
                 return EngineStep(self._zero_rewards, self._no_games, self._no_games)

@@ -29,9 +29,7 @@ included, load them instead of compiling. See the README's "Times" for the cold 
 from __future__ import annotations
 
 import numpy as np
-import numba
 from numba import njit as _njit
-from numba import prange
 
 from hod.core.jit import cache_kernels
 from .cards import BREAD, CHURRO, CROQUETA, FREELOADER, HAM_SLICES, MAX_HAND_SIZE, MIN_PLAYERS, NUM_KINDS, PEPPER, PRAWNS, TORTILLA
@@ -49,28 +47,15 @@ def njit(fn):
     return _njit(cache=CACHED)(fn)
 
 
-def njit_parallel(fn):
-    """numba's ``njit(parallel=True)`` (``prange`` loops over games on numba's threads)."""
-    return _njit(cache=CACHED, parallel=True)(fn)
-
-
-#: Batches of at least this many games use the ``prange`` drivers when numba has more than one
-#: thread (``numba.config.NUMBA_NUM_THREADS``: the CPUs the process may use, or
-#: ``NUMBA_NUM_THREADS``); smaller batches and one-core runs use the serial drivers.
-PARALLEL_MIN_GAMES = 1024
-
-
-def parallel(games: int) -> bool:
-    """Whether a call over ``games`` games uses the ``prange`` drivers."""
-    return games >= PARALLEL_MIN_GAMES and numba.config.NUMBA_NUM_THREADS > 1
-
-
 _K = NUM_KINDS
 _HAM = tuple(int(x) for x in HAM_SLICES)
 _SL = LAYOUT.offsets
 _NP0, _RD0, _PK0, _HS0 = (_SL[p].start for p in ("num_players", "round", "pick", "hand_size"))
 _H0, _B0, _C0, _S0 = (_SL[p].start for p in ("hand", "bars", "churros", "scores"))
 _KH0, _KF0, _U0 = (_SL[p].start for p in ("known_hands", "known_flags", "unseen"))
+#: Seats of the seat-relative pieces (padded to the most players) and known-hand flags.
+_C0_PAD = _SL["churros"].stop - _SL["churros"].start
+_KF_PAD = _SL["known_flags"].stop - _SL["known_flags"].start
 _PICK_DIV = float(MAX_HAND_SIZE - 1)
 _SIZE_DIV = float(MAX_HAND_SIZE)
 _CHURRO_DIV = 30.0
@@ -268,19 +253,18 @@ def count_table(inv: np.ndarray) -> np.ndarray:
 
 @njit
 def observe_game(hands, bars, kept, round_scores, rnd, pick, b, seats, hand_size, lut, inv, deck, out,
-                 sbars, shands):
+                 sbars, shands, churro_v, score_v, placed):
     """``out[j]`` (float32 (S, OBS_SIZE)) = ``observation.encode`` of seat ``seats[j]`` in game
     ``b`` (every entry written). ``lut`` is :func:`count_table` of ``inv`` (1 / deck count);
-    ``sbars``, ``shands`` float32 (n, K) scratch space (the game's scaled bars and hands)."""
+    scratch space: ``sbars``, ``shands`` float32 (n, K) (the game's scaled bars and hands),
+    ``churro_v``, ``score_v`` float32 (n,), ``placed`` int64 (K,)."""
     n = hands.shape[1]
     R = round_scores.shape[1]
     r = rnd[b]
     over = r >= R
     p = np.int64(pick[b])
     kp = 0 if over else min(p, n - 1)
-    churro_v = np.empty(n, np.float32)
-    score_v = np.empty(n, np.float32)
-    placed = np.zeros(_K, np.int64)                      # every bar's tapas, per kind
+    placed[:] = 0                                        # every bar's tapas, per kind
     for t in range(n):
         churro_v[t] = np.float32((np.int64(kept[b, t]) + np.int64(bars[b, t, CHURRO])) / _CHURRO_DIV)
         sc = np.int64(0)
@@ -297,9 +281,20 @@ def observe_game(hands, bars, kept, round_scores, rnd, pick, b, seats, hand_size
     for j in range(seats.shape[0]):
         seat = seats[j]
         row = out[j]
-        row[:] = 0.0
+        # every entry is written once: the values, and zeros where a piece is padded or empty
+        for q in range(_RD0 - _NP0):
+            row[_NP0 + q] = 0.0
         row[_NP0 + n - MIN_PLAYERS] = 1.0
+        for q in range(3):
+            row[_RD0 + q] = 0.0
         row[rd] = 1.0
+        for q in range(_B0 + n * _K, _C0):
+            row[q] = 0.0
+        for q in range(n, _C0_PAD):
+            row[_C0 + q] = 0.0
+            row[_S0 + q] = 0.0
+        for q in range(_KH0 + kp * _K, _KF0 + _KF_PAD):
+            row[q] = 0.0
         for jj in range(n):
             t = seat + jj
             if t >= n:
@@ -319,6 +314,10 @@ def observe_game(hands, bars, kept, round_scores, rnd, pick, b, seats, hand_size
                     u -= np.int64(hands[b, t, k])
             row[_U0 + k] = lut[k, u] if u < 256 else np.float32(u * inv[k])
         if over:
+            row[_PK0] = 0.0
+            row[_HS0] = 0.0
+            for k in range(_K):
+                row[_H0 + k] = 0.0
             continue
         row[_PK0] = pick_v
         row[_HS0] = size_v
@@ -362,11 +361,15 @@ def step_batch(hands, bars, kept, round_scores, final_scores, winners, rnd, pick
 @njit
 def observe_batch(hands, bars, kept, round_scores, rnd, pick, games, seats, hand_size, lut, inv, deck, out):
     """``out[k]`` (float32 (G, S, OBS_SIZE)) = :func:`observe_game` of ``seats`` in game ``games[k]``."""
-    sbars = np.empty((hands.shape[1], _K), np.float32)
-    shands = np.empty((hands.shape[1], _K), np.float32)
+    n = hands.shape[1]
+    sbars = np.empty((n, _K), np.float32)
+    shands = np.empty((n, _K), np.float32)
+    churro_v = np.empty(n, np.float32)
+    score_v = np.empty(n, np.float32)
+    placed = np.zeros(_K, np.int64)
     for k in range(games.shape[0]):
         observe_game(hands, bars, kept, round_scores, rnd, pick, games[k], seats, hand_size, lut, inv, deck, out[k],
-                     sbars, shands)
+                     sbars, shands, churro_v, score_v, placed)
 
 
 @njit
@@ -374,24 +377,3 @@ def winners_batch(scores, churros, rul, out):
     """:func:`winning_seats` of every row: ``scores`` int (G, n), ``churros`` (G, n), ``out`` bool (G, n)."""
     for g in range(scores.shape[0]):
         winning_seats(scores[g], churros[g], rul, out[g])
-
-
-@njit_parallel
-def step_batch_parallel(hands, bars, kept, round_scores, final_scores, winners, rnd, pick, games, picks, hand_size,
-                        rul, croq, flags):
-    """:func:`step_batch` with the games shared among numba's threads (distinct games: no two
-    iterations touch the same row)."""
-    for k in prange(games.shape[0]):
-        flags[k] = step_game(hands, bars, kept, round_scores, final_scores, winners, rnd, pick, games[k],
-                             picks[k], hand_size, rul, croq)
-
-
-@njit_parallel
-def observe_batch_parallel(hands, bars, kept, round_scores, rnd, pick, games, seats, hand_size, lut, inv, deck, out):
-    """:func:`observe_batch` with the games shared among numba's threads (scratch space per game)."""
-    n = hands.shape[1]
-    for k in prange(games.shape[0]):
-        sbars = np.empty((n, _K), np.float32)
-        shands = np.empty((n, _K), np.float32)
-        observe_game(hands, bars, kept, round_scores, rnd, pick, games[k], seats, hand_size, lut, inv, deck, out[k],
-                     sbars, shands)
