@@ -181,11 +181,12 @@ class BatchedEngine(Protocol):
 
 
 def check_games(games, batch_size: int) -> np.ndarray:
-    """The game indices a call names: intp (G,) from None (all), distinct int indices in
-    ``0..batch_size-1`` or a bool mask of shape (batch_size,).
+    """The game indices a call names: intp (G,) from None (all), int indices in
+    ``0..batch_size-1`` or a bool mask of shape (batch_size,). (Calls that change games, ``step``
+    and ``load_state``, also require the indices to be distinct.)
 
     Raises:
-        ConfigError: a mask of another shape, indices out of range, repeated, or not integers.
+        ConfigError: a mask of another shape, indices out of range or not integers.
     """
     from .errors import ConfigError
 
