@@ -29,8 +29,8 @@ seat picks at once, in secret):
    ``determinizations x playouts`` games is played (exact ties: the bot's seeded generator).
 
 All the playouts of one decision run together in the batched engine
-(:class:`tapeo_env.rules.batched.BatchedTapeo`, loaded with
-:meth:`~tapeo_env.rules.batched.BatchedTapeo.load_states`): ``candidates x determinizations x
+(:class:`tapeo_env.rules.batched.BatchedTapeo`, loaded with the record of the samples,
+:func:`~tapeo_env.rules.batched.state_record`): ``candidates x determinizations x
 playouts`` games step at once, and an ONNX playout policy is asked for every seat of every game
 in one call per pick. With the shipped network (``playout="ppo"``, the default) a decision takes
 about 10-40 ms on one core at the defaults (docs/results.md); a playout policy that is a per-row
@@ -52,7 +52,7 @@ import numpy as np
 
 from hod.core.errors import ConfigError
 from tapeo_env.rules import engine
-from tapeo_env.rules.batched import BatchedTapeo
+from tapeo_env.rules.batched import BatchedTapeo, state_record
 from tapeo_env.rules.observation import decode, encode
 
 from .base import BeliefSampler, CandidateSearchBot, Observation, legal_actions
@@ -214,7 +214,7 @@ class SearchBot(CandidateSearchBot):
         n = cfg.num_players
         eng = self._engine(cfg, D * P * C)
         # game (d, p, c) is row (d * P + p) * C + c: the candidates of one playout are neighbours
-        eng.load_states([st for st in states for _ in range(P * C)])
+        eng.load_state(state_record([st for st in states for _ in range(P * C)], cfg))
         u = self.rng.random((D * P, n))
         picks = self._policy_picks(eng, u, first_of=C)          # (D * P, n), the others' picks
         picks = np.repeat(picks, C, axis=0)

@@ -80,7 +80,7 @@ class BatchedDriver:
         info = get_game(game)
         self.eng = load_object(info.batched_engine)(players, batch, seed=seed)
         self.eng.reset()
-        self.agents_per_step = batch * players if info.simultaneous else batch
+        self.agents_per_step = batch * self.eng.movers     # movers: n (simultaneous) or 1
 
     def step(self) -> int:
         """Play one step; return the games finished."""

@@ -67,10 +67,11 @@ def assert_same(eng, singles, step):
         assert [[c for c in h if c >= 0] for h in hand_slots] == s.hands, (step, b)
         assert eng.deck[b, 40 - len(s.deck):].tolist() == s.deck, (step, b)
     masks = np.array([legal_mask(s, s.current) for s in singles])
-    np.testing.assert_array_equal(eng.legal_mask(), masks, err_msg=f"masks at step {step}")
+    np.testing.assert_array_equal(eng.legal_mask()[:, 0], masks, err_msg=f"masks at step {step}")
     obs = np.array([encode(s, s.current) for s in singles])
     got = eng.observe()
-    assert got.dtype == np.float32
+    assert got.dtype == np.float32 and got.shape == (len(singles), 1, 192)
+    got = got[:, 0]
     if not np.array_equal(got, obs):
         b, i = np.argwhere(got != obs)[0]
         pytest.fail(f"step {step}, game {b}: observation entry {i} is {got[b, i]!r}, single {obs[b, i]!r}")
@@ -90,15 +91,16 @@ def play_both(n, games, seed, scheme="points", all_seats_every=7, **rules):
         assert_same(eng, singles, step)
         if step % all_seats_every == 0:       # every seat's view, not only the seat to act
             for seat in range(n):
-                seats = np.full(games, seat)
                 want = np.array([encode(s, seat) for s in singles])
-                np.testing.assert_array_equal(eng.observe(seats=seats), want)
+                np.testing.assert_array_equal(eng.observe(seats=[seat])[:, 0], want)
         if eng.terminal.all():
             break
-        acts = random_legal_actions(eng.legal_mask(), rng)
+        acts = random_legal_actions(eng.legal_mask()[:, 0], rng)
         live = ~eng.terminal
         assert (acts[~live] == NOOP).all()
-        rewards, over = eng.step(acts)
+        rewards, round_over, over = eng.step(acts[:, None])
+        assert rewards.dtype == np.float64
+        np.testing.assert_array_equal(round_over, over)
         for b in np.flatnonzero(live):
             apply_action(singles[b], int(acts[b]))
             decisions += 1
@@ -106,7 +108,7 @@ def play_both(n, games, seed, scheme="points", all_seats_every=7, **rules):
         np.testing.assert_array_equal(over, want_over)
         for b in np.flatnonzero(over):
             s = singles[b]
-            want = final_rewards(s.points, winners(s), scheme).astype(np.float32)
+            want = final_rewards(s.points, winners(s), scheme)
             np.testing.assert_array_equal(rewards[b], want)
         assert not rewards[~over].any()
         step += 1
@@ -139,22 +141,22 @@ def test_deal_and_a_run_by_hand():
     assert eng.hand_cnt[0, 1].tolist() == [0, 0, 0, 0, 1, 1, 1, 0, 0, 0]
     assert eng.deck_left[0] == 40 - 4 - 6 == 30
     # seat 0 starts with an Ace: the first Ace in hand order is the A of copas (card id 10)
-    eng.step(np.array([START + 0]))
+    eng.step(np.array([[START + 0]]))
     assert eng.hand_cards[0, 0].tolist() == [-1, cs("2c")[0], cs("Ae")[0]]
-    eng.step(np.array([TAP]))      # 2 o
-    eng.step(np.array([TAP]))      # 3 o
-    eng.step(np.array([TAP]))      # 4 o; needs a 5 now: none loose, no pile -> only confirm
-    assert eng.legal_mask()[0].nonzero()[0].tolist() == [CONFIRM]
-    eng.step(np.array([CONFIRM]))
+    eng.step(np.array([[TAP]]))      # 2 o
+    eng.step(np.array([[TAP]]))      # 3 o
+    eng.step(np.array([[TAP]]))      # 4 o; needs a 5 now: none loose, no pile -> only confirm
+    assert eng.legal_mask()[0, 0].nonzero()[0].tolist() == [CONFIRM]
+    eng.step(np.array([[CONFIRM]]))
     # pile: A c + A o + 2 o + 3 o + 4 o = 1 + 1 + 2 + 3 + 4 = 11 points, 5 cards, A c visible
     assert eng.pile_pts[0].tolist() == [11, 0]
     assert eng.pile_size[0].tolist() == [5, 0]
     assert eng.pile_top[0].tolist() == [cs("Ac")[0], -1]
     assert eng.current[0] == 1 and eng.last_runner[0] == 0
     # seat 1 holds no Ace/2/3/4 and the table is empty: only drops of 5, 6, 7
-    assert eng.legal_mask()[0].nonzero()[0].tolist() == [DROP + 4, DROP + 5, DROP + 6]
+    assert eng.legal_mask()[0, 0].nonzero()[0].tolist() == [DROP + 4, DROP + 5, DROP + 6]
     # observation of seat 1: my left (seat 0) has 11 / 244 points; seen: 2 Aces, 2, 3, 4
-    o = eng.observe()[0]
+    o = eng.observe()[0, 0]
     assert LAYOUT.view(o, "pile_points").tolist() == [0.0, np.float32(11 / 244), 0.0, 0.0]
     assert LAYOUT.view(o, "seen").tolist() == [0.5, 0.25, 0.25, 0.25, 0, 0, 0, 0, 0, 0]
     assert LAYOUT.view(o, "last_runner").tolist() == [0, 1, 0, 0]
@@ -169,11 +171,11 @@ def test_run_extended_with_loose_cards_by_hand():
     eng = BatchedRobada(2, 1)
     eng.reset(decks=np.array([deck]))
     for a in (START + 0, CONFIRM, DROP + 4, START + 1, TAP, TAP, TAP):
-        eng.step(np.array([a]))
-    assert eng.legal_mask()[0].nonzero()[0].tolist() == [CONFIRM]
+        eng.step(np.array([[a]]))
+    assert eng.legal_mask()[0, 0].nonzero()[0].tolist() == [CONFIRM]
     # run: 2 c, 2 o, 3 o, 4 o, 5 b = 2 + 2 + 3 + 4 + 5 = 16 points, 5 cards
     assert (eng.run_pts[0], eng.run_size[0]) == (16, 5)
-    eng.step(np.array([CONFIRM]))
+    eng.step(np.array([[CONFIRM]]))
     assert eng.pile_pts[0].tolist() == [2 + 16, 0]          # 18
     assert eng.pile_top[0, 0] == cs("2c")[0]                # the starting card of the last run
 
@@ -185,16 +187,16 @@ def test_take_own_pile_exact():
     deck = head + [c for c in range(40) if c not in head]
     eng = BatchedRobada(2, 1)
     eng.reset(decks=np.array([deck]))
-    eng.step(np.array([START + 2]))          # 3 c + 3 o, needs 4: none -> confirm
-    eng.step(np.array([CONFIRM]))            # seat 0 pile: 3 o, 3 c (visible) = 6 points
-    eng.step(np.array([DROP + 9]))           # seat 1 drops a Rey
-    eng.step(np.array([START + 1]))          # 2 c + 2 o, needs 3: no loose 3, own pile shows 3
-    assert eng.legal_mask()[0].nonzero()[0].tolist() == [TAKE + 0, CONFIRM]
-    eng.step(np.array([TAKE + 0]))
+    eng.step(np.array([[START + 2]]))          # 3 c + 3 o, needs 4: none -> confirm
+    eng.step(np.array([[CONFIRM]]))            # seat 0 pile: 3 o, 3 c (visible) = 6 points
+    eng.step(np.array([[DROP + 9]]))           # seat 1 drops a Rey
+    eng.step(np.array([[START + 1]]))          # 2 c + 2 o, needs 3: no loose 3, own pile shows 3
+    assert eng.legal_mask()[0, 0].nonzero()[0].tolist() == [TAKE + 0, CONFIRM]
+    eng.step(np.array([[TAKE + 0]]))
     # run: 2 c, 2 o + pile (3 o, 3 c) = 2 + 2 + 3 + 3 = 10 points; the own pile is now empty
     assert (eng.run_pts[0], eng.run_size[0], eng.pile_size[0, 0]) == (10, 4, 0)
     assert eng.run_taken[0].tolist() == [True, False]
-    eng.step(np.array([CONFIRM]))
+    eng.step(np.array([[CONFIRM]]))
     assert eng.pile_pts[0, 0] == 10 and eng.pile_top[0, 0] == cs("2c")[0]
 
 
@@ -247,17 +249,19 @@ def test_illegal_action_raises_and_changes_nothing():
     eng.reset(seed=3)
     before = {f: getattr(eng, f).copy() for f in FIELDS}
     acts = eng.random_legal_actions(np.random.default_rng(0))
-    legal_confirm = eng.legal_mask()[5, CONFIRM]
+    legal_confirm = eng.legal_mask()[5, 0, CONFIRM]
     assert legal_confirm == 0                          # no run at the start of a turn
     acts[5] = CONFIRM
     with pytest.raises(IllegalActionError, match=r"game 5.*legal actions"):
-        eng.step(acts)
+        eng.step(acts[:, None])
     for f in FIELDS:
         np.testing.assert_array_equal(getattr(eng, f), before[f])
     with pytest.raises(ValueError, match="shape"):
-        eng.step(acts[:3])
+        eng.step(acts[:3, None])
+    with pytest.raises(ValueError, match="shape"):
+        eng.step(acts)                          # (G,) is not (G, 1)
     with pytest.raises(IllegalActionError):
-        eng.step(np.full(8, 99))
+        eng.step(np.full((8, 1), 99))
 
 
 def test_bad_options():
@@ -276,7 +280,9 @@ def test_bad_options():
         eng.reset(decks=np.zeros((2, 40), int))
     eng.reset(seed=0)
     with pytest.raises(ConfigError, match="seats"):
-        eng.observe(seats=np.array([0, 2]))
+        eng.observe(seats=np.array([0, 2]))     # 2 players: seats 0, 1
+    with pytest.raises(ConfigError, match="seats"):
+        eng.observe(seats=np.array([1, 1]))
 
 
 def test_same_seed_same_games_and_partial_reset():
@@ -371,3 +377,34 @@ def test_gymnasium_vector_env_same_step_autoreset():
                 assert infos["final_obs"][i]["action_mask"].tolist() == [0] * 26 + [1]
                 assert rew[i] == infos["final_score"][i]
     assert finished > 0
+
+
+# ---- copies and the state record -----------------------------------------------------------------
+@pytest.mark.parametrize("how", ["deepcopy", "pickle"])
+def test_a_copy_keeps_its_flat_views_and_plays_on_as_the_original(how):
+    import copy
+    import pickle
+
+    eng = BatchedRobada(3, 16, seed=4)
+    eng.reset(seed=4)
+    rng = np.random.default_rng(1)
+    for _ in range(30):                          # mid-game: runs, piles, a re-deal or two
+        eng.step(random_legal_actions(eng.legal_mask()[:, 0], rng)[:, None])
+    twin = copy.deepcopy(eng) if how == "deepcopy" else pickle.loads(pickle.dumps(eng))
+    for name, base in (("hand_cnt_flat", "hand_cnt"), ("pile_cnt_flat", "pile_cnt"),
+                       ("_hcnt1", "hand_cnt"), ("_deck1", "deck"), ("_loose1", "loose_cnt")):
+        assert np.shares_memory(getattr(twin, name), getattr(twin, base)), name
+        assert not np.shares_memory(getattr(twin, base), getattr(eng, base))
+    ra, rb = np.random.default_rng(2), np.random.default_rng(2)
+    for _ in range(400):                         # a game takes at most 432 decisions: some end and re-deal
+        a = random_legal_actions(eng.legal_mask()[:, 0], ra)[:, None]
+        b = random_legal_actions(twin.legal_mask()[:, 0], rb)[:, None]
+        np.testing.assert_array_equal(a, b)
+        np.testing.assert_array_equal(eng.observe(), twin.observe())
+        x, y = eng.step(a), twin.step(b)
+        np.testing.assert_array_equal(x.rewards, y.rewards)
+        over = np.flatnonzero(x.game_over)
+        if over.size:
+            eng.reset(games=over)
+            twin.reset(games=over)
+    assert eng.state.same_as(twin.state)

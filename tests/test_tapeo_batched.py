@@ -1,20 +1,25 @@
-"""Batched Tapeo engine (tapeo_env.rules.batched), its vector envs (hod.training.tapeo_vector) and the
-throughput benchmark smoke run.
+"""Batched Tapeo engine (tapeo_env.rules.batched over the kernels of tapeo_env.rules.kernels), its
+vector envs (hod.training.tapeo_vector) and the throughput benchmark smoke run.
 
-The differential test plays thousands of seeded games through the batched engine and replays
-each one, with the same deals, through the single-game engine (the reference), requiring
-identical hands, bars, churros, scores, masks, observations and rewards at every step."""
+Two differential tests: one plays thousands of seeded games through the batched engine and
+replays each one, with the same deals, through the single-game engine (the reference), requiring
+identical hands, bars, churros, scores, masks, observations and rewards at every step; the other
+plays the compiled engine and the earlier numpy engine (the oracle, tests/oracles/tapeo_batched.py)
+in lockstep and requires the same state record, masks, observations (bit for bit), rewards and
+flags at every step, for every player count, reward scheme, round rewards, explicit deals,
+steps of some games and other scoring rulings."""
 import numpy as np
 import pytest
 
 from hod.core.errors import ConfigError, IllegalActionError
 from hod.core.rewards import final_rewards
 from tapeo_env.rules import engine as E
-from tapeo_env.rules.batched import BatchedTapeo, random_legal_actions
-from tapeo_env.rules.batched_obs import BatchedEncoder
+from oracles.tapeo_batched import BatchedTapeo as OracleTapeo
+from oracles.tapeo_batched_obs import BatchedEncoder
+from oracles.tapeo_batched_scoring import churro_points_batch, ham_points_batch, pepper_points_batch, round_points_batch
 from hod.core.rewards import final_rewards_batch
-from tapeo_env.rules.batched_scoring import (churro_points_batch, ham_points_batch,
-                                       pepper_points_batch, round_points_batch)
+from tapeo_env.rules import kernels, scoring
+from tapeo_env.rules.batched import BatchedTapeo, random_legal_actions
 from tapeo_env.rules.cards import (BREAD, CHURRO, CROQUETA, FREELOADER, HAM1, HAM2, HAM3, NUM_KINDS, PEPPER, PRAWNS,
                              TORTILLA)
 from tapeo_env.rules.observation import OBS_SIZE, encode
@@ -27,11 +32,11 @@ def _kinds(counts):
     return np.repeat(np.arange(K), counts).tolist()
 
 
-def _play_and_record(n, B, seed, scheme, round_rewards, steps, exact_division=None):
+def _play_and_record(n, B, seed, scheme, round_rewards, steps, exact_division=None, engine=BatchedTapeo):
     """Play ``steps`` steps of B batched games with random legal picks, restarting a third of the
     games after 4 steps (so games run out of step) and every finished game. Returns the
     recorded episodes: per episode its deals and, per step, the batch snapshot index."""
-    eng = BatchedTapeo(n, B, seed=seed, reward_scheme=scheme, round_rewards=round_rewards)
+    eng = engine(n, B, seed=seed, reward_scheme=scheme, round_rewards=round_rewards)
     eng.reset()
     if exact_division is not None:
         eng.observe()
@@ -123,11 +128,106 @@ def test_differential_against_single_engine(n, scheme, round_rewards):
 
 
 def test_differential_with_the_lookup_table_conversion():
-    # the encoder's table path (used when float32 division would not be exact) gives the same values
+    # the oracle encoder's table path (used when float32 division would not be exact) gives the same values
     eng, snaps, episodes = _play_and_record(4, 40, seed=7, scheme="points", round_rewards=False, steps=25,
-                                            exact_division=False)
+                                            exact_division=False, engine=OracleTapeo)
     assert not eng._obs_encoder.exact_division
     assert _replay_and_compare(eng, snaps, episodes) >= 40
+
+
+# ---- differential test against the oracle (the earlier numpy engine) ---------------------------------
+_RECORD_FIELDS = ("hands", "bars", "churros_kept", "undealt", "round_scores", "final_scores", "winners", "round",
+                  "pick", "seed")
+
+
+def _assert_same_engines(new, old, t):
+    for f in _RECORD_FIELDS:
+        a, b = getattr(new.state, f), getattr(old.state, f)
+        assert a.dtype == b.dtype and np.array_equal(a, b), (t, f)
+    assert np.array_equal(new.legal_mask(), old.legal_mask()), t
+    n = new.num_players
+    a, b = new.observe(), old.observe()
+    assert a.shape == (new.batch_size, n, OBS_SIZE)
+    assert np.array_equal(a.view(np.uint32), b.view(np.uint32)), t        # bit for bit
+    assert np.array_equal(new.scores(), old.scores()), t
+    assert np.array_equal(new.terminal, old.terminal), t
+
+
+def _random_deals(rng, cfg, G):
+    """G valid explicit deals (G, R, n, K): each round the first n * hand_size of a shuffled deck."""
+    from tapeo_env.rules.cards import deck_cards
+    n, hs = cfg.num_players, cfg.hand_size
+    d = np.zeros((G, cfg.num_rounds, n, K), np.int64)
+    for g in range(G):
+        for r in range(cfg.num_rounds):
+            cards = rng.permutation(deck_cards(cfg.deck))[:n * hs]
+            for i in range(n):
+                d[g, r, i] = np.bincount(cards[i * hs:(i + 1) * hs], minlength=K)
+    return d
+
+
+def _lockstep(cfg, B, seed, scheme, round_rewards, steps):
+    """Play the compiled engine and the oracle side by side with the same picks and resets
+    (seeded, explicit deals, games out of step, steps of some games); compare everything.
+    Returns the number of finished games."""
+    new = BatchedTapeo(cfg, B, seed=seed, reward_scheme=scheme, round_rewards=round_rewards)
+    old = OracleTapeo(cfg, B, seed=seed, reward_scheme=scheme, round_rewards=round_rewards)
+    new.reset()
+    old.reset()
+    rng = np.random.default_rng(seed)
+    finished = 0
+    for t in range(steps):
+        _assert_same_engines(new, old, t)
+        if t == 4:                                  # a third of the games restart: out of step
+            g = np.arange(0, B, 3)
+            seeds = rng.integers(0, 2**64 - 1, g.size, dtype=np.uint64, endpoint=True)
+            new.reset(games=g, seeds=seeds)
+            old.reset(games=g, seeds=seeds)
+            continue
+        if t == 9:                                  # explicit deals for some games
+            g = np.arange(1, B, 4)
+            deals = _random_deals(rng, cfg, g.size)
+            new.reset(games=g, deals=deals)
+            old.reset(games=g, deals=deals)
+            continue
+        picks = random_legal_actions(new.legal_mask(), rng)
+        if t % 7 == 3:                              # a step of some games only
+            g = rng.permutation(B)[:B // 2]
+            ra, rb = new.step(picks[g], games=g), old.step(picks[g], games=g)
+        else:
+            ra, rb = new.step(picks), old.step(picks)
+        for x, y in zip(ra, rb):
+            assert x.dtype == y.dtype and x.shape == y.shape and np.array_equal(x, y), t
+        if t % 7 == 3:
+            over = g[ra.game_over]
+        else:
+            over = np.flatnonzero(ra.game_over)
+        if over.size:
+            finished += over.size
+            _assert_same_engines(new, old, t)
+            new.reset(games=over)                   # seeds from each engine's generator: the same
+            old.reset(games=over)
+    _assert_same_engines(new, old, steps)
+    return finished
+
+
+@pytest.mark.parametrize("n,scheme,round_rewards", [
+    (2, "points", True), (3, "win_loss", False), (4, "margin", True), (5, "points", False), (6, "margin", False),
+    (4, "win_loss", True),
+])
+def test_compiled_engine_equals_the_oracle_bit_for_bit(n, scheme, round_rewards):
+    # 200 tables x 70 steps: every table finishes 2-4 games
+    finished = _lockstep(E.Config(num_players=n), 200, seed=40 + n, scheme=scheme, round_rewards=round_rewards,
+                         steps=70)
+    assert finished >= 300
+
+
+def test_compiled_engine_equals_the_oracle_with_other_rulings_and_deck():
+    rulings = scoring.Rulings(tortilla_pair=4, croqueta_table=(0, 2, 4), ham_first=5, ham_second=2,
+                              hot_pepper_min=2, two_player_fewest_loses=True, tie_break_by_churros=False)
+    for n in (2, 3, 6):
+        cfg = E.Config(num_players=n, rulings=rulings, deck=(12, 14, 4, 4, 4, 10, 8, 10, 8, 10), num_rounds=2)
+        assert _lockstep(cfg, 60, seed=n, scheme="margin", round_rewards=True, steps=50) >= 60
 
 
 def test_observe_seat_subsets_and_out_match_all_seats():
@@ -141,10 +241,16 @@ def test_observe_seat_subsets_and_out_match_all_seats():
     assert np.array_equal(sub[:, 0], full[:, 4]) and np.array_equal(sub[:, 1], full[:, 1])
     out = np.full((50, 5, OBS_SIZE), 7.0, np.float32)
     assert np.array_equal(eng.observe(out=out), full)
-    with pytest.raises(ValueError):
+    with pytest.raises(ConfigError, match="seats"):
         eng.observe(seats=[5])
-    with pytest.raises(ValueError):
+    with pytest.raises(ConfigError, match="seats"):
         eng.observe(seats=[1, 1])
+    with pytest.raises(ConfigError, match="out"):
+        eng.observe(out=np.zeros((50, 5, OBS_SIZE)))                  # float64
+    # some games: a new array each time (no buffer kept per subset size); the whole batch: one buffer
+    first = eng.observe(games=[3, 7])
+    assert eng.observe(games=[3, 7]) is not first and np.array_equal(first, full[[3, 7]])
+    assert eng.observe() is eng.observe()
 
 
 # ---- rules with hand-made deals ---------------------------------------------------------------
@@ -207,7 +313,73 @@ def test_last_tapa_is_automatic_and_round_is_scored():
     assert eng.state.bars[0].sum() == 0
 
 
+def _kernel_rows(fn, rows, rul=None):
+    """Apply a one-game scoring kernel to each row; int64 results as lists."""
+    r, croq = kernels.rulings_array(scoring.DEFAULT_RULINGS) if rul is None else rul
+    out = []
+    for row in rows:
+        o = np.zeros(len(row), np.int64)
+        fn(np.asarray(row, np.uint8), r, o) if fn is not kernels.round_points else fn(np.asarray(row, np.uint8), r, croq, o)
+        out.append(o.tolist())
+    return out
+
+
+def test_kernel_scoring_values_by_hand():
+    # churros 4,1,1 (3 players): most +6; two fewest share -6 -> -3 each (T9)
+    assert _kernel_rows(kernels.churro_points, [[4, 1, 1]]) == [[6, -3, -3]]
+    # 2 players, churros 2,2: both most, share 6 -> +3 each, nobody loses (T9)
+    assert _kernel_rows(kernels.churro_points, [[2, 2]]) == [[3, 3]]
+    # 3 players all tied at 2: +6 // 3 = 2 and -6 // 3 = -2 -> 0 each
+    assert _kernel_rows(kernels.churro_points, [[2, 2, 2]]) == [[0, 0, 0]]
+    # bar: 3 tortillas (1 pair = 5), 2 croquetas (3), 2 prawns + 3 bread (2*3 + 3*min(2,3) = 12):
+    # 5 + 3 + 12 = 20, plus ham: seat 0 has ham2 (2 slices) first 6, seat 1 ham1 (1) second 3.
+    bars = np.zeros((2, K), np.int64)
+    bars[0, [TORTILLA, CROQUETA, PRAWNS, BREAD, HAM2]] = [3, 2, 2, 3, 1]
+    bars[1, [HAM1, CHURRO]] = [1, 4]
+    assert _kernel_rows(kernels.round_points, [bars]) == [[20 + 6, 3]]
+    # ham slices 3,3,1 (ham3, ham3, ham1): two leaders share 6 -> 3 each, no runner-up (T2)
+    # peppers 3,3,1: max 3 >= 3 -> both at the max lose 6: 2*3-6 = 0, 0; seat 2: 2*1 = 2 (T5)
+    bars = np.zeros((3, K), np.int64)
+    bars[:, HAM3] = [1, 1, 0]
+    bars[2, HAM1] = 1
+    bars[:, PEPPER] = [3, 3, 1]
+    assert _kernel_rows(kernels.round_points, [bars]) == [[3 + 0, 3 + 0, 0 + 2]]
+    # ham 5,2,2,0 (ham3+ham2, ham2, ham2, -): leader 6, two runners-up share 3 -> 1 each (3 // 2)
+    bars = np.zeros((4, K), np.int64)
+    bars[0, [HAM3, HAM2]] = 1
+    bars[[1, 2], HAM2] = 1
+    assert _kernel_rows(kernels.round_points, [bars]) == [[6, 1, 1, 0]]
+    # T10: scores 10, 10, 4; churros 1, 3, 5: the tie on points goes to seat 1 (more churros)
+    w = np.zeros(3, bool)
+    kernels.winning_seats(np.array([10, 10, 4]), np.array([1, 3, 5], np.uint8), kernels.rulings_array(scoring.DEFAULT_RULINGS)[0], w)
+    assert w.tolist() == [False, True, False]
+    no_tie_break = kernels.rulings_array(scoring.Rulings(tie_break_by_churros=False))[0]
+    kernels.winning_seats(np.array([10, 10, 4]), np.array([1, 3, 5], np.uint8), no_tie_break, w)
+    assert w.tolist() == [True, True, False]
+
+
+@pytest.mark.parametrize("rulings", [scoring.DEFAULT_RULINGS,
+                                     scoring.Rulings(tortilla_pair=4, croqueta_table=(0, 2, 4), ham_first=5,
+                                                     ham_second=2, hot_pepper_min=2, two_player_fewest_loses=True,
+                                                     tie_break_by_churros=False, churro_fewest=5)])
+def test_kernel_scoring_equals_the_scalar_rules_on_random_bars(rulings):
+    rng = np.random.default_rng(0)
+    rul = kernels.rulings_array(rulings)
+    for _ in range(3000):
+        n = int(rng.integers(2, 7))
+        bars = rng.integers(0, 5, (n, K))
+        want = scoring.round_points(bars, rulings).tolist()
+        assert _kernel_rows(kernels.round_points, [bars], rul) == [want], bars
+        churros = rng.integers(0, 6, n)
+        assert _kernel_rows(kernels.churro_points, [churros], rul) == [scoring.churro_points(churros, rulings).tolist()]
+        scores = rng.integers(-5, 8, n)
+        w = np.zeros(n, bool)
+        kernels.winning_seats(scores, churros.astype(np.uint8), rul[0], w)
+        assert np.flatnonzero(w).tolist() == list(scoring.winning_seats(scores, churros, rulings))
+
+
 def test_batched_scoring_values_by_hand():
+    # the oracle's vectorised scoring (tests/oracles/tapeo_batched_scoring.py)
     # ham slices 3,3,1: two leaders share 6 -> 3 each, no runner-up (T2); 3 = 6 // 2
     assert ham_points_batch(np.array([[3, 3, 1]])).tolist() == [[3, 3, 0]]
     # ham 5,2,2,0: leader 6, two runners-up share 3 -> 1 each (3 // 2), no ham no points (T3)

@@ -9,7 +9,7 @@ from hod.agents.tapeo_search import PLAYOUT_POLICIES, SearchBot, playout_values
 from hod.core.errors import ConfigError
 from hod.evaluation.tournament import run_tournament
 from tapeo_env.rules import engine
-from tapeo_env.rules.batched import BatchedTapeo
+from tapeo_env.rules.batched import BatchedTapeo, state_record
 from tapeo_env.rules.cards import CROQUETA, FREELOADER, NUM_KINDS, TORTILLA
 from tapeo_env.rules.observation import encode
 
@@ -60,7 +60,7 @@ def test_the_batched_engine_loaded_with_states_plays_as_the_single_engine(n):
     rng = np.random.default_rng(n)
     for s in random_positions(n, seed=n, count=3):
         eng = BatchedTapeo(engine.Config(num_players=n), 2, seed=0)
-        eng.load_states([s, s])
+        eng.load_state(state_record([s, s]))
         ref = s.clone()
         while not ref.terminal:
             for i in range(n):
@@ -83,7 +83,7 @@ def test_loaded_explicit_deals_deal_the_later_rounds_and_beliefs_drop_them():
     s = engine.new_game(cfg, deals=deals)
     engine.apply_actions(s, [engine.legal_actions(s, i)[-1] for i in range(3)])
     eng = BatchedTapeo(cfg, 1)
-    eng.load_states([s])
+    eng.load_state(state_record([s]))
     while not s.terminal:
         assert np.array_equal(eng.observe()[0, 0], encode(s, 0))
         picks = [int(rng.choice(engine.legal_actions(s, i))) for i in range(3)]
@@ -94,12 +94,14 @@ def test_loaded_explicit_deals_deal_the_later_rounds_and_beliefs_drop_them():
     assert engine.sample_consistent_state(engine.new_game(cfg, deals=deals), 0, rng).preset_deals is None
 
 
-def test_load_states_refuses_another_config_or_count():
+def test_state_record_and_load_state_refuse_another_config_or_count():
     s = engine.new_game(engine.Config(num_players=3), seed=0)
     with pytest.raises(ConfigError, match="Config"):
-        BatchedTapeo(4, 1).load_states([s])
-    with pytest.raises(ConfigError, match="2 states for 1 games"):
-        BatchedTapeo(3, 1).load_states([s, s])
+        state_record([s], engine.Config(num_players=4))
+    with pytest.raises(ConfigError, match="hands must be uint8"):
+        BatchedTapeo(4, 1).load_state(state_record([s]))          # 3 seats' hands into 4 seats
+    with pytest.raises(ConfigError, match="a record of 2 games for 1 games"):
+        BatchedTapeo(3, 1).load_state(state_record([s, s]))
 
 
 def test_playout_values_are_win_share_plus_weighted_margin():

@@ -133,7 +133,7 @@ class LearnerGames:
             pend = np.flatnonzero((e.current != self.learner) & ~e.terminal)
             if pend.size == 0:
                 return
-            masks = e.legal_mask(pend)
+            masks = e.legal_mask(pend)[:, 0]
             if len(self.policies) == 1:
                 acts = self._ask(self.policies[0], pend, masks)
             else:
@@ -143,12 +143,12 @@ class LearnerGames:
                     sub = np.flatnonzero(who == k)
                     if sub.size:
                         acts[sub] = self._ask(pol, pend[sub], masks[sub])
-            e.step(acts, games=pend)
+            e.step(acts[:, None], games=pend)
             self.decisions += pend.size
 
     def _ask(self, pol, games: np.ndarray, masks: np.ndarray) -> np.ndarray:
         if getattr(pol, "needs_observation", True):
-            obs = self.engine.observe(games)
+            obs = self.engine.observe(games)[:, 0]
         else:
             obs = np.empty((games.size, 0), np.float32)
         return np.asarray(pol(obs, masks)).reshape(games.size)
@@ -173,11 +173,11 @@ class LearnerGames:
         e = self.engine
         actions = np.asarray(actions).reshape(self.num_games)
         if games is None:
-            e.step(actions)
+            e.step(actions[:, None])
             self.decisions += self.num_games
             self.ep_len += 1
         elif len(games):
-            e.step(actions[games], games=games)
+            e.step(actions[games][:, None], games=games)
             self.decisions += len(games)
             self.ep_len[games] += 1
         self.play_opponents()
@@ -193,7 +193,7 @@ class LearnerGames:
         self.ep_return[d] += r
         scores = e.scores(d)
         finished = {
-            "games": d, "final_obs": e.observe(d, seats=seat),
+            "games": d, "final_obs": e.observe(d, seats=np.arange(self.n))[rows, seat],
             "final_score": scores[rows, seat].astype(np.int64),
             "win_share": win_shares(scores)[rows, seat], "seat": seat,
             "return": self.ep_return[d].copy(), "length": self.ep_len[d].copy(),
@@ -272,14 +272,14 @@ class _LearnerTables:
     def observations(self) -> np.ndarray:
         """float32 (N, 192): every learner's observation now (a new array)."""
         if len(self.groups) == 1:
-            return self.groups[0].engine.observe().copy()
-        return np.concatenate([g.engine.observe() for g in self.groups])
+            return self.groups[0].engine.observe()[:, 0].copy()
+        return np.concatenate([g.engine.observe()[:, 0] for g in self.groups])
 
     def masks(self) -> np.ndarray:
         """int8 (N, 27): every learner's legal actions now (a new array)."""
         if len(self.groups) == 1:
-            return self.groups[0].engine.legal_mask().copy()
-        return np.concatenate([g.engine.legal_mask() for g in self.groups])
+            return self.groups[0].engine.legal_mask()[:, 0].copy()
+        return np.concatenate([g.engine.legal_mask()[:, 0] for g in self.groups])
 
     def seats(self) -> np.ndarray:
         """int64 (N,): the learner's seat in each game."""

@@ -70,7 +70,8 @@ class GameInfo:
         bots: registry name -> ``"module:factory"`` of the game's hand-written bots (loaded
             lazily by :mod:`hod.agents.registry`; the shipped trained opponents are added from
             their files).
-        batched_engine: ``"module:Class"`` of the batched numpy engine.
+        batched_engine: ``"module:Class"`` of the batched engine (implements
+            :class:`hod.core.engine.BatchedEngine`).
         vector_env: ``"module:Class"`` of the vectorized training env (opponents inside).
         rules_file: the rules text the game implements (under ``shared/rules/``).
     """

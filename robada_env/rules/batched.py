@@ -22,8 +22,9 @@ in batch by :mod:`robada_env.rules.batched_obs`. ``tests/test_robada_batched.py`
 seeded games through both engines and requires identical states, masks, observations and
 rewards at every step.
 
-State (``BatchedRobada`` attributes; B = ``batch_size``, n = ``num_players``, every field has the
-batch axis first; card ids 0..39 as in :mod:`robada_env.rules.cards`, -1 for "none"):
+State (the record :class:`BatchedRobadaState`, ``engine.state``; its arrays are also the engine's
+attributes of the same names; B = ``batch_size``, n = ``num_players``, every field has the batch
+axis first; card ids 0..39 as in :mod:`robada_env.rules.cards`, -1 for "none"):
 
 ==============  =============  ==================================================================
 field           dtype, shape   meaning
@@ -64,18 +65,21 @@ generator) and its deck order is :func:`hod.core.deal.shuffled` of it, the very 
 :func:`robada_env.rules.engine.new_game` deals with: game ``i`` reset with seed ``s`` is
 ``new_game(config, seed=s)``.
 
-Interface (the same shape as Tapeo's batched engine, so benchmarks and training treat both
-games alike): ``BatchedRobada(config_or_num_players, batch_size, seed=...)``, ``batch_size``,
-``reset(games, seeds, seed, ...)``, ``observe``, ``legal_mask``, ``step``, ``terminal``,
-``scores``, ``random_actions``; also ``random_legal_actions``, ``final_rewards``.
+Interface: :class:`hod.core.engine.BatchedEngine`, the protocol both games' batched engines
+implement with one signature (M = 1 mover: the seat to act; masks (G, 1, 27), observations
+(G, S, 192), actions (G, 1)); also ``random_legal_actions``, ``final_rewards``, ``current``.
+Copies (``copy.deepcopy``, pickle) rebuild the engine's internal flat views of the state, so a
+copy plays on exactly as the original.
 """
 from __future__ import annotations
 
-from typing import NamedTuple, Optional, Sequence
+from dataclasses import dataclass, fields
+from typing import Optional, Sequence
 
 import numpy as np
 
 from hod.core.deal import as_seeds, draw_seeds, shuffled
+from hod.core.engine import EngineStep, StateRecord, check_games, check_record
 from hod.core.errors import ConfigError, IllegalActionError, check_choice
 from hod.core.rewards import REWARD_SCHEMES, final_rewards_batch, win_shares_batch
 
@@ -86,7 +90,7 @@ from .engine import CARDS_PER_DEAL, LOOSE_AT_START, MAX_GAME_LENGTH, Config
 from .observation import OBS_SIZE
 from .runs import NOBODY, RUN_CLOSED, leftovers_receiver, may_take_pile, next_after_start, next_after_step
 
-__all__ = ["BatchedRobada", "BatchedRobadaStep", "random_legal_actions", "batched_final_rewards", "win_shares", "NAME"]
+__all__ = ["BatchedRobada", "BatchedRobadaState", "BatchedRobadaStep", "random_legal_actions", "batched_final_rewards", "win_shares", "NAME"]
 
 #: Short game name (the benchmark and training registries key on it).
 NAME = "robada"
@@ -171,21 +175,45 @@ def win_shares(scores: np.ndarray) -> np.ndarray:
     return win_shares_batch(s == s.max(1, keepdims=True))
 
 
-#: Public index tables of :class:`BatchedRobada` that are not game state (left out of ``nbytes``).
-_INDEX_TABLES = frozenset({"seat_at_offset", "relative_seat", "flat_base"})
+#: What :meth:`BatchedRobada.step` returns: :class:`hod.core.engine.EngineStep` (rewards: every
+#: seat's final reward in the games that ended with this step, 0 elsewhere; ``round_over`` is
+#: ``game_over``: the game is one scoring round).
+BatchedRobadaStep = EngineStep
 
 
-class BatchedRobadaStep(NamedTuple):
-    """What :meth:`BatchedRobada.step` returns (unpacks as ``rewards, game_over``).
+@dataclass
+class BatchedRobadaState(StateRecord):
+    """The state record of B games (fields, dtypes and shapes: the module docstring's table).
+    ``engine.state`` holds the engine's live arrays; ``copy()`` / ``take(games)`` copy them."""
 
-    Attributes:
-        rewards: float32 (G, n), every seat's final reward under ``reward_scheme`` in the games
-            that ended with this step, 0 elsewhere (rewards come only at the end).
-        game_over: bool (G,), the game ended with this step.
-    """
+    deck: np.ndarray
+    deck_left: np.ndarray
+    hand_cards: np.ndarray
+    hand_cnt: np.ndarray
+    hand_size: np.ndarray
+    hand_total: np.ndarray
+    loose_cnt: np.ndarray
+    pile_cnt: np.ndarray
+    pile_top: np.ndarray
+    pile_size: np.ndarray
+    pile_pts: np.ndarray
+    seen_cnt: np.ndarray
+    run_cnt: np.ndarray
+    run_card: np.ndarray
+    run_start: np.ndarray
+    run_rank: np.ndarray
+    run_next: np.ndarray
+    run_active: np.ndarray
+    run_size: np.ndarray
+    run_pts: np.ndarray
+    run_taken: np.ndarray
+    current: np.ndarray
+    last_runner: np.ndarray
+    terminal: np.ndarray
+    decisions: np.ndarray
 
-    rewards: np.ndarray
-    game_over: np.ndarray
+
+_STATE_FIELDS = tuple(f.name for f in fields(BatchedRobadaState))
 
 
 class BatchedRobada:
@@ -210,6 +238,9 @@ class BatchedRobada:
     name = NAME
     num_actions = NUM_ACTIONS
     max_game_length = MAX_GAME_LENGTH
+    obs_size = OBS_SIZE
+    #: one seat decides on each step: the seat to act (``current``)
+    movers = 1
 
     def __init__(self, config: int | Config | None, batch_size: int, seed: Optional[int] = None,
                  reward_scheme: str = "points", **rules) -> None:
@@ -229,7 +260,6 @@ class BatchedRobada:
         self.rng = np.random.default_rng(seed)
         self.batch_size = B
         self.num_players = n = config.num_players
-        self.obs_size = OBS_SIZE
         # rules tables from the config, built by the rule functions of robada_env.rules.runs (R2, R3)
         self._next_after_start = np.array(
             [next_after_start(r, config.closing_ace) for r in range(NUM_RANKS)], np.int8)
@@ -275,6 +305,13 @@ class BatchedRobada:
         self.last_runner = np.full(B, NOBODY, i8)
         self.terminal = np.ones(B, bool)
         self.decisions = np.zeros(B, np.int16)
+        self._bind_views()
+        self._reset_called = False
+
+    def _bind_views(self) -> None:
+        """(Re)build the flat views of the state arrays and the caches (after ``__init__`` and
+        after a copy: a copied view would no longer share the memory of its base)."""
+        B, n, i8 = self.batch_size, self.num_players, np.int8
         # flat (B * n, ...) views of the per-seat fields: row b * n + seat (the *_flat ones are
         # read by the batched observation encoder, robada_env.rules.batched_obs)
         self._hcards_f = self.hand_cards.reshape(B * n, CARDS_PER_DEAL)
@@ -302,7 +339,39 @@ class BatchedRobada:
         self._obs_ver = -1
         self._hand_buf = np.zeros((B, NUM_RANKS), i8)
         self._hand_ver = -1
-        self._reset_called = False
+
+    _VIEWS = ("_hcards_f", "hand_cnt_flat", "hand_size_flat", "pile_cnt_flat", "pile_top_flat",
+              "pile_size_flat", "pile_pts_flat", "run_taken_flat", "_hcards1", "_deck1", "_hcnt1",
+              "_loose1", "_seen1", "_run1", "_mask_t", "_obs_t", "_hand_buf")
+
+    def __getstate__(self) -> dict:
+        """Pickle / deepcopy: the state arrays, not the views over them (rebuilt on load)."""
+        return {k: v for k, v in vars(self).items() if k not in self._VIEWS}
+
+    def __setstate__(self, d: dict) -> None:
+        self.__dict__.update(d)
+        self._bind_views()
+        self._version = 0
+
+    @property
+    def state(self) -> BatchedRobadaState:
+        """The games' :class:`BatchedRobadaState` (the engine's live arrays: ``copy()`` it to keep it)."""
+        return BatchedRobadaState(**{k: getattr(self, k) for k in _STATE_FIELDS})
+
+    def load_state(self, state: BatchedRobadaState, games: Optional[Sequence[int]] = None) -> None:
+        """Put the G games of ``state`` (e.g. another engine's ``state.take(...)``) into rows
+        ``games`` (None = all, G = B): they play on exactly as where they came from.
+
+        Raises:
+            ConfigError: a record of another type, game count or shape, or repeated games
+                (nothing is changed).
+        """
+        g = check_games(games, self.batch_size)
+        check_record(state, self.state, g)
+        for k, arr in state.arrays().items():
+            getattr(self, k)[g] = arr                 # in place: the flat views stay valid
+        self._version += 1
+        self._reset_called = True
 
     # ---- sizes ---------------------------------------------------------------------------------
     @staticmethod
@@ -313,9 +382,7 @@ class BatchedRobada:
     def nbytes(self) -> dict:
         """Memory actually held, in bytes: ``{"state": ..., "caches": ..., "per_game_state": ...,
         "per_game_total": ...}`` (caches: the mask and observation buffers)."""
-        state = sum(v.nbytes for k, v in vars(self).items()
-                    if isinstance(v, np.ndarray) and not k.startswith("_") and k not in _INDEX_TABLES
-                    and v.base is None)   # views (the *_flat fields) share their base's memory
+        state = self.state.nbytes
         caches = self._mask_t.nbytes + self._obs_t.nbytes + self._hand_buf.nbytes
         B = self.batch_size
         return {"state": state, "caches": caches, "per_game_state": state / B,
@@ -373,17 +440,7 @@ class BatchedRobada:
         self._reset_called = True
 
     def _games(self, games) -> np.ndarray:
-        if games is None:
-            return self._arange
-        g = np.asarray(games)
-        if g.dtype == bool:
-            if g.shape != (self.batch_size,):
-                raise ConfigError(f"a boolean games selector must have shape ({self.batch_size},)")
-            return np.flatnonzero(g)
-        g = g.astype(np.intp, copy=False).reshape(-1)
-        if g.size and (g.min() < 0 or g.max() >= self.batch_size):
-            raise ConfigError(f"game indices must be in 0..{self.batch_size - 1}")
-        return g
+        return self._arange if games is None else check_games(games, self.batch_size)
 
     def _clear_run(self, g: np.ndarray) -> None:
         self.run_cnt[g] = 0
@@ -424,13 +481,17 @@ class BatchedRobada:
         return self._hand_buf
 
     def legal_mask(self, games: Optional[Sequence[int]] = None) -> np.ndarray:
-        """int8 (G, NUM_ACTIONS) legal actions of the seat to act in each game (as
+        """int8 (G, 1, NUM_ACTIONS) legal actions of the seat to act in each game (as
         ``engine.legal_mask(state, state.current)``; a finished game allows only ``no-op``).
 
         Without ``games`` the whole batch's mask is returned: a view of an internal
         feature-major buffer (``(NUM_ACTIONS, B)`` transposed), valid until the next
         :meth:`step`/:meth:`reset` (copy it to keep it). With ``games``, a new array.
         """
+        return self._mask(games)[:, None, :]
+
+    def _mask(self, games: Optional[Sequence[int]] = None) -> np.ndarray:
+        """:meth:`legal_mask` without the movers axis: int8 (G, NUM_ACTIONS)."""
         if games is None:
             if self._mask_ver != self._version:
                 self._check_reset()
@@ -481,35 +542,54 @@ class BatchedRobada:
         out[CONFIRM] = active
         out[NOOP] = term
 
-    def observe(self, games: Optional[Sequence[int]] = None,
-                seats: Optional[np.ndarray] = None) -> np.ndarray:
-        """Observations, equal to ``observation.encode(state_b, seat_b)`` for each game b.
+    def observe(self, games: Optional[Sequence[int]] = None, seats=None,
+                out: Optional[np.ndarray] = None) -> np.ndarray:
+        """Observations, ``[k, j]`` equal to ``observation.encode(state of game games[k], seats[j])``.
 
         Args:
             games: game indices (default: the whole batch).
-            seats: int (G,) seat observing in each selected game (default: the seat to act).
+            seats: S distinct seat numbers observing in every selected game (default: the seat
+                to act in each game, S = 1).
+            out: optional float32 (G, S, OBS_SIZE) array written and returned.
 
         Returns:
-            float32 (G, OBS_SIZE), a transposed view of a feature-major ``(OBS_SIZE, G)`` array
-            (column-major; ``np.ascontiguousarray`` gives rows). For the whole batch with the
-            default seats it is an internal buffer, valid until the next :meth:`step` or
-            :meth:`reset` (copy it to keep it); otherwise a new array.
+            float32 (G, S, OBS_SIZE). Without ``out``, for the whole batch with the default
+            seat, it is a view of an internal feature-major buffer, valid until the next
+            :meth:`step` or :meth:`reset` (copy it to keep it); otherwise a new array (views of
+            feature-major arrays: ``np.ascontiguousarray`` gives rows).
 
         Raises:
-            ConfigError: bad game indices or seats.
+            ConfigError: bad game indices, seats or ``out``.
         """
         self._check_reset()
+        if seats is None:
+            obs = self._observe_seats(games, None)[:, None, :]
+        else:
+            S = np.asarray(seats)
+            n = self.num_players
+            if (S.ndim != 1 or S.size == 0 or not np.issubdtype(S.dtype, np.integer) or S.min() < 0
+                    or S.max() >= n or np.unique(S).size != S.size):
+                raise ConfigError(f"seats must be distinct seat numbers in 0..{n - 1}, got {S.tolist()}")
+            g = self._games(games)
+            obs = np.empty((g.size, S.size, OBS_SIZE), np.float32)
+            for j, seat in enumerate(S.tolist()):
+                obs[:, j] = self._observe_seats(g, np.full(g.size, seat, np.intp))
+        if out is not None:
+            if out.shape != obs.shape or out.dtype != np.float32:
+                raise ConfigError(f"out must be float32 of shape {obs.shape}, got {out.dtype} {out.shape}")
+            out[...] = obs
+            return out
+        return obs
+
+    def _observe_seats(self, games, seats: Optional[np.ndarray]) -> np.ndarray:
+        """float32 (G, OBS_SIZE): ``seats[k]`` (default: the seat to act) observing game ``games[k]``."""
         if games is None and seats is None:
             if self._obs_ver != self._version:
                 encode_batch(self, None, None, self._obs_t, hand=self._acting_hand())
                 self._obs_ver = self._version
             return self._obs_t.T
         g = self._games(games)
-        if seats is not None:
-            seats = np.asarray(seats).astype(np.intp).reshape(-1)
-            if seats.shape != g.shape or (seats.size and (seats.min() < 0 or seats.max() >= self.num_players)):
-                raise ConfigError(f"seats must be {g.size} seat numbers in 0..{self.num_players - 1}")
-        out = np.zeros((self.obs_size, g.size), np.float32)
+        out = np.zeros((OBS_SIZE, g.size), np.float32)
         encode_batch(self, g, seats, out)
         return out.T
 
@@ -518,37 +598,37 @@ class BatchedRobada:
             raise RuntimeError("call reset() before using the batched engine")
 
     # ---- step ----------------------------------------------------------------------------------
-    def step(self, actions: np.ndarray, games: Optional[Sequence[int]] = None,
-             check: bool = True) -> tuple[np.ndarray, np.ndarray]:
+    def step(self, actions: np.ndarray, games: Optional[Sequence[int]] = None) -> EngineStep:
         """Apply one action per selected game, for the seat to act there (``engine.apply_action``).
 
         A finished game only takes ``no-op`` (and stays finished; reset it with
-        ``reset(games=...)``).
+        ``reset(games=...)``). The other games do not change.
 
         Args:
-            actions: int (G,) one action per selected game.
-            games: game indices (default: the whole batch, G = B).
-            check: verify every action against the mask first (``False`` skips it, for callers
-                that draw from the mask themselves).
+            actions: int (G, 1) one action per selected game.
+            games: distinct game indices or a bool mask (default: the whole batch, G = B).
 
         Returns:
-            :class:`BatchedRobadaStep` ``(rewards, game_over)``: float32 (G, n) final rewards under
+            :class:`hod.core.engine.EngineStep`: float64 (G, n) final rewards under
             ``reward_scheme`` for the games that ended with this step (0 elsewhere), and bool
-            (G,) which games ended now.
+            (G,) which games ended now (``round_over`` and ``game_over`` alike).
 
         Raises:
             IllegalActionError: an action outside its game's mask (names the game, the seat and
                 the legal actions); nothing changes in any game.
             ValueError: ``actions`` of the wrong shape or not integers.
+            ConfigError: bad or repeated ``games``.
         """
         self._check_reset()
         full = games is None
         g = self._arange if full else self._games(games)
+        if not full and np.unique(g).size != g.size:
+            raise ConfigError("step: the games named must be distinct")
         a = np.asarray(actions)
-        if a.shape != g.shape or not (a.dtype.kind in "iu" or a.size == 0):
-            raise ValueError(f"actions must be an int array of shape {g.shape}, got {a.dtype} {a.shape}")
-        if check:
-            self._check_actions(g, a, full)
+        if a.shape != (g.size, 1) or not (a.dtype.kind in "iu" or a.size == 0):
+            raise ValueError(f"actions must be an int array of shape ({g.size}, 1), got {a.dtype} {a.shape}")
+        a = a.reshape(g.size)
+        self._check_actions(g, a, full)
         if a.dtype != np.intp:
             a = a.astype(np.intp)
         n = self.num_players
@@ -640,7 +720,7 @@ class BatchedRobada:
         self.decisions[g[played_any] if not played_any.all() else g] += 1
         self._version += 1
         # --- end of turn: to the left; re-deal or end the game (R6, R7) ------------------------
-        rewards = np.zeros((g.size, n), np.float32)
+        rewards = np.zeros((g.size, n))
         ended_games = g[:0]
         if ge.size:
             self.current[ge] = self._seat_next[self.current[ge]]
@@ -659,20 +739,20 @@ class BatchedRobada:
             else:
                 ended = np.isin(g, ended_games)
                 pos = np.flatnonzero(ended)
-            rewards[pos] = self.final_rewards(ended_games)
+            rewards[pos] = batched_final_rewards(self.pile_pts[ended_games], self.reward_scheme)
         else:
             ended = np.zeros(g.size, bool)
-        return BatchedRobadaStep(rewards, ended)
+        return EngineStep(rewards, ended, ended)
 
     def _check_actions(self, g: np.ndarray, a: np.ndarray, full: bool) -> None:
         bad = (a < 0) | (a >= NUM_ACTIONS)
         if not bad.any():
-            mask = self.legal_mask(None if full else g)
+            mask = self._mask(None if full else g)
             bad = mask[np.arange(g.size), a] == 0
         if bad.any():
             i = int(np.argmax(bad))
             b = int(g[i])
-            legal = np.flatnonzero(self.legal_mask([b])[0]).tolist()
+            legal = np.flatnonzero(self._mask([b])[0]).tolist()
             who = (f"game {b} (finished)" if self.terminal[b]
                    else f"player_{int(self.current[b])} in game {b}")
             raise IllegalActionError(who, int(a[i]), legal, action_name)
@@ -697,8 +777,8 @@ class BatchedRobada:
 
     # ---- results ---------------------------------------------------------------------------------
     def scores(self, games: Optional[Sequence[int]] = None) -> np.ndarray:
-        """int16 (G, n) points in each pile (R8; the final scores once a game is over)."""
-        return self.pile_pts[self._games(games)].copy()
+        """int32 (G, n) points in each pile (R8; the final scores once a game is over)."""
+        return self.pile_pts[self._games(games)].astype(np.int32)
 
     def final_rewards(self, games: Optional[Sequence[int]] = None,
                       scheme: Optional[str] = None) -> np.ndarray:
@@ -710,17 +790,17 @@ class BatchedRobada:
                              games: Optional[Sequence[int]] = None) -> np.ndarray:
         """One uniformly random legal action per selected game (int64 (G,)), drawn from ``rng``
         (default: the engine's own generator)."""
-        return random_legal_actions(self.legal_mask(games), self.rng if rng is None else rng)
+        return random_legal_actions(self._mask(games), self.rng if rng is None else rng)
 
     def random_actions(self, mask: Optional[np.ndarray] = None,
                        rng: Optional[np.random.Generator] = None) -> np.ndarray:
-        """Uniformly random legal actions for ``mask`` (default: the whole batch's mask now), as
-        ``BatchedTapeo.random_actions``. int64 (B,).
+        """Uniformly random legal actions for ``mask`` (int8 (G, 1, NUM_ACTIONS); default: the
+        whole batch's mask now), as ``BatchedTapeo.random_actions``. int64 (G, 1).
 
         Raises:
             ValueError: a row of the mask allows no action."""
-        return random_legal_actions(self.legal_mask() if mask is None else mask,
-                                    self.rng if rng is None else rng)
+        m = self._mask() if mask is None else np.asarray(mask)[:, 0]
+        return random_legal_actions(m, self.rng if rng is None else rng)[:, None]
 
     def __repr__(self) -> str:
         return (f"BatchedRobada({self.config}, batch_size={self.batch_size}, "

@@ -1,11 +1,14 @@
-"""The batched Tapeo engine: B games advanced at once as numpy arrays (no Python loop over games).
+"""The batched Tapeo engine: B games in one state record, stepped by the compiled kernels of
+:mod:`tapeo_env.rules.kernels` (one game per kernel call, a loop over the games in compiled code).
 
-Same rules as the single-game engine :mod:`tapeo_env.rules.engine` (tapeo.txt; RULINGS T1-T10), which
-stays the reference: ``tests/test_tapeo_batched.py`` plays thousands of seeded games through both
-and requires identical hands, bars, churros, scores, masks, observations and rewards at every
-step. Constants (deck, hand sizes, rounds, scoring numbers, rulings) come from the same
-:class:`tapeo_env.rules.engine.Config`; the scoring is :mod:`tapeo_env.rules.batched_scoring`, the
-observations :mod:`tapeo_env.rules.batched_obs`.
+Same rules as the single-game engine :mod:`tapeo_env.rules.engine` (tapeo.txt; RULINGS T1-T10):
+``tests/test_tapeo_batched.py`` plays thousands of seeded games through this engine, the
+single-game engine and the earlier numpy batched engine (kept as the oracle
+``tests/oracles/tapeo_batched.py``) and requires identical hands, bars, churros, scores, masks,
+observations and rewards at every step, bit for bit. Constants (deck, hand sizes, rounds,
+scoring numbers, rulings) come from the same :class:`tapeo_env.rules.engine.Config`; this
+module holds the deals (numpy, :mod:`hod.core.deal`), the checks of the arguments and the
+rewards (:mod:`hod.core.rewards`); the rules are the kernels'.
 
 Layout. Every state field has a leading batch axis (:class:`BatchedState`). Unlike the single
 engine, hands are stored by the seat that *holds* them now: ``hands[b, i]`` is the hand seat ``i``
@@ -22,30 +25,37 @@ engine deals with, so game ``i`` reset with seed ``s`` is ``engine.new_game(conf
 deal for deal. Or explicit dealt hands (``reset(deals=...)``).
 
 Memory: about 33 + 33 n bytes of state per game (n seats; 4 players: 165 bytes), see
-:meth:`BatchedState.nbytes`.
+:attr:`BatchedState.nbytes` (plus ``R * n * K`` bytes per game once explicit deals are used).
+
+Interface: :class:`hod.core.engine.BatchedEngine` (M = n movers: every seat picks on every step),
+the one protocol both games' batched engines implement; the state is the record
+:class:`BatchedState` (``state``, ``load_state``); single-engine positions become a record with
+:func:`state_record` (the search bots branch from them).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
-from typing import NamedTuple, Optional
+from dataclasses import dataclass
+from typing import Optional
 
 import numpy as np
 
 from hod.core.deal import as_seeds, draw_seeds, shuffled_prefix
+from hod.core.engine import EngineStep, StateRecord, check_games, check_record
 from hod.core.errors import ConfigError, IllegalActionError, check_choice, check_int_range
 from hod.core.rewards import REWARD_SCHEMES, final_rewards_batch
 
-from .batched_obs import BatchedEncoder
-from .batched_scoring import churro_points_batch, round_points_batch, winning_seats_batch
-from .cards import CHURRO, FREELOADER, NUM_KINDS, deck_cards, kind_name
-from .engine import CHURROS_KEPT_ACROSS_ROUNDS, FREELOADER_STEALS_FREELOADER, LAST_TAPA_AUTOMATIC, Config
+from . import kernels
+from .cards import NUM_KINDS, deck_cards, kind_name
+from .engine import Config
+from .observation import OBS_SIZE, _inv_deck
 
 _K = NUM_KINDS
 
 
 @dataclass
-class BatchedState:
-    """State of B games (B = batch size, n = seats, K = NUM_KINDS, R = rounds).
+class BatchedState(StateRecord):
+    """State of B games (B = batch size, n = seats, K = NUM_KINDS, R = rounds), the record of
+    :class:`hod.core.engine.StateRecord` (``copy``, ``take``, ``nbytes``).
 
     Attributes:
         hands: uint8 (B, n, K), the hand each seat holds now (by holder, not by dealt seat).
@@ -58,6 +68,9 @@ class BatchedState:
         round: int8 (B,), current round, 0-based (``R`` once over).
         pick: int8 (B,), tapas revealed from each hand this round.
         seed: uint64 (B,), each game's seed (every round's deal is drawn from it).
+        deals: None, or uint8 (B, R, n, K) explicit deals (``reset(deals=...)``): the counts of
+            each kind dealt to each seat each round; a game whose row is all zeros is dealt from
+            its seed.
     """
 
     hands: np.ndarray
@@ -70,6 +83,7 @@ class BatchedState:
     round: np.ndarray
     pick: np.ndarray
     seed: np.ndarray
+    deals: Optional[np.ndarray] = None
 
     @classmethod
     def zeros(cls, batch: int, config: Config) -> "BatchedState":
@@ -82,30 +96,11 @@ class BatchedState:
             seed=np.zeros(batch, np.uint64),
         )
 
-    @property
-    def nbytes(self) -> int:
-        """Bytes held by the state arrays (all games)."""
-        return sum(getattr(self, f.name).nbytes for f in fields(self))
 
-    @property
-    def batch_size(self) -> int:
-        return self.hands.shape[0]
-
-
-class BatchedTapeoStep(NamedTuple):
-    """What :meth:`BatchedTapeo.step` returns (B games, n seats).
-
-    Attributes:
-        rewards: float64 (B, n), by the engine's reward scheme: the final reward when the game
-            ended on this step (or, with ``round_rewards``, the change of the standings' value at
-            each round end, as :mod:`tapeo_env.env`), else 0.
-        round_over: bool (B,), a round ended on this step.
-        game_over: bool (B,), the game ended on this step.
-    """
-
-    rewards: np.ndarray
-    round_over: np.ndarray
-    game_over: np.ndarray
+#: What :meth:`BatchedTapeo.step` returns: :class:`hod.core.engine.EngineStep` (rewards: the final
+#: reward when the game ended on this step, or, with ``round_rewards``, the change of the
+#: standings' value at each round end, as :mod:`tapeo_env.env`).
+BatchedTapeoStep = EngineStep
 
 
 def _config(config: int | Config | None) -> Config:
@@ -115,7 +110,7 @@ def _config(config: int | Config | None) -> Config:
 
 
 class BatchedTapeo:
-    """B Tapeo games stepped together.
+    """B Tapeo games stepped together (:class:`hod.core.engine.BatchedEngine`, M = n movers).
 
     Args:
         config: a :class:`tapeo_env.rules.engine.Config` or a player count (2..6).
@@ -137,6 +132,9 @@ class BatchedTapeo:
             eng.reset(games=res.game_over)
     """
 
+    num_actions = _K
+    obs_size = OBS_SIZE
+
     def __init__(self, config: int | Config | None, batch_size: int, seed: Optional[int] = None,
                  reward_scheme: str = "points", round_rewards: bool = False) -> None:
         self.config = cfg = _config(config)
@@ -145,21 +143,31 @@ class BatchedTapeo:
         check_choice("round_rewards", round_rewards, (False, True))
         self.reward_scheme = reward_scheme
         self.round_rewards = bool(round_rewards)
-        self.num_players = n = cfg.num_players
+        self.num_players = self.movers = n = cfg.num_players
         self.hand_size = cfg.hand_size
         self.rng = np.random.default_rng(seed)
-        self.state = BatchedState.zeros(B, cfg)
+        self._state = BatchedState.zeros(B, cfg)
         self._deck = np.asarray(cfg.deck, np.int16)
         self._deck_cards = deck_cards(cfg.deck).astype(np.int8)
         self._seat_of_card = np.repeat(np.arange(n, dtype=np.intp), cfg.hand_size)
         self._seat_base = (np.arange(B * n, dtype=np.intp) * _K).reshape(B, n)
         self._next_seat = (np.arange(n) + 1) % n
         self._phi = np.zeros((B, n))
-        self._preset: Optional[np.ndarray] = None
-        self._use_preset = np.zeros(B, bool)
-        self._scratch = np.empty_like(self.state.hands)
         self._zero_rewards = np.zeros((B, n))
-        self._obs_encoder = None
+        self._no_games = np.zeros(B, bool)
+        self._all = np.arange(B, dtype=np.intp)
+        self._all_seats = np.arange(n, dtype=np.intp)
+        self._flags = np.zeros(B, np.int8)
+        self._rul, self._croq = kernels.rulings_array(cfg.rulings)
+        self._inv = np.ascontiguousarray(_inv_deck(cfg.deck), np.float64)
+        self._lut = kernels.count_table(self._inv)
+        self._deck64 = np.asarray(cfg.deck, np.int64)
+        self._obs_buffers: dict[tuple, np.ndarray] = {}
+
+    @property
+    def state(self) -> BatchedState:
+        """The games' :class:`BatchedState` (the engine's live arrays: ``copy()`` it to keep it)."""
+        return self._state
 
     # ---- reset and deals --------------------------------------------------------------------
     def reset(self, games: Optional[np.ndarray] = None, seeds: Optional[np.ndarray] = None,
@@ -179,7 +187,7 @@ class BatchedTapeo:
         Raises:
             ConfigError: malformed ``deals``, ``seeds`` or ``games`` (nothing is changed).
         """
-        g = self._games(games)
+        g = check_games(games, self.batch_size)
         cfg = self.config
         if seeds is not None:
             seeds = as_seeds(seeds, len(g))
@@ -192,15 +200,15 @@ class BatchedTapeo:
                 raise ConfigError(f"every dealt hand must hold {cfg.hand_size} tapas (non-negative counts)")
             if (deals.sum(axis=2) > self._deck).any():
                 raise ConfigError(f"a round deals more of a kind than the deck {list(cfg.deck)}")
-            if self._preset is None:
-                self._preset = np.zeros((self.batch_size,) + want[1:], np.uint8)
-            self._preset[g] = deals
-        self._use_preset[g] = deals is not None
-        if not self._use_preset.any():
-            self._preset = None
         if seed is not None:
             self.rng = np.random.default_rng(seed)
-        s = self.state
+        s = self._state
+        if deals is not None:
+            if s.deals is None:
+                s.deals = np.zeros((self.batch_size,) + want[1:], np.uint8)
+            s.deals[g] = deals
+        elif s.deals is not None:
+            s.deals[g] = 0
         s.seed[g] = draw_seeds(self.rng, len(g)) if seeds is None else seeds
         s.churros_kept[g] = 0
         s.round_scores[g] = 0
@@ -210,108 +218,64 @@ class BatchedTapeo:
         self._phi[g] = 0.0
         self._deal(g)
 
-    def load_states(self, states: list, games: Optional[np.ndarray] = None) -> None:
-        """Put positions of the single-game engine into the batch (search bots branch from them).
-
-        Game ``games[k]`` becomes ``states[k]`` (:class:`tapeo_env.rules.engine.State`): its
-        hands (re-indexed by holder: the hand seat ``i`` holds is ``state.hand(i)``), bars, kept
-        churros, undealt tapas, round scores, round, pick and seed, so stepping it deals later
-        rounds exactly as the single engine would (from the state's seed, or from its
-        ``preset_deals``). A finished state is loaded finished (final scores and winners).
-        The same state may be given for several games (it is copied, never shared).
-
-        Args:
-            states: G single-engine states with this engine's :class:`Config`.
-            games: G indices (or a bool mask of shape (B,)) of the games replaced; None = all
-                (then G must be B).
+    def load_state(self, state: BatchedState, games: Optional[np.ndarray] = None) -> None:
+        """Put the G games of ``state`` (a :class:`BatchedState`, e.g. another engine's
+        ``state.take(...)`` or :func:`state_record` of single-engine positions) into rows
+        ``games`` (None = all, G = B). They play on exactly as they would have where they came
+        from (same later deals, masks, observations; rewards by this engine's scheme, from the
+        standings the games have reached).
 
         Raises:
-            ConfigError: a state with another Config, or G different from the number of games
-                named (nothing is changed).
+            ConfigError: a record of another type, game count or shape, or repeated games
+                (nothing is changed).
         """
-        g = self._games(games)
-        states = list(states)
-        if len(states) != len(g):
-            raise ConfigError(f"load_states: {len(states)} states for {len(g)} games")
-        cfg, n = self.config, self.num_players
-        for st in states:
-            if st.config != cfg:
-                raise ConfigError(f"load_states: a state plays {st.config}, the engine {cfg}")
-        # one row per distinct state object, then fanned out to the games (search bots repeat states)
-        first: dict[int, int] = {}
-        rows = np.array([first.setdefault(id(st), len(first)) for st in states], np.intp)
-        uniq = list({id(st): st for st in states}.values())
-        U = len(uniq)
-        hands = np.zeros((U, n, _K), np.uint8)
-        for u, st in enumerate(uniq):
-            if not st.terminal:
-                hands[u] = st.hands[(np.arange(n) - st.pick) % n]
-        s = self.state
-        s.hands[g] = hands[rows]
-        s.bars[g] = np.array([st.bars for st in uniq], np.uint8)[rows]
-        s.churros_kept[g] = np.array([st.churros_kept for st in uniq], np.uint8)[rows]
-        s.undealt[g] = np.array([st.undealt for st in uniq], np.uint8)[rows]
-        s.round_scores[g] = np.array([st.round_scores for st in uniq], np.int16)[rows]
-        over = np.array([st.terminal for st in uniq])
-        s.final_scores[g] = np.array([st.final_scores if st.terminal else np.zeros(n) for st in uniq],
-                                     np.int16)[rows]
-        won = np.zeros((U, n), bool)
-        for u, st in enumerate(uniq):
-            if st.terminal:
-                won[u, list(st.winners)] = True
-        s.winners[g] = won[rows]
-        s.round[g] = np.array([st.round for st in uniq], np.int8)[rows]
-        s.pick[g] = np.array([st.pick for st in uniq], np.int8)[rows]
-        s.seed[g] = np.array([st.seed for st in uniq], np.uint64)[rows]
-        preset = np.array([st.preset_deals is not None for st in uniq])[rows]
-        self._use_preset[g] = preset
-        if preset.any():
-            if self._preset is None:
-                self._preset = np.zeros((self.batch_size, cfg.num_rounds, n, _K), np.uint8)
-            for k in np.flatnonzero(preset):
-                deals = states[k].preset_deals
-                self._preset[g[k]] = [[np.bincount(h, minlength=_K) for h in rnd] for rnd in deals]
-        elif not self._use_preset.any():
-            self._preset = None
-        # reward potentials: the value of the standings the loaded games have reached
-        self._phi[g] = 0.0
-        scores = s.round_scores[g].sum(axis=1, dtype=np.int32)
-        fin = over[rows]
-        if fin.any():
-            scores[fin] = s.final_scores[g[fin]]
-        keep = fin | (self.round_rewards & (s.round[g] > 0))
-        if keep.any():
-            phi = final_rewards_batch(scores, winning_seats_batch(scores, s.churros_kept[g], cfg.rulings),
-                                      self.reward_scheme)
-            self._phi[g[keep]] = phi[keep]
+        g = check_games(games, self.batch_size)
+        s = self._state
+        check_record(state, s, g)
+        if state.deals is not None and state.deals.any() and s.deals is None:
+            s.deals = np.zeros((self.batch_size,) + state.deals.shape[1:], np.uint8)
+        for name, arr in state.arrays().items():
+            getattr(s, name)[g] = arr
+        if state.deals is None and s.deals is not None:
+            s.deals[g] = 0
+        self._set_potentials(g)
 
-    def _games(self, games) -> np.ndarray:
-        if games is None:
-            return np.arange(self.batch_size)
-        g = np.asarray(games)
-        if g.dtype == bool:
-            if g.shape != (self.batch_size,):
-                raise ConfigError(f"games mask must have shape ({self.batch_size},), got {g.shape}")
-            return np.flatnonzero(g)
-        bad_range = g.size and (g.min() < 0 or g.max() >= self.batch_size)
-        if g.ndim != 1 or not np.issubdtype(g.dtype, np.integer) or bad_range:
-            raise ConfigError(f"games must be indices in 0..{self.batch_size - 1} or a bool mask")
-        return g
+    def _set_potentials(self, g: np.ndarray) -> None:
+        """Reward potentials of games ``g``: the value of the standings they have reached (the
+        final standings of a finished game; with ``round_rewards``, those after the last round)."""
+        s, cfg = self._state, self.config
+        self._phi[g] = 0.0
+        over = s.round[g] >= cfg.num_rounds
+        scores = s.round_scores[g].sum(axis=1, dtype=np.int32)
+        if over.any():
+            scores[over] = s.final_scores[g[over]]
+        keep = over | (self.round_rewards & (s.round[g] > 0))
+        if keep.any():
+            self._phi[g[keep]] = self._standings_value(scores[keep], s.churros_kept[g[keep]])
+
+    def _standings_value(self, scores: np.ndarray, churros: np.ndarray) -> np.ndarray:
+        """float64 (G, n): the reward scheme's value of standings ``scores`` int32 (G, n) with
+        winners by T10 (``churros`` kept break ties)."""
+        w = np.zeros(scores.shape, bool)
+        kernels.winners_batch(scores, np.ascontiguousarray(churros), self._rul, w)
+        return final_rewards_batch(scores, w, self.reward_scheme)
 
     def _deal(self, g: np.ndarray) -> None:
         """Deal round ``round[g]`` of games ``g`` (tapeo.txt: the whole deck reshuffled each round)."""
-        s = self.state
+        s = self._state
         G = len(g)
         if G == 0:
             return
         s.bars[g] = 0
         s.pick[g] = 0
-        if self._preset is not None and self._use_preset[g].any():
-            pre = self._use_preset[g]
-            s.hands[g[pre]] = self._preset[g[pre], s.round[g[pre]]]
-            s.undealt[g[pre]] = self._deck - s.hands[g[pre]].sum(axis=1)
-            g = g[~pre]
-            G = len(g)
+        if s.deals is not None:
+            pre = s.deals[g, 0, 0].sum(axis=1) > 0          # an explicit deal holds hand_size tapas
+            if pre.any():
+                gp = g[pre]
+                s.hands[gp] = s.deals[gp, s.round[gp]]
+                s.undealt[gp] = self._deck - s.hands[gp].sum(axis=1)
+                g = g[~pre]
+                G = len(g)
         if G:
             counts = self._shuffled_hands(g)
             s.hands[g] = counts
@@ -322,7 +286,7 @@ class BatchedTapeo:
         ``n * hand_size`` cards of :func:`hod.core.deal.shuffled_prefix` (each game's seed, stream
         = its round), card j to seat ``j // hand_size`` (as ``engine.new_game``)."""
         n = self.num_players
-        s = self.state
+        s = self._state
         cards = shuffled_prefix(self._deck_cards, s.seed[g], s.round[g], n * self.hand_size)
         G = len(g)
         idx = (np.arange(G, dtype=np.intp)[:, None] * n + self._seat_of_card[None, :]) * _K + cards
@@ -332,150 +296,186 @@ class BatchedTapeo:
     def nbytes(self) -> dict:
         """Memory held by the game state, in bytes: ``{"state": ..., "per_game_state": ...}``
         (the same keys as ``BatchedRobada.nbytes`` where they mean the same thing)."""
-        state = self.state.nbytes
+        state = self._state.nbytes
         return {"state": state, "per_game_state": state / self.batch_size}
 
     @property
     def terminal(self) -> np.ndarray:
         """bool (B,): the game is over (its last round has been scored); a new array."""
-        return self.state.round >= self.config.num_rounds
+        return self._state.round >= self.config.num_rounds
 
     def scores(self, games: Optional[np.ndarray] = None) -> np.ndarray:
         """int32 (G, n) each seat's score (``engine.scores`` of each game): the finished rounds'
         points, and the final scores (end churros included, T9) once a game is over."""
-        g, s = self._games(games), self.state
+        g, s = check_games(games, self.batch_size), self._state
         out = s.round_scores[g].sum(axis=1, dtype=np.int32)
         over = s.round[g] >= self.config.num_rounds
         out[over] = s.final_scores[g[over]]
         return out
 
-    def legal_mask(self) -> np.ndarray:
-        """int8 (B, n, K): 1 for each kind in the hand a seat holds (all zeros once over)."""
-        return (self.state.hands > 0).view(np.int8)
+    def legal_mask(self, games: Optional[np.ndarray] = None) -> np.ndarray:
+        """int8 (G, n, K): 1 for each kind in the hand a seat holds (all zeros once over)."""
+        hands = self._state.hands if games is None else self._state.hands[check_games(games, self.batch_size)]
+        return (hands > 0).view(np.int8)
 
-    def observe(self, seats=None, out: Optional[np.ndarray] = None) -> np.ndarray:
-        """Observations of every game, float32 (B, len(seats), OBS_SIZE), each row identical to
-        :func:`tapeo_env.rules.observation.encode` of that game and seat (see
-        :class:`tapeo_env.rules.batched_obs.BatchedEncoder`). ``seats`` default: all seats in order.
-        Without ``out`` the returned array is the encoder's buffer, overwritten by the next call."""
-        if self._obs_encoder is None:
-            self._obs_encoder = BatchedEncoder(self.config)
-        return self._obs_encoder.encode(self.state, seats, out)
+    def observe(self, games: Optional[np.ndarray] = None, seats=None,
+                out: Optional[np.ndarray] = None) -> np.ndarray:
+        """Observations float32 (G, len(seats), OBS_SIZE), each row identical to
+        :func:`tapeo_env.rules.observation.encode` of that game and seat (the kernel
+        :func:`tapeo_env.rules.kernels.observe_game`). ``seats`` default: all seats in order.
+        Without ``out``, for the whole batch (``games`` None) the returned array is an internal
+        buffer, overwritten by the next such call with as many seats; for some games, a new array.
+
+        Raises:
+            ConfigError: bad games, seats (not distinct seats in 0..n-1) or ``out`` (not a
+                C-contiguous float32 array of that shape).
+        """
+        n = self.num_players
+        g = self._all if games is None else check_games(games, self.batch_size)
+        if seats is None:
+            S = self._all_seats
+        else:
+            S = np.asarray(list(seats) if isinstance(seats, range) else seats)
+            if (S.ndim != 1 or S.size == 0 or not np.issubdtype(S.dtype, np.integer) or S.min() < 0
+                    or S.max() >= n or np.unique(S).size != S.size):
+                raise ConfigError(f"seats must be distinct seats in 0..{n - 1}, got {S.tolist()}")
+            S = S.astype(np.intp, copy=False)
+        shape = (g.size, S.size, OBS_SIZE)
+        if out is None and games is not None:
+            out = np.empty(shape, np.float32)                  # some games: a new array
+        elif out is None:                                      # the whole batch: a buffer per seat count
+            out = self._obs_buffers.get(shape)
+            if out is None:
+                out = self._obs_buffers[shape] = np.zeros(shape, np.float32)
+        elif out.shape != shape or out.dtype != np.float32 or not out.flags.c_contiguous:
+            raise ConfigError(f"out must be a C-contiguous float32 array of shape {shape}")
+        s = self._state
+        kernels.observe_batch(s.hands, s.bars, s.churros_kept, s.round_scores, s.round, s.pick, g, S, self.hand_size,
+                              self._lut, self._inv, self._deck64, out)
+        return out
 
     def random_actions(self, mask: Optional[np.ndarray] = None,
                        rng: Optional[np.random.Generator] = None) -> np.ndarray:
-        """Uniformly random legal actions: int64 (B, n), see :func:`random_legal_actions`."""
+        """Uniformly random legal actions: int64 (G, n), see :func:`random_legal_actions`."""
         return random_legal_actions(self.legal_mask() if mask is None else mask, rng or self.rng)
 
     # ---- step -------------------------------------------------------------------------------
-    def step(self, picks: np.ndarray) -> BatchedTapeoStep:
-        """Reveal one pick of every seat of every game and pass the hands left (tapeo.txt 'Each
-        pick'); then the Freeloaders steal (T6), the last tapa is revealed automatically (T7),
-        finished rounds are scored, churros kept and bars cleared (T8), the next round is dealt,
-        and finished games get their end churros (T9) and winners (T10).
+    def step(self, actions: np.ndarray, games: Optional[np.ndarray] = None) -> EngineStep:
+        """Reveal one pick of every seat of each of the games and pass the hands left (tapeo.txt
+        'Each pick'); then the Freeloaders steal (T6), the last tapa is revealed automatically
+        (T7), finished rounds are scored, churros kept and bars cleared (T8), the next round is
+        dealt, and finished games get their end churros (T9) and winners (T10)
+        (:func:`tapeo_env.rules.kernels.step_game`). The other games do not change.
 
         Args:
-            picks: int (B, n), one kind per seat, each in the hand that seat holds.
+            actions: int (G, n), one kind per seat, each in the hand that seat holds.
+            games: the G games stepped (distinct indices or a bool mask; None = all B).
 
         Returns:
-            :class:`BatchedTapeoStep`.
+            :class:`hod.core.engine.EngineStep`, rows in the order of ``games``. Without
+            ``games``, when no round ended, its arrays are shared zeros (do not write to them).
 
         Raises:
-            ValueError: ``picks`` of the wrong shape, or a finished game in the batch.
+            ValueError: ``actions`` of the wrong shape, a finished game among ``games``.
+            ConfigError: bad or repeated ``games``.
             IllegalActionError: a pick outside a seat's hand (names the first offending game
                 and seat and its legal actions); nothing is changed.
         """
-        s, n, B = self.state, self.num_players, self.batch_size
-        picks = np.asarray(picks)
-        if picks.shape != (B, n):
-            raise ValueError(f"picks must have shape ({B}, {n}) (games, seats), got {picks.shape}")
-        if (s.round >= self.config.num_rounds).any():
-            over = np.flatnonzero(s.round >= self.config.num_rounds)
+        s, n = self._state, self.num_players
+        full = games is None
+        g = self._all if full else check_games(games, self.batch_size)
+        if not full and np.unique(g).size != g.size:
+            raise ConfigError("step: the games named must be distinct")
+        G = g.size
+        picks = np.asarray(actions)
+        if picks.shape != (G, n):
+            raise ValueError(f"actions must have shape ({G}, {n}) (games, seats), got {picks.shape}")
+        rnd = s.round if full else s.round[g]
+        if (rnd >= self.config.num_rounds).any():
+            over = g[np.flatnonzero(rnd >= self.config.num_rounds)]
             raise ValueError(f"games {over[:10].tolist()} are over: reset them first (reset(games=...))")
         if not np.issubdtype(picks.dtype, np.integer):
             raise IllegalActionError("table", picks.dtype, [f"integer kinds in 0..{_K - 1}"])
-        in_range = (picks >= 0) & (picks < _K)
-        flat = self._seat_base + np.where(in_range, picks, 0)
-        ok = in_range & (s.hands.reshape(-1)[flat] > 0)
-        if not ok.all():
-            b, i = np.argwhere(~ok)[0]
+        picks = np.ascontiguousarray(picks, np.int64)
+        bad = kernels.first_illegal(s.hands, g, picks)
+        if bad >= 0:
+            k, i = divmod(int(bad), n)
+            b = int(g[k])
             legal = np.flatnonzero(s.hands[b, i]).tolist()
-            raise IllegalActionError(f"game {b} seat {i}", picks[b, i].item(), legal, names=kind_name)
-        self._reveal(picks, flat, None)
-        last = np.flatnonzero(self.hand_size - s.pick == 1) if LAST_TAPA_AUTOMATIC else np.empty(0, np.intp)
-        if len(last):
-            if len(last) == B:
-                auto = s.hands.argmax(axis=2)
-                self._reveal(auto, self._seat_base + auto, None)
-            else:
-                auto = s.hands[last].argmax(axis=2)
-                self._reveal(auto, self._seat_base[last] + auto, last)
-        ended = s.pick == self.hand_size
-        if not ended.any():
-            return BatchedTapeoStep(self._zero_rewards, np.zeros(B, bool), np.zeros(B, bool))
-        return self._end_round(np.flatnonzero(ended), ended)
-
-    def _reveal(self, kinds: np.ndarray, flat: np.ndarray, g: Optional[np.ndarray]) -> None:
-        """Move each seat's tapa from its hand to its bar, resolve the steals (T6), pass left.
-
-        ``kinds`` (G, n) are legal, ``flat`` their flat indices in hands/bars; ``g`` the games
-        (None: all)."""
-        s = self.state
-        hf, bf = s.hands.reshape(-1), s.bars.reshape(-1)
-        hf[flat] -= 1
-        bf[flat] += 1
-        free = kinds == FREELOADER
-        if free.any():
-            loot = kinds[:, self._next_seat]            # what the left neighbour revealed
-            steal = free if FREELOADER_STEALS_FREELOADER else free & (loot != FREELOADER)
-            gi, si = np.nonzero(steal)
-            if len(gi):
-                games = gi if g is None else g[gi]
-                lk = loot[gi, si]
-                bf[self._seat_base[games, si] + lk] += 1
-                bf[self._seat_base[games, self._next_seat[si]] + lk] -= 1
-        if g is None:
-            s.pick += 1
-            h, tmp = s.hands, self._scratch
-            tmp[:] = h
-            h[:, 1:] = tmp[:, :-1]                      # seat i+1 now holds what seat i held
-            h[:, 0] = tmp[:, -1]
-        else:
-            s.pick[g] += 1
-            s.hands[g] = np.roll(s.hands[g], 1, axis=1)
-
-    def _end_round(self, e: np.ndarray, ended: np.ndarray) -> BatchedTapeoStep:
-        """Score the round of games ``e``, keep churros, clear bars, deal or finish (T8-T10)."""
-        s, cfg, B = self.state, self.config, self.batch_size
-        bars = s.bars[e]
-        r = s.round[e].astype(np.intp)
-        s.round_scores[e, r] = round_points_batch(bars, cfg.rulings)
-        if CHURROS_KEPT_ACROSS_ROUNDS:
-            s.churros_kept[e] += bars[:, :, CHURRO]
-        s.round[e] += 1
-        done = s.round[e] >= cfg.num_rounds
-        fin, cont = e[done], e[~done]
-        s.bars[fin] = 0
-        s.pick[fin] = 0
+            raise IllegalActionError(f"game {b} seat {i}", picks[k, i].item(), legal, names=kind_name)
+        flags = self._flags if full else np.zeros(G, np.int8)
+        kernels.step_batch(s.hands, s.bars, s.churros_kept, s.round_scores, s.final_scores, s.winners, s.round,
+                           s.pick, g, picks, self.hand_size, self._rul, self._croq, flags)
+        if not flags.any():
+            if full:
+                return EngineStep(self._zero_rewards, self._no_games, self._no_games)
+            return EngineStep(np.zeros((G, n)), np.zeros(G, bool), np.zeros(G, bool))
+        pos = np.flatnonzero(flags)
+        done = flags[pos] == kernels.GAME_OVER
+        fin, cont = g[pos[done]], g[pos[~done]]
         self._deal(cont)
-        game_over = np.zeros(B, bool)
-        game_over[fin] = True
-        rewards = np.zeros((B, self.num_players))
-        if len(fin):
-            kept = s.churros_kept[fin]
-            final = s.round_scores[fin].sum(axis=1, dtype=np.int32) + churro_points_batch(kept, cfg.rulings)
-            s.final_scores[fin] = final
-            s.winners[fin] = w = winning_seats_batch(final, kept, cfg.rulings)
-            phi = final_rewards_batch(final, w, self.reward_scheme)
-            rewards[fin] = phi - self._phi[fin]
+        rewards = np.zeros((G, n))
+        if fin.size:
+            phi = final_rewards_batch(s.final_scores[fin].astype(np.int32), s.winners[fin], self.reward_scheme)
+            rewards[pos[done]] = phi - self._phi[fin]
             self._phi[fin] = phi
-        if self.round_rewards and len(cont):
-            scores = s.round_scores[cont].sum(axis=1, dtype=np.int32)
-            churros = s.churros_kept[cont]
-            phi = final_rewards_batch(scores, winning_seats_batch(scores, churros, cfg.rulings), self.reward_scheme)
-            rewards[cont] = phi - self._phi[cont]
+        if self.round_rewards and cont.size:
+            phi = self._standings_value(s.round_scores[cont].sum(axis=1, dtype=np.int32), s.churros_kept[cont])
+            rewards[pos[~done]] = phi - self._phi[cont]
             self._phi[cont] = phi
-        return BatchedTapeoStep(rewards, ended, game_over)
+        return EngineStep(rewards, flags > 0, flags == kernels.GAME_OVER)
+
+
+def state_record(states: list, config: Optional[Config] = None) -> BatchedState:
+    """The :class:`BatchedState` of G positions of the single-game engine (search bots branch
+    from them: ``eng.load_state(state_record(states), games)``).
+
+    Game k is ``states[k]`` (:class:`tapeo_env.rules.engine.State`): its hands (re-indexed by
+    holder: the hand seat ``i`` holds is ``state.hand(i)``), bars, kept churros, undealt tapas,
+    round scores, round, pick and seed, so stepping it deals later rounds exactly as the single
+    engine would (from the state's seed, or from its ``preset_deals``). A finished state gives a
+    finished game (final scores and winners). The same state object may be repeated (it is
+    converted once).
+
+    Args:
+        states: G >= 1 single-engine states, all with one :class:`Config`.
+        config: the Config they must have (default: the first state's).
+
+    Raises:
+        ConfigError: no state, or states of another Config.
+    """
+    states = list(states)
+    if not states:
+        raise ConfigError("state_record: no state given")
+    cfg = states[0].config if config is None else config
+    for st in states:
+        if st.config != cfg:
+            raise ConfigError(f"state_record: a state plays {st.config}, expected {cfg}")
+    n = cfg.num_players
+    first: dict[int, int] = {}
+    rows = np.array([first.setdefault(id(st), len(first)) for st in states], np.intp)
+    uniq = list({id(st): st for st in states}.values())
+    U = len(uniq)
+    rec = BatchedState.zeros(U, cfg)
+    for u, st in enumerate(uniq):
+        if not st.terminal:
+            rec.hands[u] = st.hands[(np.arange(n) - st.pick) % n]
+        else:
+            rec.final_scores[u] = st.final_scores
+            rec.winners[u, list(st.winners)] = True
+    rec.bars[:] = [st.bars for st in uniq]
+    rec.churros_kept[:] = [st.churros_kept for st in uniq]
+    rec.undealt[:] = [st.undealt for st in uniq]
+    rec.round_scores[:] = [st.round_scores for st in uniq]
+    rec.round[:] = [st.round for st in uniq]
+    rec.pick[:] = [st.pick for st in uniq]
+    rec.seed[:] = np.array([st.seed for st in uniq], np.uint64)
+    if any(st.preset_deals is not None for st in uniq):
+        rec.deals = np.zeros((U, cfg.num_rounds, n, _K), np.uint8)
+        for u, st in enumerate(uniq):
+            if st.preset_deals is not None:
+                rec.deals[u] = [[np.bincount(h, minlength=_K) for h in rnd] for rnd in st.preset_deals]
+    return rec if U == len(states) and (rows == np.arange(U)).all() else rec.take(rows)
 
 
 def random_legal_actions(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:

@@ -115,7 +115,7 @@ class _Encoder:
     ``source[index]`` through an index table per (round, pick) that places every seat-relative
     piece. So the cost hardly depends on the player count or on how many seats are encoded.
     tests/test_tapeo_batched.py checks the result bit for bit against the independent batched
-    encoder (:mod:`tapeo_env.rules.batched_obs`) at every step of many seeded games.
+    observation kernel (:func:`tapeo_env.rules.kernels.observe_game`) at every step of many seeded games.
 
     Source buffer (``n`` seats, ``K`` kinds): ``[0, 1, pick values (hand_size), hand-size values
     (hand_size), hands (n*K, by hand id), bars (n*K), unseen (n*K, by observer), churros held

@@ -13,9 +13,9 @@ from typing import Optional
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
-from .cards import CHURRO, MAX_HAND_SIZE, MIN_PLAYERS, NUM_KINDS
-from .engine import Config
-from .observation import LAYOUT, OBS_SIZE, SCORE_SCALE, _inv_deck
+from tapeo_env.rules.cards import CHURRO, MAX_HAND_SIZE, MIN_PLAYERS, NUM_KINDS
+from tapeo_env.rules.engine import Config
+from tapeo_env.rules.observation import LAYOUT, OBS_SIZE, SCORE_SCALE, _inv_deck
 
 _K = NUM_KINDS
 _SL = LAYOUT.offsets

@@ -12,8 +12,8 @@ from __future__ import annotations
 import numpy as np
 
 
-from .cards import BREAD, CROQUETA, HAM_SLICES, PEPPER, PRAWNS, TORTILLA
-from .scoring import DEFAULT_RULINGS, Rulings, split_points
+from tapeo_env.rules.cards import BREAD, CROQUETA, HAM_SLICES, PEPPER, PRAWNS, TORTILLA
+from tapeo_env.rules.scoring import DEFAULT_RULINGS, Rulings, split_points
 
 _I = np.int32
 

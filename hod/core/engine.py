@@ -1,0 +1,231 @@
+"""The batched-engine protocol every game's batched engine implements, and its state record.
+
+A batched engine plays B games of one game (one ``Config``) at once. Every game declares its
+engine in its :class:`hod.core.games.GameInfo` (``batched_engine = "module:Class"``); the
+benchmarks, the vector envs of :mod:`hod.training` and the search bots use only what this
+protocol declares, with one signature for every game (``tests/test_engine_protocol.py`` checks
+each declared game against it).
+
+Shapes. B = ``batch_size``, G = the number of games a call names (``games``: None for all B, an
+int array of distinct indices, or a bool mask of shape (B,)), n = ``num_players``, A =
+``num_actions``, and M = ``movers``, the seats that decide on each step of a game: every seat
+(M = n) in a simultaneous game (Tapeo: every seat picks at once), one seat, the seat to act
+(M = 1), in a sequential game (Ronda Robada).
+
+Constructor::
+
+    Engine(config, batch_size, seed=None, reward_scheme="points", **options)
+
+``config`` is the game's ``Config`` or a player count; ``seed`` seeds the engine's own generator
+(``rng``: the games' seeds when :meth:`BatchedEngine.reset` is not given them, and
+:meth:`BatchedEngine.random_actions`); ``reward_scheme`` is one of
+:data:`hod.core.rewards.REWARD_SCHEMES`; ``options`` are game-specific (Tapeo: ``round_rewards``;
+Ronda Robada: its rule options when ``config`` is a player count). Bad values raise
+:class:`hod.core.errors.ConfigError` naming the legal ones.
+
+State. :attr:`BatchedEngine.state` is a :class:`StateRecord`, a dataclass of numpy arrays with
+the batch axis first, holding everything that decides how the games go on (hands, piles, the
+seeds later deals are drawn from, ...). ``state.copy()`` is an independent copy,
+``state.take(games)`` the record of some games, and ``engine.load_state(record, games)`` puts a
+record's G games into the engine's rows ``games``: an engine loaded with another engine's record
+plays those games on exactly as the other would (same deals, masks, observations, rewards).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+from typing import Any, NamedTuple, Optional, Protocol, runtime_checkable
+
+import numpy as np
+
+__all__ = ["BatchedEngine", "EngineStep", "StateRecord"]
+
+
+class EngineStep(NamedTuple):
+    """What :meth:`BatchedEngine.step` returns, for the G games stepped (in the order named).
+
+    Attributes:
+        rewards: float64 (G, n), each seat's reward for this step under the engine's reward
+            scheme (0 where nothing was scored).
+        round_over: bool (G,), a scoring round ended on this step (a game without rounds, e.g.
+            Ronda Robada, has one: its end).
+        game_over: bool (G,), the game ended on this step.
+    """
+
+    rewards: np.ndarray
+    round_over: np.ndarray
+    game_over: np.ndarray
+
+
+@dataclass
+class StateRecord:
+    """Base of the games' state records: a dataclass whose fields are numpy arrays with the batch
+    axis first (a field may be None: an optional part no game of the batch uses).
+
+    Subclasses only declare their fields; copying, selecting and writing rows is generic.
+    """
+
+    @property
+    def batch_size(self) -> int:
+        """B, the number of games held (the first field's length)."""
+        return len(getattr(self, fields(self)[0].name))
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes held by the record's arrays (int)."""
+        return sum(v.nbytes for v in self.arrays().values())
+
+    def arrays(self) -> dict[str, np.ndarray]:
+        """The fields that hold an array, by name (the arrays themselves, not copies)."""
+        return {f.name: v for f in fields(self) if (v := getattr(self, f.name)) is not None}
+
+    def copy(self) -> "StateRecord":
+        """An independent copy (every array copied; sharing nothing with this record)."""
+        return type(self)(**{f.name: None if (v := getattr(self, f.name)) is None else v.copy()
+                             for f in fields(self)})
+
+    def take(self, games) -> "StateRecord":
+        """A new record of the games ``games`` (int indices, or a bool mask of shape (B,)), copied."""
+        g = np.asarray(games)
+        g = np.flatnonzero(g) if g.dtype == bool else g.astype(np.intp, copy=False).reshape(-1)
+        return type(self)(**{f.name: None if (v := getattr(self, f.name)) is None else v[g]
+                             for f in fields(self)})
+
+    def same_as(self, other: "StateRecord") -> bool:
+        """Whether ``other`` holds the same games: same type and equal arrays, field by field
+        (a None field equals an all-zero one)."""
+        if type(other) is not type(self):
+            return False
+        for f in fields(self):
+            a, b = getattr(self, f.name), getattr(other, f.name)
+            if a is None and b is None:
+                continue
+            if a is None or b is None:
+                if (b if a is None else a).any():
+                    return False
+                continue
+            if a.shape != b.shape or a.dtype != b.dtype or not np.array_equal(a, b):
+                return False
+        return True
+
+
+@runtime_checkable
+class BatchedEngine(Protocol):
+    """B games of one game stepped together (shapes: the module docstring).
+
+    Attributes:
+        config: the game's ``Config`` every game plays.
+        batch_size: B.
+        num_players: n.
+        num_actions: A, the size of the game's action space.
+        obs_size: length of one seat's observation (the game's ``LAYOUT.size``).
+        movers: M, seats deciding on each step: n (simultaneous game) or 1 (sequential game).
+        reward_scheme: the scheme of :meth:`step`'s rewards.
+        rng: the engine's own ``numpy.random.Generator``.
+    """
+
+    config: Any
+    batch_size: int
+    num_players: int
+    num_actions: int
+    obs_size: int
+    movers: int
+    reward_scheme: str
+    rng: np.random.Generator
+
+    def reset(self, games=None, seeds: Optional[np.ndarray] = None, seed: Optional[int] = None) -> None:
+        """Deal new games: ``seeds`` int (G,) in ``0..2**64-1`` (game ``games[k]`` is dealt as the
+        single-game engine's ``new_game(config, seed=seeds[k])``), else seeds drawn from ``rng``;
+        ``seed`` reseeds ``rng`` first. Raises ``ConfigError`` on bad games or seeds (nothing
+        changes)."""
+
+    def legal_mask(self, games=None):
+        """int8 (G, M, A): 1 for each legal action of each deciding seat (seat i in column i of
+        a simultaneous game; the seat to act in a sequential one). May be an internal buffer,
+        valid until the next step or reset: copy it to keep it."""
+
+    def observe(self, games=None, seats=None, out: Optional[np.ndarray] = None):
+        """float32 (G, S, obs_size): the observation of each of ``seats`` (S distinct seat
+        numbers, the same in every game; None = the deciding seats, S = M), each row equal to
+        the game's single encoder ``observation.encode(state, seat)``. Written into ``out``
+        (float32 (G, S, obs_size)) when given; otherwise possibly an internal buffer, valid
+        until the next step or reset. Raises ``ConfigError`` on bad games or seats."""
+
+    def step(self, actions, games=None) -> EngineStep:
+        """Apply one action per deciding seat of each of the G games: ``actions`` int (G, M).
+        Returns :class:`EngineStep`. Raises ``ValueError`` (wrong shape or dtype, a game that
+        takes no step) or ``hod.core.errors.IllegalActionError`` (an action outside its mask,
+        naming the game, the seat and the legal actions); nothing changes in any game then."""
+
+    @property
+    def terminal(self) -> np.ndarray:
+        """bool (B,): each game is over (read it; do not write to it)."""
+
+    def scores(self, games=None) -> np.ndarray:
+        """int32 (G, n): each seat's points so far (the final scores once a game is over)."""
+
+    @property
+    def state(self) -> StateRecord:
+        """The games' state record (the engine's live arrays: ``copy()`` it to keep it)."""
+
+    def load_state(self, state: StateRecord, games=None) -> None:
+        """Put the G games of ``state`` into rows ``games`` (G = len(games); None = all, G = B).
+        Raises ``ConfigError`` on a record of another type, count or shape (nothing changes)."""
+
+    def random_actions(self, mask: Optional[np.ndarray] = None,
+                       rng: Optional[np.random.Generator] = None) -> np.ndarray:
+        """int64 (G, M): a uniformly random legal action per row of ``mask`` (default: the whole
+        batch's mask now), drawn from ``rng`` (default: the engine's)."""
+
+    def nbytes(self) -> dict:
+        """Memory held in bytes: at least ``{"state": ..., "per_game_state": ...}``."""
+
+
+def check_games(games, batch_size: int) -> np.ndarray:
+    """The game indices a call names: intp (G,) from None (all), int indices in
+    ``0..batch_size-1`` or a bool mask of shape (batch_size,). (Calls that change games, ``step``
+    and ``load_state``, also require the indices to be distinct.)
+
+    Raises:
+        ConfigError: a mask of another shape, indices out of range or not integers.
+    """
+    from .errors import ConfigError
+
+    if games is None:
+        return np.arange(batch_size)
+    g = np.asarray(games)
+    if g.dtype == bool:
+        if g.shape != (batch_size,):
+            raise ConfigError(f"a bool games mask must have shape ({batch_size},), got {g.shape}")
+        return np.flatnonzero(g)
+    if g.ndim != 1 or not (np.issubdtype(g.dtype, np.integer) or g.size == 0):
+        raise ConfigError(f"games must be distinct indices in 0..{batch_size - 1} or a bool mask "
+                          f"of shape ({batch_size},)")
+    g = g.astype(np.intp, copy=False)
+    if g.size and (g.min() < 0 or g.max() >= batch_size):
+        raise ConfigError(f"game indices must be in 0..{batch_size - 1}")
+    return g
+
+
+def check_record(state: Any, like: StateRecord, games: np.ndarray) -> None:
+    """Check that ``state`` can be loaded into rows ``games`` of ``like``: same record type, G
+    games, and every field of the shape and dtype of ``like``'s (a None field: also accepted).
+
+    Raises:
+        ConfigError: what differs.
+    """
+    from .errors import ConfigError
+
+    if type(state) is not type(like):
+        raise ConfigError(f"load_state takes a {type(like).__name__}, got {type(state).__name__}")
+    G = len(games)
+    if state.batch_size != G:
+        raise ConfigError(f"load_state: a record of {state.batch_size} games for {G} games")
+    if len(np.unique(games)) != G:
+        raise ConfigError("load_state: the games named must be distinct")
+    for f in fields(like):
+        a, b = getattr(like, f.name), getattr(state, f.name)
+        if b is None:
+            continue
+        want = (G,) + a.shape[1:] if a is not None else None
+        if a is not None and (b.shape != want or b.dtype != a.dtype):
+            raise ConfigError(f"load_state: field {f.name} must be {a.dtype} {want}, got {b.dtype} {b.shape}")

@@ -1,0 +1,86 @@
+"""Where numba keeps the compiled rules kernels, so that they compile once per machine.
+
+The games' kernels (e.g. :mod:`tapeo_env.rules.kernels`) are ``@njit(cache=...)`` functions;
+numba stores each compiled kernel on disk and later processes (the tournament's spawned workers
+included) load it instead of compiling again. Numba looks, in order, at ``NUMBA_CACHE_DIR``, the
+``__pycache__`` folder beside the source file, then its per-user cache folder
+(``~/.cache/numba`` on Linux). Checked here (numba 0.68): when the package folder is read-only
+(a site-packages without write access, a read-only clone) numba falls back to the per-user
+folder silently; but when that is not writable either (a read-only or missing ``HOME``), numba
+refuses to compile a ``cache=True`` function at all (``RuntimeError: cannot cache function ...:
+no locator available``). :func:`cache_kernels` closes that gap: it then points numba at a
+per-user folder under the temporary directory, and if even that cannot be written the kernels
+compile without a disk cache (each process compiles them once, a warning says so).
+"""
+from __future__ import annotations
+
+import os
+import tempfile
+import warnings
+
+__all__ = ["cache_kernels"]
+
+
+def _writable(path: str) -> bool:
+    """Whether ``path`` exists (made if missing) and a file can be written there."""
+    try:
+        os.makedirs(path, exist_ok=True)
+        tempfile.TemporaryFile(dir=path).close()
+        return True
+    except OSError:
+        return False
+
+
+def _private(path: str) -> bool:
+    """Whether ``path`` is (or is made as) a folder of this user that nobody else can write to (a
+    shared temporary directory must not let another user plant cache files there)."""
+    try:
+        os.makedirs(path, mode=0o700, exist_ok=True)
+        st = os.stat(path, follow_symlinks=False)
+    except OSError:
+        return False
+    import stat
+
+    mine = not hasattr(os, "getuid") or st.st_uid == os.getuid()
+    return stat.S_ISDIR(st.st_mode) and mine and not st.st_mode & (stat.S_IWGRP | stat.S_IWOTH)
+
+
+def _user_cache_dir() -> str:
+    from numba.misc.appdirs import AppDirs
+
+    return AppDirs(appname="numba", appauthor=False).user_cache_dir
+
+
+def cache_kernels(source_file: str) -> bool:
+    """Make sure numba can cache the kernels of ``source_file``; return the ``cache=`` flag to
+    compile them with.
+
+    Args:
+        source_file: path of the module defining the kernels (its ``__file__``).
+
+    Returns:
+        True when numba has a writable cache location for them: ``NUMBA_CACHE_DIR`` (numba's
+        ``config.CACHE_DIR``) if set, the source's ``__pycache__``, numba's per-user cache
+        folder, or else ``<tempdir>/numba-cache-<uid>`` (made private to the user; refused if another user owns
+        it or may write to it), which is then set as numba's
+        ``config.CACHE_DIR`` for the process (the only case where this changes numba's
+        settings: numba could cache nothing there without it). False (with a
+        ``RuntimeWarning``) when no location can be written: compile without a disk cache.
+    """
+    from numba.core import config
+
+    if config.CACHE_DIR:
+        return True
+    if _writable(os.path.join(os.path.dirname(os.path.abspath(source_file)), "__pycache__")):
+        return True
+    if _writable(_user_cache_dir()):
+        return True
+    uid = os.getuid() if hasattr(os, "getuid") else "user"
+    fallback = os.path.join(tempfile.gettempdir(), f"numba-cache-{uid}")
+    if _private(fallback) and _writable(fallback):
+        config.CACHE_DIR = fallback
+        return True
+    warnings.warn(f"no writable folder for numba's cache (the package folder, {_user_cache_dir()}, {fallback}): "
+                  "the rules kernels compile in every process; set NUMBA_CACHE_DIR to a writable folder",
+                  RuntimeWarning, stacklevel=2)
+    return False

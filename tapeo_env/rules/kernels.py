@@ -1,0 +1,379 @@
+"""Tapeo's rules as compiled kernels (numba ``@njit(cache=True)``) over the arrays of the state
+record :class:`tapeo_env.rules.batched.BatchedState`, one game per kernel call, and batch
+drivers that loop over the games a call names.
+
+What is here (tapeo.txt; RULINGS T2-T10): a pick of every seat (reveal, the Freeloaders' steals
+T6, passing left, the automatic last tapa T7), the round's scoring (tortilla pairs, croquetas,
+ham majorities T2/T3, prawns and bread T4, peppers T5), the kept churros (T8), the end churros
+(T9), the winners (T10), and the observation of one seat (:data:`tapeo_env.rules.observation.LAYOUT`,
+every entry the same float32 as :func:`tapeo_env.rules.observation.encode`: counts are
+``count * (1 / deck count)`` in float64 rounded once to float32, churros ``/ 30``, scores
+``/ 100``). Deals are not here: they stay :mod:`hod.core.deal` (numpy; the driver writes the
+dealt hands into the record between kernel calls).
+
+Layout of the arrays (B games, n seats, K = 10 kinds, R rounds): ``hands`` uint8 (B, n, K) by
+the seat that holds the hand now, ``bars`` uint8 (B, n, K), ``kept`` uint8 (B, n) churros kept,
+``round_scores`` int16 (B, R, n), ``final_scores`` int16 (B, n), ``winners`` bool (B, n),
+``rnd`` / ``pick`` int8 (B,). ``games`` are intp indices, ``picks`` int64 (G, n) kinds.
+
+The scoring numbers come from :class:`tapeo_env.rules.scoring.Rulings` through :func:`rulings_array`
+(one source for the numbers; the scalar :mod:`tapeo_env.rules.scoring` is the readable reference,
+checked against these kernels by ``tests/test_tapeo_batched.py``).
+
+Compilation: on first use in a process each kernel is compiled once, or loaded from numba's
+on-disk cache (``cache=True``: ``NUMBA_CACHE_DIR`` if set, else ``__pycache__`` beside this file,
+else numba's per-user cache folder, else a private folder under the temporary directory:
+:func:`hod.core.jit.cache_kernels`), so later processes, the tournament's spawned workers
+included, load them instead of compiling. See the README's "Times" for the cold and warm figures.
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit as _njit
+
+from hod.core.jit import cache_kernels
+from .cards import BREAD, CHURRO, CROQUETA, FREELOADER, HAM_SLICES, MAX_HAND_SIZE, MIN_PLAYERS, NUM_KINDS, PEPPER, PRAWNS, TORTILLA
+from .engine import CHURROS_KEPT_ACROSS_ROUNDS, FREELOADER_STEALS_FREELOADER, LAST_TAPA_AUTOMATIC
+from .observation import LAYOUT, SCORE_SCALE
+from .scoring import Rulings
+
+#: Whether the kernels are cached on disk (:func:`hod.core.jit.cache_kernels`: True but where no
+#: cache folder can be written).
+CACHED = cache_kernels(__file__)
+
+
+def njit(fn):
+    """numba's ``njit`` with this module's cache setting."""
+    return _njit(cache=CACHED)(fn)
+
+
+_K = NUM_KINDS
+_HAM = tuple(int(x) for x in HAM_SLICES)
+_SL = LAYOUT.offsets
+_NP0, _RD0, _PK0, _HS0 = (_SL[p].start for p in ("num_players", "round", "pick", "hand_size"))
+_H0, _B0, _C0, _S0 = (_SL[p].start for p in ("hand", "bars", "churros", "scores"))
+_KH0, _KF0, _U0 = (_SL[p].start for p in ("known_hands", "known_flags", "unseen"))
+#: Seats of the seat-relative pieces (padded to the most players) and known-hand flags.
+_C0_PAD = _SL["churros"].stop - _SL["churros"].start
+_KF_PAD = _SL["known_flags"].stop - _SL["known_flags"].start
+_PICK_DIV = float(MAX_HAND_SIZE - 1)
+_SIZE_DIV = float(MAX_HAND_SIZE)
+_CHURRO_DIV = 30.0
+_SCORE_DIV = float(SCORE_SCALE)
+_STEAL_FREELOADER = bool(FREELOADER_STEALS_FREELOADER)
+_LAST_AUTO = bool(LAST_TAPA_AUTOMATIC)
+_KEEP_CHURROS = bool(CHURROS_KEPT_ACROSS_ROUNDS)
+
+#: Indices into :func:`rulings_array`.
+(R_TORTILLA, R_HAM_FIRST, R_HAM_SECOND, R_PRAWN, R_BREAD, R_PEPPER, R_HOT_MIN, R_HOT_PENALTY,
+ R_CHURRO_MOST, R_CHURRO_FEWEST, R_TWO_FEWEST, R_TIE_CHURROS) = range(12)
+
+#: What :func:`step_batch` writes per game.
+CONTINUES, ROUND_OVER, GAME_OVER = 0, 1, 2
+
+
+def rulings_array(rulings: Rulings) -> tuple[np.ndarray, np.ndarray]:
+    """The numbers of ``rulings`` as the kernels take them: ``(int64 (12,) by the ``R_*``
+    indices, int64 croqueta table)``."""
+    r = np.array([rulings.tortilla_pair, rulings.ham_first, rulings.ham_second, rulings.prawn,
+                  rulings.bread_dip, rulings.pepper, rulings.hot_pepper_min, rulings.hot_pepper_penalty,
+                  rulings.churro_most, rulings.churro_fewest, int(rulings.two_player_fewest_loses),
+                  int(rulings.tie_break_by_churros)], np.int64)
+    return r, np.asarray(rulings.croqueta_table, np.int64)
+
+
+# ---- scoring (one game) -----------------------------------------------------------------------------
+@njit
+def round_points(bars, rul, croq, out):
+    """Round score of each seat (tapeo.txt 'How each tapa scores', T2-T5) into ``out`` int (n,).
+
+    ``bars`` uint8 (n, K): the bars at the end of the round (churros and Freeloaders score nothing)."""
+    n = bars.shape[0]
+    slices = np.zeros(n, np.int64)
+    top_ham = 0
+    top_pepper = 0
+    for i in range(n):
+        t, c, p, b, pe = (np.int64(bars[i, TORTILLA]), np.int64(bars[i, CROQUETA]), np.int64(bars[i, PRAWNS]),
+                          np.int64(bars[i, BREAD]), np.int64(bars[i, PEPPER]))
+        pts = rul[R_TORTILLA] * (t // 2) + croq[min(c, croq.shape[0] - 1)]
+        pts += rul[R_PRAWN] * p + rul[R_BREAD] * min(p, b)
+        pts += rul[R_PEPPER] * pe
+        out[i] = pts
+        s = 0
+        for k in range(_K):
+            s += _HAM[k] * np.int64(bars[i, k])
+        slices[i] = s
+        top_ham = max(top_ham, s)
+        top_pepper = max(top_pepper, pe)
+    if top_pepper >= rul[R_HOT_MIN]:                     # T5: every seat at the maximum loses
+        for i in range(n):
+            if np.int64(bars[i, PEPPER]) == top_pepper:
+                out[i] -= rul[R_HOT_PENALTY]
+    if top_ham > 0:                                      # T2, T3: positive slices only
+        leaders = 0
+        for i in range(n):
+            leaders += slices[i] == top_ham
+        for i in range(n):
+            if slices[i] == top_ham:
+                out[i] += rul[R_HAM_FIRST] // leaders
+        if leaders == 1:
+            second = 0
+            for i in range(n):
+                if slices[i] < top_ham and slices[i] > second:
+                    second = slices[i]
+            if second > 0:
+                runners = 0
+                for i in range(n):
+                    runners += slices[i] == second
+                for i in range(n):
+                    if slices[i] == second:
+                        out[i] += rul[R_HAM_SECOND] // runners
+
+
+@njit
+def churro_points(kept, rul, out):
+    """End churros (T9) into ``out`` int (n,): the most share ``churro_most``, the fewest share the
+    loss of ``churro_fewest`` (not with 2 players unless ``two_player_fewest_loses``)."""
+    n = kept.shape[0]
+    hi = np.int64(kept[0])
+    lo = hi
+    for i in range(n):
+        hi = max(hi, np.int64(kept[i]))
+        lo = min(lo, np.int64(kept[i]))
+    most = 0
+    fewest = 0
+    for i in range(n):
+        most += np.int64(kept[i]) == hi
+        fewest += np.int64(kept[i]) == lo
+    for i in range(n):
+        out[i] = 0
+        if np.int64(kept[i]) == hi:
+            out[i] += rul[R_CHURRO_MOST] // most
+    if n > 2 or rul[R_TWO_FEWEST] != 0:
+        for i in range(n):
+            if np.int64(kept[i]) == lo:
+                out[i] -= rul[R_CHURRO_FEWEST] // fewest
+
+
+@njit
+def winning_seats(scores, churros, rul, out):
+    """T10 into ``out`` bool (n,): the most points, then (``tie_break_by_churros``) the most
+    churros among them; a remaining tie is a shared win."""
+    n = scores.shape[0]
+    best = scores[0]
+    for i in range(n):
+        best = max(best, scores[i])
+    most = np.int64(-1)
+    for i in range(n):
+        if scores[i] == best:
+            most = max(most, np.int64(churros[i]))
+    for i in range(n):
+        out[i] = scores[i] == best and (rul[R_TIE_CHURROS] == 0 or np.int64(churros[i]) == most)
+
+
+# ---- a pick (one game) ------------------------------------------------------------------------------
+@njit
+def _reveal(hands, bars, kinds):
+    """Every seat's tapa from its hand to its bar, then the Freeloaders steal what the left
+    neighbour revealed (T6), then every hand passes left (seat i + 1 holds what seat i held)."""
+    n = hands.shape[0]
+    for i in range(n):
+        hands[i, kinds[i]] -= 1
+        bars[i, kinds[i]] += 1
+    for i in range(n):
+        if kinds[i] == FREELOADER:
+            j = (i + 1) % n
+            loot = kinds[j]
+            if _STEAL_FREELOADER or loot != FREELOADER:
+                bars[i, loot] += 1
+                bars[j, loot] -= 1
+    for k in range(_K):
+        last = hands[n - 1, k]
+        for i in range(n - 1, 0, -1):
+            hands[i, k] = hands[i - 1, k]
+        hands[0, k] = last
+
+
+@njit
+def step_game(hands, bars, kept, round_scores, final_scores, winners, rnd, pick, b, picks, hand_size,
+              rul, croq):
+    """One pick of every seat of game ``b`` (``picks`` int64 (n,), legal), then the automatic last
+    tapa (T7) and, at the round's end, its scoring, the kept churros (T8) and at the game's end the
+    end churros (T9), final scores and winners (T10). Returns :data:`CONTINUES`,
+    :data:`ROUND_OVER` (deal the next round: bars and pick are cleared by the deal) or
+    :data:`GAME_OVER` (bars and pick cleared)."""
+    h = hands[b]
+    br = bars[b]
+    n = h.shape[0]
+    _reveal(h, br, picks)
+    pick[b] += 1
+    if _LAST_AUTO and hand_size - pick[b] == 1:
+        auto = np.empty(n, np.int64)
+        for i in range(n):
+            a = 0
+            for k in range(_K):
+                if h[i, k] > h[i, a]:
+                    a = k
+            auto[i] = a
+        _reveal(h, br, auto)
+        pick[b] += 1
+    if pick[b] != hand_size:
+        return CONTINUES
+    r = rnd[b]
+    pts = np.zeros(n, np.int64)
+    round_points(br, rul, croq, pts)
+    for i in range(n):
+        round_scores[b, r, i] = pts[i]
+        if _KEEP_CHURROS:
+            kept[b, i] += br[i, CHURRO]
+    rnd[b] = r + 1
+    if r + 1 < round_scores.shape[1]:
+        return ROUND_OVER
+    br[:] = 0
+    pick[b] = 0
+    end = np.zeros(n, np.int64)
+    churro_points(kept[b], rul, end)
+    for i in range(n):
+        total = np.int64(0)
+        for q in range(round_scores.shape[1]):
+            total += round_scores[b, q, i]
+        end[i] += total
+        final_scores[b, i] = end[i]
+    winning_seats(end, kept[b], rul, winners[b])
+    return GAME_OVER
+
+
+# ---- observations (one game) ----------------------------------------------------------------------
+def count_table(inv: np.ndarray) -> np.ndarray:
+    """float32 (K, 256): ``count * inv[kind]`` in float64 rounded once to float32, for every
+    count 0..255 (the observation's value of a count; ``inv`` = 1 / deck count, 0 for an absent
+    kind)."""
+    return (np.arange(256, dtype=np.float64)[None, :] * np.asarray(inv, np.float64)[:, None]).astype(np.float32)
+
+
+@njit
+def observe_game(hands, bars, kept, round_scores, rnd, pick, b, seats, hand_size, lut, inv, deck, out,
+                 sbars, shands, churro_v, score_v, placed):
+    """``out[j]`` (float32 (S, OBS_SIZE)) = ``observation.encode`` of seat ``seats[j]`` in game
+    ``b`` (every entry written). ``lut`` is :func:`count_table` of ``inv`` (1 / deck count);
+    scratch space: ``sbars``, ``shands`` float32 (n, K) (the game's scaled bars and hands),
+    ``churro_v``, ``score_v`` float32 (n,), ``placed`` int64 (K,)."""
+    n = hands.shape[1]
+    R = round_scores.shape[1]
+    r = rnd[b]
+    over = r >= R
+    p = np.int64(pick[b])
+    kp = 0 if over else min(p, n - 1)
+    placed[:] = 0                                        # every bar's tapas, per kind
+    for t in range(n):
+        churro_v[t] = np.float32((np.int64(kept[b, t]) + np.int64(bars[b, t, CHURRO])) / _CHURRO_DIV)
+        sc = np.int64(0)
+        for q in range(R):
+            sc += round_scores[b, q, t]
+        score_v[t] = np.float32(sc / _SCORE_DIV)
+        for k in range(_K):
+            placed[k] += bars[b, t, k]
+            sbars[t, k] = lut[k, bars[b, t, k]]
+            shands[t, k] = lut[k, hands[b, t, k]]
+    pick_v = np.float32(p / _PICK_DIV)
+    size_v = np.float32((hand_size - p) / _SIZE_DIV)
+    rd = _RD0 + min(min(r, R - 1), 2)
+    for j in range(seats.shape[0]):
+        seat = seats[j]
+        row = out[j]
+        # every entry is written once: the values, and zeros where a piece is padded or empty
+        for q in range(_RD0 - _NP0):
+            row[_NP0 + q] = 0.0
+        row[_NP0 + n - MIN_PLAYERS] = 1.0
+        for q in range(3):
+            row[_RD0 + q] = 0.0
+        row[rd] = 1.0
+        for q in range(_B0 + n * _K, _C0):
+            row[q] = 0.0
+        for q in range(n, _C0_PAD):
+            row[_C0 + q] = 0.0
+            row[_S0 + q] = 0.0
+        for q in range(_KH0 + kp * _K, _KF0 + _KF_PAD):
+            row[q] = 0.0
+        for jj in range(n):
+            t = seat + jj
+            if t >= n:
+                t -= n
+            base = _B0 + jj * _K
+            for k in range(_K):
+                row[base + k] = sbars[t, k]
+            row[_C0 + jj] = churro_v[t]
+            row[_S0 + jj] = score_v[t]
+        for k in range(_K):
+            u = deck[k] - placed[k]
+            if not over:
+                for jj in range(kp + 1):
+                    t = seat + jj
+                    if t >= n:
+                        t -= n
+                    u -= np.int64(hands[b, t, k])
+            row[_U0 + k] = lut[k, u] if u < 256 else np.float32(u * inv[k])
+        if over:
+            row[_PK0] = 0.0
+            row[_HS0] = 0.0
+            for k in range(_K):
+                row[_H0 + k] = 0.0
+            continue
+        row[_PK0] = pick_v
+        row[_HS0] = size_v
+        for k in range(_K):
+            row[_H0 + k] = shands[seat, k]
+        for jj in range(1, kp + 1):
+            t = seat + jj
+            if t >= n:
+                t -= n
+            base = _KH0 + (jj - 1) * _K
+            for k in range(_K):
+                row[base + k] = shands[t, k]
+            row[_KF0 + jj - 1] = 1.0
+
+
+# ---- batch drivers --------------------------------------------------------------------------------
+@njit
+def first_illegal(hands, games, picks):
+    """``k * n + i`` of the first pick ``picks[k, i]`` not in the hand seat ``i`` holds in game
+    ``games[k]`` (or outside ``0..K-1``); -1 if every pick is legal."""
+    n = picks.shape[1]
+    for k in range(games.shape[0]):
+        b = games[k]
+        for i in range(n):
+            a = picks[k, i]
+            if a < 0 or a >= _K or hands[b, i, a] == 0:
+                return k * n + i
+    return -1
+
+
+@njit
+def step_batch(hands, bars, kept, round_scores, final_scores, winners, rnd, pick, games, picks, hand_size,
+               rul, croq, flags):
+    """:func:`step_game` of game ``games[k]`` with ``picks[k]`` for every k; ``flags[k]`` gets its
+    result."""
+    for k in range(games.shape[0]):
+        flags[k] = step_game(hands, bars, kept, round_scores, final_scores, winners, rnd, pick, games[k],
+                             picks[k], hand_size, rul, croq)
+
+
+@njit
+def observe_batch(hands, bars, kept, round_scores, rnd, pick, games, seats, hand_size, lut, inv, deck, out):
+    """``out[k]`` (float32 (G, S, OBS_SIZE)) = :func:`observe_game` of ``seats`` in game ``games[k]``."""
+    n = hands.shape[1]
+    sbars = np.empty((n, _K), np.float32)
+    shands = np.empty((n, _K), np.float32)
+    churro_v = np.empty(n, np.float32)
+    score_v = np.empty(n, np.float32)
+    placed = np.zeros(_K, np.int64)
+    for k in range(games.shape[0]):
+        observe_game(hands, bars, kept, round_scores, rnd, pick, games[k], seats, hand_size, lut, inv, deck, out[k],
+                     sbars, shands, churro_v, score_v, placed)
+
+
+@njit
+def winners_batch(scores, churros, rul, out):
+    """:func:`winning_seats` of every row: ``scores`` int (G, n), ``churros`` (G, n), ``out`` bool (G, n)."""
+    for g in range(scores.shape[0]):
+        winning_seats(scores[g], churros[g], rul, out[g])

@@ -1,0 +1,8 @@
+"""Test oracles: the earlier implementations kept as executable specifications.
+
+``tapeo_batched`` (with ``tapeo_batched_scoring`` and ``tapeo_batched_obs``) is Tapeo's batched
+numpy engine as it was before the compiled kernels (:mod:`tapeo_env.rules.kernels`) replaced
+it in the package; ``tests/test_tapeo_batched.py`` plays many seeded games through both and
+requires the same states, masks, observations, rewards and scores bit for bit. Nothing in the
+package imports these modules.
+"""

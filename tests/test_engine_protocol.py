@@ -1,0 +1,234 @@
+"""Every declared game's batched engine implements :class:`hod.core.engine.BatchedEngine` with one
+signature: the same methods and parameters, the same shapes and dtypes, reset by seed = the
+game's own deal (its PettingZoo env reset with that seed), a state record that copies and loads
+back exactly, and steps of some games that leave the others untouched.
+
+The games come from the declarations (``hod.core.games.game_names()``, ``batched_engine``), so a
+third game is checked by this file as soon as it is declared.
+"""
+from __future__ import annotations
+
+import inspect
+import pickle
+
+import numpy as np
+import pytest
+
+from hod.core.engine import BatchedEngine, EngineStep, StateRecord
+from hod.core.errors import ConfigError, IllegalActionError
+from hod.core.games import game_names, get_game, load_object, make_raw_env
+
+#: (game, player count): each game at its smallest and largest table.
+CASES = [(g, n) for g in game_names() for n in sorted({get_game(g).min_players, get_game(g).max_players})]
+B = 6
+#: The protocol's parameters, in order (methods beyond ``self``).
+SIGNATURES = {
+    "reset": ["games", "seeds", "seed"],
+    "legal_mask": ["games"],
+    "observe": ["games", "seats", "out"],
+    "step": ["actions", "games"],
+    "scores": ["games"],
+    "load_state": ["state", "games"],
+    "random_actions": ["mask", "rng"],
+    "nbytes": [],
+}
+
+
+def make(game: str, n: int, batch: int = B, seed: int = 0):
+    return load_object(get_game(game).batched_engine)(n, batch, seed=seed)
+
+
+def test_every_declared_game_declares_a_batched_engine():
+    assert set(game_names()) >= {"tapeo", "robada"}
+    for g in game_names():
+        assert get_game(g).batched_engine, g
+
+
+@pytest.mark.parametrize("game,n", CASES)
+def test_the_engine_is_a_batched_engine_with_the_protocol_signatures(game, n):
+    info = get_game(game)
+    eng = make(game, n)
+    assert isinstance(eng, BatchedEngine)
+    assert not isinstance(object(), BatchedEngine)            # the check can fail
+    assert (eng.batch_size, eng.num_players, eng.num_actions, eng.obs_size) == (B, n, info.num_actions, info.obs_size)
+    assert eng.movers == (n if info.simultaneous else 1)
+    for name, params in SIGNATURES.items():
+        got = list(inspect.signature(getattr(eng, name)).parameters)
+        assert got[:len(params)] == params, (name, got)
+        # anything beyond the protocol's parameters is optional (a game-specific extra)
+        extra = list(inspect.signature(getattr(eng, name)).parameters.values())[len(params):]
+        assert all(p.default is not inspect.Parameter.empty for p in extra), (name, extra)
+    sig = inspect.signature(type(eng).__init__)
+    assert list(sig.parameters)[1:5] == ["config", "batch_size", "seed", "reward_scheme"]
+
+
+@pytest.mark.parametrize("game,n", CASES)
+def test_shapes_and_dtypes_of_every_output(game, n):
+    eng = make(game, n)
+    eng.reset(seed=1)
+    M, A, O = eng.movers, eng.num_actions, eng.obs_size
+    mask = eng.legal_mask()
+    assert mask.dtype == np.int8 and mask.shape == (B, M, A)
+    assert set(np.unique(mask).tolist()) <= {0, 1} and (mask.sum(axis=2) >= 1).all()
+    assert eng.legal_mask([1, 4]).shape == (2, M, A)
+    np.testing.assert_array_equal(eng.legal_mask([1, 4]), mask[[1, 4]])
+    obs = eng.observe()
+    assert obs.dtype == np.float32 and obs.shape == (B, M, O)
+    sub = eng.observe(games=[4, 1], seats=[n - 1, 0])
+    assert sub.dtype == np.float32 and sub.shape == (2, 2, O)
+    np.testing.assert_array_equal(sub, eng.observe(seats=[n - 1, 0])[[4, 1]])
+    out = np.full((B, n, O), -1.0, np.float32)
+    assert eng.observe(seats=range(n), out=out) is out
+    np.testing.assert_array_equal(out[:, n - 1], eng.observe(seats=[n - 1])[:, 0])
+    for bad in ([n], [0, 0], [-1]):
+        with pytest.raises(ConfigError, match="seats"):
+            eng.observe(seats=bad)
+    acts = eng.random_actions()
+    assert acts.dtype == np.int64 and acts.shape == (B, M)
+    assert (np.take_along_axis(mask, acts[:, :, None], axis=2) == 1).all()
+    assert eng.random_actions(eng.legal_mask([2]), np.random.default_rng(0)).shape == (1, M)
+    term = eng.terminal
+    assert term.dtype == bool and term.shape == (B,) and not term.any()
+    sc = eng.scores()
+    assert sc.dtype == np.int32 and sc.shape == (B, n) and not sc.any()       # nothing scored yet
+    assert eng.scores([3]).shape == (1, n)
+    res = eng.step(acts)
+    assert isinstance(res, EngineStep)
+    assert res.rewards.dtype == np.float64 and res.rewards.shape == (B, n)
+    assert res.round_over.dtype == bool and res.round_over.shape == (B,)
+    assert res.game_over.dtype == bool and res.game_over.shape == (B,) and not res.game_over.any()
+    res = eng.step(eng.random_actions(eng.legal_mask([0, 5])), games=[0, 5])
+    assert res.rewards.shape == (2, n) and res.game_over.shape == (2,) and res.round_over.shape == (2,)
+    nb = eng.nbytes()
+    assert nb["state"] == eng.state.nbytes > 0 and nb["per_game_state"] == nb["state"] / B
+    assert isinstance(eng.state, StateRecord) and eng.state.batch_size == B
+
+
+@pytest.mark.parametrize("game,n", CASES)
+def test_reset_by_seed_deals_the_game_its_env_deals(game, n):
+    info = get_game(game)
+    seeds = [0, 7, 2**64 - 1]
+    eng = make(game, n, batch=len(seeds))
+    eng.reset(seeds=seeds)
+    obs, mask = eng.observe(seats=range(n)), eng.legal_mask()
+    for k, s in enumerate(seeds):
+        env = make_raw_env(game, n)
+        env.reset(seed=s)
+        for i, agent in enumerate(env.possible_agents):
+            np.testing.assert_array_equal(obs[k, i], env.observe(agent)["observation"], err_msg=f"seed {s} seat {i}")
+        acting = env.possible_agents if info.simultaneous else [env.agent_selection]
+        for j, agent in enumerate(acting):
+            np.testing.assert_array_equal(mask[k, j], env.observe(agent)["action_mask"])
+    other = make(game, n, batch=len(seeds), seed=99)
+    other.reset(seeds=seeds)                           # the engine's own seed does not matter
+    assert other.state.same_as(eng.state)
+    different = make(game, n, batch=len(seeds))
+    different.reset(seeds=[1, 8, 2**64 - 2])
+    assert not different.state.same_as(eng.state)      # the comparison can fail
+    with pytest.raises(ConfigError):
+        eng.reset(seeds=[0, -1, 2])
+    with pytest.raises(ConfigError):
+        eng.reset(games=[len(seeds)])
+
+
+def play(eng, steps: int, rng: np.random.Generator, reset_rng: np.random.Generator) -> list:
+    """Random legal play for ``steps`` steps, finished games dealt again (seeds from
+    ``reset_rng``); returns what was seen (masks, observations of every seat, rewards)."""
+    seen = []
+    n = eng.num_players
+    for _ in range(steps):
+        mask = eng.legal_mask().copy()
+        seen.append(mask)
+        seen.append(eng.observe(seats=range(n)).copy())
+        res = eng.step(eng.random_actions(mask, rng))
+        seen.append(res.rewards.copy())
+        over = np.flatnonzero(res.game_over)
+        if over.size:
+            eng.reset(games=over, seeds=reset_rng.integers(0, 2**63, over.size, dtype=np.uint64))
+    return seen
+
+
+def assert_same_play(a: list, b: list) -> None:
+    assert len(a) == len(b)
+    for x, y in zip(a, b):
+        np.testing.assert_array_equal(x, y)
+
+
+@pytest.mark.parametrize("game,n", CASES)
+def test_the_state_record_copies_and_loads_back(game, n):
+    eng = make(game, n)
+    eng.reset(seed=3)
+    play(eng, 25, np.random.default_rng(0), np.random.default_rng(1))
+    saved = eng.state.copy()
+    assert saved.same_as(eng.state)
+    for a, b in zip(saved.arrays().values(), eng.state.arrays().values()):
+        assert not np.shares_memory(a, b)
+    first = play(eng, 60, np.random.default_rng(5), np.random.default_rng(6))   # games end and re-deal
+    assert not saved.same_as(eng.state)
+    # back into the same engine, into a fresh one, and through pickle: the same play follows
+    for target in (eng, make(game, n, seed=42), pickle.loads(pickle.dumps(make(game, n)))):
+        target.load_state(pickle.loads(pickle.dumps(saved)))
+        assert target.state.same_as(saved)
+        assert_same_play(first, play(target, 60, np.random.default_rng(5), np.random.default_rng(6)))
+    # some games of a record into some rows of another engine
+    dst = make(game, n)
+    dst.reset(seed=8)
+    keep = dst.state.take([0, 2, 3, 5])
+    assert not saved.take([1]).same_as(saved.take([4]))
+    dst.load_state(saved.take([4, 1]), games=[1, 4])          # row 1 <- game 4, row 4 <- game 1
+    assert dst.state.take([1, 4]).same_as(saved.take([4, 1]))
+    assert dst.state.take([0, 2, 3, 5]).same_as(keep)
+    with pytest.raises(ConfigError, match="a record of 2 games for 3 games"):
+        dst.load_state(saved.take([0, 1]), games=[0, 1, 2])
+    with pytest.raises(ConfigError, match="takes a"):
+        dst.load_state({"hands": 0})
+    with pytest.raises(ConfigError, match="distinct"):
+        dst.load_state(saved.take([0, 1]), games=[3, 3])
+    assert dst.state.take([0, 2, 3, 5]).same_as(keep)                           # refusals changed nothing
+
+
+@pytest.mark.parametrize("game,n", CASES)
+def test_a_step_of_some_games_leaves_the_others_untouched(game, n):
+    eng, ref = make(game, n), make(game, n)
+    eng.reset(seed=4)
+    ref.reset(seed=4)
+    rng = np.random.default_rng(0)
+    sub, rest = np.array([4, 1]), np.array([0, 2, 3, 5])
+    for _ in range(8):                 # fewer steps than any game's length: every game stays live
+        acts = eng.random_actions(eng.legal_mask(sub), rng)
+        before = eng.state.take(rest)
+        got = eng.step(acts, games=sub)
+        assert eng.state.take(rest).same_as(before)
+        # the stepped games went where a full step of the same actions takes them
+        full = ref.random_actions(ref.legal_mask(), np.random.default_rng(1))
+        full[sub] = acts
+        want = ref.step(full)
+        ref.load_state(eng.state.take(rest), games=rest)                # only ``sub`` moves in ref too
+        assert eng.state.take(sub).same_as(ref.state.take(sub))
+        np.testing.assert_array_equal(got.rewards, want.rewards[sub])
+        np.testing.assert_array_equal(got.game_over, want.game_over[sub])
+    mask_bool = np.zeros(B, bool)
+    mask_bool[sub] = True
+    eng.step(eng.random_actions(eng.legal_mask([1, 4]), rng), games=mask_bool)   # a bool mask names games 1, 4
+    assert eng.state.take(rest).same_as(ref.state.take(rest))
+
+
+@pytest.mark.parametrize("game,n", CASES)
+def test_bad_steps_raise_and_change_nothing(game, n):
+    eng = make(game, n)
+    eng.reset(seed=2)
+    before = eng.state.copy()
+    acts = eng.random_actions()
+    with pytest.raises(ValueError, match="shape"):
+        eng.step(acts[:3])
+    with pytest.raises(ValueError, match="shape"):
+        eng.step(acts.reshape(-1)[:B] if eng.movers > 1 else acts[:, 0])
+    with pytest.raises(ConfigError, match="distinct"):
+        eng.step(acts[:2], games=[1, 1])
+    with pytest.raises(ConfigError, match=r"0\.\.5"):
+        eng.step(acts[:1], games=[B])
+    bad = acts.copy()
+    bad[3, 0] = np.flatnonzero(eng.legal_mask()[3, 0] == 0)[0]
+    with pytest.raises(IllegalActionError, match="game 3"):
+        eng.step(bad)
+    assert eng.state.same_as(before)

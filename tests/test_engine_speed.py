@@ -1,0 +1,54 @@
+"""The engine speed benchmark (hod.benchmarks.engine_speed): its sampler, a smoke run and its
+refusals. Speed itself is never asserted."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from hod.benchmarks import engine_speed
+
+
+def test_the_sampler_draws_the_k_th_legal_action_uniformly():
+    rng = np.random.default_rng(0)
+    mask = np.zeros((30000, 1, 10), np.int8)
+    mask[:, 0, [2, 5, 9]] = 1
+    a = engine_speed.uniform_legal(mask, rng)
+    assert a.shape == (30000, 1) and a.dtype == np.int64 and set(np.unique(a).tolist()) == {2, 5, 9}
+    freq = np.bincount(a.ravel(), minlength=10)[[2, 5, 9]] / a.size
+    assert np.abs(freq - 1 / 3).max() < 0.02                 # 1/3 each; sd ~0.0027
+    # u just below 1 with 3 legal actions: k = floor(0.999 * 3) = 2 -> the third legal action, 9
+    class One:
+        def random(self, shape):
+            return np.full(shape, 0.999)
+    assert engine_speed.uniform_legal(mask[:1], One()).tolist() == [[9]]
+    assert engine_speed.uniform_legal(np.array([1, 0, 0, 1], np.int8), One()) == 3   # a 1-D mask (PettingZoo's)
+
+
+def test_quick_run_prints_and_writes_the_table(tmp_path, capsys):
+    import os
+
+    out = tmp_path / "speed.md"
+    before = os.sched_getaffinity(0)
+    result = engine_speed.main(["--quick", "--no-pgx", "--no-compile", "--out", str(out)])
+    assert os.sched_getaffinity(0) == before                    # pinned to CPU 0 while measuring only
+    text = out.read_text()
+    assert text == capsys.readouterr().out
+    labels = [(label, B) for label, B, _ in result["rows"]]
+    assert labels == [("tapeo batched engine, 4 players", 1), ("tapeo batched engine, 4 players", 8),
+                      ("robada batched engine, 2 players", 1), ("robada batched engine, 2 players", 8),
+                      ("PettingZoo leduc_holdem_v4.env()", 1), ("Pgx leduc_holdem (jit + vmap)", 8)]
+    assert result["rows"][-1][2] == "skipped (--no-pgx)"
+    assert all(r > 0 for _, _, r in result["rows"][:-1])
+    assert "| PettingZoo leduc_holdem_v4.env() | 1 |" in text and "| 1.00 |" in text
+
+
+@pytest.mark.parametrize("argv,fragment", [
+    (["--cpus", "x"], "--cpus"), (["--cpus", "99999"], "legal values"), (["--repeats", "0"], "legal"),
+    (["--seconds", "0"], "legal"), (["--batch-sizes", "0"], "legal"),
+])
+def test_bad_arguments_exit_2_with_one_line(argv, fragment, capsys):
+    with pytest.raises(SystemExit) as e:
+        engine_speed.main(argv)
+    assert e.value.code == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert fragment in err[-1] and err[-1].startswith("python -m hod.benchmarks.engine_speed: error:")
