@@ -3,23 +3,27 @@ signature: the same methods and parameters, the same shapes and dtypes, reset by
 game's own deal (its PettingZoo env reset with that seed), a state record that copies and loads
 back exactly, and steps of some games that leave the others untouched.
 
-The games come from the declarations (``hod.core.games.game_names()``, ``batched_engine``), so a
+The games come from the installed declarations (the ``hod.games`` entry points, ``batched_engine``), so a
 third game is checked by this file as soon as it is declared.
 """
 from __future__ import annotations
 
 import inspect
 import pickle
+from importlib.metadata import entry_points
 
 import numpy as np
 import pytest
 
 from hod.core.engine import BatchedEngine, EngineStep, StateRecord
 from hod.core.errors import ConfigError, IllegalActionError
-from hod.core.games import game_names, get_game, load_object, make_raw_env
+from hod.core.games import ENTRY_POINT_GROUP, get_game, load_object, make_raw_env
+
+#: The installed games (entry points), not the small fake games other tests register at run time.
+INSTALLED = sorted(ep.name for ep in entry_points(group=ENTRY_POINT_GROUP))
 
 #: (game, player count): each game at its smallest and largest table.
-CASES = [(g, n) for g in game_names() for n in sorted({get_game(g).min_players, get_game(g).max_players})]
+CASES = [(g, n) for g in INSTALLED for n in sorted({get_game(g).min_players, get_game(g).max_players})]
 B = 6
 #: The protocol's parameters, in order (methods beyond ``self``).
 SIGNATURES = {
@@ -39,8 +43,8 @@ def make(game: str, n: int, batch: int = B, seed: int = 0):
 
 
 def test_every_declared_game_declares_a_batched_engine():
-    assert set(game_names()) >= {"tapeo", "robada"}
-    for g in game_names():
+    assert set(INSTALLED) >= {"tapeo", "robada"}
+    for g in INSTALLED:
         assert get_game(g).batched_engine, g
 
 
