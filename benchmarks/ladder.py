@@ -21,7 +21,8 @@ from hod.agents.model_card import CheckpointError
 from hod.core.errors import ConfigError
 from hod.evaluation.ladder import LadderEntry, ladder_entries, run_ladder
 from hod.evaluation.tournament import TournamentInterrupted, WorkerDied
-from hod.evaluation.cli_options import GAMES_OPTION, SEED_OPTION, add_seating_option, int_option, prepare_out_prefix
+from hod.evaluation.cli_options import (GAMES_OPTION, SEED_OPTION, add_seating_option, int_option, prepare_out_prefix,
+                                       save_outputs)
 from hod.evaluation.ladder import MAX_TABLES
 from hod.evaluation.schedule import MAX_GAMES
 from hod.evaluation.play import check_game
@@ -100,22 +101,15 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             status = EXIT_PARTIAL if isinstance(e, WorkerDied) else interrupted_status()
         if res is not None:
             res.command = "python -m hod.benchmarks.ladder " + shlex.join(shown)
-            print(res.to_markdown())
-            if args.out:
-                res.save_markdown(args.out + ".md")
-                res.save_json(args.out + ".json")
-                res.save_png(args.out + ".png")
-                print(f"\nwrote {args.out}.md, {args.out}.json, {args.out}.png" + (" (partial)" if res.partial else ""))
+            kept = save_outputs(res, args.out)
             if args.update_strength and not res.partial:
                 data = load_strengths()
                 data[args.game] = res.strength_entries()
                 atomic_write_json(STRENGTH_FILE, data)
                 print(f"updated {STRENGTH_FILE}")
         if stopped is not None:
-            kept = ("; nothing to keep" if res is None else f"; kept in {args.out}.md/.json/.png, marked partial"
-                    if args.out else "; reported above, marked partial")
             skipped = f"; {STRENGTH_FILE.name} not updated" if args.update_strength else ""
-            print(f"error: {stopped}{kept}{skipped}", file=sys.stderr)
+            print(f"error: {stopped}; {kept if res is not None else 'nothing to keep'}{skipped}", file=sys.stderr)
     return status
 
 

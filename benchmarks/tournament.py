@@ -16,7 +16,7 @@ from hod.core.errors import ConfigError
 from hod.core.games import get_game
 from hod.agents.rules import table_rules
 from hod.evaluation.cli_options import (GAMES_OPTION, SEED_OPTION, add_seating_option, parse_env_kwargs,
-                                        parse_json_object, prepare_out_prefix)
+                                        parse_json_object, prepare_out_prefix, save_outputs)
 from hod.evaluation.schedule import MAX_GAMES
 from hod.evaluation.play import check_game
 from hod.evaluation.tournament import TournamentInterrupted, WorkerDied, run_tournament
@@ -149,16 +149,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             status = EXIT_PARTIAL if isinstance(e, WorkerDied) else interrupted_status()
         if res is not None:
             res.bot_options = bot_options
-            print(res.to_markdown())
-            if args.out:
-                res.save_markdown(args.out + ".md")
-                res.save_json(args.out + ".json")
-                res.save_png(args.out + ".png")
-                print(f"\nwrote {args.out}.md, {args.out}.json, {args.out}.png" + (" (partial)" if res.partial else ""))
+            kept = save_outputs(res, args.out)
         if stopped is not None:
-            kept = (f"; kept in {args.out}.md/.json/.png, marked partial" if res is not None and args.out
-                    else "; nothing to keep" if res is None else "; reported above, marked partial")
-            print(f"error: {stopped}{kept}", file=sys.stderr)
+            print(f"error: {stopped}; {kept if res is not None else 'nothing to keep'}", file=sys.stderr)
     return status
 
 

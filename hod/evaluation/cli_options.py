@@ -123,3 +123,24 @@ def add_seating_option(parser: argparse.ArgumentParser, help_text: str) -> None:
     """Add ``--seating {auto,cyclic,permutations}`` (default ``auto``) to ``parser``: the seat
     orders of a tournament (:func:`hod.evaluation.schedule.resolve_seating`)."""
     parser.add_argument("--seating", choices=("auto",) + tuple(SEATINGS), default="auto", help=help_text)
+
+
+def save_outputs(result, prefix: Optional[str]) -> Optional[str]:
+    """Print ``result`` (a tournament or ladder result: ``to_markdown``, ``save_markdown``,
+    ``save_json``, ``save_png``) and, when ``prefix`` is given, write ``PREFIX.md``, ``.json`` and
+    ``.png`` (each atomically) and say so. Returns what a stopped command says it kept: where the
+    result went, marked partial (``"kept in PREFIX.md/.json/.png, marked partial"`` or
+    ``"reported above, marked partial"``).
+
+    Raises:
+        OSError: a file cannot be written (the commands end in one line, :mod:`hod.core.commands`).
+    """
+    print(result.to_markdown())
+    if prefix:
+        result.save_markdown(prefix + ".md")
+        result.save_json(prefix + ".json")
+        result.save_png(prefix + ".png")
+        print(f"\nwrote {prefix}.md, {prefix}.json, {prefix}.png" + (" (partial)" if result.partial else ""))
+        return f"kept in {prefix}.md/.json/.png, marked partial"
+    return "reported above, marked partial"
+
