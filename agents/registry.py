@@ -9,6 +9,8 @@ Where the names come from, in this order (a later one replaces an earlier one of
 """
 from __future__ import annotations
 
+import functools
+import inspect
 from typing import Any, Callable, Dict, Optional, Tuple, Union
 
 from hod.core.errors import ConfigError, check_choice
@@ -96,6 +98,15 @@ def player_counts(game: str, name: str) -> Optional[tuple]:
     return tuple(counts) if counts is not None else None
 
 
+def _bound_options(f: Any) -> set[str]:
+    """The parameters a registry entry binds (a :func:`functools.partial`'s bound positional
+    and keyword arguments), which a caller's options may not set again."""
+    if not isinstance(f, functools.partial):
+        return set()
+    params = list(inspect.signature(f.func).parameters)
+    return set(params[:len(f.args)]) | set(f.keywords)
+
+
 def make(game: str, name: str, seed: Optional[int] = None, num_players: Optional[int] = None, **kwargs: Any) -> Bot:
     """Build a registered bot; ``bot.game`` and ``bot.name`` are set to ``game`` and ``name``.
 
@@ -112,8 +123,9 @@ def make(game: str, name: str, seed: Optional[int] = None, num_players: Optional
         ConfigError: unknown game or bot name (the message lists the registered names), an
             option the bot refuses, a rule option's value outside its legal values (named), a
             seed that is not None or a non-negative int (:func:`hod.agents.base.check_bot_seed`),
-            a ``num_players`` that is not a table size of the game (the legal ones named), or one
-            the bot's model card does not list (its sizes named).
+            a ``num_players`` that is not a table size of the game (the legal ones named), one
+            the bot's model card does not list (its sizes named), or an option its registry entry
+            binds (a shipped opponent's ``path``).
     """
     f = factory(game, name)
     seed = check_bot_seed(seed)
@@ -124,6 +136,10 @@ def make(game: str, name: str, seed: Optional[int] = None, num_players: Optional
         if counts is not None and num_players not in counts:
             raise ConfigError(f"{game} bot {name!r} was trained for {list(counts)} players, not {num_players}; "
                               f"legal table sizes for it: {list(counts)}")
+    fixed = sorted(set(kwargs) & _bound_options(f))
+    if fixed:   # e.g. a shipped opponent's path and game, bound by its registry entry
+        raise ConfigError(f"option(s) {fixed} of {game} bot {name!r} are fixed by its registry entry; legal: "
+                          f"the bot's other options")
     rules = info.check_rule_options(kwargs)   # the table's rule options, values checked
     if getattr(f, "rule_blind", False):       # a bot that plays under any rules (random): told, not kept
         rest = sorted(k for k in kwargs if k not in rules)

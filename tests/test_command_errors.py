@@ -124,6 +124,13 @@ BAD_ARGUMENTS = [
      "argument --verbose: invalid choice: -3 (choose from 0, 1, 2)"),
     ("hod.training.evaluate", ["expert", "--game", "tapeo", "--games", "10000000000000"],
      "error: --games=10000000000000: input should be less than or equal to 1000000; legal: an integer in 1..1000000"),
+    # torch's TorchScript exporter writes opsets up to 20 (a traceback from torch before)
+    ("hod.training.export", ["x.zip", "--opset", "1000"],
+     "argument --opset: invalid value '1000'; legal values: an integer in 14..20"),
+    # a shipped opponent's path is bound by its registry entry (TypeError traceback before)
+    ("hod.benchmarks.tournament", ["--game", "tapeo", "--lineup", "ppo", "greedy", "--games", "2",
+                                   "--bot-options", '{"ppo": {"path": "/etc/passwd"}}'],
+     "option(s) ['path'] of tapeo bot 'ppo' are fixed by its registry entry"),
 ]
 
 

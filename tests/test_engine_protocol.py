@@ -236,3 +236,15 @@ def test_bad_steps_raise_and_change_nothing(game, n):
     with pytest.raises(IllegalActionError, match="game 3"):
         eng.step(bad)
     assert eng.state.same_as(before)
+
+
+@pytest.mark.parametrize("game", INSTALLED)
+@pytest.mark.parametrize("seed", [-1, 1.5, 2 ** 64, True])
+def test_reset_refuses_a_generator_seed_outside_the_seed_range(game, seed):
+    info = get_game(game)
+    eng = load_object(info.batched_engine)(info.min_players, 2, seed=0)
+    eng.reset(seed=1)
+    before = eng.state.copy()
+    with pytest.raises(ConfigError, match=r"legal values None, an int in 0\.\.2\*\*64-1, or a list"):
+        eng.reset(seed=seed)
+    assert eng.state.same_as(before)

@@ -141,6 +141,15 @@ def test_deeply_nested_json_is_a_record_error(game, tmp_path):
 
 
 @pytest.mark.parametrize("game", ["tapeo", "robada"])
+def test_a_number_too_long_for_python_is_a_record_error(game, tmp_path):
+    path = tmp_path / "r.json"
+    # 5,000 digits: over Python's 4,300-digit int-string limit (a raw ValueError before)
+    path.write_text('{"game": "%s", "format_version": 1, "seed": %s}' % (game, "9" * 5000), encoding="utf-8")
+    with pytest.raises(RecordError, match="a number too long to read"):
+        GAMES[game].load_record(path)
+
+
+@pytest.mark.parametrize("game", ["tapeo", "robada"])
 def test_a_record_over_the_size_limit_is_refused_before_parsing(game, tmp_path, monkeypatch):
     import hod.core.records as records
 

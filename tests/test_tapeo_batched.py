@@ -573,3 +573,26 @@ def test_throughput_benchmark_quick_smoke(tmp_path):
     assert (tmp_path / "throughput.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert result["ppo"]["env_steps_per_s"] > 0
     assert all(m["state_bytes_per_game"] < 2048 for m in result["memory"])
+
+
+@pytest.mark.parametrize("field, value, legal", [
+    ("pick", -100, "legal: 0..9"),          # 2 players: hand size 10 (tapeo.txt), picks 0..9
+    ("round", -1, "legal: 0..3"),           # 3 rounds; 3 = over
+    ("round", 4, "legal: 0..3"),
+    ("hands", None, "hand_size - pick tapas"),
+])
+def test_load_state_refuses_values_no_game_reaches(field, value, legal):
+    """A record with an impossible pick or round crashed the process in the kernels (free(): invalid pointer)."""
+    from tapeo_env.rules.batched import BatchedTapeo
+
+    eng = BatchedTapeo(2, 2, seed=0)
+    eng.reset(seed=1)
+    before = eng.state.copy()
+    rec = eng.state.copy()
+    if field == "hands":
+        rec.hands[0, 0, 0] += 1                # 11 tapas in a 10-tapa hand at pick 0
+    else:
+        getattr(rec, field)[0] = value
+    with pytest.raises(ConfigError, match=legal):
+        eng.load_state(rec)
+    assert eng.state.same_as(before)

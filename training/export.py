@@ -47,10 +47,13 @@ from hod.agents import model_card
 from hod.agents.model_card import CheckpointError, parse_json, read_limited
 from hod.core.atomic import atomic_write_bytes, atomic_write_json
 from hod.core.errors import ConfigError
+from hod.evaluation.cli_options import int_option
 
 from .checkpoint import load_checkpoint
 
 OPSET = 17
+#: The newest opset torch's TorchScript exporter (``dynamo=False``, what we use) writes, torch 2.13.
+MAX_OPSET = 20
 INPUTS = ("observation", "action_mask")
 OUTPUTS = ("action", "logits")
 METADATA_KEY = "model_card"
@@ -142,8 +145,9 @@ def export_onnx(checkpoint: str | Path, out_dir: Optional[str | Path] = None, na
 
     from .policy_io import actor_module
 
-    if opset < 14:
-        raise ValueError(f"opset={opset} is too old; use 14 or more")
+    if not 14 <= opset <= MAX_OPSET:
+        raise ValueError(f"opset={opset}: legal values 14..{MAX_OPSET} (older ones lack what the export uses, "
+                         f"newer ones torch's exporter does not write)")
     if name is not None:
         check_name(name)
     checkpoint = check_checkpoint_path(checkpoint)
@@ -377,7 +381,8 @@ def main(argv: Optional[list[str]] = None) -> int:
                         "existing export instead of exporting")
     p.add_argument("--out", help="output folder (default: the checkpoint's folder)")
     p.add_argument("--name", help="file stem (default: <game>_ppo)")
-    p.add_argument("--opset", type=int, default=OPSET, help="ONNX opset (>= 14)")
+    p.add_argument("--opset", type=int_option(14, MAX_OPSET), default=OPSET,
+                   help=f"ONNX opset (14..{MAX_OPSET}, default %(default)s)")
     p.add_argument("--overwrite-shipped", action="store_true",
                    help="allow --out to be the shipped opponents' folder (agents/opponents) and replace a shipped "
                         "opponent of the same name (refused without it)")

@@ -54,6 +54,20 @@ def check_seed(seed: object) -> int:
     return int(seed)
 
 
+def check_generator_seed(seed: object) -> None:
+    """Refuse a seed for an engine's own generator (``numpy.random.default_rng(seed)``) that is
+    not None, a game seed (:func:`is_seed`) or a list/tuple of them (numpy's entropy sequence).
+
+    Raises:
+        ConfigError: naming the legal values (bools, floats, negatives and ints of 2**64 or more
+            included).
+    """
+    if seed is None or is_seed(seed) or (isinstance(seed, (list, tuple)) and seed and all(map(is_seed, seed))):
+        return
+    raise ConfigError(f"seed={seed!r}: legal values None, an int in {SEED_RANGE}, or a list of such ints "
+                      f"(nothing is changed)")
+
+
 def is_seed(seed: object) -> bool:
     """Whether ``seed`` is a game seed: an integer (a Python ``int`` or a numpy integer, not a
     bool) in ``0 .. SEED_LIMIT - 1``. The one range test of the engines and the envs."""

@@ -85,6 +85,9 @@ def load_record(path: str | os.PathLike, game: str, format_version: int) -> dict
     except RecursionError:
         raise RecordError(f"{path}: not a JSON game record: nested too deeply to parse (a record is an object "
                           f"of a few levels: lists of actions or rounds)") from None
+    except ValueError as e:   # an integer longer than Python's int-string limit (4,300 digits)
+        raise RecordError(f"{path}: not a JSON game record: a number too long to read ({e}); seeds and ids are "
+                          f"at most 20 digits") from None
     check_header(record, game, format_version)
     return record
 

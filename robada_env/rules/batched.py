@@ -78,7 +78,7 @@ from typing import Optional, Sequence
 
 import numpy as np
 
-from hod.core.deal import as_seeds, draw_seeds, shuffled
+from hod.core.deal import as_seeds, check_generator_seed, draw_seeds, shuffled
 from hod.core.engine import EngineStep, StateRecord, check_games, check_record
 from hod.core.errors import ConfigError, IllegalActionError, check_choice
 from hod.core.rewards import REWARD_SCHEMES, final_rewards_batch, win_shares_batch
@@ -411,6 +411,7 @@ class BatchedRobada:
         """
         g = self._games(games)
         m = g.size
+        check_generator_seed(seed)
         if seed is not None:
             self.rng = np.random.default_rng(seed)
         if decks is None:

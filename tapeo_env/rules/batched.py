@@ -39,7 +39,7 @@ from typing import Optional
 
 import numpy as np
 
-from hod.core.deal import as_seeds, draw_seeds, shuffled_prefix
+from hod.core.deal import as_seeds, check_generator_seed, draw_seeds, shuffled_prefix
 from hod.core.engine import EngineStep, StateRecord, check_games, check_record
 from hod.core.errors import ConfigError, IllegalActionError, check_choice, check_int_range
 from hod.core.rewards import REWARD_SCHEMES, final_rewards_batch
@@ -189,6 +189,7 @@ class BatchedTapeo:
         """
         g = check_games(games, self.batch_size)
         cfg = self.config
+        check_generator_seed(seed)
         if seeds is not None:
             seeds = as_seeds(seeds, len(g))
         if deals is not None:
@@ -232,6 +233,7 @@ class BatchedTapeo:
         g = check_games(games, self.batch_size)
         s = self._state
         check_record(state, s, g)
+        self._check_values(state)
         if state.deals is not None and state.deals.any() and s.deals is None:
             s.deals = np.zeros((self.batch_size,) + state.deals.shape[1:], np.uint8)
         for name, arr in state.arrays().items():
@@ -239,6 +241,45 @@ class BatchedTapeo:
         if state.deals is None and s.deals is not None:
             s.deals[g] = 0
         self._set_potentials(g)
+
+    def _check_values(self, state: BatchedState) -> None:
+        """Refuse a record whose values no game of this engine's config can reach, before any
+        kernel reads it (the kernels index arrays by these numbers): the round in 0..R, the pick
+        in 0..hand_size-1, each hand of a game in play holding ``hand_size - pick`` tapas (empty
+        once over), no kind held, on bars or undealt more often than the deck has it, and explicit
+        deals as :meth:`reset` checks them.
+
+        Raises:
+            ConfigError: naming the field, the first bad game of the record and the legal values.
+        """
+        cfg = self.config
+        R, H = cfg.num_rounds, cfg.hand_size
+        rnd, pick = state.round.astype(np.int64), state.pick.astype(np.int64)
+
+        def refuse(field: str, bad: np.ndarray, legal: str) -> None:
+            k = int(np.flatnonzero(bad)[0])
+            raise ConfigError(f"state record: {field} of game {k} is impossible; legal: {legal} (nothing is changed)")
+
+        if ((rnd < 0) | (rnd > R)).any():
+            refuse("round", (rnd < 0) | (rnd > R), f"0..{R}")
+        if ((pick < 0) | (pick >= H)).any():
+            refuse("pick", (pick < 0) | (pick >= H), f"0..{H - 1}")
+        held = state.hands.sum(axis=2, dtype=np.int64)                     # (G, n)
+        want = np.where(rnd < R, H - pick, 0)[:, None]
+        if (held != want).any():
+            refuse("hands", (held != want).any(axis=1), "hand_size - pick tapas in every hand of a game in play, "
+                   "none once it is over")
+        used = (state.hands.sum(axis=1, dtype=np.int64) + state.bars.sum(axis=1, dtype=np.int64)
+                + state.undealt.astype(np.int64))                          # (G, K)
+        if (used > self._deck).any():
+            refuse("hands, bars and undealt", (used > self._deck).any(axis=1), f"at most the deck {list(cfg.deck)} "
+                   "of each kind")
+        if state.deals is not None:
+            d = state.deals.astype(np.int64)
+            dealt = d.any(axis=(1, 2, 3))
+            bad = dealt & ((d.sum(axis=3) != H).any(axis=(1, 2)) | (d.sum(axis=2) > self._deck).any(axis=(1, 2)))
+            if bad.any():
+                refuse("deals", bad, f"all zeros, or {H} tapas in every dealt hand and at most the deck of each kind")
 
     def _set_potentials(self, g: np.ndarray) -> None:
         """Reward potentials of games ``g``: the value of the standings they have reached (the
