@@ -169,3 +169,15 @@ def test_a_game_count_above_the_most_is_refused():
     with pytest.raises(ConfigError, match=r"num_games=1000003 is above .* 1,000,000 .*; legal values: multiples of 3 "
                                           r"up to 999999$"):
         check_num_games(MAX_GAMES + 3, 3)
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self"), reason="needs Linux /proc")
+def test_tournament_out_that_cannot_be_written_exits_2_before_playing(capsys):
+    """os.access says yes to root in /proc: every game was played, then the write failed (status 74)."""
+    from hod.benchmarks.tournament import main
+
+    assert main(["--no-progress", "--game", "tapeo", "--lineup", "expert", "greedy", "--games", "2",
+                 "--out", "/proc/x"]) == 2
+    out, err = capsys.readouterr()
+    assert "--out /proc/x: cannot write in /proc" in err and err.count("\n") == 1
+    assert out == ""                                   # no game report: nothing was played

@@ -311,3 +311,14 @@ def test_the_side_card_is_renamed_right_after_its_checkpoint(run, tmp_path, monk
     with zipfile.ZipFile(path) as z:
         assert json.loads(z.read(MODEL_CARD_MEMBER)) == json.loads(path.with_suffix(".json").read_text())
     assert sorted(x.name for x in tmp_path.iterdir()) == ["latest.json", "latest.zip"]
+
+
+def test_many_unexpected_members_are_named_in_a_short_line(run, tmp_path):
+    """300,000 stray members once made a 4 MB "one line"; now the first 5 and a count."""
+    good = run.out / "checkpoints" / "final.zip"
+    extra = {f"stray/{i}": b"" for i in range(7)}     # 7 strays: 5 named, "... 2 more"
+    path = _with_members(good, tmp_path / "many.zip", extra)
+    with pytest.raises(CheckpointError) as e:
+        load_checkpoint(path)
+    msg = str(e.value)
+    assert "'stray/0', 'stray/1', 'stray/2', 'stray/3', 'stray/4', '... 2 more'" in msg and "stray/5" not in msg

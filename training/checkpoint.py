@@ -234,7 +234,8 @@ def read_checkpoint(path: str | os.PathLike, game: Optional[str] = None, num_pla
                 raise CheckpointError(f"{path}: not a House of Decks checkpoint, or a damaged one (no {MODEL_CARD_MEMBER} inside)")
             foreign = [n for n in names if n not in MEMBERS and not _is_pool_member(n)]
             if foreign:
-                raise CheckpointError(f"{path}: unexpected members {foreign} in the checkpoint; a checkpoint "
+                shown = foreign[:5] + ([f"... {len(foreign) - 5:,} more"] if len(foreign) > 5 else [])
+                raise CheckpointError(f"{path}: unexpected members {shown} in the checkpoint; a checkpoint "
                                       f"holds only {list(MEMBERS)} and {POOL_PREFIX}<name>.npz; refused")
             missing = [n for n in MEMBERS if n not in names]
             if missing:

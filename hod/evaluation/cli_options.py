@@ -9,6 +9,7 @@ import argparse
 import json
 import math
 import os
+import tempfile
 from typing import Callable, Optional
 
 from hod.core.errors import ConfigError
@@ -115,8 +116,12 @@ def prepare_out_prefix(prefix: str) -> None:
     except OSError as e:
         raise ConfigError(f"--out {prefix}: cannot create the folder {folder}: {e}; legal: a path in a "
                           f"writable folder") from e
-    if not os.access(folder, os.W_OK):
-        raise ConfigError(f"--out {prefix}: cannot write in {folder}; legal: a path in a writable folder")
+    try:   # a real write (os.access says yes to root in /proc and on a read-only mount's root-owned folder)
+        with tempfile.TemporaryFile(dir=folder):
+            pass
+    except OSError as e:
+        raise ConfigError(f"--out {prefix}: cannot write in {folder}: {e.strerror}; legal: a path in a "
+                          f"writable folder") from e
 
 
 def add_seating_option(parser: argparse.ArgumentParser, help_text: str) -> None:
