@@ -73,6 +73,14 @@ MAX_FILE_BYTES = 1 << 30
 #: The largest JSON file read beside a policy (bytes): a model card, a checkpoint's
 #: ``checkpoint.json``, a golden file. 16 MiB.
 MAX_JSON_BYTES = 1 << 24
+#: The most members a zip archive read (a checkpoint, an ``.npz`` inside it) may list in its
+#: directory, read from the end-of-central-directory record before the directory is parsed:
+#: 4,096. A checkpoint holds 5 members and one per pool snapshot (the training configuration's
+#: ``pool_size`` is at most :data:`MAX_POOL_SNAPSHOTS`); a policy ``.npz`` one per array.
+MAX_ZIP_MEMBERS = 1 << 12
+#: The most pool snapshots a checkpoint keeps (the configuration's ``pool_size``), so that a
+#: checkpoint never lists more than :data:`MAX_ZIP_MEMBERS` members.
+MAX_POOL_SNAPSHOTS = 1024
 
 
 class CheckpointError(ValueError):

@@ -255,6 +255,71 @@ def test_a_decompression_bomb_is_refused_before_it_is_read(small, tmp_path, monk
     assert "pool/bomb.npz" not in opened
 
 
+def _zip_parses(monkeypatch) -> list:
+    """Record every zip directory parse (``zipfile.ZipFile``'s constructor) from now on."""
+    parsed: list = []
+    real = zipfile.ZipFile.__init__
+
+    def init(self, file, *args, **kwargs):
+        parsed.append(file)
+        real(self, file, *args, **kwargs)
+    monkeypatch.setattr(zipfile.ZipFile, "__init__", init)
+    return parsed
+
+
+def test_a_zip_listing_too_many_members_is_refused_before_its_directory_is_parsed(small, tmp_path, monkeypatch):
+    from hod.training.checkpoint import load_checkpoint
+
+    path, _ = small
+    # 5 members of the checkpoint + 1 pool snapshot + 4,091 empty pool members = 4,097: one over
+    # MAX_ZIP_MEMBERS = 2**12 = 4,096
+    many = _rewrite(path, tmp_path / "many.zip", {f"pool/p{i}.npz": b"" for i in range(4091)})
+    with zipfile.ZipFile(many) as z:
+        assert len(z.infolist()) == 4097
+    parsed = _zip_parses(monkeypatch)
+    with pytest.raises(CheckpointError, match=r"the zip directory lists 4,097 members; the limit is 4,096 "
+                                              r"\(MAX_ZIP_MEMBERS\); refused before parsing it"):
+        load_checkpoint(many)
+    assert parsed == []   # zipfile never read the directory
+
+
+def test_a_policy_npz_listing_too_many_members_is_refused_before_its_directory_is_parsed(monkeypatch):
+    from hod.training.npz import npz_headers
+
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as z:
+        for i in range(9):
+            z.writestr(f"a{i}.npy", b"")
+    parsed = _zip_parses(monkeypatch)
+    # 9 members against a limit of 8
+    with pytest.raises(ValueError, match=r"policy: the zip directory lists 9 members; the limit is 8"):
+        npz_headers(buf.getvalue(), MiB, "MAX_FILE_BYTES", "policy", max_members=8)
+    assert parsed == []
+
+
+def test_a_zip64_directory_is_refused_and_a_file_without_a_directory_record_is_not_a_zip(tmp_path):
+    from hod.training.npz import check_member_count
+
+    # an end-of-central-directory record declaring 0xFFFF entries (the zip64 marker): 4 + 2 + 2
+    # bytes, then 0xFFFF twice, then size, offset and comment length
+    eocd = b"PK\x05\x06" + bytes(4) + b"\xff\xff\xff\xff" + bytes(10)
+    with pytest.raises(ValueError, match=r"x: a zip64 directory \(65,535 or more members\)"):
+        check_member_count(eocd, 4096, "MAX_ZIP_MEMBERS", "x")
+    (tmp_path / "plain.bin").write_bytes(b"not a zip")
+    with pytest.raises(ValueError, match=r"y: not a zip archive, or one cut short"):
+        check_member_count(tmp_path / "plain.bin", 4096, "MAX_ZIP_MEMBERS", "y")
+
+
+def test_the_pool_size_is_capped_so_a_checkpoint_stays_under_the_member_limit():
+    from pydantic import ValidationError
+
+    from hod.training.config import TrainingConfig
+
+    assert model_card.MAX_POOL_SNAPSHOTS + 5 <= model_card.MAX_ZIP_MEMBERS   # 1,024 + 5 members <= 4,096
+    field = TrainingConfig.model_fields["pool_size"]
+    assert any(getattr(m, "le", None) == 1024 for m in field.metadata)
+
+
 def test_the_arrays_of_a_checkpoint_are_capped_together(small, tmp_path, monkeypatch):
     from hod.training.checkpoint import load_checkpoint
     from hod.training.numpy_policy import NumpyPolicy

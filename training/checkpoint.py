@@ -53,7 +53,7 @@ from hod.agents import model_card
 from hod.agents.model_card import (ACTIVATIONS, MAX_FILE_BYTES, MAX_JSON_BYTES, MAX_LAYER_WIDTH, MAX_LAYERS,
                                    MAX_PARAMETERS, CheckpointError, check_network, parse_json, read_limited,
                                    validate_model_card)
-from .npz import ArrayHeader, check_declared_sizes, npz_headers, read_arrays
+from .npz import ArrayHeader, check_declared_sizes, check_member_count, npz_headers, read_arrays
 from .numpy_policy import NumpyPolicy
 
 CHECKPOINT_FORMAT = "house-of-decks-checkpoint"
@@ -189,7 +189,9 @@ def read_checkpoint(path: str | os.PathLike, game: Optional[str] = None, num_pla
     Sizes are checked before what they measure is read: the file (at most
     :data:`~hod.agents.model_card.MAX_FILE_BYTES`), the members' declared uncompressed sizes
     (together at most ``MAX_FILE_BYTES``, each checked before any member is opened), the card
-    (at most :data:`~hod.agents.model_card.MAX_JSON_BYTES`) and the network it describes (at
+    (at most :data:`~hod.agents.model_card.MAX_JSON_BYTES`), the members the zip directory lists
+    (at most :data:`~hod.agents.model_card.MAX_ZIP_MEMBERS`, counted before the directory is
+    parsed) and the network it describes (at
     most :data:`~hod.agents.model_card.MAX_PARAMETERS` parameters, widths and layer count within
     their limits: :func:`hod.agents.model_card.check_network`).
 
@@ -213,6 +215,10 @@ def read_checkpoint(path: str | os.PathLike, game: Optional[str] = None, num_pla
     if len(data) < 22 or data[-22:-18] != b"PK\x05\x06":
         raise CheckpointError(f"{path}: truncated or corrupt checkpoint (the archive does not end with its "
                               f"zip directory record)")
+    try:   # before the directory is parsed (zipfile reads it whole)
+        check_member_count(data, model_card.MAX_ZIP_MEMBERS, "MAX_ZIP_MEMBERS", str(path))
+    except ValueError as e:
+        raise CheckpointError(str(e)) from None
     try:
         with zipfile.ZipFile(io.BytesIO(data)) as z:
             names = z.namelist()

@@ -23,7 +23,7 @@ from pydantic import (BaseModel, ConfigDict, Field, Strict, ValidationError, Val
 from hod import agents
 from hod.agents import model_card
 from hod.agents.encoders import get_encoder
-from hod.agents.model_card import MAX_LAYER_WIDTH, MAX_LAYERS, MAX_PARAMETERS, network_parameters
+from hod.agents.model_card import MAX_LAYER_WIDTH, MAX_LAYERS, MAX_PARAMETERS, MAX_POOL_SNAPSHOTS, network_parameters
 from hod.core.errors import ConfigError
 from hod.core.games import check_player_counts, game_names, get_game
 from hod.core.rewards import REWARD_SCHEMES
@@ -341,7 +341,8 @@ class TrainingConfig(EvaluationConfig):
     torch_threads: PositiveInt
     device: Annotated[str, Strict()]
     # [pool]
-    pool_size: NonNegativeInt
+    pool_size: Annotated[int, Strict()] = Field(ge=0, le=MAX_POOL_SNAPSHOTS,
+                                                 description=f"an integer in [0, {MAX_POOL_SNAPSHOTS}]")
     snapshot_every: PositiveInt
     p_latest: Probability
     p_past: Probability

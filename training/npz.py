@@ -21,6 +21,8 @@ from typing import Iterable, Optional
 
 import numpy as np
 
+from hod.agents.model_card import MAX_ZIP_MEMBERS
+
 #: dtype kinds an array may have: bool, signed and unsigned integers, floats, and str (``U``,
 #: the two names of a pool snapshot).
 ARRAY_KINDS = "biufU"
@@ -37,6 +39,45 @@ class ArrayHeader:
     @property
     def size(self) -> int:
         return math.prod(self.shape)
+
+
+#: The end-of-central-directory record of a zip: its signature and its fixed size (bytes).
+_EOCD_SIGNATURE, _EOCD_SIZE = b"PK\x05\x06", 22
+
+
+def check_member_count(data: bytes | str | os.PathLike, limit: int, limit_name: str, source: str) -> int:
+    """The number of members the zip ``data`` (bytes or a path) lists, read from its
+    end-of-central-directory record (the last 22 bytes plus at most a 65,535-byte comment)
+    before :mod:`zipfile` parses the directory, which it does whole: a small file listing
+    hundreds of thousands of members would take hundreds of MB to parse. Returns the count.
+
+    Raises:
+        ValueError: an unreadable file, no end-of-central-directory record (not a zip, or cut short), a zip64
+            directory (``0xFFFF`` entries: this project never writes one), or more than ``limit``
+            members (``limit_name``), named with the count.
+    """
+    if isinstance(data, bytes):
+        tail = data[-(_EOCD_SIZE + 0xFFFF):]
+    else:
+        try:
+            with open(data, "rb") as f:
+                f.seek(0, os.SEEK_END)
+                f.seek(max(0, f.tell() - (_EOCD_SIZE + 0xFFFF)))
+                tail = f.read()
+        except OSError as e:
+            raise ValueError(f"{source}: cannot be read ({e})") from e
+    at = tail.rfind(_EOCD_SIGNATURE)
+    if at < 0 or len(tail) - at < _EOCD_SIZE:
+        raise ValueError(f"{source}: not a zip archive, or one cut short (no end-of-central-directory record)")
+    on_disk, total = int.from_bytes(tail[at + 8:at + 10], "little"), int.from_bytes(tail[at + 10:at + 12], "little")
+    count = max(on_disk, total)
+    if count == 0xFFFF:
+        raise ValueError(f"{source}: a zip64 directory (65,535 or more members); refused before parsing it "
+                         f"(the limit is {limit:,} members, {limit_name})")
+    if count > limit:
+        raise ValueError(f"{source}: the zip directory lists {count:,} members; the limit is {limit:,} "
+                         f"({limit_name}); refused before parsing it")
+    return count
 
 
 def check_declared_sizes(infos: Iterable[zipfile.ZipInfo], limit: int, limit_name: str, source: str) -> int:
@@ -57,9 +98,11 @@ def check_declared_sizes(infos: Iterable[zipfile.ZipInfo], limit: int, limit_nam
     return total
 
 
-def npz_headers(data: bytes | str | os.PathLike, limit: int, limit_name: str, source: str) -> dict[str, ArrayHeader]:
+def npz_headers(data: bytes | str | os.PathLike, limit: int, limit_name: str, source: str,
+                max_members: Optional[int] = None) -> dict[str, ArrayHeader]:
     """The array headers ``{name: ArrayHeader}`` of the ``.npz`` bytes (or file) ``data`` (names
-    without ``.npy``), reading nothing but the zip directory and each member's header.
+    without ``.npy``), reading nothing but the zip directory (at most ``max_members`` members, default
+    :data:`hod.agents.model_card.MAX_ZIP_MEMBERS`, counted by :func:`check_member_count` before it is parsed) and each member's header.
 
     Args:
         data: the archive's bytes, or its path.
@@ -73,6 +116,7 @@ def npz_headers(data: bytes | str | os.PathLike, limit: int, limit_name: str, so
             (object arrays: pickles), a negative dimension, or an array larger than its member
             (truncated or forged).
     """
+    check_member_count(data, MAX_ZIP_MEMBERS if max_members is None else max_members, "MAX_ZIP_MEMBERS", source)
     try:
         z = zipfile.ZipFile(io.BytesIO(data) if isinstance(data, bytes) else data)
     except (zipfile.BadZipFile, zipfile.LargeZipFile, ValueError, EOFError, OSError) as e:
