@@ -13,7 +13,9 @@ Before onnxruntime builds a session, the file is at most
 :data:`~hod.agents.model_card.MAX_FILE_BYTES`, its card at most ``MAX_JSON_BYTES``, and the
 tensors the graph stores are measured from their declared dims (:func:`check_graph_tensors`,
 read with the ``onnx`` package: protobuf only): at most
-:data:`~hod.agents.model_card.MAX_PARAMETERS` numbers, none kept in external data.
+:data:`~hod.agents.model_card.MAX_PARAMETERS` numbers, none kept in external data, and its
+operators are those an export uses (:func:`check_graph_operators`), none of which can allocate
+more at run time than the inputs and the stored weights.
 
 Shipped opponents live in ``agents/opponents/<game>_ppo*.onnx``;
 :func:`register_shipped_opponents` registers each as ``agents.make(game, "ppo")``
@@ -94,11 +96,12 @@ def check_graph_tensors(data: bytes, source: str, limit: Optional[int] = None) -
     and functions) from the dims their protobuf declares, before anything is allocated for them:
     none keeps its data outside the file (external data is never loaded), no dim is negative, and
     they hold at most ``limit`` numbers in all (None: :data:`hod.agents.model_card.MAX_PARAMETERS`).
-    Returns that count. The bytes are parsed with ``onnx`` (protobuf only: nothing runs).
+    Returns that count. Its operators are checked too (:func:`check_graph_operators`: what can
+    allocate at run time). The bytes are parsed with ``onnx`` (protobuf only: nothing runs).
 
     Raises:
-        CheckpointError: not an ONNX model, external data, a negative dim, or more numbers than
-            ``limit`` (the limit is named).
+        CheckpointError: not an ONNX model, external data, a negative dim, more numbers than
+            ``limit`` (the limit is named), or an operator a policy export does not use.
         ImportError: the ``onnx`` package is missing (``pip install house-of-decks-rl[onnx]``).
     """
     import onnx
@@ -111,6 +114,7 @@ def check_graph_tensors(data: bytes, source: str, limit: Optional[int] = None) -
         proto = onnx.load_model_from_string(data)
     except Exception as e:   # protobuf's DecodeError and friends
         raise err(f"{source}: not a loadable ONNX model (truncated or corrupt?): {type(e).__name__}: {e}") from e
+    check_graph_operators(proto, source)
     total = 0
     for g in [proto.graph, *proto.functions]:
         for where, t in _graph_tensors(g):
@@ -125,6 +129,47 @@ def check_graph_tensors(data: bytes, source: str, limit: Optional[int] = None) -
                           f"from their declared dims; {where} takes the count over); the limit is MAX_PARAMETERS = "
                           f"{limit:,} (hod.agents.model_card); refused before building an inference session")
     return total
+
+
+#: The operators a policy export may use: those :mod:`hod.training.export` writes at every opset
+#: it offers (14..20) and both activations (the MLP: ``Gemm``, ``Tanh`` / ``Relu``; the mask:
+#: ``Shape``, ``ConstantOfShape``, ``Equal``, ``Not``, ``Where``, ``Cast``; ``ArgMax``; ``Constant``),
+#: plus ``MatMul``, ``Add`` and ``Identity``, which other exporters write for the same layers.
+#: None of them makes a tensor larger than its inputs except ``ConstantOfShape``, which must take
+#: its shape from a ``Shape`` node (the mask's shape); a shape from a constant could ask for any
+#: size at run time (``ConstantOfShape``, ``Expand``, ``Tile``, ``Range``... : a 389-byte file made
+#: onnxruntime take 2 GB).
+EXPORT_OPERATORS = frozenset({"ArgMax", "Cast", "Constant", "ConstantOfShape", "Equal", "Gemm", "Not", "Shape",
+                              "Tanh", "Relu", "Where", "MatMul", "Add", "Identity"})
+
+
+def check_graph_operators(proto, source: str) -> None:
+    """Check that an ONNX model (a ``ModelProto``) is a policy export's kind of graph before a
+    session is built: only :data:`EXPORT_OPERATORS` of the default domain (``ai.onnx``), no
+    functions, no subgraphs (those operators have none), and every ``ConstantOfShape`` fed by a
+    ``Shape`` node, so that no operator can allocate a tensor larger than the graph's inputs and
+    stored weights.
+
+    Raises:
+        CheckpointError: the first operator, domain, function or shape source that is not allowed,
+            named with the legal ones.
+    """
+    err = _checkpoint_error()
+    if len(proto.functions):
+        raise err(f"{source}: the graph defines functions ({', '.join(f.name for f in proto.functions)}); a "
+                  f"policy export has none; refused before building an inference session")
+    shapes = {out for node in proto.graph.node if node.op_type == "Shape" and node.domain in ("", "ai.onnx")
+              for out in node.output}
+    for node in proto.graph.node:
+        if node.domain not in ("", "ai.onnx") or node.op_type not in EXPORT_OPERATORS:
+            op = f"{node.domain}:{node.op_type}" if node.domain else node.op_type
+            raise err(f"{source}: node {node.name or node.op_type!r} uses operator {op!r}, which a policy export "
+                      f"does not; legal operators: {sorted(EXPORT_OPERATORS)} (hod.agents.onnx_policy."
+                      f"EXPORT_OPERATORS); refused before building an inference session")
+        if node.op_type == "ConstantOfShape" and (len(node.input) != 1 or node.input[0] not in shapes):
+            raise err(f"{source}: node {node.name or node.op_type!r} (ConstantOfShape) takes its shape from "
+                      f"{list(node.input)}, not from a Shape node: it could allocate any size at run time; "
+                      f"refused before building an inference session")
 
 
 @functools.lru_cache(maxsize=32)

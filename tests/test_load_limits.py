@@ -408,6 +408,62 @@ def test_an_export_declaring_huge_initializers_is_refused_before_a_session_is_bu
         OnnxPolicy(path, verify=False)
 
 
+def test_a_constant_of_shape_fed_by_a_constant_is_refused_before_a_session_is_built(tmp_path, monkeypatch):
+    """The critic's shape bomb: ConstantOfShape given a constant shape [2**15, 2**15] (a few bytes
+    in the file, 2**30 floats = 4 GiB at run time)."""
+    from onnx import helper, numpy_helper
+
+    from hod.agents.onnx_policy import OnnxPolicy
+
+    def bomb(proto):
+        node = next(n for n in proto.graph.node if n.op_type == "ConstantOfShape")
+        shape = numpy_helper.from_array(np.array([2**15, 2**15], np.int64), "bomb_shape")
+        proto.graph.node.insert(0, helper.make_node("Constant", [], ["bomb_shape"], value=shape))
+        node.input[0] = "bomb_shape"
+
+    path = _export_copy(tmp_path, bomb)
+    _no_session_built(monkeypatch)
+    with pytest.raises(CheckpointError, match=r"\(ConstantOfShape\) takes its shape from \['bomb_shape'\], not from "
+                                              r"a Shape node"):
+        OnnxPolicy(path, verify=False)
+
+
+@pytest.mark.parametrize("op, domain", [("Expand", ""), ("Tile", ""), ("Loop", ""), ("Gemm", "com.microsoft")])
+def test_an_operator_no_export_uses_is_refused_naming_the_legal_ones(op, domain, tmp_path, monkeypatch):
+    from onnx import helper
+
+    from hod.agents.onnx_policy import OnnxPolicy
+
+    def add(proto):
+        proto.graph.node.append(helper.make_node(op, ["observation"], ["extra"], name="extra", domain=domain))
+
+    path = _export_copy(tmp_path, add)
+    _no_session_built(monkeypatch)
+    shown = f"{domain}:{op}" if domain else op
+    with pytest.raises(CheckpointError, match=rf"node 'extra' uses operator '{shown}', which a policy export does not; "
+                                              rf"legal operators: \['Add', 'ArgMax', 'Cast'"):
+        OnnxPolicy(path, verify=False)
+
+
+def test_every_export_the_exporter_writes_passes_the_operator_check(tmp_path):
+    """Both activations at the first and last opset offered (14, 20) export graphs the loader
+    accepts: the allow-list holds what the exporter writes."""
+    from gymnasium import spaces
+
+    from hod.agents.onnx_policy import check_graph_operators
+    from hod.training.checkpoint import new_model
+    from hod.training.export import MAX_OPSET, actor_onnx_bytes
+
+    for activation in ("tanh", "relu"):
+        card = {"format": MODEL_CARD_FORMAT, "card_version": 1, "game": "tapeo", "player_counts": [2],
+                "obs_layout_version": layout_version("tapeo"), "obs_size": 157, "num_actions": 10,
+                "algorithm": "MaskablePPO", "policy": {"net_arch": [8], "activation": activation}}
+        model = new_model(card, spaces.Box(-1.0, 1.0, (157,), np.float32))
+        for opset in (14, MAX_OPSET):
+            proto = onnx.load_model_from_string(actor_onnx_bytes(model.policy, 157, 10, opset))
+            check_graph_operators(proto, f"{activation} opset {opset}")
+
+
 def test_an_export_with_external_data_is_refused(tmp_path, monkeypatch):
     from hod.agents.onnx_policy import OnnxPolicy
 

@@ -127,6 +127,37 @@ def check_checkpoint_path(path: str | Path) -> Path:
     return path
 
 
+def actor_onnx_bytes(policy, obs_size: int, num_actions: int, opset: int = OPSET) -> bytes:
+    """The ONNX bytes of ``policy``'s masked actor (:func:`hod.training.policy_io.actor_module`):
+    inputs ``observation`` float32 [batch, obs_size] and ``action_mask`` int8 [batch,
+    num_actions], outputs ``action`` and ``logits``, at ``opset``, with torch's TorchScript
+    exporter. The graph uses only :data:`hod.agents.onnx_policy.EXPORT_OPERATORS` (checked here,
+    so that an export the loaders would refuse fails when it is written).
+
+    Raises:
+        hod.agents.model_card.CheckpointError: the exporter wrote an operator outside that list.
+    """
+    import onnx
+    import torch
+
+    from hod.agents.onnx_policy import check_graph_operators
+
+    from .policy_io import actor_module
+
+    module = actor_module(policy).eval()
+    dummy = (torch.zeros(1, obs_size, dtype=torch.float32), torch.ones(1, num_actions, dtype=torch.int8))
+    buf = io.BytesIO()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)  # the TorchScript exporter (no onnxscript needed)
+        torch.onnx.export(
+            module, dummy, buf, dynamo=False, input_names=list(INPUTS), output_names=list(OUTPUTS),
+            dynamic_axes={k: {0: "batch"} for k in INPUTS + OUTPUTS}, opset_version=opset,
+        )
+    data = buf.getvalue()
+    check_graph_operators(onnx.load_from_string(data), f"the export at opset {opset}")
+    return data
+
+
 def export_onnx(checkpoint: str | Path, out_dir: Optional[str | Path] = None, name: Optional[str] = None,
                 opset: int = OPSET, check_samples: int = 256) -> tuple[Path, Path]:
     """Export the policy of ``checkpoint`` (see the module docstring); returns ``(onnx path, card path)``.
@@ -154,15 +185,7 @@ def export_onnx(checkpoint: str | Path, out_dir: Optional[str | Path] = None, na
     model, card, _ = load_checkpoint(checkpoint)
     obs_size, num_actions = card["obs_size"], card["num_actions"]
     module = actor_module(model.policy).eval()
-    dummy = (torch.zeros(1, obs_size, dtype=torch.float32), torch.ones(1, num_actions, dtype=torch.int8))
-    buf = io.BytesIO()
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", DeprecationWarning)  # the TorchScript exporter (no onnxscript needed)
-        torch.onnx.export(
-            module, dummy, buf, dynamo=False, input_names=list(INPUTS), output_names=list(OUTPUTS),
-            dynamic_axes={k: {0: "batch"} for k in INPUTS + OUTPUTS}, opset_version=opset,
-        )
-    proto = onnx.load_from_string(buf.getvalue())
+    proto = onnx.load_from_string(actor_onnx_bytes(model.policy, obs_size, num_actions, opset))
     name = name or f"{card['game']}_ppo"
     out_dir = Path(out_dir) if out_dir is not None else checkpoint.parent
     onnx_path = out_dir / f"{name}.onnx"
