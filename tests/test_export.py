@@ -309,3 +309,29 @@ def test_export_cli_refuses_to_replace_a_shipped_opponent(exported, tmp_path, ca
     assert export_main([ckpt, "--out", str(fake), "--overwrite-shipped"]) == 0
     assert onnx.load(str(fake / "tapeo_ppo.onnx")).graph.input[0].name == "observation"
     assert (fake / "tapeo_ppo.json").is_file() and (fake / "tapeo_ppo_mine.onnx").is_file()
+
+
+def test_golden_refuses_to_rewrite_a_shipped_opponent_s_card(exported, tmp_path, capsys, monkeypatch):
+    """--golden on an export in the shipped folder: status 2, one line naming --overwrite-shipped,
+    the card and golden file untouched; with the flag (a stand-in shipped folder) it writes."""
+    import shutil
+
+    from hod.agents import onnx_policy
+
+    real = onnx_policy.OPPONENTS_DIR
+    before = {p.name: p.stat().st_mtime_ns for p in real.iterdir()}
+    assert export_main(["--golden", str(real / "tapeo_ppo.onnx")]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: --golden ") and err.count("\n") == 1 and "--overwrite-shipped" in err
+    assert {p.name: p.stat().st_mtime_ns for p in real.iterdir()} == before
+    _, onnx_path, card_path = exported
+    fake = tmp_path / "opponents"
+    fake.mkdir()
+    for p in (onnx_path, card_path):
+        shutil.copy(p, fake / p.name)
+    monkeypatch.setattr(onnx_policy, "OPPONENTS_DIR", fake)
+    assert export_main(["--golden", str(fake / onnx_path.name)]) == 2
+    assert not (fake / onnx_path.name).with_suffix(".golden.json").exists()
+    capsys.readouterr()
+    assert export_main(["--golden", str(fake / onnx_path.name), "--overwrite-shipped"]) == 0
+    assert (fake / onnx_path.name).with_suffix(".golden.json").is_file()

@@ -102,6 +102,22 @@ def check_not_shipped(checkpoint: str | Path, out_dir: Optional[str | Path], nam
                           f"another --name, or --overwrite-shipped to replace the shipped opponent")
 
 
+def check_golden_not_shipped(onnx_path: str | Path) -> None:
+    """Refuse ``--golden`` on a shipped opponent's export (``onnx_path`` in
+    :data:`hod.agents.onnx_policy.OPPONENTS_DIR`): it would rewrite the shipped golden vectors and
+    model card. The command line skips this check with ``--overwrite-shipped``.
+
+    Raises:
+        ConfigError: the export is a shipped opponent's (the way out named).
+    """
+    from hod.agents import onnx_policy
+
+    p, shipped = Path(onnx_path), Path(onnx_policy.OPPONENTS_DIR)
+    if p.is_file() and shipped.is_dir() and p.resolve().parent == shipped.resolve():
+        raise ConfigError(f"--golden {onnx_path} would rewrite the shipped opponent's golden vectors and model card "
+                          f"in {shipped}; legal: a copy of the export outside that folder, or --overwrite-shipped")
+
+
 def check_checkpoint_path(path: str | Path) -> Path:
     """Return ``path`` if it is a file in zip format, what a training checkpoint is.
 
@@ -408,10 +424,13 @@ def main(argv: Optional[list[str]] = None) -> int:
                    help=f"ONNX opset (14..{MAX_OPSET}, default %(default)s)")
     p.add_argument("--overwrite-shipped", action="store_true",
                    help="allow --out to be the shipped opponents' folder (agents/opponents) and replace a shipped "
-                        "opponent of the same name (refused without it)")
+                        "opponent of the same name, or --golden to rewrite a shipped opponent's golden vectors and "
+                        "card (refused without it)")
     args = p.parse_args(argv)
     if args.golden:
         try:
+            if not args.overwrite_shipped:
+                check_golden_not_shipped(args.checkpoint)
             golden, card_path = document_export(args.checkpoint)
         except (CheckpointError, ValueError) as e:
             print(f"error: {e}", file=sys.stderr)
