@@ -79,6 +79,11 @@ def test_a_cross_origin_post_is_403_and_changes_nothing(client):
     # the page's own origin (the browser sends it with the page's fetch), in any letter case
     for origin in (f"http://127.0.0.1:{port}", f"HTTP://127.0.0.1:{port}"):
         assert client.post("/api/games", json=NEW, headers={"Origin": origin}).status_code == 201
+    # two Origin headers (no browser sends them), the page's own first or last: refused
+    own = f"http://127.0.0.1:{port}"
+    for pair in ([("origin", own), ("origin", "http://evil.example")], [("origin", "http://evil.example"), ("origin", own)]):
+        r = client.post("/api/games", json=NEW, headers=httpx.Headers(pair))
+        assert (r.status_code, r.json()) == (403, refusal), pair
     # reads are not refused: another page cannot read the answer (no CORS headers are sent)
     r = client.get("/api/options", headers={"Origin": "http://evil.example"})
     assert r.status_code == 200 and "access-control-allow-origin" not in r.headers

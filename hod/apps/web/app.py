@@ -175,8 +175,9 @@ class SameOriginMiddleware:
     GET, HEAD and OPTIONS) whose ``Origin`` header is not the origin the request was sent to:
     scheme, host and port of the request's own URL (its ``Host`` header, checked beforehand by
     :class:`TrustedHostMiddleware`). A browser sends ``Origin`` with every such request of a page
-    (``null`` from a sandboxed or local page: refused too); a request without one does not come
-    from another site's page (curl, scripts) and passes. The answer names neither origin."""
+    (``null`` from a sandboxed or local page: refused too; so is a request with more than one
+    ``Origin``, which no browser sends); a request without one does not come from another site's
+    page (curl, scripts) and passes. The answer names neither origin."""
 
     SAFE = frozenset({"GET", "HEAD", "OPTIONS"})
 
@@ -202,8 +203,8 @@ class SameOriginMiddleware:
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http" and scope["method"] not in self.SAFE:
             headers = Headers(scope=scope)
-            origin = headers.get("origin")
-            if origin is not None and not self.same_origin(origin, scope["scheme"], headers.get("host")):
+            origins = headers.getlist("origin")   # a browser sends one; two or more: refused
+            if origins and (len(origins) > 1 or not self.same_origin(origins[0], scope["scheme"], headers.get("host"))):
                 refusal = {"error": "cross-origin request refused: only the page this server serves may post to it"}
                 await JSONResponse(refusal, status_code=403)(scope, receive, send)
                 return
