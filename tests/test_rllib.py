@@ -273,8 +273,11 @@ def test_command_line(tmp_path, capsys):
     (["--env-runners", "3", "--num-cpus", "1"], "need 3 CPUs, the local Ray has 1 (--num-cpus); what fits: "
                                                 "--env-runners + --learners <= 1"),
     (["--env-runners", "2", "--learners", "1", "--num-cpus", "2"], "need 3 CPUs, the local Ray has 2"),
-    (["--num-cpus", "0"], "--num-cpus 0; legal: an integer >= 1"),
-    (["--num-cpus", "-1"], "--num-cpus -1; legal: an integer >= 1"),
+    (["--num-cpus", "0"], "--num-cpus 0; legal: an integer in 1..256"),
+    (["--num-cpus", "-1"], "--num-cpus -1; legal: an integer in 1..256"),
+    # Ray would reserve a 10**9-CPU node (MAX_WORKERS = 256 bounds every count of processes)
+    (["--num-cpus", "1000000000"], "--num-cpus 1000000000; legal: an integer in 1..256"),
+    (["--env-runners", "257"], "--env-runners 257; legal: an integer in 0..256"),
     (["--num-cpus", "2", "--address", "auto"], "legal: --num-cpus without --address only"),
     (["--bc-epochs", "3"], "bc_epochs: the RLlib trainer has no behaviour-cloning warm start"),
     (["--bc-decisions", "10", "--bc-learning-rate", "0.1"], "bc_decisions, bc_learning_rate: "),

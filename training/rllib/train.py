@@ -61,6 +61,7 @@ from hod.core.atomic import atomic_write_json
 from hod.core.commands import interrupted_status, long_command, signal_name
 from hod.core.errors import ConfigError
 from hod.core.games import get_game
+from hod.evaluation.workers import MAX_WORKERS
 from hod.training import config as config_mod
 from hod.training.blas_threads import set_blas_threads
 from hod.training.checkpoint import load_checkpoint
@@ -163,11 +164,12 @@ class RLlibTrainer:
         if path not in PATHS:
             raise ConfigError(f"--path {path!r}; legal values: {list(PATHS)}")
         for name, v in (("env_runners", env_runners), ("learners", learners)):
-            if isinstance(v, bool) or not isinstance(v, int) or v < 0:
-                raise ConfigError(f"--{name.replace('_', '-')} {v!r}; legal: an integer >= 0")
-        if num_cpus is not None and (isinstance(num_cpus, bool) or not isinstance(num_cpus, int) or num_cpus < 1):
-            raise ConfigError(f"--num-cpus {num_cpus!r}; legal: an integer >= 1 (default: this machine's "
-                              f"{os.cpu_count()})")
+            if isinstance(v, bool) or not isinstance(v, int) or not 0 <= v <= MAX_WORKERS:
+                raise ConfigError(f"--{name.replace('_', '-')} {v!r}; legal: an integer in 0..{MAX_WORKERS}")
+        if num_cpus is not None and (isinstance(num_cpus, bool) or not isinstance(num_cpus, int)
+                                     or not 1 <= num_cpus <= MAX_WORKERS):
+            raise ConfigError(f"--num-cpus {num_cpus!r}; legal: an integer in 1..{MAX_WORKERS} (default: this "
+                              f"machine's {os.cpu_count()})")
         if num_cpus is not None and address:
             raise ConfigError(f"--num-cpus {num_cpus} with --address {address}: a cluster's CPUs are those its "
                               f"nodes declared (ray start --num-cpus); legal: --num-cpus without --address only")
