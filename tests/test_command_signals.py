@@ -229,3 +229,48 @@ def test_best_response_command_says_what_it_kept(tmp_path, monkeypatch, capsys):
     err = capsys.readouterr().err
     assert err == (f"error: interrupted (SIGINT) during the best response to greedy (its run folder "
                    f"{tmp_path / 'greedy'} keeps what was saved)\n")
+
+
+def _children(pid: int) -> list[int]:
+    """The child processes of ``pid`` (Linux: /proc/PID/task/*/children)."""
+    out = []
+    for task in Path(f"/proc/{pid}/task").glob("*"):
+        try:
+            out += [int(c) for c in (task / "children").read_text().split()]
+        except OSError:
+            pass
+    return out
+
+
+def _cmdline(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
+    except OSError:
+        return ""
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="reads /proc (Linux)")
+def test_ctrl_c_while_imitation_workers_run_prints_one_line_and_ends_them(tmp_path):
+    """Ctrl-C reaches the whole process group (the command and its spawned imitation workers,
+    bc_workers = 2): the command ends with status 130 and its one line, no worker prints a
+    traceback (before: each worker's KeyboardInterrupt traceback, and concurrent.futures'
+    InvalidStateError), and no worker is left running."""
+    out = tmp_path / "run"
+    cmd = [sys.executable, "-m", "hod.training.train", "--game", "tapeo", "--no-progress", "--players", "2",
+           "--tables", "2", "--n-steps", "32", "--batch-size", "64", "--net-arch", "16", "--total-steps", "1000",
+           "--eval-every", "0", "--bc-teacher", "expert", "--bc-workers", "2", "--bc-decisions", "2000000",
+           "--out", str(out)]
+    proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True, env={**os.environ, "MPLCONFIGDIR": str(tmp_path / "mpl")})
+    try:
+        workers = lambda: [c for c in _children(proc.pid) if "spawn_main" in _cmdline(c)]  # noqa: E731
+        _wait_for(lambda: len(workers()) == 2, proc)
+        spawned = workers()
+        os.killpg(proc.pid, signal.SIGINT)   # what a terminal's Ctrl-C does
+        _, stderr = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+    assert proc.returncode == EXIT_INTERRUPTED == 130, stderr
+    assert "Traceback" not in stderr and stderr.strip().splitlines()[-1] == "error: interrupted (SIGINT)", stderr
+    assert all(not Path(f"/proc/{w}").exists() or "spawn_main" not in _cmdline(w) for w in spawned)

@@ -141,12 +141,12 @@ def test_imitation_starts_no_more_workers_than_chunks_and_cpus(monkeypatch):
 
     started = []
 
-    def pool(n, mp_context=None):
+    def pool(n, mp_context=None, initializer=None):
         started.append(n)
         raise _Started
 
     monkeypatch.setattr(workers_mod, "usable_cpus", lambda: 2)
-    monkeypatch.setattr(imitation, "ProcessPoolExecutor", pool)
+    monkeypatch.setattr(workers_mod, "ProcessPoolExecutor", pool)
     monkeypatch.setattr(imitation, "CHUNK_DECISIONS", 10)
     # 30 decisions in chunks of 10: 3 chunks; 12 workers asked on 2 CPUs: a pool of min(12, 3, 2) = 2
     with pytest.raises(_Started):

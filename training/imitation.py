@@ -23,10 +23,8 @@ from __future__ import annotations
 import hashlib
 import io
 import json
-import multiprocessing
 import time
 import warnings
-from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any, Optional, Sequence
 
@@ -36,7 +34,7 @@ from hod import agents
 from hod.core.atomic import atomic_write_bytes
 from hod.core.errors import ConfigError
 from hod.core.games import check_player_counts, env_module, get_game
-from hod.evaluation.workers import check_workers, effective_workers
+from hod.evaluation.workers import check_workers, effective_workers, map_in_workers
 
 from .npz import npz_headers, read_arrays
 
@@ -129,8 +127,7 @@ def collect_teacher_decisions(game: str, teacher: str, player_counts: Sequence[i
     if running == 1:
         parts = [_collect_chunk(*job) for job in jobs]
     else:
-        with ProcessPoolExecutor(running, mp_context=multiprocessing.get_context("spawn")) as ex:
-            parts = list(ex.map(_collect_chunk, *zip(*jobs)))
+        parts = map_in_workers(_collect_chunk, jobs, running)   # Ctrl-C: the workers end, no traceback of theirs
     return {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
 
 

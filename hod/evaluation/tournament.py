@@ -58,7 +58,7 @@ from .play import (
     play_chunk,
 )
 from .schedule import ScheduledGame, check_seed, make_schedule, resolve_seating
-from .workers import check_workers, effective_workers
+from .workers import check_workers, effective_workers, stop_workers
 
 #: One lineup slot: a registry name, a bot instance, or a (label, zero-argument factory) pair.
 LineupEntry = Union[str, Bot, Tuple[str, Callable[[], Bot]]]
@@ -225,21 +225,6 @@ class TournamentInterrupted(TournamentStopped, KeyboardInterrupt):
     def __init__(self, message: str, result: Optional[TournamentResult], finished: int, planned: int):
         super().__init__(message)
         self.result, self.finished, self.planned = result, finished, planned
-
-
-def _stop_workers(pool: ProcessPoolExecutor) -> None:
-    """Cancel the queued chunks and end the worker processes now (not after their chunk)."""
-    terminate = getattr(pool, "terminate_workers", None)   # Python 3.14+
-    if terminate is not None:
-        terminate()
-        return
-    procs = list((getattr(pool, "_processes", None) or {}).values())   # shutdown() forgets them
-    pool.shutdown(wait=False, cancel_futures=True)
-    for proc in procs:
-        if proc.is_alive():
-            proc.terminate()
-    for proc in procs:
-        proc.join(timeout=5)
 
 
 # ---------------------------------------------------------------- lineup
@@ -468,10 +453,10 @@ def _play_in_workers(chunks, running: int, initargs: tuple, outcomes: dict, bar)
                             chunk_out = fut.result()
                             if not isinstance(chunk_out, WorkerFailure):
                                 outcomes.update((o.index, o) for o in chunk_out)
-                    _stop_workers(pool)
+                    stop_workers(pool)
                     return broken
         except BaseException:
-            _stop_workers(pool)
+            stop_workers(pool)
             raise
     return None
 

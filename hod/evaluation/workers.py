@@ -9,15 +9,21 @@ expert-iteration data).
   CPUs)``, at least 1. Asking for more workers than there are games (or chunks) or CPUs never
   starts more processes than can work; the commands say how many run (:func:`describe`). The
   results never depend on the count.
+* Workers ignore Ctrl-C; the main process ends them (:func:`map_in_workers`, :func:`stop_workers`).
 """
 from __future__ import annotations
 
 import argparse
+import multiprocessing
 import os
+import signal
+from concurrent.futures import ProcessPoolExecutor
+from typing import Callable, Sequence
 
 from hod.core.errors import ConfigError
 
-__all__ = ["MAX_WORKERS", "usable_cpus", "check_workers", "effective_workers", "workers_option", "describe"]
+__all__ = ["MAX_WORKERS", "usable_cpus", "check_workers", "effective_workers", "workers_option", "describe",
+           "map_in_workers", "stop_workers"]
 
 #: The largest worker count accepted (a fixed bound, so that a configuration stays valid on any
 #: machine; on a smaller one the count is cut to its CPUs, :func:`effective_workers`).
@@ -99,3 +105,55 @@ def workers_option(text: str) -> int:
         return check_workers(value)
     except ConfigError:
         raise argparse.ArgumentTypeError(f"invalid value {text!r}; {_legal()}") from None
+
+
+def _quiet_worker() -> None:
+    """Initializer of :func:`map_in_workers`' processes: SIGINT ignored (Ctrl-C reaches every
+    process of the terminal's group; the main process alone handles it), SIGTERM's default action
+    (a worker must not run the command's handler, :func:`hod.core.commands.long_command`)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+
+def stop_workers(pool: ProcessPoolExecutor) -> None:
+    """Cancel ``pool``'s queued jobs and end its worker processes now (not after their job)."""
+    terminate = getattr(pool, "terminate_workers", None)   # Python 3.14+
+    if terminate is not None:
+        terminate()
+        return
+    procs = list((getattr(pool, "_processes", None) or {}).values())   # shutdown() forgets them
+    pool.shutdown(wait=False, cancel_futures=True)
+    for proc in procs:
+        if proc.is_alive():
+            proc.terminate()
+    for proc in procs:
+        proc.join(timeout=5)
+
+
+def map_in_workers(fn: Callable, jobs: Sequence[tuple], workers: int) -> list:
+    """``[fn(*job) for job in jobs]`` computed by ``workers`` spawned processes, in the jobs' order.
+
+    The processes ignore SIGINT from their start (the disposition is set while they are spawned,
+    so a Ctrl-C during their imports does not reach them either): a Ctrl-C raises
+    ``KeyboardInterrupt`` in the caller alone, which then ends the workers at once
+    (:func:`stop_workers`) and re-raises it, with no worker's traceback on the terminal.
+
+    Raises:
+        KeyboardInterrupt: Ctrl-C (or SIGTERM under :func:`hod.core.commands.long_command`).
+        Exception: the first job's exception, re-raised after the other workers are ended.
+    """
+    ctx = multiprocessing.get_context("spawn")
+    previous = signal.getsignal(signal.SIGINT)
+    pool = ProcessPoolExecutor(workers, mp_context=ctx, initializer=_quiet_worker)
+    try:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)   # inherited by the spawned processes
+        try:
+            futures = [pool.submit(fn, *job) for job in jobs]
+        finally:
+            signal.signal(signal.SIGINT, previous)
+        results = [f.result() for f in futures]
+    except BaseException:
+        stop_workers(pool)
+        raise
+    pool.shutdown(wait=True)
+    return results
