@@ -59,6 +59,27 @@ def test_a_file_at_a_table_size_it_was_not_trained_for_is_refused(capsys):
     assert capsys.readouterr().err == f"error: {ROBADA}: policy was trained for [2, 4] players, not 3\n"
 
 
+def test_bot_options_keyed_by_a_file_s_path_reach_its_first_load(tmp_path, capsys):
+    """An export copied without its model card is refused (its sha256 cannot be checked) unless
+    ``--bot-options '{"PATH": {"verify": false}}'``, keyed by the path as given in the lineup
+    (before: the file was loaded without its options first, so the refusal came anyway); an
+    option the bot does not take is refused naming the legal ones."""
+    import shutil
+
+    from hod.benchmarks.tournament import main
+
+    bare = tmp_path / "bare.onnx"
+    shutil.copy(TAPEO, bare)   # no bare.json beside it
+    base = ["--game", "tapeo", "--lineup", str(bare), "greedy", "--games", "2", "--no-progress"]
+    assert main(base) == 2
+    assert "no model card bare.json beside it" in capsys.readouterr().err
+    assert main(base + ["--bot-options", json.dumps({str(bare): {"verify": False}})]) == 0
+    assert f"| {bare} | 2 |" in capsys.readouterr().out
+    assert main(base + ["--bot-options", json.dumps({str(bare): {"bogus": 1}})]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: unknown option(s) ['bogus'] for OnnxPolicy; legal options: [") and "'verify'" in err
+
+
 def test_ladder_bots_take_a_file(tmp_path, capsys):
     from hod.benchmarks.ladder import main
 

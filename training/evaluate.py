@@ -192,10 +192,7 @@ def resolve_bot(spec: str, game: str, num_players: int, rules: Optional[dict] = 
     """
     rules, options = dict(rules or {}), dict(options or {})
     if is_policy_file(spec):
-        _, _, factory, _ = policy_factory(spec, game, [num_players], rules)
-        if options:
-            factory = functools.partial(factory, **options)
-            factory()   # a refused option: the bot's own message, before any game
+        _, _, factory, _ = policy_factory(spec, game, [num_players], rules, options)   # loaded with its options
         return spec, factory
     if not options:
         return spec
@@ -205,7 +202,7 @@ def resolve_bot(spec: str, game: str, num_players: int, rules: Optional[dict] = 
 
 
 def policy_factory(spec: str, game: Optional[str], player_counts: Optional[Sequence[int]] = None,
-                   rules: Optional[dict] = None) -> tuple[str, str, Callable[[], Bot], dict]:
+                   rules: Optional[dict] = None, options: Optional[dict] = None) -> tuple[str, str, Callable[[], Bot], dict]:
     """Resolve the ``POLICY`` argument: ``(game, label, factory, card)``.
 
     The file is loaded and checked once per table size of ``player_counts`` before any game
@@ -216,13 +213,16 @@ def policy_factory(spec: str, game: Optional[str], player_counts: Optional[Seque
         game: the game it must play (required for a bot name; for a file, checked against its card).
         player_counts: table sizes it must have been trained on (files only).
         rules: the games' rule options, given to the bot (``raw_env`` options the game declares).
+        options: the bot's own options (files only: :class:`hod.agents.onnx_policy.OnnxPolicy`'s,
+            e.g. ``{"verify": False}`` for an export without its model card, or
+            :class:`hod.training.ppo_bot.PPOBot`'s), used from the first load on.
 
     Raises:
-        ConfigError: a bot name without ``game``, an unknown bot name (the registered ones are
+        ConfigError: an option the bot refuses, a bot name without ``game``, an unknown bot name (the registered ones are
             listed), a file of another type; CheckpointError: a missing, damaged or mismatched
             file (other game, untrained table size: the legal ones are named).
     """
-    rules = dict(rules or {})
+    rules, options = dict(rules or {}), dict(options or {})
     path = Path(spec)
     suffix = path.suffix.lower()
     if suffix in (".onnx", ".zip"):
@@ -232,11 +232,11 @@ def policy_factory(spec: str, game: Optional[str], player_counts: Optional[Seque
             from hod.agents.onnx_policy import OnnxPolicy as make
         else:
             from .ppo_bot import PPOBot as make
-        bot = make(str(path), game=game, **rules)
+        bot = make(str(path), game=game, **rules, **options)
         game = bot.game
         for n in player_counts or ():
-            make(str(path), game=game, num_players=n, **rules)
-        return game, path.stem, functools.partial(make, str(path), game=game, **rules), dict(bot.model_card)
+            make(str(path), game=game, num_players=n, **rules, **options)
+        return game, path.stem, functools.partial(make, str(path), game=game, **rules, **options), dict(bot.model_card)
     if path.exists() or "/" in spec or suffix:
         raise ConfigError(f"POLICY {spec!r} is neither a .onnx nor a .zip file; legal POLICY: {POLICY_FORMS}")
     if game is None:
@@ -245,7 +245,7 @@ def policy_factory(spec: str, game: Optional[str], player_counts: Optional[Seque
     if spec not in known:
         raise ConfigError(f"POLICY {spec!r}: no such file and no bot of that name for {game!r}; legal POLICY: "
                           f"{POLICY_FORMS}; registered bots: {known}")
-    return game, spec, functools.partial(agents.make, game, spec, **rules), {}
+    return game, spec, functools.partial(agents.make, game, spec, **rules, **options), {}
 
 
 def build_parser() -> argparse.ArgumentParser:
