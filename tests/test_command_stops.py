@@ -124,3 +124,32 @@ def test_an_interrupted_tournament_keeps_the_finished_games():
 def test_a_whole_tournament_is_not_partial():
     res = run_tournament("tapeo", ["random", "greedy"], 4, seed=0)
     assert not res.partial and res.stopped == "" and res.games_planned == res.num_games == 4
+
+
+def test_a_write_refused_in_another_thread_ends_the_command_in_one_line(capsys, monkeypatch):
+    """TensorBoard's event writer is a thread: its disk-full error used to print a thread
+    traceback, then a line without a path. Inside long_command: no traceback, one line naming
+    where it came from, status 74, also when the main thread carries on to the end; an error of
+    another kind in a thread keeps Python's own report."""
+    import threading
+
+    def fail(err):
+        raise err
+
+    with pytest.raises(SystemExit) as e:
+        with long_command():
+            t = threading.Thread(target=fail, args=(OSError(errno.ENOSPC, "No space left on device"),), name="writer")
+            t.start()
+            t.join()
+    assert e.value.code == EXIT_WRITE_FAILED == 74
+    # the innermost frame is this test file's (not a site-packages package): the thread is named
+    assert capsys.readouterr().err == "error: cannot write (thread writer): No space left on device\n"
+    seen = []
+    monkeypatch.setattr(threading, "excepthook", lambda args: seen.append((args.thread.name, args.exc_value)))
+    with long_command():
+        t = threading.Thread(target=fail, args=(OSError(errno.ECONNRESET, "Connection reset"),), name="net")
+        t.start()
+        t.join()
+    # handed to the hook that was there before (Python's report), the command goes on (no exit)
+    assert [(name, e.errno) for name, e in seen] == [("net", errno.ECONNRESET)]
+    assert capsys.readouterr().err == ""

@@ -42,6 +42,10 @@ status                 meaning
   command with one line and status 74; a ``KeyboardInterrupt`` that reaches it (a signal before
   the command could save anything) with one line ``interrupted (SIGINT|SIGTERM)`` and status
   130 or 143, no traceback.
+* **A write refused in another thread** (an ``OSError`` of :data:`WRITE_ERRNOS`: TensorBoard's
+  event writer meeting a full disk) prints no thread traceback: the first is kept, and the command ends with one line naming where it
+  came from (``error: cannot write (a tensorboard thread): <reason>``) and status 74, when the
+  main thread fails after it or when the work ends.
 
 The handlers it found are restored when it exits. Signal handlers can only be set in the main
 thread: elsewhere :func:`long_command` changes no handler and only converts the errors.
@@ -53,6 +57,7 @@ import errno
 import os
 import signal
 import sys
+import threading
 from typing import Iterator, Optional, TextIO
 
 __all__ = ["EXIT_PARTIAL", "EXIT_INTERRUPTED", "EXIT_TERMINATED", "EXIT_WRITE_FAILED", "WRITE_ERRNOS",
@@ -72,6 +77,32 @@ WRITE_ERRNOS = frozenset(e for e in (errno.ENOSPC, errno.EFBIG, getattr(errno, "
 
 #: The stop signal received inside the latest :func:`long_command` (None: none yet).
 _received: Optional[int] = None
+#: The first refused write (``OSError`` of :data:`WRITE_ERRNOS`) raised in another thread inside
+#: the latest :func:`long_command`, and
+#: where it came from (``(error, origin)``; None: none).
+_thread_error: Optional[tuple[OSError, str]] = None
+
+
+def _origin(tb, thread: Optional[threading.Thread]) -> str:
+    """Where a thread's exception came from: the top-level package of its innermost frame's file
+    when that file is an installed package's (``site-packages/<package>/...``), else the thread's name."""
+    path = ""
+    while tb is not None:
+        path, tb = tb.tb_frame.f_code.co_filename, tb.tb_next
+    parts = path.replace(os.sep, "/").split("/")
+    for marker in ("site-packages", "dist-packages"):
+        if marker in parts and parts.index(marker) + 1 < len(parts):
+            return f"a {parts[parts.index(marker) + 1]} thread"
+    return f"thread {thread.name}" if thread is not None else "a thread"
+
+
+def _thread_line(e: OSError, origin: str) -> str:
+    """The one line for ``e`` raised in another thread (:func:`write_error_line` with its origin
+    where the error names no file)."""
+    if e.filename is not None:
+        return write_error_line(e)
+    reason = e.strerror or str(e) or type(e).__name__
+    return f"error: {'cannot write ' if e.errno in WRITE_ERRNOS else ''}({origin}): {reason}"
 
 
 def write_error_line(e: OSError) -> str:
@@ -151,22 +182,40 @@ def long_command(stderr: TextIO | None = None) -> Iterator[None]:
             :func:`write_error_line`); :func:`interrupted_status` after a ``KeyboardInterrupt``
             that nothing inside caught (one line ``error: interrupted (SIGINT|SIGTERM)``).
     """
-    global _received
-    _received = None
+    global _received, _thread_error
+    _received, _thread_error = None, None
     err = stderr or sys.stderr
     sigxfsz = getattr(signal, "SIGXFSZ", None)
     old_xfsz = _set(sigxfsz, signal.SIG_IGN) if sigxfsz is not None else None
     old_term = _set(signal.SIGTERM, _on_sigterm)
     old_int = _set(signal.SIGINT, _on_sigint)
+    old_hook = threading.excepthook
+
+    def thread_hook(args) -> None:   # a write refused in another thread: kept for one line at the end
+        global _thread_error
+        if isinstance(args.exc_value, OSError) and args.exc_value.errno in WRITE_ERRNOS:
+            if _thread_error is None:
+                _thread_error = (args.exc_value, _origin(args.exc_traceback, args.thread))
+            return
+        old_hook(args)
+
+    threading.excepthook = thread_hook
     try:
         yield
     except OSError as e:
-        print(write_error_line(e), file=err, flush=True)
+        line = (_thread_line(*_thread_error) if _thread_error is not None and e.filename is None
+                else write_error_line(e))
+        print(line, file=err, flush=True)
         raise SystemExit(EXIT_WRITE_FAILED) from None
     except KeyboardInterrupt:
         print(f"error: interrupted ({signal_name()})", file=err, flush=True)
         raise SystemExit(interrupted_status()) from None
+    else:
+        if _thread_error is not None:   # the main thread went on: the failed write still ends it
+            print(_thread_line(*_thread_error), file=err, flush=True)
+            raise SystemExit(EXIT_WRITE_FAILED)
     finally:
+        threading.excepthook = old_hook
         _restore(signal.SIGINT, old_int)
         _restore(signal.SIGTERM, old_term)
         if sigxfsz is not None:

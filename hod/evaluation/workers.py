@@ -111,8 +111,10 @@ def _quiet_worker() -> None:
     """Initializer of :func:`map_in_workers`' processes: SIGINT ignored (Ctrl-C reaches every
     process of the terminal's group; the main process alone handles it), SIGTERM's default action
     (a worker must not run the command's handler, :func:`hod.core.commands.long_command`)."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)   # a Ctrl-C held since the spawn is dropped with it
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    if hasattr(signal, "pthread_sigmask"):
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
 
 
 def stop_workers(pool: ProcessPoolExecutor) -> None:
@@ -133,8 +135,9 @@ def stop_workers(pool: ProcessPoolExecutor) -> None:
 def map_in_workers(fn: Callable, jobs: Sequence[tuple], workers: int) -> list:
     """``[fn(*job) for job in jobs]`` computed by ``workers`` spawned processes, in the jobs' order.
 
-    The processes ignore SIGINT from their start (the disposition is set while they are spawned,
-    so a Ctrl-C during their imports does not reach them either): a Ctrl-C raises
+    The processes ignore SIGINT from their start (it is blocked while they are spawned, then
+    ignored by their initializer, so a Ctrl-C during their imports does not reach them either) and
+    no Ctrl-C of the caller is lost meanwhile: a Ctrl-C raises
     ``KeyboardInterrupt`` in the caller alone, which then ends the workers at once
     (:func:`stop_workers`) and re-raises it, with no worker's traceback on the terminal.
 
@@ -143,14 +146,20 @@ def map_in_workers(fn: Callable, jobs: Sequence[tuple], workers: int) -> list:
         Exception: the first job's exception, re-raised after the other workers are ended.
     """
     ctx = multiprocessing.get_context("spawn")
-    previous = signal.getsignal(signal.SIGINT)
     pool = ProcessPoolExecutor(workers, mp_context=ctx, initializer=_quiet_worker)
+    mask = getattr(signal, "pthread_sigmask", None)
     try:
-        signal.signal(signal.SIGINT, signal.SIG_IGN)   # inherited by the spawned processes
+        # The processes are spawned by the submits, in this thread: with SIGINT blocked here, they
+        # start with it blocked (the mask survives fork and exec) until their initializer ignores it,
+        # so a Ctrl-C during their imports reaches none of them; here it stays pending and is
+        # delivered when the mask is restored (or to another thread of this process meanwhile,
+        # whose handler raises it here all the same).
+        old = mask(signal.SIG_BLOCK, {signal.SIGINT}) if mask is not None else None
         try:
             futures = [pool.submit(fn, *job) for job in jobs]
         finally:
-            signal.signal(signal.SIGINT, previous)
+            if mask is not None:
+                mask(signal.SIG_SETMASK, old)
         results = [f.result() for f in futures]
     except BaseException:
         stop_workers(pool)
