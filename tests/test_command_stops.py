@@ -153,3 +153,29 @@ def test_a_write_refused_in_another_thread_ends_the_command_in_one_line(capsys, 
     # handed to the hook that was there before (Python's report), the command goes on (no exit)
     assert [(name, e.errno) for name, e in seen] == [("net", errno.ECONNRESET)]
     assert capsys.readouterr().err == ""
+
+
+def test_a_worker_dying_in_training_s_evaluation_saves_a_checkpoint_and_ends_in_one_line(tmp_path, monkeypatch,
+                                                                                        capsys):
+    """An evaluation tournament whose worker process dies (eval_workers > 1) used to end the
+    training command with a traceback; now: the checkpoint is saved, one line, status 1."""
+    from hod.evaluation.tournament import WorkerDied
+    from hod.training import train as train_mod
+
+    def died(*args, **kwargs):
+        raise WorkerDied("tournament stopped: a worker process died (killed, or out of memory); 3 of 8 games "
+                         "finished", None, 3, 8)
+
+    monkeypatch.setattr(train_mod, "evaluate_policy", died)
+    out = tmp_path / "run"
+    with pytest.raises(SystemExit) as e:   # the first evaluation (the untrained policy, step 0) dies
+        train_mod.main(["--game", "tapeo", "--no-progress", "--players", "2", "--engine", "single", "--tables", "2",
+                        "--n-steps", "32", "--batch-size", "64", "--n-epochs", "1", "--net-arch", "16",
+                        "--total-steps", "64", "--eval-every", "64", "--eval-games", "2", "--baselines", "random",
+                        "--heuristics", "random", "--out", str(out)])
+    assert e.value.code == EXIT_PARTIAL == 1
+    latest = out / "checkpoints" / "latest.zip"
+    assert capsys.readouterr().err == (
+        "error: training stopped at step 0: the evaluation's tournament stopped: a worker process died (killed, or "
+        f"out of memory); 3 of 8 games finished; checkpoint saved: {latest} (resume from it)\n")
+    assert latest.is_file()

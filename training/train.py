@@ -34,9 +34,10 @@ import numpy as np
 from hod.agents.encoders import get_encoder
 from hod.agents.model_card import MODEL_CARD_FORMAT, MODEL_CARD_VERSION, CheckpointError, library_versions, utc_now
 from hod.core.atomic import atomic_write_json, remove_folder_orphans
-from hod.core.commands import interrupted_status, long_command, signal_name
+from hod.core.commands import CommandStopped, interrupted_status, long_command, signal_name
 from hod.core.errors import ConfigError
 from hod.core.games import game_names, get_game, layout_version
+from hod.evaluation.tournament import WorkerDied
 
 from . import config as config_mod
 from .blas_threads import set_blas_threads
@@ -258,6 +259,10 @@ class Trainer:
         except KeyboardInterrupt:   # Ctrl-C, or SIGTERM under hod.core.commands.long_command
             interrupted = True
             self.log(f"interrupted ({signal_name()}): saving a checkpoint")
+        except WorkerDied as e:   # an evaluation's worker process died (killed, out of memory)
+            path = self.save("latest")
+            raise CommandStopped(f"training stopped at step {int(self.model.num_timesteps)}: the evaluation's {e}; "
+                                 f"checkpoint saved: {path} (resume from it)") from None
         if not interrupted:
             self.policy_diagnostics()   # the final policy's row of policy_diagnostics.json
         path = self.save("latest")

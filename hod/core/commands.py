@@ -41,7 +41,8 @@ status                 meaning
 * **An ``OSError`` that reaches it** (a write refused: disk full, file-size limit...) ends the
   command with one line and status 74; a ``KeyboardInterrupt`` that reaches it (a signal before
   the command could save anything) with one line ``interrupted (SIGINT|SIGTERM)`` and status
-  130 or 143, no traceback.
+  130 or 143, no traceback; a :class:`CommandStopped` (a worker process died, what finished was
+  kept) with its one line and status 1.
 * **A write refused in another thread** (an ``OSError`` of :data:`WRITE_ERRNOS`: TensorBoard's
   event writer meeting a full disk) prints no thread traceback: the first is kept, and the command ends with one line naming where it
   came from (``error: cannot write (a tensorboard thread): <reason>``) and status 74, when the
@@ -61,7 +62,7 @@ import threading
 from typing import Iterator, Optional, TextIO
 
 __all__ = ["EXIT_PARTIAL", "EXIT_INTERRUPTED", "EXIT_TERMINATED", "EXIT_WRITE_FAILED", "WRITE_ERRNOS",
-           "write_error_line", "long_command", "stop_signal", "interrupted_status"]
+           "CommandStopped", "write_error_line", "long_command", "stop_signal", "interrupted_status"]
 
 #: A command that stopped early but kept (and wrote) what finished.
 EXIT_PARTIAL = 1
@@ -74,6 +75,17 @@ EXIT_WRITE_FAILED = getattr(os, "EX_IOERR", 74)
 #: The errors of a write refused for want of room: disk full, file-size limit, quota, read-only.
 WRITE_ERRNOS = frozenset(e for e in (errno.ENOSPC, errno.EFBIG, getattr(errno, "EDQUOT", None), errno.EROFS)
                          if e is not None)
+
+
+
+class CommandStopped(Exception):
+    """A long command stopped early for a reason other than a signal (a worker process died),
+    after keeping what had finished (a checkpoint, the finished games). :func:`long_command`
+    prints its message as one line ``error: <message>`` and exits with :attr:`status`
+    (:data:`EXIT_PARTIAL`), no traceback."""
+
+    status = EXIT_PARTIAL
+
 
 #: The stop signal received inside the latest :func:`long_command` (None: none yet).
 _received: Optional[int] = None
@@ -210,6 +222,9 @@ def long_command(stderr: TextIO | None = None) -> Iterator[None]:
     except KeyboardInterrupt:
         print(f"error: interrupted ({signal_name()})", file=err, flush=True)
         raise SystemExit(interrupted_status()) from None
+    except CommandStopped as e:
+        print(f"error: {e}", file=err, flush=True)
+        raise SystemExit(e.status) from None
     else:
         if _thread_error is not None:   # the main thread went on: the failed write still ends it
             print(_thread_line(*_thread_error), file=err, flush=True)

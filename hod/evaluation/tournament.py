@@ -42,6 +42,7 @@ import numpy as np
 from hod import agents
 from hod.agents.base import Bot
 from hod.core.atomic import atomic_write_bytes, atomic_write_json, atomic_write_text, json_safe
+from hod.core.commands import CommandStopped
 from hod.core.errors import ConfigError
 from hod.core.games import get_game
 
@@ -208,9 +209,10 @@ class TournamentStopped:
     planned: int
 
 
-class WorkerDied(TournamentStopped, RuntimeError):
+class WorkerDied(TournamentStopped, CommandStopped, RuntimeError):
     """A worker process died mid-run (killed, out of memory): the pool is broken. Carries the
-    finished games (:class:`TournamentStopped`)."""
+    finished games (:class:`TournamentStopped`); a :class:`hod.core.commands.CommandStopped`, so
+    a command that does not catch it ends in one line and status 1."""
 
     def __init__(self, message: str, result: Optional[TournamentResult], finished: int, planned: int):
         super().__init__(message)
