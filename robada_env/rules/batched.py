@@ -79,7 +79,7 @@ from hod.core.errors import ConfigError, IllegalActionError, check_choice
 from hod.core.rewards import REWARD_SCHEMES, final_rewards_batch, win_shares_batch
 
 from . import kernels
-from .actions import NUM_ACTIONS, action_name
+from .actions import NOOP, NUM_ACTIONS, action_name
 from .cards import COPIES_PER_RANK, DECK_SIZE, NUM_RANKS, RANK_POINTS
 from .engine import CARDS_PER_DEAL, LOOSE_AT_START, MAX_GAME_LENGTH, Config
 from .observation import OBS_SIZE
@@ -255,12 +255,18 @@ class BatchedRobada:
         self.batch_size = B
         self.num_players = n = config.num_players
         self._state = BatchedRobadaState.empty(B, n)
+        # the kernels' arguments: the record's arrays, never replaced (load_state and the kernels
+        # write into them), so the tuples stay valid (copies and pickles keep them shared)
+        self._all_args = self._args(_STATE_FIELDS)
+        self._obs_args = self._args(_OBS_FIELDS)
+        self._mask_args = self._args(_MASK_FIELDS)
         self._rules = kernels.rules_array(config)
         self._all = np.arange(B, dtype=np.intp)
         self._to_act = np.full(1, -1, np.intp)                 # observe's default: the seat to act
+        #: the legal mask of every game, kept current by the kernels (a game not dealt: no-op only)
         self._mask = np.zeros((B, 1, NUM_ACTIONS), np.int8)
+        self._mask[:, 0, NOOP] = 1
         self._obs_buffers: dict[tuple, np.ndarray] = {}
-        self._scratch = np.zeros(NUM_ACTIONS, np.int8)
         self._ended = np.zeros(B, bool)
         self._zero_rewards = np.zeros((B, n))
         self._no_games = np.zeros(B, bool)
@@ -278,7 +284,7 @@ class BatchedRobada:
         """bool (B,): each game is over (the live array: read it, do not write to it)."""
         return self._state.terminal
 
-    def _args(self, names: Sequence[str] = _STATE_FIELDS) -> tuple:
+    def _args(self, names: Sequence[str]) -> tuple:
         s = self._state
         return tuple(getattr(s, k) for k in names)
 
@@ -295,6 +301,7 @@ class BatchedRobada:
         self._check_values(state)
         for k, arr in state.arrays().items():
             getattr(self._state, k)[g] = arr
+        kernels.refresh_masks(*self._mask_args, g, self._rules, self._mask)
         self._reset_called = True
 
     def _check_values(self, st: BatchedRobadaState) -> None:
@@ -445,7 +452,7 @@ class BatchedRobada:
             if seed is not None:
                 self.rng = np.random.default_rng(seed)
         self._state.deck[g] = decks
-        kernels.reset_batch(*self._args(), g)
+        kernels.reset_batch(*self._all_args, g, self._rules, self._mask)
         self._reset_called = True
 
     def _games(self, games) -> np.ndarray:
@@ -461,17 +468,16 @@ class BatchedRobada:
         ``engine.legal_mask(state, state.current)``; a finished game allows only ``no-op``;
         :func:`robada_env.rules.kernels.mask_game`).
 
-        Without ``games`` the whole batch's mask is returned in an internal buffer, valid until
-        the next call (copy it to keep it). With ``games``, a new array.
+        The kernels keep every game's mask current (each step and reset writes the rows of its
+        games again), so this reads it: without ``games``, a read-only view of that buffer, which
+        the next step or reset changes (copy it to keep it); with ``games``, a new array.
         """
         self._check_reset()
         if games is None:
-            g, out = self._all, self._mask
-        else:
-            g = check_games(games, self.batch_size)
-            out = np.empty((g.size, 1, NUM_ACTIONS), np.int8)
-        kernels.mask_batch(*self._args(_MASK_FIELDS), g, self._rules, out)
-        return out
+            view = self._mask.view()
+            view.flags.writeable = False
+            return view
+        return self._mask[check_games(games, self.batch_size)]
 
     def observe(self, games: Optional[Sequence[int]] = None, seats=None,
                 out: Optional[np.ndarray] = None) -> np.ndarray:
@@ -513,7 +519,7 @@ class BatchedRobada:
             out = self._obs_buffers.get(shape)
             if out is None:
                 out = self._obs_buffers[shape] = np.empty(shape, np.float32)
-        kernels.observe_batch(*self._args(_OBS_FIELDS), g, S, out)
+        kernels.observe_batch(*self._obs_args, g, S, out)
         return out
 
     # ---- step ----------------------------------------------------------------------------------
@@ -550,8 +556,8 @@ class BatchedRobada:
             raise ValueError(f"actions must be an int array of shape ({g.size}, 1), got {a.dtype} {a.shape}")
         if a.dtype != np.int64 or not a.flags.c_contiguous:
             a = np.ascontiguousarray(a, np.int64)      # a uint64 above 2**63 - 1 wraps negative: refused
-        ended = self._ended[:g.size] if full else np.zeros(g.size, bool)
-        bad = kernels.step_batch(*self._args(), g, a, self._rules, self._scratch, ended)
+        ended = self._ended if full else np.zeros(g.size, bool)
+        bad = kernels.step_batch(*self._all_args, g, a, self._rules, self._mask, ended)
         if bad >= 0:
             b = int(g[bad])
             legal = np.flatnonzero(self.legal_mask([b])[0, 0]).tolist()
