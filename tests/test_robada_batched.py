@@ -230,8 +230,8 @@ def test_state_size_under_2_kib():
     # run_rank, run_next, run_active, run_size, current, last_runner, terminal 11 * 1, run_pts and
     # decisions 2 * 2 -> 40 + 30 + 11 + 4 = 85; per seat: hand slots 3, hand and pile counts
     # 2 * 10, hand_size, pile_top, pile_size, run_taken 4 * 1, pile_pts 2 -> 29.
-    # 4 players: 85 + 4 * 29 = 201 bytes; caches: mask 27 + the observation of the seat to act
-    # 192 * 4 = 768 once observed -> 201 + 27 + 768 = 996 bytes
+    # 4 players: 85 + 4 * 29 = 201 bytes; caches: mask 27 + the observation buffer of the seats to act
+    # 192 * 4 = 768 -> 201 + 27 + 768 = 996 bytes
     assert BatchedRobada.state_bytes_per_game(4) == 201
     for n in (2, 4):
         eng = BatchedRobada(n, 64)

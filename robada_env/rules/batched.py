@@ -267,6 +267,7 @@ class BatchedRobada:
         self._mask = np.zeros((B, 1, NUM_ACTIONS), np.int8)
         self._mask[:, 0, NOOP] = 1
         self._obs_buffers: dict[tuple, np.ndarray] = {}
+        self._obs_default = self._obs_buffers[(B, 1, OBS_SIZE)] = np.zeros((B, 1, OBS_SIZE), np.float32)
         self._ended = np.zeros(B, bool)
         self._zero_rewards = np.zeros((B, n))
         self._no_games = np.zeros(B, bool)
@@ -498,6 +499,9 @@ class BatchedRobada:
             ConfigError: bad game indices, seats or ``out``.
         """
         self._check_reset()
+        if games is None and seats is None and out is None:        # the common call: one buffer
+            kernels.observe_batch(*self._obs_args, self._all, self._to_act, self._obs_default)
+            return self._obs_default
         n = self.num_players
         g = self._games(games)
         if seats is None:
@@ -551,20 +555,20 @@ class BatchedRobada:
         g = self._all if full else check_games(games, self.batch_size)
         if not full and np.unique(g).size != g.size:
             raise ConfigError("step: the games named must be distinct")
-        a = np.asarray(actions)
+        a = actions if type(actions) is np.ndarray else np.asarray(actions)
         if a.shape != (g.size, 1) or not (a.dtype.kind in "iu" or a.size == 0):
             raise ValueError(f"actions must be an int array of shape ({g.size}, 1), got {a.dtype} {a.shape}")
         if a.dtype != np.int64 or not a.flags.c_contiguous:
             a = np.ascontiguousarray(a, np.int64)      # a uint64 above 2**63 - 1 wraps negative: refused
         ended = self._ended if full else np.zeros(g.size, bool)
-        bad = kernels.step_batch(*self._all_args, g, a, self._rules, self._mask, ended)
-        if bad >= 0:
-            b = int(g[bad])
+        res = kernels.step_batch(*self._all_args, g, a, self._rules, self._mask, ended)
+        if res >= 0:
+            b = int(g[res])
             legal = np.flatnonzero(self.legal_mask([b])[0, 0]).tolist()
             who = (f"game {b} (finished)" if self._state.terminal[b]
                    else f"player_{int(self._state.current[b])} in game {b}")
-            raise IllegalActionError(who, np.asarray(actions).reshape(-1)[bad].item(), legal, action_name)
-        if not ended.any():
+            raise IllegalActionError(who, np.asarray(actions).reshape(-1)[res].item(), legal, action_name)
+        if res == -1:                                  # no game ended
             if full:
                 return EngineStep(self._zero_rewards, self._no_games, self._no_games)
             return EngineStep(np.zeros((g.size, self.num_players)), ended, ended)

@@ -15,7 +15,8 @@ dealt deck into the record, then :func:`reset_batch` lays out the table from it.
 Arrays (B games, n seats; card ids 0..39 of :mod:`robada_env.rules.cards`, -1 for none): the
 fields of :class:`~robada_env.rules.batched.BatchedRobadaState` under their names (int8 but
 ``pile_pts``, ``run_pts``, ``decisions`` int16; ``run_active``, ``run_taken``, ``terminal`` bool).
-``games`` are intp indices, ``actions`` int64 (G, 1), masks int8 (G, 1, 27), observations float32
+``games`` are intp indices, ``actions`` int64 (G, 1), ``masks`` int8 (B, 1, 27) the engine's
+mask of every game (kept current by the drivers that change a game), observations float32
 (G, S, 192). The rule options come in one int8 array (:func:`rules_array`): the rank a run needs
 after each starting rank and after each step (built by :func:`robada_env.rules.runs.next_after_start`
 and :func:`~robada_env.rules.runs.next_after_step`, R2), ``may_take_own_pile`` (R3) and
@@ -45,7 +46,8 @@ CACHED = cache_kernels(__file__)
 # The kernels allocate nothing (every array comes from the driver), so they are compiled without
 # numba's reference counting (``_nrt=False``): with it, each per-game call and each row view costs
 # an atomic increment and decrement of every array's count, which halved the observation's speed
-# (measured: 489 -> 235 ns per observation of a 2-player game at B = 4096).
+# (measured on the shared 2-core machine: 489 -> 235 ns per observation of a 2-player game at
+# B = 4096).
 def njit(fn):
     """numba's ``njit`` with this module's cache setting, without reference counting."""
     return _njit(cache=CACHED, _nrt=False)(fn)
@@ -390,19 +392,21 @@ def step_batch(deck, deck_left, hand_cards, hand_cnt, hand_size, hand_total, loo
     """:func:`step_game` of game ``games[k]`` (distinct) with ``actions[k, 0]`` for every k, then
     its mask row again; ``ended[k]`` (bool (G,)) whether it ended. Every action is checked against
     ``masks`` first: if one is illegal (or outside 0..26) nothing changes and its position k is
-    returned; else -1."""
+    returned; else ``-1 - e``, e the number of games that ended."""
     for k in range(games.shape[0]):
         a = actions[k, 0]
         if a < 0 or a >= NUM_ACTIONS or masks[games[k], 0, a] == 0:
             return k
+    over = 0
     for k in range(games.shape[0]):
         b = games[k]
-        ended[k] = step_game(deck, deck_left, hand_cards, hand_cnt, hand_size, hand_total, loose_cnt, pile_cnt,
-                             pile_top, pile_size, pile_pts, seen_cnt, run_cnt, run_card, run_start, run_rank, run_next,
-                             run_active, run_size, run_pts, run_taken, current, last_runner, terminal, decisions,
-                             b, actions[k, 0], rules) != 0
+        e = step_game(deck, deck_left, hand_cards, hand_cnt, hand_size, hand_total, loose_cnt, pile_cnt, pile_top,
+                      pile_size, pile_pts, seen_cnt, run_cnt, run_card, run_start, run_rank, run_next, run_active,
+                      run_size, run_pts, run_taken, current, last_runner, terminal, decisions, b, actions[k, 0], rules)
+        ended[k] = e != 0
+        over += e
         mask_game(hand_cnt, loose_cnt, pile_top, run_next, run_active, current, terminal, b, rules, masks[b, 0])
-    return -1
+    return -1 - over
 
 
 @njit
