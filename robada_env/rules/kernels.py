@@ -77,8 +77,8 @@ def _table(values) -> np.ndarray:
     return np.array([np.float32(v) for v in values], np.float32)
 
 
-#: Rank counts are ``k / 4`` in the observation: ``k * 0.25``, exact in float32.
-_QUARTER = 1.0 / COPIES_PER_RANK
+#: Rank counts are ``k / 4`` in the observation: ``k * 0.25`` in float32, exact.
+_QUARTER = np.float32(1.0 / COPIES_PER_RANK)
 #: The observation's value of the other integers, as the encoder writes them (a Python float
 #: rounded once to float32): hand sizes ``h / 3``, pile and run sizes ``k / 40``, points ``p / 244``,
 #: the deck ``d / 36``.
@@ -334,14 +334,17 @@ def observe_game(deck_left, hand_cnt, hand_size, loose_cnt, pile_cnt, pile_top, 
         if lr < 0:
             lr += n
         row[_LAST0 + lr] = 1.0
-    for r in range(_R):                                  # rank counts / 4 (exact in float32)
-        h = hand[r]
-        s = seen[r]
-        row[_HAND0 + r] = h * _QUARTER
+    # rank counts / 4 (exact in float32), one short loop per piece (they vectorize)
+    for r in range(_R):
+        row[_HAND0 + r] = hand[r] * _QUARTER
+    for r in range(_R):
         row[_LOOSE0 + r] = loose[r] * _QUARTER
+    for r in range(_R):
         row[_RGATH0 + r] = gath[r] * _QUARTER
-        row[_SEEN0 + r] = s * _QUARTER
-        row[_UNSEEN0 + r] = (_COPIES - s - h) * _QUARTER   # unseen by me = 4 - seen - my hand
+    for r in range(_R):
+        row[_SEEN0 + r] = seen[r] * _QUARTER
+    for r in range(_R):                                  # unseen by me = 4 - seen - my hand
+        row[_UNSEEN0 + r] = (_COPIES - seen[r] - hand[r]) * _QUARTER
     t = seat                                             # the seat k places to my left
     for k in range(n):
         row[_HS0 + k] = _HAND_SIZE[hsz[t]]
