@@ -3,6 +3,8 @@
 ``tapeo_batched`` (with ``tapeo_batched_scoring`` and ``tapeo_batched_obs``) is Tapeo's batched
 numpy engine as it was before the compiled kernels (:mod:`tapeo_env.rules.kernels`) replaced
 it in the package; ``tests/test_tapeo_batched.py`` plays many seeded games through both and
-requires the same states, masks, observations, rewards and scores bit for bit. Nothing in the
-package imports these modules.
+requires the same states, masks, observations, rewards and scores bit for bit.
+``robada_batched`` (with ``robada_batched_obs``) is Ronda Robada's batched numpy engine as it was
+before the compiled kernels (:mod:`robada_env.rules.kernels`); ``tests/test_robada_batched.py``
+plays it in lockstep with them. Nothing in the package imports these modules.
 """

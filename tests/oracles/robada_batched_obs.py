@@ -1,4 +1,5 @@
-"""Observations of the batched Ronda Robada engine, in batch.
+"""Observations of the batched Ronda Robada engine, in batch (the test oracle
+:mod:`oracles.robada_batched`'s encoder, as it was in the package before the kernels).
 
 :func:`encode_batch` writes, for each selected game, exactly the float32 vector that
 :func:`robada_env.rules.observation.encode` gives for that game's state and seat (same layout
@@ -18,12 +19,12 @@ from typing import TYPE_CHECKING, Optional
 
 import numpy as np
 
-from .cards import COPIES_PER_RANK, DECK_SIZE, NUM_RANKS, TOTAL_POINTS
-from .engine import CARDS_PER_DEAL, MAX_PLAYERS, MIN_PLAYERS
-from .observation import _DECK_MAX, _Q, LAYOUT, OBS_SIZE
+from robada_env.rules.cards import COPIES_PER_RANK, DECK_SIZE, NUM_RANKS, TOTAL_POINTS
+from robada_env.rules.engine import CARDS_PER_DEAL, MAX_PLAYERS, MIN_PLAYERS
+from robada_env.rules.observation import _DECK_MAX, _Q, LAYOUT, OBS_SIZE
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .batched import BatchedRobada
+    from .robada_batched import BatchedRobada
 
 _R = NUM_RANKS
 _O = {p.name: LAYOUT.offsets[p.name].start for p in LAYOUT.pieces}

@@ -1,0 +1,442 @@
+"""Ronda Robada's rules as compiled kernels (numba ``@njit(cache=True)``) over the arrays of the
+state record :class:`robada_env.rules.batched.BatchedRobadaState`, one game per kernel call, and
+batch drivers that loop over the games a call names.
+
+What is here (ronda_robada.txt; RULINGS R2-R8): the legal mask of the seat to act ('How to
+play', R3, R4), one action of that seat (``start``, ``drop``, ``tap``, ``take``, ``confirm``:
+the run order R2 through the rule tables of :func:`rules_array`, loose cards before piles R3,
+the starting card on top R5), the end of a turn (to the left, the re-deal R6, the end and the
+leftovers R7), and the observation of one seat (:data:`robada_env.rules.observation.LAYOUT`,
+every entry the same float32 as :func:`robada_env.rules.observation.encode`: rank counts
+``k / 4`` exact in float32, the other scaled values read from tables built with the encoder's
+own divisors). Deals are not here: they stay :mod:`hod.core.deal` (numpy); the driver writes the
+dealt deck into the record, then :func:`reset_batch` lays out the table from it.
+
+Arrays (B games, n seats; card ids 0..39 of :mod:`robada_env.rules.cards`, -1 for none): the
+fields of :class:`~robada_env.rules.batched.BatchedRobadaState` under their names (int8 but
+``pile_pts``, ``run_pts``, ``decisions`` int16; ``run_active``, ``run_taken``, ``terminal`` bool).
+``games`` are intp indices, ``actions`` int64 (G, 1), ``masks`` int8 (B, 1, 27) the engine's
+mask of every game (kept current by the drivers that change a game), observations float32
+(G, S, 192). The rule options come in one int8 array (:func:`rules_array`): the rank a run needs
+after each starting rank and after each step (built by :func:`robada_env.rules.runs.next_after_start`
+and :func:`~robada_env.rules.runs.next_after_step`, R2), ``may_take_own_pile`` (R3) and
+``leftovers_to_last_runner`` (R7).
+
+Compilation: on first use in a process each kernel is compiled once, or loaded from numba's
+on-disk cache (:func:`hod.core.jit.cache_kernels`, as :mod:`tapeo_env.rules.kernels`), so later
+processes, the tournament's spawned workers included, load them instead of compiling.
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit as _njit
+
+from hod.core.jit import cache_kernels
+
+from .actions import CONFIRM, DROP, NOOP, NUM_ACTIONS, START, TAKE, TAP
+from .cards import COPIES_PER_RANK, DECK_SIZE, NUM_RANKS, RANK_POINTS, TOTAL_POINTS
+from .engine import CARDS_PER_DEAL, LOOSE_AT_START, MAX_PLAYERS, MIN_PLAYERS, Config
+from .observation import _DECK_MAX, LAYOUT
+from .runs import leftovers_receiver, may_take_pile, next_after_start, next_after_step
+
+#: Whether the kernels are cached on disk (:func:`hod.core.jit.cache_kernels`).
+CACHED = cache_kernels(__file__)
+
+
+# The kernels allocate nothing (every array comes from the driver), so they are compiled without
+# numba's reference counting (``_nrt=False``): with it, each per-game call and each row view costs
+# an atomic increment and decrement of every array's count, which halved the observation's speed
+# (measured on the shared 2-core machine: 489 -> 235 ns per observation of a 2-player game at
+# B = 4096).
+def njit(fn):
+    """numba's ``njit`` with this module's cache setting, without reference counting."""
+    return _njit(cache=CACHED, _nrt=False)(fn)
+
+
+def njit_inline(fn):
+    """:func:`njit`, and inlined where another kernel calls it (numba IR inlining: no call with
+    two dozen array arguments per game)."""
+    return _njit(cache=CACHED, _nrt=False, inline="always")(fn)
+
+
+_R = NUM_RANKS
+_S = MAX_PLAYERS
+_O = {p.name: LAYOUT.offsets[p.name].start for p in LAYOUT.pieces}
+(_NP0, _ACT0, _HAND0, _HS0, _LOOSE0, _TOP0, _PSIZE0, _PPTS0, _PRANKS0, _RACT0, _RSTART0, _RRANK0, _RNEXT0,
+ _RCLOSED0, _RGATH0, _RSIZE0, _RPTS0, _RTAKEN0, _DECK0, _SEEN0, _UNSEEN0, _LAST0) = (
+    _O[p.name] for p in LAYOUT.pieces)
+_DEAL = CARDS_PER_DEAL
+_LOOSE_AT_START = LOOSE_AT_START
+_DECK_SIZE = DECK_SIZE
+_COPIES = COPIES_PER_RANK
+#: Points of each rank (R8).
+_PTS = np.array(RANK_POINTS, np.int64)
+
+
+def _table(values) -> np.ndarray:
+    return np.array([np.float32(v) for v in values], np.float32)
+
+
+#: Rank counts are ``k / 4`` in the observation: ``k * 0.25`` in float32, exact.
+_QUARTER = np.float32(1.0 / COPIES_PER_RANK)
+#: The observation's value of the other integers, as the encoder writes them (a Python float
+#: rounded once to float32): hand sizes ``h / 3``, pile and run sizes ``k / 40``, points ``p / 244``,
+#: the deck ``d / 36``.
+_HAND_SIZE = _table([h / CARDS_PER_DEAL for h in range(CARDS_PER_DEAL + 1)])
+_SIZE = _table([k / DECK_SIZE for k in range(DECK_SIZE + 1)])
+_POINTS = _table([p / TOTAL_POINTS for p in range(TOTAL_POINTS + 1)])
+_DECK = _table([d / _DECK_MAX for d in range(_DECK_MAX + 1)])
+
+#: Indices into :func:`rules_array`: the rank needed after starting with rank r at
+#: ``R_AFTER_START + r``, after a step that gathered rank r at ``R_AFTER_STEP + r``; then the two
+#: flags.
+R_AFTER_START, R_AFTER_STEP, R_TAKE_OWN, R_LEFTOVERS = 0, _R, 2 * _R, 2 * _R + 1
+
+
+def rules_array(config: Config) -> np.ndarray:
+    """The rule options of ``config`` as the kernels take them: int8 (22,), by the ``R_*``
+    indices. Built by the rule functions of :mod:`robada_env.rules.runs` (the one source of R2,
+    R3 and R7)."""
+    out = np.zeros(2 * _R + 2, np.int8)
+    for r in range(_R):
+        out[R_AFTER_START + r] = next_after_start(r, config.closing_ace)
+        out[R_AFTER_STEP + r] = next_after_step(r, config.closing_ace)
+    out[R_TAKE_OWN] = may_take_pile(0, 0, config.may_take_own_pile)          # the runner's own pile
+    out[R_LEFTOVERS] = leftovers_receiver(0, config.leftovers_to_last_runner) == 0
+    return out
+
+
+# ---- the legal mask (one game) -------------------------------------------------------------------
+@njit_inline
+def mask_game(hand_cnt, loose_cnt, pile_top, run_next, run_active, current, terminal, b, rules, out):
+    """The legal actions of the seat to act in game ``b`` into ``out`` int8 (27,) (every entry
+    written; ``engine.legal_mask`` of that seat): no run -> ``start r`` for each rank r with a
+    hand card and a loose card, ``drop r`` for each rank in hand (R4); a run -> ``tap`` if a loose
+    card of the needed rank is on the table, else ``take +k`` for each pile showing that rank
+    (R3; the own pile only with ``may_take_own_pile``), and ``confirm`` (R4). A finished game:
+    ``no-op`` only."""
+    for a in range(NUM_ACTIONS):
+        out[a] = 0
+    if terminal[b]:
+        out[NOOP] = 1
+        return
+    cur = current[b]
+    if not run_active[b]:
+        for r in range(_R):
+            if hand_cnt[b, cur, r] > 0:
+                out[DROP + r] = 1
+                if loose_cnt[b, r] > 0:
+                    out[START + r] = 1
+        return
+    need = run_next[b]
+    if need >= 0:
+        if loose_cnt[b, need] > 0:
+            out[TAP] = 1
+        else:
+            n = pile_top.shape[1]
+            t = cur                                      # the seat k places to the runner's left
+            for k in range(n):
+                top = pile_top[b, t]
+                if top >= 0 and top % _R == need and (k > 0 or rules[R_TAKE_OWN] != 0):
+                    out[TAKE + k] = 1
+                t += 1
+                if t == n:
+                    t = 0
+    out[CONFIRM] = 1
+
+
+# ---- one action (one game) -----------------------------------------------------------------------
+@njit_inline
+def _deal(deck, deck_left, hand_cards, hand_cnt, hand_size, hand_total, b):
+    """R6: 3 cards to each seat in seat order from the top of the deck (every hand is empty)."""
+    n = hand_cnt.shape[1]
+    at = _DECK_SIZE - deck_left[b]
+    for i in range(n):
+        for j in range(_DEAL):
+            c = deck[b, at]
+            at += 1
+            hand_cards[b, i, j] = c
+            hand_cnt[b, i, c % _R] += 1
+        hand_size[b, i] = _DEAL
+    hand_total[b] = _DEAL * n
+    deck_left[b] -= _DEAL * n
+
+
+@njit_inline
+def _clear_run(run_cnt, run_card, run_start, run_rank, run_next, run_active, run_size, run_pts, run_taken, b):
+    for r in range(_R):
+        run_cnt[b, r] = 0
+    run_card[b] = -1
+    run_start[b] = -1
+    run_rank[b] = -1
+    run_next[b] = -1
+    run_active[b] = False
+    run_size[b] = 0
+    run_pts[b] = 0
+    for i in range(run_taken.shape[1]):
+        run_taken[b, i] = False
+
+
+@njit_inline
+def step_game(deck, deck_left, hand_cards, hand_cnt, hand_size, hand_total, loose_cnt, pile_cnt, pile_top, pile_size,
+              pile_pts, seen_cnt, run_cnt, run_card, run_start, run_rank, run_next, run_active, run_size, run_pts,
+              run_taken, current, last_runner, terminal, decisions, b, a, rules):
+    """Apply action ``a`` (legal: :func:`mask_game`) of the seat to act in game ``b``
+    (``engine.apply_action``). Returns 1 if the game ended on it, else 0.
+
+    start r: the first hand card of rank r (hand order) and a loose card of rank r begin the run;
+    drop r: that hand card becomes loose and the turn ends (R4); tap: a loose card of the needed
+    rank joins the run; take +k: the whole pile of seat (actor + k) % n joins it (R3); confirm:
+    everything gathered goes to the actor's pile, the starting card visible (R5), and the turn
+    ends. At the end of a turn the seat on the left acts; when every hand is empty the deck deals
+    again (R6), or, with the deck out too, the game ends and the leftover loose cards go under
+    the visible card of the last runner's pile (R7, ``leftovers_to_last_runner``)."""
+    if a == NOOP:                                        # legal only once the game is over
+        return 0
+    n = hand_cnt.shape[1]
+    cur = current[b]
+    decisions[b] += 1
+    if a < TAP:                                          # start or drop: a hand card leaves the hand
+        r = a - START if a < DROP else a - DROP
+        j = 0
+        while j < _DEAL - 1 and (hand_cards[b, cur, j] < 0 or hand_cards[b, cur, j] % _R != r):
+            j += 1
+        card = hand_cards[b, cur, j]
+        hand_cards[b, cur, j] = -1
+        hand_cnt[b, cur, r] -= 1
+        hand_size[b, cur] -= 1
+        hand_total[b] -= 1
+        seen_cnt[b, r] += 1
+        if a < DROP:                                     # the hand card + a loose card of its rank
+            loose_cnt[b, r] -= 1
+            run_cnt[b, r] = 2
+            run_card[b] = card
+            run_start[b] = r
+            run_rank[b] = r
+            run_next[b] = rules[R_AFTER_START + r]       # a starting Ace needs the 2 (R2)
+            run_active[b] = True
+            run_size[b] = 2
+            run_pts[b] = 2 * _PTS[r]
+            return 0
+        loose_cnt[b, r] += 1                             # drop: the turn ends (R4)
+    elif a == TAP:                                       # R3: a loose card of the needed rank
+        r = run_next[b]
+        loose_cnt[b, r] -= 1
+        run_cnt[b, r] += 1
+        run_size[b] += 1
+        run_pts[b] += _PTS[r]
+        run_rank[b] = r
+        run_next[b] = rules[R_AFTER_STEP + r]
+        return 0
+    elif a < CONFIRM:                                    # R3: the whole pile of seat cur + k
+        t = (cur + a - TAKE) % n
+        for r in range(_R):
+            run_cnt[b, r] += pile_cnt[b, t, r]
+            pile_cnt[b, t, r] = 0
+        run_size[b] += pile_size[b, t]
+        run_pts[b] += pile_pts[b, t]
+        pile_size[b, t] = 0
+        pile_pts[b, t] = 0
+        pile_top[b, t] = -1
+        run_taken[b, t] = True
+        r = run_next[b]
+        run_rank[b] = r
+        run_next[b] = rules[R_AFTER_STEP + r]
+        return 0
+    else:                                                # confirm (R4, R5)
+        for r in range(_R):
+            pile_cnt[b, cur, r] += run_cnt[b, r]
+        pile_size[b, cur] += run_size[b]
+        pile_pts[b, cur] += run_pts[b]
+        pile_top[b, cur] = run_card[b]
+        last_runner[b] = cur
+        _clear_run(run_cnt, run_card, run_start, run_rank, run_next, run_active, run_size, run_pts, run_taken, b)
+    # the end of the turn: to the left; re-deal (R6) or the end of the game (R7)
+    current[b] = cur + 1 if cur + 1 < n else 0
+    if hand_total[b] > 0:
+        return 0
+    if deck_left[b] > 0:
+        _deal(deck, deck_left, hand_cards, hand_cnt, hand_size, hand_total, b)
+        return 0
+    terminal[b] = True
+    w = last_runner[b]
+    if rules[R_LEFTOVERS] != 0 and w >= 0:               # under the visible card: pile_top stays
+        for r in range(_R):
+            k = loose_cnt[b, r]
+            pile_cnt[b, w, r] += k
+            pile_size[b, w] += k
+            pile_pts[b, w] += k * _PTS[r]
+            loose_cnt[b, r] = 0
+    return 1
+
+
+@njit_inline
+def reset_game(deck, deck_left, hand_cards, hand_cnt, hand_size, hand_total, loose_cnt, pile_cnt, pile_top, pile_size,
+               pile_pts, seen_cnt, run_cnt, run_card, run_start, run_rank, run_next, run_active, run_size, run_pts,
+               run_taken, current, last_runner, terminal, decisions, b):
+    """A new game ``b`` from the deck order the driver wrote in ``deck[b]`` (R6): 4 loose cards,
+    then 3 cards to each seat 0, 1, ...; seat 0 acts first."""
+    n = hand_cnt.shape[1]
+    for r in range(_R):
+        loose_cnt[b, r] = 0
+    for q in range(_LOOSE_AT_START):
+        loose_cnt[b, deck[b, q] % _R] += 1
+    for r in range(_R):
+        seen_cnt[b, r] = loose_cnt[b, r]
+    for i in range(n):
+        for j in range(_DEAL):
+            hand_cards[b, i, j] = -1
+        for r in range(_R):
+            hand_cnt[b, i, r] = 0
+            pile_cnt[b, i, r] = 0
+        pile_top[b, i] = -1
+        pile_size[b, i] = 0
+        pile_pts[b, i] = 0
+    _clear_run(run_cnt, run_card, run_start, run_rank, run_next, run_active, run_size, run_pts, run_taken, b)
+    current[b] = 0
+    last_runner[b] = -1
+    terminal[b] = False
+    decisions[b] = 0
+    deck_left[b] = _DECK_SIZE - _LOOSE_AT_START
+    _deal(deck, deck_left, hand_cards, hand_cnt, hand_size, hand_total, b)
+
+
+# ---- the observation of one seat (one game) --------------------------------------------------------
+@njit_inline
+def observe_game(deck_left, hand_cnt, hand_size, loose_cnt, pile_cnt, pile_top, pile_size, pile_pts, seen_cnt, run_cnt,
+                 run_start, run_rank, run_next, run_active, run_size, run_pts, run_taken, current, last_runner,
+                 terminal, b, seat, row):
+    """``row`` float32 (192,) = ``observation.encode`` of ``seat`` in game ``b``: zeroed, then the
+    entries that are not 0 written (seats relative to ``seat``, padding seats 0; what ``seat``
+    knows only, R9)."""
+    n = hand_cnt.shape[1]
+    for i in range(row.shape[0]):
+        row[i] = 0.0
+    hand = hand_cnt[b, seat]
+    loose = loose_cnt[b]
+    seen = seen_cnt[b]
+    gath = run_cnt[b]
+    piles = pile_cnt[b]
+    tops = pile_top[b]
+    sizes = pile_size[b]
+    pts = pile_pts[b]
+    hsz = hand_size[b]
+    taken = run_taken[b]
+    row[_NP0 + n - MIN_PLAYERS] = 1.0
+    if not terminal[b]:                                  # to_act: nobody once the game is over
+        to_act = current[b] - seat
+        if to_act < 0:
+            to_act += n
+        row[_ACT0 + to_act] = 1.0
+    lr = last_runner[b]
+    if lr >= 0:
+        lr -= seat
+        if lr < 0:
+            lr += n
+        row[_LAST0 + lr] = 1.0
+    # rank counts / 4 (exact in float32), one short loop per piece (they vectorize)
+    for r in range(_R):
+        row[_HAND0 + r] = hand[r] * _QUARTER
+    for r in range(_R):
+        row[_LOOSE0 + r] = loose[r] * _QUARTER
+    for r in range(_R):
+        row[_RGATH0 + r] = gath[r] * _QUARTER
+    for r in range(_R):
+        row[_SEEN0 + r] = seen[r] * _QUARTER
+    for r in range(_R):                                  # unseen by me = 4 - seen - my hand
+        row[_UNSEEN0 + r] = (_COPIES - seen[r] - hand[r]) * _QUARTER
+    t = seat                                             # the seat k places to my left
+    for k in range(n):
+        row[_HS0 + k] = _HAND_SIZE[hsz[t]]
+        top = tops[t]
+        if top >= 0:
+            row[_TOP0 + k * _R + top % _R] = 1.0
+            row[_PSIZE0 + k] = _SIZE[sizes[t]]
+            row[_PPTS0 + k] = _POINTS[pts[t]]
+            base_ranks = _PRANKS0 + k * _R
+            for r in range(_R):
+                row[base_ranks + r] = piles[t, r] * _QUARTER
+        if taken[t]:
+            row[_RTAKEN0 + k] = 1.0
+        t += 1
+        if t == n:
+            t = 0
+    if run_active[b]:
+        row[_RACT0] = 1.0
+        row[_RSTART0 + run_start[b]] = 1.0
+        row[_RRANK0 + run_rank[b]] = 1.0
+        rn = run_next[b]
+        if rn >= 0:
+            row[_RNEXT0 + rn] = 1.0
+        else:                                            # closed by the Ace after the Rey (R2)
+            row[_RCLOSED0] = 1.0
+        row[_RSIZE0] = _SIZE[run_size[b]]
+        row[_RPTS0] = _POINTS[run_pts[b]]
+    row[_DECK0] = _DECK[deck_left[b]]
+
+
+
+# ---- batch drivers ---------------------------------------------------------------------------------
+# The engine keeps the legal mask of every game in ``masks`` int8 (B, 1, 27) (row b: :func:`mask_game`
+# of game b): every driver that changes a game writes its row again, so a step checks its actions
+# against it and the mask of the whole batch is read, not computed.
+@njit
+def refresh_masks(hand_cnt, loose_cnt, pile_top, run_next, run_active, current, terminal, games, rules, masks):
+    """``masks[b, 0]`` = :func:`mask_game` of game b, for every b in ``games``."""
+    for k in range(games.shape[0]):
+        b = games[k]
+        mask_game(hand_cnt, loose_cnt, pile_top, run_next, run_active, current, terminal, b, rules, masks[b, 0])
+
+
+@njit
+def step_batch(deck, deck_left, hand_cards, hand_cnt, hand_size, hand_total, loose_cnt, pile_cnt, pile_top, pile_size,
+               pile_pts, seen_cnt, run_cnt, run_card, run_start, run_rank, run_next, run_active, run_size, run_pts,
+               run_taken, current, last_runner, terminal, decisions, games, actions, rules, masks, ended):
+    """:func:`step_game` of game ``games[k]`` (distinct) with ``actions[k, 0]`` for every k, then
+    its mask row again; ``ended[k]`` (bool (G,)) whether it ended. Every action is checked against
+    ``masks`` first: if one is illegal (or outside 0..26) nothing changes and its position k is
+    returned; else ``-1 - e``, e the number of games that ended."""
+    for k in range(games.shape[0]):
+        a = actions[k, 0]
+        if a < 0 or a >= NUM_ACTIONS or masks[games[k], 0, a] == 0:
+            return k
+    over = 0
+    for k in range(games.shape[0]):
+        b = games[k]
+        e = step_game(deck, deck_left, hand_cards, hand_cnt, hand_size, hand_total, loose_cnt, pile_cnt, pile_top,
+                      pile_size, pile_pts, seen_cnt, run_cnt, run_card, run_start, run_rank, run_next, run_active,
+                      run_size, run_pts, run_taken, current, last_runner, terminal, decisions, b, actions[k, 0], rules)
+        ended[k] = e != 0
+        over += e
+        mask_game(hand_cnt, loose_cnt, pile_top, run_next, run_active, current, terminal, b, rules, masks[b, 0])
+    return -1 - over
+
+
+@njit
+def reset_batch(deck, deck_left, hand_cards, hand_cnt, hand_size, hand_total, loose_cnt, pile_cnt, pile_top, pile_size,
+                pile_pts, seen_cnt, run_cnt, run_card, run_start, run_rank, run_next, run_active, run_size, run_pts,
+                run_taken, current, last_runner, terminal, decisions, games, rules, masks):
+    """:func:`reset_game` of every game ``games[k]`` (their decks already written), and its mask row."""
+    for k in range(games.shape[0]):
+        b = games[k]
+        reset_game(deck, deck_left, hand_cards, hand_cnt, hand_size, hand_total, loose_cnt, pile_cnt, pile_top,
+                   pile_size, pile_pts, seen_cnt, run_cnt, run_card, run_start, run_rank, run_next, run_active, run_size,
+                   run_pts, run_taken, current, last_runner, terminal, decisions, b)
+        mask_game(hand_cnt, loose_cnt, pile_top, run_next, run_active, current, terminal, b, rules, masks[b, 0])
+
+
+@njit
+def observe_batch(deck_left, hand_cnt, hand_size, loose_cnt, pile_cnt, pile_top, pile_size, pile_pts, seen_cnt, run_cnt,
+                  run_start, run_rank, run_next, run_active, run_size, run_pts, run_taken, current, last_runner,
+                  terminal, games, seats, out):
+    """``out[k, j]`` (float32 (G, S, 192)) = :func:`observe_game` of seat ``seats[j]`` in game
+    ``games[k]``; a seat of -1 is the seat to act of each game."""
+    for k in range(games.shape[0]):
+        b = games[k]
+        for j in range(seats.shape[0]):
+            seat = seats[j]
+            if seat < 0:
+                seat = current[b]
+            observe_game(deck_left, hand_cnt, hand_size, loose_cnt, pile_cnt, pile_top, pile_size, pile_pts, seen_cnt,
+                         run_cnt, run_start, run_rank, run_next, run_active, run_size, run_pts, run_taken, current,
+                         last_runner, terminal, b, seat, out[k, j])
