@@ -1,10 +1,10 @@
 """The batched Tapeo engine: B games in one state record, stepped by the compiled kernels of
 :mod:`tapeo_env.rules.kernels` (one game per kernel call, a loop over the games in compiled code).
 
-Same rules as the single-game engine :mod:`tapeo_env.rules.engine` (tapeo.txt; RULINGS T1-T10):
-``tests/test_tapeo_batched.py`` plays thousands of seeded games through this engine, the
-single-game engine and the earlier numpy batched engine (kept as the oracle
-``tests/oracles/tapeo_batched.py``) and requires identical hands, bars, churros, scores, masks,
+The single-game engine :mod:`tapeo_env.rules.engine` is a view over the same kernels (tapeo.txt;
+RULINGS T1-T10): ``tests/test_tapeo_batched.py`` plays thousands of seeded games through this
+engine, the earlier single-game engine and the earlier numpy batched engine (kept as the oracles
+``tests/oracles/tapeo_scalar.py`` and ``tests/oracles/tapeo_batched.py``) and requires identical hands, bars, churros, scores, masks,
 observations and rewards at every step, bit for bit. Constants (deck, hand sizes, rounds,
 scoring numbers, rulings) come from the same :class:`tapeo_env.rules.engine.Config`; this
 module holds the deals (numpy, :mod:`hod.core.deal`), the checks of the arguments and the

@@ -17,8 +17,11 @@ the seat that holds the hand now, ``bars`` uint8 (B, n, K), ``kept`` uint8 (B, n
 ``rnd`` / ``pick`` int8 (B,). ``games`` are intp indices, ``picks`` int64 (G, n) kinds.
 
 The scoring numbers come from :class:`tapeo_env.rules.scoring.Rulings` through :func:`rulings_array`
-(one source for the numbers; the scalar :mod:`tapeo_env.rules.scoring` is the readable reference,
-checked against these kernels by ``tests/test_tapeo_batched.py``).
+(one source for the numbers). These kernels are the only implementation of the rules: the
+scalar API (:mod:`tapeo_env.rules.engine`, :mod:`~tapeo_env.rules.scoring`,
+:mod:`~tapeo_env.rules.observation`) calls them through the one-game entry points at the end of
+this module (:func:`step_one`, :func:`observe_one`, :func:`rule_points`); the numpy rules they
+replaced are the oracles under ``tests/oracles/``.
 
 Compilation: on first use in a process each kernel is compiled once, or loaded from numba's
 on-disk cache (``cache=True``: ``NUMBA_CACHE_DIR`` if set, else ``__pycache__`` beside this file,

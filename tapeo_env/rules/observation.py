@@ -18,6 +18,10 @@ What is encoded (tapeo.txt 'The hand and the bar', 'Each pick'):
 Counts of a kind are divided by that kind's count in the deck (so every count lies in [0, 1]).
 Nothing hidden enters: not the unseen hands' contents, not the undealt tapas, not the deck
 order, and in the AEC form not the other seats' buffered picks of the current pick.
+
+:func:`encode` and :func:`encode_all` are one call of the observation kernel
+(:func:`tapeo_env.rules.kernels.observe_game`, the one the batched engine observes with); the
+numpy encoder it replaced is kept in ``tests/oracles/tapeo_scalar.py`` and checked bit for bit.
 """
 from __future__ import annotations
 
