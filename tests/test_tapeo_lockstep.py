@@ -3,6 +3,9 @@
 player count 2..6, other hand sizes, round counts, decks and rulings, explicit deals; at every
 step the same state, masks, legal actions, observations of every seat, known hands, unseen
 counts, scores and winners, bit for bit, and the same belief samples from the same generator."""
+import copy
+import pickle
+
 import numpy as np
 import pytest
 
@@ -124,4 +127,23 @@ def test_clones_branch_alike():
     O.apply_actions(co, picks)
     same_state(cn, co)
     same_state(new, old)                 # the originals did not move
-    assert cn.record.hands.base is not new.record.hands.base or cn.record.hands is not new.record.hands
+
+
+@pytest.mark.parametrize("how", ["pickle", "deepcopy"])
+def test_pickled_and_deep_copied_states_play_on_alike(how):
+    # the copy's arrays are views of its own record again (the kernels write the record)
+    copier = (lambda x: pickle.loads(pickle.dumps(x))) if how == "pickle" else copy.deepcopy
+    cfg, rng = E.Config(num_players=3), np.random.default_rng(2)
+    new, old = E.new_game(cfg, seed=8), O.new_game(cfg, seed=8)
+    for _ in range(4):
+        picks = [int(rng.choice(O.legal_actions(old, i))) for i in range(3)]
+        E.apply_actions(new, picks)
+        O.apply_actions(old, picks)
+    new = copier(new)
+    assert np.shares_memory(new.hands, new.record.hands)
+    while not old.terminal:
+        picks = [int(rng.choice(O.legal_actions(old, i))) for i in range(3)]
+        E.apply_actions(new, picks)
+        O.apply_actions(old, picks)
+        same_state(new, old)
+        same_views(new, old)

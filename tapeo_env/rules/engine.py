@@ -259,6 +259,13 @@ class State:
                      [list(r) for r in self.reveals], [b.copy() for b in self.round_bars], self.preset_deals,
                      self._t)
 
+    def __getstate__(self) -> tuple:
+        """Pickle and deepcopy keep the record and the history; the views are rebuilt from the record."""
+        return (self.config, self.record, self.dealt, self.reveals, self.round_bars, self.preset_deals)
+
+    def __setstate__(self, state: tuple) -> None:
+        self.__init__(*state)
+
     def __repr__(self) -> str:
         return (f"State(num_players={self.num_players}, round={self.round}, pick={self.pick}, "
                 f"seed={self.seed}, terminal={self.terminal})")
