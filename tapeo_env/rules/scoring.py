@@ -71,9 +71,10 @@ _T, _C, _H, _P, _PE = range(len(ROUND_RULES))
 _NUMBERS: dict[int, tuple] = {}
 
 
-def _numbers(rulings: Rulings) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """The kernels' arrays of ``rulings`` (:func:`tapeo_env.rules.kernels.rulings_array`), and
-    those of each round rule alone (int64 (rules, 12), (rules, L)), cached."""
+def _numbers(rulings: Rulings) -> tuple:
+    """The kernels' arrays of ``rulings`` (:func:`tapeo_env.rules.kernels.rulings_array`), those
+    of each round rule alone (int64 (rules, 12), (rules, L)) and the memo of :func:`_one_seat`,
+    cached."""
     hit = _NUMBERS.get(id(rulings))
     if hit is None or hit[0] is not rulings:
         if len(_NUMBERS) > 64:
@@ -85,7 +86,7 @@ def _numbers(rulings: Rulings) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.n
                                                else (0,) * len(rulings.croqueta_table)))
                  for names in RULE_NUMBERS]
         hit = _NUMBERS[id(rulings)] = (rulings, rul, croq, np.stack([a[0] for a in alone]),
-                                       np.stack([a[1] for a in alone]))
+                                       np.stack([a[1] for a in alone]), {})
     return hit[1:]
 
 
@@ -93,18 +94,26 @@ def _rule_rows(bars: np.ndarray, rulings: Rulings) -> np.ndarray:
     """int64 (rules, n): the points of each round rule alone (:data:`ROUND_RULES` order) for the
     bars int (n, K) (:func:`tapeo_env.rules.kernels.rule_points`)."""
     bars = np.ascontiguousarray(bars, np.int64)
-    _, _, ruls, croqs = _numbers(rulings)
+    ruls, croqs = _numbers(rulings)[2:4]
     out = np.empty((len(ROUND_RULES), bars.shape[0]), np.int64)
     kernels.rule_points(bars, ruls, croqs, out)
     return out
 
 
-def _one_seat(rulings: Rulings, rule: int, counts: dict) -> int:
-    """Points of rule ``rule`` for one seat whose bar holds ``counts`` (kind -> count)."""
-    bars = np.zeros((1, NUM_KINDS), np.int64)
-    for k, c in counts.items():
-        bars[0, k] = int(c)
-    return int(_rule_rows(bars, rulings)[rule, 0])
+def _one_seat(rulings: Rulings, rule: int, counts: tuple) -> int:
+    """Points of rule ``rule`` for one seat whose bar holds ``counts`` (``(kind, count)`` pairs),
+    memoised per rulings (the bots ask the same few counts again and again)."""
+    memo = _numbers(rulings)[4]
+    key = (rule, counts)
+    pts = memo.get(key)
+    if pts is None:
+        bars = np.zeros((1, NUM_KINDS), np.int64)
+        for k, c in counts:
+            bars[0, k] = c
+        if len(memo) > 4096:
+            memo.clear()
+        pts = memo[key] = int(_rule_rows(bars, rulings)[rule, 0])
+    return pts
 
 
 def _column(values: Sequence[int], kind: int) -> np.ndarray:
@@ -117,17 +126,17 @@ def _column(values: Sequence[int], kind: int) -> np.ndarray:
 
 def tortilla_points(tortillas: int, rulings: Rulings = DEFAULT_RULINGS) -> int:
     """Tortilla: ``tortilla_pair`` per complete pair (3 tortillas -> 1 pair -> 5)."""
-    return _one_seat(rulings, _T, {TORTILLA: tortillas})
+    return _one_seat(rulings, _T, ((TORTILLA, int(tortillas)),))
 
 
 def croqueta_points(croquetas: int, rulings: Rulings = DEFAULT_RULINGS) -> int:
     """Croquetas: 1, 3, 6, 10, 15 for one to five; more than five still 15."""
-    return _one_seat(rulings, _C, {CROQUETA: croquetas})
+    return _one_seat(rulings, _C, ((CROQUETA, int(croquetas)),))
 
 
 def prawn_points(prawns: int, breads: int, rulings: Rulings = DEFAULT_RULINGS) -> int:
     """T4: ``3*P + 3*min(P, B)``; bread with no prawns to dip scores nothing."""
-    return _one_seat(rulings, _P, {PRAWNS: prawns, BREAD: breads})
+    return _one_seat(rulings, _P, ((PRAWNS, int(prawns)), (BREAD, int(breads))))
 
 
 def ham_points(slices: Sequence[int], rulings: Rulings = DEFAULT_RULINGS) -> np.ndarray:
