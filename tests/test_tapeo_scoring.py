@@ -159,3 +159,9 @@ def test_every_rule_is_the_oracles_over_random_bars(r):
         assert croqueta_points(c, rulings) == O.croqueta_points(c, rulings)
         assert prawn_points(t, c, rulings) == O.prawn_points(t, c, rulings)
         assert type(tortilla_points(t, rulings)) is int and type(winning_seats(scores, counts, rulings)[0]) is int
+
+
+def test_winners_of_numbers_no_game_reaches_are_the_oracles():
+    # scores past int32 and churros past 255 take the kernel's int64 path: the same winners
+    for scores, churros in (([2 ** 40, 2 ** 40, 1], [300, 301, 0]), ([-2 ** 33, 5], [0, 0]), ([7, 7], [256, 256])):
+        assert winning_seats(scores, churros) == O.winning_seats(scores, churros) != ()

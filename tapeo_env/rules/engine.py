@@ -19,8 +19,8 @@ history (the deals in deal order and the reveals, for records and apps). Its arr
 that record's row, with the record's layout and dtypes: ``hands[i]`` is the hand seat ``i``
 *holds* now (uint8), so passing left moves the rows. A hand is also named by the seat it was
 dealt to this round: seat ``i`` holds hand ``(i - pick) % n`` (:meth:`State.hand_id`). The state
-is mutated in place by :func:`apply_actions` (one kernel call, :func:`kernels.step_one
-<tapeo_env.rules.kernels.step_one>`); use :meth:`State.clone` to branch. Stacking the records
+is mutated in place by :func:`apply_actions` (one kernel call, the batch driver
+:func:`tapeo_env.rules.kernels.step_batch` over the record's one game); use :meth:`State.clone` to branch. Stacking the records
 of states is a batched engine's state (:func:`tapeo_env.rules.batched.state_record`).
 
 The verbs are those of every game's rules (:mod:`robada_env.rules.engine` has the same):
@@ -130,6 +130,7 @@ class _Tables:
         self.deck = np.asarray(config.deck, np.int64)
         self.deck_list = tuple(deck_cards(config.deck).tolist())
         self.hand_offset = np.repeat(np.arange(n, dtype=np.int64) * NUM_KINDS, config.hand_size)
+        self.game = np.zeros(1, np.intp)               # the one game of a one-game record
         self.seat = [np.array([i], np.intp) for i in range(n)]
         self.seats = np.arange(n, dtype=np.intp)
         self.zero_masks = np.zeros((n, NUM_KINDS), np.int8)
@@ -255,9 +256,13 @@ class State:
 
     def clone(self) -> "State":
         """An independent copy (the record and the history copied; same seed, so the same later deals)."""
-        return State(self.config, self.record.copy(), [[list(h) for h in r] for r in self.dealt],
-                     [list(r) for r in self.reveals], [b.copy() for b in self.round_bars], self.preset_deals,
-                     self._t)
+        r = self.record
+        rec = type(r)(hands=r.hands.copy(), bars=r.bars.copy(), churros_kept=r.churros_kept.copy(),
+                      undealt=r.undealt.copy(), round_scores=r.round_scores.copy(), final_scores=r.final_scores.copy(),
+                      winners=r.winners.copy(), round=r.round.copy(), pick=r.pick.copy(), seed=r.seed.copy(),
+                      deals=None if r.deals is None else r.deals.copy())     # StateRecord.copy, without its fields() walk
+        return State(self.config, rec, [[list(h) for h in d] for d in self.dealt], [list(p) for p in self.reveals],
+                     [b.copy() for b in self.round_bars], self.preset_deals, self._t)
 
     def __getstate__(self) -> tuple:
         """Pickle and deepcopy keep the record and the history; the views are rebuilt from the record."""
@@ -417,49 +422,52 @@ def apply_checked_actions(state: State, kinds: list[int]) -> bool:
     checked every pick with :func:`check_pick`: ``kinds`` holds one int kind per seat, each
     in that seat's hand. Returns True if this pick finished a round.
 
-    One kernel call (:func:`tapeo_env.rules.kernels.step_one`); on a pick that ends the round,
-    the history (the automatic last tapas, T7, and the bars before clearing, T8) is read from two
-    more calls of the same kernel on a copy of the hands and bars, with a hand size that keeps
-    the round going (:func:`_round_end_history`)."""
+    One kernel call (the batch driver :func:`tapeo_env.rules.kernels.step_batch` over the one game
+    of the record: the batched engine's compiled code, nothing more to compile); on a pick that
+    ends the round, the history (the automatic last tapas, T7, and the bars before clearing, T8)
+    is read from two more calls of the same kernel on a copy of the hands and bars, with a hand
+    size that keeps the round going (:func:`_round_end_history`)."""
     t = state._t
     rec = state.record
-    picks = np.array(kinds, np.int64)
+    picks = np.array([kinds], np.int64)
     nxt = int(state._pick[0]) + 1
     auto = LAST_TAPA_AUTOMATIC and t.hand_size - nxt == 1
     history = _round_end_history(state, picks, auto) if auto or nxt == t.hand_size else None
     state.reveals[int(state._round[0])].append(tuple(kinds))
-    flag = kernels.step_one(rec.hands, rec.bars, rec.churros_kept, rec.round_scores, rec.final_scores, rec.winners,
-                            rec.round, rec.pick, picks, t.hand_size, t.rul, t.croq)
-    if flag == kernels.CONTINUES:
+    flag = np.zeros(1, np.int8)
+    kernels.step_batch(rec.hands, rec.bars, rec.churros_kept, rec.round_scores, rec.final_scores, rec.winners,
+                       rec.round, rec.pick, t.game, picks, t.hand_size, t.rul, t.croq, flag)
+    if flag[0] == kernels.CONTINUES:
         return False
     last, bars = history
     if last is not None:
         state.reveals[-1].append(last)
     state.round_bars.append(bars)
-    if flag == kernels.ROUND_OVER:
+    if flag[0] == kernels.ROUND_OVER:
         _deal(state)
     return True
 
 
 def _round_end_history(state: State, picks: np.ndarray, auto: bool) -> tuple[Optional[tuple], np.ndarray]:
-    """What the records keep of a round that ``picks`` ends: the automatic last tapa of each
-    seat (T7; None if ``auto`` is False) and int64 (n, K) the bars before they are cleared (T8).
+    """What the records keep of a round that ``picks`` (int64 (1, n)) ends: the automatic last
+    tapa of each seat (T7; None if ``auto`` is False) and int64 (n, K) the bars before they are
+    cleared (T8).
 
-    Read from :func:`tapeo_env.rules.kernels.step_one` on copies of the hands, bars and pick,
+    Read from :func:`tapeo_env.rules.kernels.step_batch` on copies of the hands, bars and pick,
     stepped with a hand size two larger (so the kernel reveals and passes without revealing the
     last tapa or ending the round): the picks, then, if ``auto``, the one tapa each seat then
     holds. The state is not changed."""
     t, rec = state._t, state.record
     hands, bars, pick = rec.hands.copy(), rec.bars.copy(), rec.pick.copy()
-    size = t.hand_size + 2
-    kernels.step_one(hands, bars, rec.churros_kept, rec.round_scores, rec.final_scores, rec.winners, rec.round,
-                     pick, picks, size, t.rul, t.croq)
+    size, flag = t.hand_size + 2, np.zeros(1, np.int8)
+    kernels.step_batch(hands, bars, rec.churros_kept, rec.round_scores, rec.final_scores, rec.winners, rec.round,
+                       pick, t.game, picks, size, t.rul, t.croq, flag)
     last = None
     if auto:
         kinds = hands[0].argmax(axis=1)                  # each seat now holds one tapa
         last = tuple(kinds.tolist())
-        kernels.step_one(hands, bars, rec.churros_kept, rec.round_scores, rec.final_scores, rec.winners, rec.round,
-                         pick, kinds, size, t.rul, t.croq)
+        kernels.step_batch(hands, bars, rec.churros_kept, rec.round_scores, rec.final_scores, rec.winners, rec.round,
+                           pick, t.game, kinds[None, :], size, t.rul, t.croq, flag)
     return last, bars[0].astype(np.int64)
 
 
@@ -482,19 +490,16 @@ def winners(state: State) -> list[int]:
     the final winners once the game is over."""
     if state.terminal:
         return np.flatnonzero(state.record.winners[0]).tolist()
-    out = np.zeros(state.config.num_players, bool)
-    kernels.winning_seats(state.scores_so_far(), state.churros_held(), state._t.rul, out)
-    return np.flatnonzero(out).tolist()
+    out = np.zeros((1, state.config.num_players), bool)
+    churros = state.churros_kept + state.bars[:, CHURRO]          # uint8: Config bounds the churros
+    kernels.winners_batch(state.round_scores.sum(axis=0, dtype=np.int32)[None, :], churros[None, :], state._t.rul, out)
+    return np.flatnonzero(out[0]).tolist()
 
 
 def _seen(state: State, seat: int) -> np.ndarray:
-    """float32 (OBS_SIZE,) the observation of ``seat`` (:func:`tapeo_env.rules.kernels.observe_one`),
+    """float32 (OBS_SIZE,) the observation of ``seat`` (:func:`tapeo_env.rules.observation.encode`),
     what :func:`known_hands` and :func:`unseen_counts` read their facts from."""
-    t, rec = state._t, state.record
-    out = np.empty((1, observation.OBS_SIZE), np.float32)
-    kernels.observe_one(rec.hands, rec.bars, rec.churros_kept, rec.round_scores, rec.round, rec.pick, t.seat[seat],
-                        t.hand_size, t.lut, t.inv, t.deck, out)
-    return out[0]
+    return observation.encode(state, seat)
 
 
 def known_hands(state: State, seat: int) -> list[Optional[np.ndarray]]:

@@ -18,10 +18,10 @@ the seat that holds the hand now, ``bars`` uint8 (B, n, K), ``kept`` uint8 (B, n
 
 The scoring numbers come from :class:`tapeo_env.rules.scoring.Rulings` through :func:`rulings_array`
 (one source for the numbers). These kernels are the only implementation of the rules: the
-scalar API (:mod:`tapeo_env.rules.engine`, :mod:`~tapeo_env.rules.scoring`,
-:mod:`~tapeo_env.rules.observation`) calls them through the one-game entry points at the end of
-this module (:func:`step_one`, :func:`observe_one`, :func:`rule_points`); the numpy rules they
-replaced are the oracles under ``tests/oracles/``.
+scalar API (:mod:`tapeo_env.rules.engine`, :mod:`~tapeo_env.rules.observation`) calls the batch
+drivers on its one-game record (the same compiled code as the batched engine, so nothing more
+to compile), :mod:`~tapeo_env.rules.scoring` the scoring kernels (and :func:`rule_points`, at the
+end of this module); the numpy rules they replaced are the oracles under ``tests/oracles/``.
 
 Compilation: on first use in a process each kernel is compiled once, or loaded from numba's
 on-disk cache (``cache=True``: ``NUMBA_CACHE_DIR`` if set, else ``__pycache__`` beside this file,
@@ -382,33 +382,13 @@ def winners_batch(scores, churros, rul, out):
         winning_seats(scores[g], churros[g], rul, out[g])
 
 
-# ---- one-game entry points (the scalar API: tapeo_env.rules.engine, observation, scoring) ----------
-# Each is one call into the per-game kernels above for the one game of a one-game record (b = 0),
-# so that the scalar API pays numba's dispatch once per step or observation.
-@njit
-def step_one(hands, bars, kept, round_scores, final_scores, winners, rnd, pick, picks, hand_size, rul, croq):
-    """:func:`step_game` of game 0 of a one-game record (the arrays of
-    :class:`tapeo_env.rules.batched.BatchedState` with B = 1) with ``picks`` int64 (n,), legal.
-    Returns its flag (:data:`CONTINUES`, :data:`ROUND_OVER`, :data:`GAME_OVER`)."""
-    return step_game(hands, bars, kept, round_scores, final_scores, winners, rnd, pick, 0, picks, hand_size,
-                     rul, croq)
-
-
-@njit
-def observe_one(hands, bars, kept, round_scores, rnd, pick, seats, hand_size, lut, inv, deck, out):
-    """``out[j]`` (float32 (S, OBS_SIZE)) = :func:`observe_game` of seat ``seats[j]`` (intp (S,))
-    in game 0 of a one-game record (its own scratch space: safe from several threads)."""
-    n = hands.shape[1]
-    observe_game(hands, bars, kept, round_scores, rnd, pick, 0, seats, hand_size, lut, inv, deck, out,
-                 np.empty((n, _K), np.float32), np.empty((n, _K), np.float32), np.empty(n, np.float32),
-                 np.empty(n, np.float32), np.zeros(_K, np.int64))
-
-
+# ---- scoring helpers (tapeo_env.rules.scoring) -------------------------------------------------------
 @njit
 def rule_points(bars, ruls, croqs, out):
     """``out[r]`` (int64 (R, n)) = :func:`round_points` of ``bars`` (int (n, K)) with the numbers
     ``ruls[r]``, ``croqs[r]`` (int64 (R, 12), (R, L)): given the numbers of one round rule with
     every other rule's set to 0, the points of that rule alone, as
-    :func:`tapeo_env.rules.scoring.round_breakdown` shows them."""
+    :func:`tapeo_env.rules.scoring.round_breakdown` shows them (one row of all the numbers: the
+    round points)."""
     for r in range(ruls.shape[0]):
         round_points(bars, ruls[r], croqs[r], out[r])

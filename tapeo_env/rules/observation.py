@@ -20,7 +20,8 @@ Nothing hidden enters: not the unseen hands' contents, not the undealt tapas, no
 order, and in the AEC form not the other seats' buffered picks of the current pick.
 
 :func:`encode` and :func:`encode_all` are one call of the observation kernel
-(:func:`tapeo_env.rules.kernels.observe_game`, the one the batched engine observes with); the
+(:func:`tapeo_env.rules.kernels.observe_game` through the batched engine's driver
+:func:`~tapeo_env.rules.kernels.observe_batch`, the same compiled code); the
 numpy encoder it replaced is kept in ``tests/oracles/tapeo_scalar.py`` and checked bit for bit.
 """
 from __future__ import annotations
@@ -73,7 +74,8 @@ OBS_HIGH = _HIGH
 
 def encode(state: "State", seat: int, out: np.ndarray | None = None) -> np.ndarray:
     """Observation of ``seat``: what that seat knows (tapeo.txt; the layout table :data:`LAYOUT`),
-    computed by the observation kernel (:func:`tapeo_env.rules.kernels.observe_one`, one call).
+    computed by the observation kernel (one call of the batched engine's driver
+    :func:`tapeo_env.rules.kernels.observe_batch` over the state's one-game record).
 
     Args:
         state: the engine state (:class:`tapeo_env.rules.engine.State`), n = ``state.config.num_players``.
@@ -93,17 +95,17 @@ def encode(state: "State", seat: int, out: np.ndarray | None = None) -> np.ndarr
     t, rec = state._t, state.record
     direct = (out is not None and type(out) is np.ndarray and out.dtype == np.float32 and out.shape == (OBS_SIZE,)
               and out.flags.c_contiguous and out.flags.writeable)
-    obs = out.reshape(1, OBS_SIZE) if direct else np.empty((1, OBS_SIZE), np.float32)
-    kernels.observe_one(rec.hands, rec.bars, rec.churros_kept, rec.round_scores, rec.round, rec.pick, t.seat[seat],
-                        t.hand_size, t.lut, t.inv, t.deck, obs)
+    obs = out.reshape(1, 1, OBS_SIZE) if direct else np.empty((1, 1, OBS_SIZE), np.float32)
+    kernels.observe_batch(rec.hands, rec.bars, rec.churros_kept, rec.round_scores, rec.round, rec.pick, t.game,
+                          t.seat[seat], t.hand_size, t.lut, t.inv, t.deck, obs)
     if out is None or direct:
-        return obs[0] if out is None else out
-    out[...] = obs[0]
+        return obs[0, 0] if out is None else out
+    out[...] = obs[0, 0]
     return out
 
 
 def encode_all(state: "State") -> np.ndarray:
-    """Observations of every seat at once (one kernel call, :func:`tapeo_env.rules.kernels.observe_one`).
+    """Observations of every seat at once (one kernel call, as :func:`encode`).
 
     Args:
         state: the engine state, n = ``state.config.num_players`` seats.
@@ -113,10 +115,10 @@ def encode_all(state: "State") -> np.ndarray:
         bit (a fresh array; rows may be handed out as views).
     """
     t, rec = state._t, state.record
-    obs = np.empty((t.n, OBS_SIZE), np.float32)
-    kernels.observe_one(rec.hands, rec.bars, rec.churros_kept, rec.round_scores, rec.round, rec.pick, t.seats,
-                        t.hand_size, t.lut, t.inv, t.deck, obs)
-    return obs
+    obs = np.empty((1, t.n, OBS_SIZE), np.float32)
+    kernels.observe_batch(rec.hands, rec.bars, rec.churros_kept, rec.round_scores, rec.round, rec.pick, t.game,
+                          t.seats, t.hand_size, t.lut, t.inv, t.deck, obs)
+    return obs[0]
 
 
 _INV_CACHE: dict[tuple, np.ndarray] = {}

@@ -192,20 +192,30 @@ def round_points(bars: np.ndarray, rulings: Rulings = DEFAULT_RULINGS) -> np.nda
     the sum of :func:`round_breakdown`. Churros and Freeloader cards score nothing in the round."""
     b = np.ascontiguousarray(bars, np.int64)
     rul, croq = _numbers(rulings)[:2]
-    out = np.zeros(b.shape[0], np.int64)
-    kernels.round_points(b, rul, croq, out)
-    return out
+    out = np.zeros((1, b.shape[0]), np.int64)
+    kernels.rule_points(b, rul[None, :], croq[None, :], out)
+    return out[0]
 
 
 def winning_seats(scores: Sequence[int], churros: Sequence[int], rulings: Rulings = DEFAULT_RULINGS) -> tuple[int, ...]:
     """T10: seats with the most points; among them, those with the most churros kept; a tie that
     remains is a shared win. Returns the winning seats, ascending
-    (:func:`tapeo_env.rules.kernels.winning_seats`)."""
-    s = np.ascontiguousarray(scores, dtype=np.int64).reshape(-1)
-    c = np.ascontiguousarray(churros, dtype=np.int64).reshape(-1)
-    out = np.zeros(s.size, bool)
-    kernels.winning_seats(s, c, _numbers(rulings)[0], out)
-    return tuple(np.flatnonzero(out).tolist())
+    (:func:`tapeo_env.rules.kernels.winning_seats`, through the batched engine's
+    :func:`~tapeo_env.rules.kernels.winners_batch` when the scores fit int32 and the churros
+    0..255, as a game's do)."""
+    s = np.asarray(scores).reshape(1, -1)
+    c = np.asarray(churros).reshape(1, -1)
+    rul = _numbers(rulings)[0]
+    out = np.zeros(s.shape, bool)
+    if (s.size and np.issubdtype(s.dtype, np.integer) and np.issubdtype(c.dtype, np.integer)
+            and _I32.min <= s.min() and s.max() <= _I32.max and 0 <= c.min() and c.max() <= 255):
+        kernels.winners_batch(s.astype(np.int32), c.astype(np.uint8), rul, out)
+    else:
+        kernels.winning_seats(np.ascontiguousarray(s[0], np.int64), np.ascontiguousarray(c[0], np.int64), rul, out[0])
+    return tuple(np.flatnonzero(out[0]).tolist())
+
+
+_I32 = np.iinfo(np.int32)
 
 
 # The kernels import Rulings from this module: imported last, so that either may be imported first.
