@@ -16,12 +16,13 @@ to them and your Freeloader steals from them (RULINGS preamble, T6).
 A :class:`State` is a one-game record of the kernels' arrays (a
 :class:`tapeo_env.rules.batched.BatchedState` of batch 1, :attr:`State.record`) plus the game's
 history (the deals in deal order and the reveals, for records and apps). Its arrays are views of
-that record's row, with the record's layout and dtypes: ``hands[i]`` is the hand seat ``i``
-*holds* now (uint8), so passing left moves the rows. A hand is also named by the seat it was
-dealt to this round: seat ``i`` holds hand ``(i - pick) % n`` (:meth:`State.hand_id`). The state
-is mutated in place by :func:`apply_actions` (one kernel call, the batch driver
-:func:`tapeo_env.rules.kernels.step_batch` over the record's one game); use :meth:`State.clone` to branch. Stacking the records
-of states is a batched engine's state (:func:`tapeo_env.rules.batched.state_record`).
+that record's row, with the record's layout and dtypes: ``hands[i]`` is the hand seat ``i`` *holds*
+now (uint8), so passing left moves the rows. A hand is also named by the seat it was dealt to this
+round: seat ``i`` holds hand ``(i - pick) % n`` (:meth:`State.hand_id`). The state is mutated in
+place by :func:`apply_actions` (one kernel call, the batch driver
+:func:`tapeo_env.rules.kernels.step_batch` over the record's one game); use :meth:`State.clone` to
+branch. Stacking the records of states is a batched engine's state
+(:func:`tapeo_env.rules.batched.state_record`).
 
 The verbs are those of every game's rules (:mod:`robada_env.rules.engine` has the same):
 :func:`new_game`, :func:`legal_actions`, :func:`legal_mask`, :func:`legal_masks`,
@@ -260,7 +261,7 @@ class State:
         rec = type(r)(hands=r.hands.copy(), bars=r.bars.copy(), churros_kept=r.churros_kept.copy(),
                       undealt=r.undealt.copy(), round_scores=r.round_scores.copy(), final_scores=r.final_scores.copy(),
                       winners=r.winners.copy(), round=r.round.copy(), pick=r.pick.copy(), seed=r.seed.copy(),
-                      deals=None if r.deals is None else r.deals.copy())     # StateRecord.copy, without its fields() walk
+                      deals=None if r.deals is None else r.deals.copy())     # StateRecord.copy, faster
         return State(self.config, rec, [[list(h) for h in d] for d in self.dealt], [list(p) for p in self.reveals],
                      [b.copy() for b in self.round_bars], self.preset_deals, self._t)
 

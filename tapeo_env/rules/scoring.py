@@ -4,12 +4,13 @@ compiled kernels (:mod:`tapeo_env.rules.kernels`: :func:`~tapeo_env.rules.kernel
 :func:`~tapeo_env.rules.kernels.churro_points`, :func:`~tapeo_env.rules.kernels.winning_seats`),
 the one implementation of the rules the engines score with.
 
-Every number and ruling is a field of the frozen :class:`Rulings` (defaults = the published
-rules and RULINGS.md), so a user can see and change it. A round rule alone is the round points
-with every other rule's numbers set to 0 (:data:`RULE_NUMBERS`): so :func:`round_breakdown`'s
-rows always add up to :func:`round_points`, and the per-rule helpers the bots and apps use
-(:func:`tortilla_points`, :func:`ham_points`, ...) are views of the same kernel. Functions take per-seat counts (plain ints or int arrays) and
-return whole points (Python ints, or int64 arrays of shape ``(n,)``).
+Every number and ruling is a field of the frozen :class:`Rulings` (defaults = the published rules
+and RULINGS.md), so a user can see and change it. A round rule alone is the round points with every
+other rule's numbers set to 0 (:data:`RULE_NUMBERS`): so :func:`round_breakdown`'s rows always add
+up to :func:`round_points`, and the per-rule helpers the bots and apps use
+(:func:`tortilla_points`, :func:`ham_points`, ...) are views of the same kernel. Functions take
+per-seat counts (plain ints or int arrays) and return whole points (Python ints, or int64 arrays of
+shape ``(n,)``).
 
 The scoring as it was before (one numpy function per rule) is kept as the executable
 specification in ``tests/oracles/tapeo_scalar.py``, checked against these by
