@@ -74,6 +74,8 @@ def same_views(new, old):
         assert u.dtype == np.int64 and u.tolist() == O.unseen_counts(old, i).tolist()
     assert E.scores(new) == O.scores(old) and E.winners(new) == O.winners(old)
     assert E.is_terminal(new) == O.is_terminal(old)
+    for buf in (np.full(obs_old.shape[1], 7, np.float32), np.full(obs_old.shape[1], 7.0)):   # every entry written
+        assert encode(new, n - 1, out=buf) is buf and np.array_equal(buf, O.encode(old, n - 1))
 
 
 def play_both(cfg, seed, deals=None, belief_every=3):
