@@ -224,6 +224,8 @@ def test_the_state_is_a_one_game_record_of_the_kernels():
     c = s.clone()
     c.hands[0, :] = 0                       # a clone shares nothing with its original
     assert s.hands[0].sum() == s.cards_in_hand == 8
+    with pytest.raises(AttributeError):     # an array replaced would leave the record behind
+        s.hands = np.zeros((3, NUM_KINDS), np.uint8)
 
 
 def test_refusals_are_the_oracles_and_change_nothing():

@@ -178,7 +178,7 @@ class State:
     """
 
     __slots__ = ("config", "record", "dealt", "reveals", "round_bars", "preset_deals", "_t",
-                 "hands", "bars", "churros_kept", "undealt", "round_scores", "_round", "_pick")
+                 "_hands", "_bars", "_kept", "_undealt", "_round_scores", "_round", "_pick")
 
     def __init__(self, config: Config, record, dealt: list, reveals: list, round_bars: list,
                  preset_deals: Optional[list], tables: Optional[_Tables] = None) -> None:
@@ -186,10 +186,31 @@ class State:
         self.record = record
         self.dealt, self.reveals, self.round_bars, self.preset_deals = dealt, reveals, round_bars, preset_deals
         self._t = tables or _tables(config)
-        self.hands, self.bars = record.hands[0], record.bars[0]
-        self.churros_kept, self.undealt = record.churros_kept[0], record.undealt[0]
-        self.round_scores = record.round_scores[0]
+        self._hands, self._bars = record.hands[0], record.bars[0]
+        self._kept, self._undealt = record.churros_kept[0], record.undealt[0]
+        self._round_scores = record.round_scores[0]
         self._round, self._pick = record.round, record.pick
+
+    # the arrays: views of the record's row (write into them; they cannot be replaced)
+    @property
+    def hands(self) -> np.ndarray:
+        return self._hands
+
+    @property
+    def bars(self) -> np.ndarray:
+        return self._bars
+
+    @property
+    def churros_kept(self) -> np.ndarray:
+        return self._kept
+
+    @property
+    def undealt(self) -> np.ndarray:
+        return self._undealt
+
+    @property
+    def round_scores(self) -> np.ndarray:
+        return self._round_scores
 
     @property
     def round(self) -> int:
@@ -349,14 +370,14 @@ def legal_mask(state: State, seat: int) -> np.ndarray:
     seat = check_seat(seat, state.config.num_players)
     if state.terminal:
         return np.zeros(NUM_KINDS, np.int8)
-    return (state.hands[seat] > 0).view(np.int8)
+    return (state._hands[seat] > 0).view(np.int8)
 
 
 def legal_masks(state: State) -> np.ndarray:
     """int8 (n, NUM_KINDS): row ``i`` is :func:`legal_mask` of seat ``i`` (a fresh array)."""
     if state.terminal:
         return state._t.zero_masks.copy()
-    return (state.hands > 0).view(np.int8)
+    return (state._hands > 0).view(np.int8)
 
 
 def legal_actions(state: State, seat: int) -> list[int]:
@@ -384,7 +405,7 @@ def check_pick(state: State, seat: int, action: object, agent: str | None = None
     seat = check_seat(seat, state.config.num_players)
     # the type and range check of both games (hod.core.errors.action_id); a plain int skips the call
     a = action if (type(action) is int and 0 <= action < NUM_KINDS) else action_id(action, NUM_KINDS)
-    if a is None or state._round[0] >= state._t.num_rounds or state.hands[seat, a] == 0:
+    if a is None or state._round[0] >= state._t.num_rounds or state._hands[seat, a] == 0:
         raise IllegalActionError(agent or f"seat {seat}", action, legal_actions(state, seat), names=kind_name)
     return a
 
