@@ -154,7 +154,7 @@ class State:
     Mutated in place by :func:`apply_actions`.
 
     Attributes (n = number of seats, K = NUM_KINDS, R = rounds; the arrays are views of
-    :attr:`record`'s row, so writing them writes the record):
+    :attr:`record`'s row: writing into them writes the record; they cannot be replaced):
         config: the :class:`Config`.
         record: the :class:`tapeo_env.rules.batched.BatchedState` of this one game (batch 1):
             what the kernels read and write.
