@@ -2,11 +2,12 @@
 vector envs (hod.training.tapeo_vector) and the throughput benchmark smoke run.
 
 Two differential tests: one plays thousands of seeded games through the batched engine and
-replays each one, with the same deals, through the single-game engine (the reference), requiring
-identical hands, bars, churros, scores, masks, observations and rewards at every step; the other
-plays the compiled engine and the earlier numpy engine (the oracle, tests/oracles/tapeo_batched.py)
-in lockstep and requires the same state record, masks, observations (bit for bit), rewards and
-flags at every step, for every player count, reward scheme, round rewards, explicit deals,
+replays each one, with the same deals, through the earlier single-game engine (the oracle
+tests/oracles/tapeo_scalar.py), requiring identical hands, bars, churros, scores, masks,
+observations and rewards at every step; the other plays the compiled engine and the earlier
+numpy engine (the oracle, tests/oracles/tapeo_batched.py) in lockstep and requires the same state
+record, masks, observations (bit for bit), rewards and flags at every step, for every player
+count, reward scheme, round rewards, explicit deals,
 steps of some games and other scoring rulings."""
 import numpy as np
 import pytest
@@ -14,6 +15,7 @@ import pytest
 from hod.core.errors import ConfigError, IllegalActionError
 from hod.core.rewards import final_rewards
 from tapeo_env.rules import engine as E
+from oracles import tapeo_scalar as O
 from oracles.tapeo_batched import BatchedTapeo as OracleTapeo
 from oracles.tapeo_batched_obs import BatchedEncoder
 from oracles.tapeo_batched_scoring import churro_points_batch, ham_points_batch, pepper_points_batch, round_points_batch
@@ -22,7 +24,7 @@ from tapeo_env.rules import kernels, scoring
 from tapeo_env.rules.batched import BatchedTapeo, random_legal_actions
 from tapeo_env.rules.cards import (BREAD, CHURRO, CROQUETA, FREELOADER, HAM1, HAM2, HAM3, NUM_KINDS, PEPPER, PRAWNS,
                              TORTILLA)
-from tapeo_env.rules.observation import OBS_SIZE, encode
+from tapeo_env.rules.observation import OBS_SIZE
 
 K = NUM_KINDS
 
@@ -85,25 +87,25 @@ def _replay_and_compare(eng, snaps, episodes):
         b, deals = ep["b"], list(ep["deals"])
         while len(deals) < cfg.num_rounds:          # unplayed rounds of an unfinished game: any valid deal
             deals.append(deals[0])
-        g = E.new_game(cfg, deals=[[_kinds(h[i]) for i in range(n)] for h in deals])
+        g = O.new_game(cfg, deals=[[_kinds(h[i]) for i in range(n)] for h in deals])
         phi = np.zeros(n)
         for t in ep["steps"]:
             snap = snaps[t]
             for i in range(n):
                 assert np.array_equal(g.hand(i), snap["hands"][b, i]), (t, b, i)
-                assert np.array_equal(E.legal_mask(g, i), snap["mask"][b, i])
-                assert np.array_equal(encode(g, i), snap["obs"][b, i]), (t, b, i)
+                assert np.array_equal(O.legal_mask(g, i), snap["mask"][b, i])
+                assert np.array_equal(O.encode(g, i), snap["obs"][b, i]), (t, b, i)
             assert np.array_equal(g.bars, snap["bars"][b])
             assert np.array_equal(g.churros_kept, snap["churros_kept"][b])
             assert np.array_equal(g.round_scores, snap["round_scores"][b])
             assert (g.round, g.pick) == (snap["round"][b], snap["pick"][b])
-            ended = E.apply_actions(g, [int(a) for a in snap["picks"][b]])
+            ended = O.apply_actions(g, [int(a) for a in snap["picks"][b]])
             want = np.zeros(n)
             if ended and (eng.round_rewards or g.terminal):   # as tapeo_env.env._TapeoCore._resolve
                 if g.terminal:
                     value = final_rewards(g.final_scores, g.winners, eng.reward_scheme)
                 else:
-                    value = final_rewards(E.scores(g), E.winners(g), eng.reward_scheme)
+                    value = final_rewards(O.scores(g), O.winners(g), eng.reward_scheme)
                 want, phi = value - phi, value
             assert np.array_equal(want, snap["rewards"][b]), (t, b, want, snap["rewards"][b])
             assert bool(snap["game_over"][b]) == g.terminal
@@ -111,7 +113,7 @@ def _replay_and_compare(eng, snaps, episodes):
                 assert np.array_equal(g.final_scores, snap["final_scores"][b])
                 assert set(g.winners) == set(np.flatnonzero(snap["winners"][b]).tolist())
                 for i in range(n):
-                    assert np.array_equal(encode(g, i), snap["final_obs"][b, i])
+                    assert np.array_equal(O.encode(g, i), snap["final_obs"][b, i])
                 checked_games += 1
     return checked_games
 
@@ -368,14 +370,14 @@ def test_kernel_scoring_equals_the_scalar_rules_on_random_bars(rulings):
     for _ in range(3000):
         n = int(rng.integers(2, 7))
         bars = rng.integers(0, 5, (n, K))
-        want = scoring.round_points(bars, rulings).tolist()
+        want = O.round_points(bars, rulings).tolist()
         assert _kernel_rows(kernels.round_points, [bars], rul) == [want], bars
         churros = rng.integers(0, 6, n)
-        assert _kernel_rows(kernels.churro_points, [churros], rul) == [scoring.churro_points(churros, rulings).tolist()]
+        assert _kernel_rows(kernels.churro_points, [churros], rul) == [O.churro_points(churros, rulings).tolist()]
         scores = rng.integers(-5, 8, n)
         w = np.zeros(n, bool)
         kernels.winning_seats(scores, churros.astype(np.uint8), rul[0], w)
-        assert np.flatnonzero(w).tolist() == list(scoring.winning_seats(scores, churros, rulings))
+        assert np.flatnonzero(w).tolist() == list(O.winning_seats(scores, churros, rulings))
 
 
 def test_batched_scoring_values_by_hand():

@@ -112,7 +112,7 @@ def position(num_players, hand_size, pick, hands, bars, round_=0):
     state.bars[:] = 0
     for seat, h in enumerate(hands):
         for k, c in h.items():
-            state.hands[state.hand_id(seat), k] = c
+            state.hands[seat, k] = c          # hands are stored by holder (engine.State)
     for seat, b in enumerate(bars):
         for k, c in b.items():
             state.bars[seat, k] = c

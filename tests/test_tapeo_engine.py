@@ -1,7 +1,12 @@
 """Tapeo rules engine: picks, passing, the Freeloader (T6), the last tapa (T7), churros (T8-T10),
-with hand-made deals and values worked out by hand; invariants over many seeded random games."""
+with hand-made deals and values worked out by hand; invariants over many seeded random games; the
+state as a one-game record of the kernels, and its refusals against the engine it replaced
+(``tests/oracles/tapeo_scalar.py``; the step-by-step lockstep is ``tests/test_tapeo_lockstep.py``)."""
 import numpy as np
 import pytest
+
+from oracles import tapeo_scalar as O
+from tapeo_env.rules.batched import BatchedState, BatchedTapeo, state_record
 
 from hod.core.errors import ConfigError, IllegalActionError
 from tapeo_env.rules.cards import (BREAD, CHURRO, CROQUETA, DECK_COMPOSITION, FREELOADER, HAM3, NUM_KINDS, PEPPER, PRAWNS,
@@ -197,3 +202,60 @@ def test_sampled_consistent_states_look_the_same_to_the_seat():
         assert np.array_equal(unseen_counts(t, 0), unseen_counts(s, 0))
         differs += not np.array_equal(t.hands, s.hands)
     assert differs > 0  # the unseen hands really are redealt
+
+
+def test_the_state_is_a_one_game_record_of_the_kernels():
+    s = new_game(Config(num_players=3), seed=5)
+    rec = s.record
+    assert isinstance(rec, BatchedState) and rec.batch_size == 1
+    assert rec.hands.dtype == np.uint8 and rec.round_scores.dtype == np.int16 and rec.seed[0] == 5
+    # the state's arrays are views of the record's row: hands by holder (seat i holds row i)
+    assert s.hands.base is rec.hands and s.hand(2) is not None and np.shares_memory(s.hand(2), rec.hands)
+    apply_actions(s, [legal_actions(s, i)[0] for i in range(3)])
+    assert (s.round, s.pick) == (int(rec.round[0]), int(rec.pick[0])) == (0, 1)
+    # passing left: after one pick seat 1 holds the hand dealt to seat 0 (hand_id), minus seat 0's pick
+    dealt0 = np.bincount(s.dealt[0][0], minlength=NUM_KINDS)
+    dealt0[s.reveals[0][0][0]] -= 1
+    assert s.hand_id(1) == 0 and s.hand(1).tolist() == dealt0.tolist()
+    # stacking records is the batched engine's state: both play on alike
+    eng = BatchedTapeo(Config(num_players=3), 2, seed=0)
+    eng.load_state(state_record([s, s]))
+    assert eng.state.same_as(BatchedState(**{k: np.concatenate([v, v]) for k, v in rec.arrays().items()}))
+    c = s.clone()
+    c.hands[0, :] = 0                       # a clone shares nothing with its original
+    assert s.hands[0].sum() == s.cards_in_hand == 8
+    with pytest.raises(AttributeError):     # an array replaced would leave the record behind
+        s.hands = np.zeros((3, NUM_KINDS), np.uint8)
+
+
+def test_refusals_are_the_oracles_and_change_nothing():
+    cfg = Config(num_players=3)
+    for seed in range(5):
+        new, old = new_game(cfg, seed=seed), O.new_game(cfg, seed=seed)
+        before = new.record.copy()
+        for picks in ([CHURRO, CHURRO, CHURRO], [0, 1], [TORTILLA, 10, 0], [1.0, 0, 0], [True, 0, 0]):
+            got, want = [], []
+            for f, st, out in ((apply_actions, new, got), (O.apply_actions, old, want)):
+                try:
+                    f(st, picks)
+                    out.append("played")
+                except (IllegalActionError, ConfigError) as e:
+                    out.append(f"{type(e).__name__}: {e}")
+            assert got == want
+            if got != ["played"]:
+                assert new.record.same_as(before)
+            else:
+                before = new.record.copy()
+        for seat in (-1, 3, 1.0, None):
+            with pytest.raises(ConfigError, match=r"\[0, 1, 2\]|0\.\.2"):
+                legal_actions(new, seat)
+
+
+def test_configs_the_record_cannot_hold_are_refused():
+    # the record holds counts as uint8: a kind of 256 tapas, or 10 rounds of 26 churros (260 kept)
+    with pytest.raises(ConfigError, match=r"0\.\.255"):
+        Config(deck=(256,) + DECK_COMPOSITION[1:])
+    deck = DECK_COMPOSITION[:CHURRO] + (26,)
+    with pytest.raises(ConfigError, match="churros"):
+        Config(deck=deck, num_rounds=10)
+    assert Config(deck=deck, num_rounds=9).num_rounds == 9       # 9 * 26 = 234 <= 255

@@ -1,11 +1,15 @@
-"""Tapeo scoring rules, each with values worked out by hand from tapeo.txt and RULINGS T2-T5, T9, T10."""
+"""Tapeo scoring rules, each with values worked out by hand from tapeo.txt and RULINGS T2-T5, T9, T10,
+and the scoring functions (views of the compiled kernels) against the numpy rules they replaced
+(``tests/oracles/tapeo_scalar.py``), bit for bit, over random bars and rulings."""
 import numpy as np
 import pytest
+
+from oracles import tapeo_scalar as O
 
 from tapeo_env.rules.cards import (BREAD, CHURRO, CROQUETA, DECK_COMPOSITION, FREELOADER, HAM1, HAM2, HAM3, HAND_SIZES,
                              NUM_KINDS, PEPPER, PRAWNS, TORTILLA)
 from tapeo_env.rules.scoring import (Rulings, churro_points, croqueta_points, ham_points, pepper_points, prawn_points,
-                               round_breakdown, round_points, split_points, tortilla_points, winning_seats)
+                               round_breakdown, round_points, tortilla_points, winning_seats)
 
 
 def test_deck_and_hand_sizes_t1():
@@ -92,7 +96,11 @@ def test_end_churros_t9():
 
 
 def test_split_rounds_down_t2():
-    assert split_points(6, 4) == 1 and split_points(3, 2) == 1 and split_points(6, 5) == 1
+    # five-way tie for the ham: 6 // 5 = 1 each; two tie for second: 3 // 2 = 1 each
+    assert ham_points([1, 1, 1, 1, 1]).tolist() == [1, 1, 1, 1, 1]
+    assert ham_points([9, 2, 2]).tolist() == [6, 1, 1]
+    # four tie for the most churros (6 // 4 = 1), one has the fewest alone (-6)
+    assert churro_points([3, 3, 3, 3, 0]).tolist() == [1, 1, 1, 1, -6]
 
 
 def test_winner_and_tie_break_t10():
@@ -118,3 +126,42 @@ def test_a_full_round_breakdown_by_hand():
     br = round_breakdown(bars)
     assert br["ham"].tolist() == [3, 6, 0] and br["pepper"].tolist() == [0, 0, 4]
     assert round_points(bars).tolist() == [17, 21, 4]
+
+
+RULINGS = [Rulings(), Rulings(two_player_fewest_loses=True, tie_break_by_churros=False),
+           Rulings(tortilla_pair=4, croqueta_table=(0, 2, 4), ham_first=5, ham_second=2, prawn=2, bread_dip=4,
+                   pepper=1, hot_pepper_min=2, hot_pepper_penalty=7, churro_most=5, churro_fewest=3),
+           Rulings(hot_pepper_min=0, hot_pepper_penalty=4, croqueta_table=(1,)),
+           Rulings(hot_pepper_min=-2, ham_first=7, ham_second=5, churro_most=7, churro_fewest=1)]
+
+
+@pytest.mark.parametrize("r", range(len(RULINGS)))
+def test_every_rule_is_the_oracles_over_random_bars(r):
+    rulings, rng = RULINGS[r], np.random.default_rng(r)
+    for _ in range(300):
+        n = int(rng.integers(1, 7))
+        bars = rng.integers(0, 7, size=(n, NUM_KINDS))
+        bars[:, rng.random(NUM_KINDS) < 0.3] = 0          # absent kinds too
+        new, old = round_breakdown(bars, rulings), O.round_breakdown(bars, rulings)
+        assert list(new) == list(old)
+        for k in old:
+            assert new[k].dtype == np.int64 and new[k].tolist() == old[k].tolist(), k
+        assert round_points(bars, rulings).tolist() == O.round_points(bars, rulings).tolist()
+        assert round_points(bars.astype(np.uint8), rulings).tolist() == O.round_points(bars, rulings).tolist()
+        counts = bars[:, TORTILLA].tolist()
+        assert ham_points(counts, rulings).tolist() == O.ham_points(counts, rulings).tolist()
+        assert pepper_points(counts, rulings).tolist() == O.pepper_points(counts, rulings).tolist()
+        assert churro_points(counts, rulings).tolist() == O.churro_points(counts, rulings).tolist()
+        scores = rng.integers(-5, 5, size=n).tolist()
+        assert winning_seats(scores, counts, rulings) == O.winning_seats(scores, counts, rulings)
+        t, c = int(rng.integers(0, 12)), int(rng.integers(0, 12))
+        assert tortilla_points(t, rulings) == O.tortilla_points(t, rulings)
+        assert croqueta_points(c, rulings) == O.croqueta_points(c, rulings)
+        assert prawn_points(t, c, rulings) == O.prawn_points(t, c, rulings)
+        assert type(tortilla_points(t, rulings)) is int and type(winning_seats(scores, counts, rulings)[0]) is int
+
+
+def test_winners_of_numbers_no_game_reaches_are_the_oracles():
+    # scores past int32 and churros past 255 take the kernel's int64 path: the same winners
+    for scores, churros in (([2 ** 40, 2 ** 40, 1], [300, 301, 0]), ([-2 ** 33, 5], [0, 0]), ([7, 7], [256, 256])):
+        assert winning_seats(scores, churros) == O.winning_seats(scores, churros) != ()

@@ -1,10 +1,10 @@
 """The batched Tapeo engine: B games in one state record, stepped by the compiled kernels of
 :mod:`tapeo_env.rules.kernels` (one game per kernel call, a loop over the games in compiled code).
 
-Same rules as the single-game engine :mod:`tapeo_env.rules.engine` (tapeo.txt; RULINGS T1-T10):
-``tests/test_tapeo_batched.py`` plays thousands of seeded games through this engine, the
-single-game engine and the earlier numpy batched engine (kept as the oracle
-``tests/oracles/tapeo_batched.py``) and requires identical hands, bars, churros, scores, masks,
+The single-game engine :mod:`tapeo_env.rules.engine` is a view over the same kernels (tapeo.txt;
+RULINGS T1-T10): ``tests/test_tapeo_batched.py`` plays thousands of seeded games through this
+engine, the earlier single-game engine and the earlier numpy batched engine (kept as the oracles
+``tests/oracles/tapeo_scalar.py`` and ``tests/oracles/tapeo_batched.py``) and requires identical hands, bars, churros, scores, masks,
 observations and rewards at every step, bit for bit. Constants (deck, hand sizes, rounds,
 scoring numbers, rulings) come from the same :class:`tapeo_env.rules.engine.Config`; this
 module holds the deals (numpy, :mod:`hod.core.deal`), the checks of the arguments and the
@@ -469,14 +469,13 @@ class BatchedTapeo:
 
 def state_record(states: list, config: Optional[Config] = None) -> BatchedState:
     """The :class:`BatchedState` of G positions of the single-game engine (search bots branch
-    from them: ``eng.load_state(state_record(states), games)``).
+    from them: ``eng.load_state(state_record(states), games)``): their one-game records
+    (:attr:`tapeo_env.rules.engine.State.record`) stacked, no conversion.
 
-    Game k is ``states[k]`` (:class:`tapeo_env.rules.engine.State`): its hands (re-indexed by
-    holder: the hand seat ``i`` holds is ``state.hand(i)``), bars, kept churros, undealt tapas,
-    round scores, round, pick and seed, so stepping it deals later rounds exactly as the single
-    engine would (from the state's seed, or from its ``preset_deals``). A finished state gives a
-    finished game (final scores and winners). The same state object may be repeated (it is
-    converted once).
+    Game k is ``states[k]`` (:class:`tapeo_env.rules.engine.State`), so stepping it deals later
+    rounds exactly as the single engine would (from the state's seed, or from its
+    ``preset_deals``, written into the record's ``deals``). The same state object may be repeated
+    (its record is stacked once, then its row repeated).
 
     Args:
         states: G >= 1 single-engine states, all with one :class:`Config`.
@@ -497,20 +496,9 @@ def state_record(states: list, config: Optional[Config] = None) -> BatchedState:
     rows = np.array([first.setdefault(id(st), len(first)) for st in states], np.intp)
     uniq = list({id(st): st for st in states}.values())
     U = len(uniq)
-    rec = BatchedState.zeros(U, cfg)
-    for u, st in enumerate(uniq):
-        if not st.terminal:
-            rec.hands[u] = st.hands[(np.arange(n) - st.pick) % n]
-        else:
-            rec.final_scores[u] = st.final_scores
-            rec.winners[u, list(st.winners)] = True
-    rec.bars[:] = [st.bars for st in uniq]
-    rec.churros_kept[:] = [st.churros_kept for st in uniq]
-    rec.undealt[:] = [st.undealt for st in uniq]
-    rec.round_scores[:] = [st.round_scores for st in uniq]
-    rec.round[:] = [st.round for st in uniq]
-    rec.pick[:] = [st.pick for st in uniq]
-    rec.seed[:] = np.array([st.seed for st in uniq], np.uint64)
+    recs = [st.record for st in uniq]
+    rec = BatchedState(**{name: np.concatenate([getattr(r, name) for r in recs])
+                          for name in recs[0].arrays() if name != "deals"})
     if any(st.preset_deals is not None for st in uniq):
         rec.deals = np.zeros((U, cfg.num_rounds, n, _K), np.uint8)
         for u, st in enumerate(uniq):

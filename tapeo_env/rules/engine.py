@@ -1,5 +1,7 @@
-"""The pure, seeded Tapeo rules engine (no PettingZoo): deal, legal picks, simultaneous reveal,
-passing to the left, the Freeloader, round and game scoring (tapeo.txt; RULINGS T1-T10).
+"""The seeded Tapeo rules engine of one game (no PettingZoo): deal, legal picks, simultaneous
+reveal, passing to the left, the Freeloader, round and game scoring (tapeo.txt; RULINGS T1-T10),
+as a view over the compiled kernels of :mod:`tapeo_env.rules.kernels` (the one implementation of
+the rules, which the batched engine :mod:`tapeo_env.rules.batched` steps too).
 
 Game shape (the OpenSpiel-style declaration):
 
@@ -11,10 +13,16 @@ Game shape (the OpenSpiel-style declaration):
 Seats are ``0..n-1``; the player on the left of seat ``i`` is ``(i + 1) % n``: you pass your hand
 to them and your Freeloader steals from them (RULINGS preamble, T6).
 
-Hands are identified by the seat they were dealt to this round: hand ``h`` is held at pick ``p`` by
-seat ``(h + p) % n`` (it has been passed left ``p`` times). The state is mutated in place by
-:func:`apply_actions` (fast: small int64 arrays, no per-step allocation beyond a few scalars); use
-:meth:`State.clone` to branch.
+A :class:`State` is a one-game record of the kernels' arrays (a
+:class:`tapeo_env.rules.batched.BatchedState` of batch 1, :attr:`State.record`) plus the game's
+history (the deals in deal order and the reveals, for records and apps). Its arrays are views of
+that record's row, with the record's layout and dtypes: ``hands[i]`` is the hand seat ``i`` *holds*
+now (uint8), so passing left moves the rows. A hand is also named by the seat it was dealt to this
+round: seat ``i`` holds hand ``(i - pick) % n`` (:meth:`State.hand_id`). The state is mutated in
+place by :func:`apply_actions` (one kernel call, the batch driver
+:func:`tapeo_env.rules.kernels.step_batch` over the record's one game); use :meth:`State.clone` to
+branch. Stacking the records of states is a batched engine's state
+(:func:`tapeo_env.rules.batched.state_record`).
 
 The verbs are those of every game's rules (:mod:`robada_env.rules.engine` has the same):
 :func:`new_game`, :func:`legal_actions`, :func:`legal_mask`, :func:`legal_masks`,
@@ -25,10 +33,14 @@ one-seat ``apply_action``; :func:`apply_picks` is the same function under the ru
 Deals: the game's seed alone decides every round's deal (:func:`hod.core.deal.shuffled_prefix`,
 stream = the round), the same numbers the batched engine :mod:`tapeo_env.rules.batched` deals
 from, so ``new_game(config, seed=s)`` and a batched game reset with seed ``s`` are one game.
+
+The engine as it was before it became a view of the kernels is kept as the executable
+specification ``tests/oracles/tapeo_scalar.py``; ``tests/test_tapeo_lockstep.py`` plays many seeded
+games through both and requires the same masks, observations, scores and winners bit for bit.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Optional, Sequence
 
 import numpy as np
@@ -37,10 +49,8 @@ from hod.core.deal import draw_seeds, game_seed, shuffled_prefix_one
 from hod.core.errors import ConfigError, IllegalActionError, action_id, check_int_range, check_seat
 
 from .cards import (
-    CHURRO, DECK_COMPOSITION, FREELOADER, HAND_SIZES, KIND_NAMES, MAX_PLAYERS, MIN_PLAYERS, NUM_KINDS,
-    deck_cards, kind_name,
+    CHURRO, DECK_COMPOSITION, HAND_SIZES, KIND_NAMES, MAX_PLAYERS, MIN_PLAYERS, NUM_KINDS, deck_cards, kind_name,
 )
-from .scoring import DEFAULT_RULINGS, Rulings, churro_points, round_points, winning_seats
 
 #: Rounds per game (tapeo.txt 'End': "After the third round").
 NUM_ROUNDS = 3
@@ -53,6 +63,13 @@ FREELOADER_STEALS_FREELOADER = False
 #: the bar').
 CHURROS_KEPT_ACROSS_ROUNDS = True
 
+# after the constants: the kernels (imported by scoring) read them from this module
+from .scoring import DEFAULT_RULINGS, Rulings  # noqa: E402
+
+#: The most of one kind a deck may hold, and the most churros a seat may keep over a game: the
+#: kernels' record holds such counts as uint8.
+MAX_COUNT = 255
+
 
 @dataclass(frozen=True)
 class Config:
@@ -60,14 +77,17 @@ class Config:
 
     Attributes:
         num_players: 2..6.
-        deck: count of each kind (T1, :data:`~tapeo_env.rules.cards.DECK_COMPOSITION`).
+        deck: count of each kind (T1, :data:`~tapeo_env.rules.cards.DECK_COMPOSITION`), each
+            0..255.
         hand_size: cards dealt to each seat per round; ``None`` = the rule's 10/9/8/7/7.
         num_rounds: rounds per game (3).
         rulings: scoring numbers and rulings (:class:`~tapeo_env.rules.scoring.Rulings`).
 
     Raises:
         ConfigError: player count outside 2..6 (the message lists them), a deck of the wrong
-            length or too small for the deal, a hand size below 1.
+            length, with a count outside 0..255, or too small for the deal, a hand size below 1,
+            or more churros in the deck than 255 can keep over the rounds (the record's uint8
+            counts).
     """
 
     num_players: int = 4
@@ -80,14 +100,17 @@ class Config:
         n = check_int_range("num_players", self.num_players, MIN_PLAYERS, MAX_PLAYERS)
         object.__setattr__(self, "num_players", n)
         deck = tuple(int(c) for c in self.deck)
-        if len(deck) != NUM_KINDS or min(deck) < 0:
-            raise ConfigError(f"deck must give {NUM_KINDS} non-negative counts for {list(KIND_NAMES)}")
+        if len(deck) != NUM_KINDS or min(deck) < 0 or max(deck) > MAX_COUNT:
+            raise ConfigError(f"deck must give {NUM_KINDS} counts in 0..{MAX_COUNT} for {list(KIND_NAMES)}")
         object.__setattr__(self, "deck", deck)
         hs = HAND_SIZES[n] if self.hand_size is None else check_int_range("hand_size", self.hand_size, 1, 20)
         object.__setattr__(self, "hand_size", hs)
         if n * hs > sum(deck):
             raise ConfigError(f"a deck of {sum(deck)} tapas cannot deal {hs} to each of {n} players")
         check_int_range("num_rounds", self.num_rounds, 1, 10)
+        if self.num_rounds * deck[CHURRO] > MAX_COUNT:
+            raise ConfigError(f"{self.num_rounds} rounds of a deck of {deck[CHURRO]} churros may keep more than "
+                              f"{MAX_COUNT} churros; legal: num_rounds * churros <= {MAX_COUNT}")
 
     @property
     def decision_picks(self) -> int:
@@ -95,43 +118,133 @@ class Config:
         return self.hand_size - 1 if LAST_TAPA_AUTOMATIC else self.hand_size
 
 
-@dataclass
-class State:
-    """One position of a game. Mutated in place by :func:`apply_actions`.
+class _Tables:
+    """What the kernels take for one :class:`Config`, built once per config (read by every state
+    of that config; never written)."""
 
-    Attributes (n = number of seats, K = NUM_KINDS, all arrays int64):
+    def __init__(self, config: Config) -> None:
+        n = config.num_players
+        self.n, self.hand_size, self.num_rounds = n, config.hand_size, config.num_rounds
+        self.rul, self.croq = kernels.rulings_array(config.rulings)
+        self.inv = np.ascontiguousarray(observation._inv_deck(config.deck), np.float64)
+        self.lut = kernels.count_table(self.inv)
+        self.deck = np.asarray(config.deck, np.int64)
+        self.deck_list = tuple(deck_cards(config.deck).tolist())
+        self.hand_offset = np.repeat(np.arange(n, dtype=np.int64) * NUM_KINDS, config.hand_size)
+        self.game = np.zeros(1, np.intp)               # the one game of a one-game record
+        self.seat = [np.array([i], np.intp) for i in range(n)]
+        self.seats = np.arange(n, dtype=np.intp)
+        self.zero_masks = np.zeros((n, NUM_KINDS), np.int8)
+
+
+_TABLES: dict[Config, _Tables] = {}
+
+
+def _tables(config: Config) -> _Tables:
+    t = _TABLES.get(config)
+    if t is None:
+        if len(_TABLES) > 256:
+            _TABLES.clear()
+        t = _TABLES[config] = _Tables(config)
+    return t
+
+
+class State:
+    """One position of a game: a one-game record of the kernels' arrays and the game's history.
+    Mutated in place by :func:`apply_actions`.
+
+    Attributes (n = number of seats, K = NUM_KINDS, R = rounds; the arrays are views of
+    :attr:`record`'s row: writing into them writes the record; they cannot be replaced):
         config: the :class:`Config`.
-        round: current round, 0-based (``== num_rounds`` once the game is over).
-        pick: tapas already revealed from each hand this round (0-based pick index).
-        hands: (n, K) contents of hand h (the hand dealt to seat h this round).
-        bars: (n, K) tapas on each seat's bar this round (Freeloader cards and stolen tapas included).
-        churros_kept: (n,) churros kept from finished rounds (T8).
-        undealt: (K,) tapas of this round's deck not dealt (hidden).
-        round_scores: (num_rounds, n) points scored in each finished round.
-        dealt: per round, per hand, the kinds dealt in deal order (for records).
-        reveals: per round, per pick, the kind each seat revealed (the automatic last tapa included).
-        round_bars: bars of each finished round, as they were before clearing.
-        final_scores: (n,) once the game is over (round scores + end churros, T9), else None.
-        winners: winning seats (T10) once over, else None.
-        seed: the game's seed (int, 0..2**64-1): every round's deal is drawn from it.
-        preset_deals: explicit deals (record replay) instead.
+        record: the :class:`tapeo_env.rules.batched.BatchedState` of this one game (batch 1):
+            what the kernels read and write.
+        round: current round, 0-based (``== num_rounds`` once the game is over); settable.
+        pick: tapas already revealed from each hand this round (0-based pick index); settable.
+        hands: uint8 (n, K), the hand each seat holds now (by holder: row ``i`` is seat ``i``'s).
+        bars: uint8 (n, K), tapas on each seat's bar this round (Freeloader cards and stolen
+            tapas included).
+        churros_kept: uint8 (n,), churros kept from finished rounds (T8).
+        undealt: uint8 (K,), tapas of this round's deck not dealt (hidden).
+        round_scores: int16 (R, n), points scored in each finished round.
+        final_scores: int64 (n,) once the game is over (round scores + end churros, T9), else None.
+        winners: the winning seats (T10, a tuple, ascending) once over, else None.
+        seed: the game's seed (int, 0..2**64-1): every round's deal is drawn from it; settable.
+        dealt: per round, per hand (by the seat it was dealt to), the kinds dealt in deal order
+            (for records).
+        reveals: per round, per pick, the kind each seat revealed (the automatic last tapa
+            included).
+        round_bars: int64 (n, K) bars of each finished round, as they were before clearing.
+        preset_deals: explicit deals (record replay) instead of the seed, or None.
     """
 
-    config: Config
-    round: int
-    pick: int
-    hands: np.ndarray
-    bars: np.ndarray
-    churros_kept: np.ndarray
-    undealt: np.ndarray
-    round_scores: np.ndarray
-    dealt: list = field(default_factory=list)
-    reveals: list = field(default_factory=list)
-    round_bars: list = field(default_factory=list)
-    final_scores: Optional[np.ndarray] = None
-    winners: Optional[tuple] = None
-    seed: int = 0
-    preset_deals: Optional[list] = None
+    __slots__ = ("config", "record", "dealt", "reveals", "round_bars", "preset_deals", "_t",
+                 "_hands", "_bars", "_kept", "_undealt", "_round_scores", "_round", "_pick")
+
+    def __init__(self, config: Config, record, dealt: list, reveals: list, round_bars: list,
+                 preset_deals: Optional[list], tables: Optional[_Tables] = None) -> None:
+        self.config = config
+        self.record = record
+        self.dealt, self.reveals, self.round_bars, self.preset_deals = dealt, reveals, round_bars, preset_deals
+        self._t = tables or _tables(config)
+        self._hands, self._bars = record.hands[0], record.bars[0]
+        self._kept, self._undealt = record.churros_kept[0], record.undealt[0]
+        self._round_scores = record.round_scores[0]
+        self._round, self._pick = record.round, record.pick
+
+    # the arrays: views of the record's row (write into them; they cannot be replaced)
+    @property
+    def hands(self) -> np.ndarray:
+        return self._hands
+
+    @property
+    def bars(self) -> np.ndarray:
+        return self._bars
+
+    @property
+    def churros_kept(self) -> np.ndarray:
+        return self._kept
+
+    @property
+    def undealt(self) -> np.ndarray:
+        return self._undealt
+
+    @property
+    def round_scores(self) -> np.ndarray:
+        return self._round_scores
+
+    @property
+    def round(self) -> int:
+        return int(self._round[0])
+
+    @round.setter
+    def round(self, value: int) -> None:
+        self._round[0] = check_int_range("round", value, 0, self.config.num_rounds)
+
+    @property
+    def pick(self) -> int:
+        return int(self._pick[0])
+
+    @pick.setter
+    def pick(self, value: int) -> None:
+        self._pick[0] = check_int_range("pick", value, 0, self.config.hand_size)
+
+    @property
+    def seed(self) -> int:
+        return int(self.record.seed[0])
+
+    @seed.setter
+    def seed(self, value: int) -> None:
+        self.record.seed[0] = game_seed(value)
+
+    @property
+    def final_scores(self) -> Optional[np.ndarray]:
+        """int64 (n,) the final scores once the game is over (a new array), else None."""
+        return self.record.final_scores[0].astype(np.int64) if self.terminal else None
+
+    @property
+    def winners(self) -> Optional[tuple]:
+        """The winning seats (T10), ascending, once the game is over, else None."""
+        return tuple(np.flatnonzero(self.record.winners[0]).tolist()) if self.terminal else None
 
     @property
     def num_players(self) -> int:
@@ -140,7 +253,7 @@ class State:
     @property
     def terminal(self) -> bool:
         """True once the last round has been scored (the game is over)."""
-        return self.round >= self.config.num_rounds
+        return bool(self._round[0] >= self._t.num_rounds)
 
     @property
     def cards_in_hand(self) -> int:
@@ -148,32 +261,41 @@ class State:
         return 0 if self.terminal else self.config.hand_size - self.pick
 
     def hand_id(self, seat: int) -> int:
-        """The hand (by the seat it was dealt to) that ``seat`` holds now."""
+        """The hand (by the seat it was dealt to this round) that ``seat`` holds now."""
         return (seat - self.pick) % self.config.num_players
 
     def hand(self, seat: int) -> np.ndarray:
-        """Counts (K,) of the hand ``seat`` holds now (a view; do not modify)."""
-        return self.hands[(seat - self.pick) % self.config.num_players]
+        """Counts uint8 (K,) of the hand ``seat`` holds now (a view of :attr:`hands`; do not modify)."""
+        return self.hands[seat]
 
     def churros_held(self) -> np.ndarray:
-        """(n,) churros kept from earlier rounds plus those on the bars this round."""
-        return self.churros_kept + self.bars[:, CHURRO]
+        """int64 (n,) churros kept from earlier rounds plus those on the bars this round."""
+        return self.churros_kept.astype(np.int64) + self.bars[:, CHURRO]
 
     def scores_so_far(self) -> np.ndarray:
-        """(n,) sum of the finished rounds' scores (end churros not included)."""
-        return self.round_scores.sum(axis=0)
+        """int64 (n,) sum of the finished rounds' scores (end churros not included)."""
+        return self.round_scores.sum(axis=0, dtype=np.int64)
 
     def clone(self) -> "State":
-        """An independent copy (arrays and lists copied; same seed, so the same later deals)."""
-        return State(
-            config=self.config, round=self.round, pick=self.pick, hands=self.hands.copy(),
-            bars=self.bars.copy(), churros_kept=self.churros_kept.copy(), undealt=self.undealt.copy(),
-            round_scores=self.round_scores.copy(), dealt=[[list(h) for h in r] for r in self.dealt],
-            reveals=[[tuple(p) for p in r] for r in self.reveals], round_bars=[b.copy() for b in self.round_bars],
-            final_scores=None if self.final_scores is None else self.final_scores.copy(),
-            winners=self.winners, seed=self.seed,
-            preset_deals=self.preset_deals,
-        )
+        """An independent copy (the record and the history copied; same seed, so the same later deals)."""
+        r = self.record
+        rec = type(r)(hands=r.hands.copy(), bars=r.bars.copy(), churros_kept=r.churros_kept.copy(),
+                      undealt=r.undealt.copy(), round_scores=r.round_scores.copy(), final_scores=r.final_scores.copy(),
+                      winners=r.winners.copy(), round=r.round.copy(), pick=r.pick.copy(), seed=r.seed.copy(),
+                      deals=None if r.deals is None else r.deals.copy())     # StateRecord.copy, faster
+        return State(self.config, rec, [[list(h) for h in d] for d in self.dealt], [list(p) for p in self.reveals],
+                     [b.copy() for b in self.round_bars], self.preset_deals, self._t)
+
+    def __getstate__(self) -> tuple:
+        """Pickle and deepcopy keep the record and the history; the views are rebuilt from the record."""
+        return (self.config, self.record, self.dealt, self.reveals, self.round_bars, self.preset_deals)
+
+    def __setstate__(self, state: tuple) -> None:
+        self.__init__(*state)
+
+    def __repr__(self) -> str:
+        return (f"State(num_players={self.num_players}, round={self.round}, pick={self.pick}, "
+                f"seed={self.seed}, terminal={self.terminal})")
 
 
 def new_game(config: Config | None = None, seed: int | None = None, rng: np.random.Generator | None = None,
@@ -198,67 +320,45 @@ def new_game(config: Config | None = None, seed: int | None = None, rng: np.rand
         ConfigError: malformed ``deals``; a seed that is not an int in 0..2**64-1.
     """
     config = config or Config()
-    n, k = config.num_players, NUM_KINDS
     if deals is not None:
         deals = [[[int(c) for c in hand] for hand in rnd] for rnd in deals]
         if len(deals) != config.num_rounds:
             raise ConfigError(f"deals must hold {config.num_rounds} rounds, got {len(deals)}")
-    state = State(
-        config=config, round=0, pick=0, hands=np.zeros((n, k), np.int64), bars=np.zeros((n, k), np.int64),
-        churros_kept=np.zeros(n, np.int64), undealt=np.zeros(k, np.int64),
-        round_scores=np.zeros((config.num_rounds, n), np.int64),
-        seed=game_seed(seed, rng), preset_deals=deals,
-    )
+    rec = batched.BatchedState.zeros(1, config)
+    rec.seed[0] = game_seed(seed, rng)
+    state = State(config, rec, [], [], [], deals)
     _deal(state)
     return state
 
 
 def _deal(state: State) -> None:
     """Deal round ``state.round``: the whole deck is reshuffled (tapeo.txt), each seat gets
-    ``hand_size`` tapas."""
-    cfg = state.config
-    n, hs = cfg.num_players, cfg.hand_size
-    deck, sorted_deck_list, hand_offset = _deal_tables(cfg)
+    ``hand_size`` tapas (at pick 0 each seat holds the hand dealt to it)."""
+    t = state._t
+    n, hs, r = t.n, t.hand_size, state.round
     if state.preset_deals is not None:
-        hands = state.preset_deals[state.round]
+        hands = state.preset_deals[r]
         if len(hands) != n or any(len(h) != hs for h in hands):
-            raise ConfigError(f"round {state.round}: deals must give {n} hands of {hs} tapas")
+            raise ConfigError(f"round {r}: deals must give {n} hands of {hs} tapas")
         if any(not 0 <= c < NUM_KINDS for h in hands for c in h):
-            raise ConfigError(f"round {state.round}: dealt kinds must be in 0..{NUM_KINDS - 1}")
+            raise ConfigError(f"round {r}: dealt kinds must be in 0..{NUM_KINDS - 1}")
         order = [list(h) for h in hands]
         cards = np.array(order, np.int64).ravel()
     else:
-        dealt = shuffled_prefix_one(sorted_deck_list, state.seed, state.round, n * hs)
+        dealt = shuffled_prefix_one(t.deck_list, state.seed, r, n * hs)
         order = [dealt[i * hs:(i + 1) * hs] for i in range(n)]
         cards = np.array(dealt, np.int64)
     # count each hand's kinds at once: card c of hand h is bin h * K + c
-    state.hands[:] = np.bincount(cards + hand_offset, minlength=n * NUM_KINDS).reshape(n, NUM_KINDS)
-    state.undealt[:] = deck - state.hands.sum(axis=0)
-    if state.undealt.min() < 0:
-        raise ConfigError(f"round {state.round}: the deal holds more of a kind than the deck {list(cfg.deck)}")
+    counts = np.bincount(cards + t.hand_offset, minlength=n * NUM_KINDS).reshape(n, NUM_KINDS)
+    undealt = t.deck - counts.sum(axis=0)
+    if undealt.min() < 0:
+        raise ConfigError(f"round {r}: the deal holds more of a kind than the deck {list(state.config.deck)}")
+    state.hands[:] = counts
+    state.undealt[:] = undealt
     state.dealt.append(order)
     state.reveals.append([])
-    state.pick = 0
+    state._pick[0] = 0
     state.bars[:] = 0
-
-
-_DEAL_TABLES: dict[tuple, tuple] = {}
-
-
-def _deal_tables(cfg: Config) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Cached per (deck, n, hand size): the deck counts (int64 (K,)), the deck as sorted kinds
-    (a tuple, :func:`~tapeo_env.rules.cards.deck_cards`) and ``K * hand`` for each dealt position (n*hs,).
-    Read-only: ``rng.permutation`` shuffles a copy."""
-    key = (cfg.deck, cfg.num_players, cfg.hand_size)
-    tables = _DEAL_TABLES.get(key)
-    if tables is None:
-        n, hs = cfg.num_players, cfg.hand_size
-        tables = (np.asarray(cfg.deck, np.int64), tuple(deck_cards(cfg.deck).tolist()),
-                  np.repeat(np.arange(n, dtype=np.int64) * NUM_KINDS, hs))
-        for t in (tables[0], tables[2]):
-            t.setflags(write=False)
-        _DEAL_TABLES[key] = tables
-    return tables
 
 
 def legal_mask(state: State, seat: int) -> np.ndarray:
@@ -270,26 +370,14 @@ def legal_mask(state: State, seat: int) -> np.ndarray:
     seat = check_seat(seat, state.config.num_players)
     if state.terminal:
         return np.zeros(NUM_KINDS, np.int8)
-    return (state.hand(seat) > 0).astype(np.int8)
+    return (state._hands[seat] > 0).view(np.int8)
 
 
 def legal_masks(state: State) -> np.ndarray:
     """int8 (n, NUM_KINDS): row ``i`` is :func:`legal_mask` of seat ``i`` (a fresh array)."""
-    n = state.config.num_players
     if state.terminal:
-        return np.zeros((n, NUM_KINDS), np.int8)
-    return (state.hands.take(_held_hands(n, state.pick), axis=0) > 0).view(np.int8)
-
-
-_HELD: dict[tuple[int, int], np.ndarray] = {}
-
-
-def _held_hands(n: int, pick: int) -> np.ndarray:
-    """(n,) hand id held by each seat at ``pick``: ``(seat - pick) % n`` (cached)."""
-    held = _HELD.get((n, pick))
-    if held is None:
-        held = _HELD[(n, pick)] = (np.arange(n) - pick) % n
-    return held
+        return state._t.zero_masks.copy()
+    return (state._hands > 0).view(np.int8)
 
 
 def legal_actions(state: State, seat: int) -> list[int]:
@@ -301,7 +389,7 @@ def legal_actions(state: State, seat: int) -> list[int]:
     seat = check_seat(seat, state.config.num_players)
     if state.terminal:
         return []
-    return [int(a) for a in np.flatnonzero(state.hand(seat))]
+    return np.flatnonzero(state.hands[seat]).tolist()
 
 
 def check_pick(state: State, seat: int, action: object, agent: str | None = None) -> int:
@@ -317,8 +405,7 @@ def check_pick(state: State, seat: int, action: object, agent: str | None = None
     seat = check_seat(seat, state.config.num_players)
     # the type and range check of both games (hod.core.errors.action_id); a plain int skips the call
     a = action if (type(action) is int and 0 <= action < NUM_KINDS) else action_id(action, NUM_KINDS)
-    if (a is None or state.round >= state.config.num_rounds
-            or state.hands[(seat - state.pick) % state.config.num_players, a] <= 0):
+    if a is None or state._round[0] >= state._t.num_rounds or state._hands[seat, a] == 0:
         raise IllegalActionError(agent or f"seat {seat}", action, legal_actions(state, seat), names=kind_name)
     return a
 
@@ -330,7 +417,7 @@ def apply_actions(state: State, picks: Sequence[int]) -> bool:
     moves one seat left. When one tapa is left in each hand it is revealed at once (T7, a
     Freeloader among them steals as usual), the round is scored, churros are kept and bars
     cleared (T8) and the next round is dealt; after the last round the end churros (T9) and the
-    winners (T10) are settled.
+    winners (T10) are settled (:func:`tapeo_env.rules.kernels.step_game`).
 
     Args:
         picks: one kind per seat (seat order), each in that seat's hand.
@@ -355,51 +442,55 @@ apply_picks = apply_actions
 def apply_checked_actions(state: State, kinds: list[int]) -> bool:
     """:func:`apply_actions` without the checks, for callers (the environments) that have just
     checked every pick with :func:`check_pick`: ``kinds`` holds one int kind per seat, each
-    in that seat's hand. Returns True if this pick finished a round."""
-    n = state.config.num_players
-    _reveal(state, kinds)
-    if state.config.hand_size - state.pick == 1 and LAST_TAPA_AUTOMATIC:
-        last = state.hands[_held_hands(n, state.pick)].argmax(axis=1).tolist()  # each hand's one tapa
-        _reveal(state, last)
-    if state.pick == state.config.hand_size:
-        _end_round(state)
-        return True
-    return False
+    in that seat's hand. Returns True if this pick finished a round.
 
-
-def _reveal(state: State, kinds: list[int]) -> None:
-    """Move each seat's revealed tapa from its hand to its bar, resolve the steals (T6), pass."""
-    n = state.config.num_players
-    hands, bars, p = state.hands, state.bars, state.pick
-    for i, kind in enumerate(kinds):
-        hands[(i - p) % n, kind] -= 1
-        bars[i, kind] += 1
-    for i, kind in enumerate(kinds):
-        if kind == FREELOADER:
-            victim = (i + 1) % n
-            loot = kinds[victim]
-            if loot != FREELOADER or FREELOADER_STEALS_FREELOADER:
-                bars[victim, loot] -= 1
-                bars[i, loot] += 1
-    state.reveals[state.round].append(tuple(kinds))
-    state.pick = p + 1
-
-
-def _end_round(state: State) -> None:
-    """Score the round, keep churros, clear bars, deal the next round or finish the game."""
-    cfg = state.config
-    state.round_scores[state.round] = round_points(state.bars, cfg.rulings)
-    state.round_bars.append(state.bars.copy())
-    if CHURROS_KEPT_ACROSS_ROUNDS:
-        state.churros_kept += state.bars[:, CHURRO]
-    state.bars[:] = 0
-    state.round += 1
-    if state.round < cfg.num_rounds:
+    One kernel call (the batch driver :func:`tapeo_env.rules.kernels.step_batch` over the one game
+    of the record: the batched engine's compiled code, nothing more to compile); on a pick that
+    ends the round, the history (the automatic last tapas, T7, and the bars before clearing, T8)
+    is read from two more calls of the same kernel on a copy of the hands and bars, with a hand
+    size that keeps the round going (:func:`_round_end_history`)."""
+    t = state._t
+    rec = state.record
+    picks = np.array([kinds], np.int64)
+    nxt = int(state._pick[0]) + 1
+    auto = LAST_TAPA_AUTOMATIC and t.hand_size - nxt == 1
+    history = _round_end_history(state, picks, auto) if auto or nxt == t.hand_size else None
+    state.reveals[int(state._round[0])].append(tuple(kinds))
+    flag = np.zeros(1, np.int8)
+    kernels.step_batch(rec.hands, rec.bars, rec.churros_kept, rec.round_scores, rec.final_scores, rec.winners,
+                       rec.round, rec.pick, t.game, picks, t.hand_size, t.rul, t.croq, flag)
+    if flag[0] == kernels.CONTINUES:
+        return False
+    last, bars = history
+    if last is not None:
+        state.reveals[-1].append(last)
+    state.round_bars.append(bars)
+    if flag[0] == kernels.ROUND_OVER:
         _deal(state)
-    else:
-        state.pick = 0
-        state.final_scores = state.round_scores.sum(axis=0) + churro_points(state.churros_kept, cfg.rulings)
-        state.winners = winning_seats(state.final_scores, state.churros_kept, cfg.rulings)
+    return True
+
+
+def _round_end_history(state: State, picks: np.ndarray, auto: bool) -> tuple[Optional[tuple], np.ndarray]:
+    """What the records keep of a round that ``picks`` (int64 (1, n)) ends: the automatic last
+    tapa of each seat (T7; None if ``auto`` is False) and int64 (n, K) the bars before they are
+    cleared (T8).
+
+    Read from :func:`tapeo_env.rules.kernels.step_batch` on copies of the hands, bars and pick,
+    stepped with a hand size two larger (so the kernel reveals and passes without revealing the
+    last tapa or ending the round): the picks, then, if ``auto``, the one tapa each seat then
+    holds. The state is not changed."""
+    t, rec = state._t, state.record
+    hands, bars, pick = rec.hands.copy(), rec.bars.copy(), rec.pick.copy()
+    size, flag = t.hand_size + 2, np.zeros(1, np.int8)
+    kernels.step_batch(hands, bars, rec.churros_kept, rec.round_scores, rec.final_scores, rec.winners, rec.round,
+                       pick, t.game, picks, size, t.rul, t.croq, flag)
+    last = None
+    if auto:
+        kinds = hands[0].argmax(axis=1)                  # each seat now holds one tapa
+        last = tuple(kinds.tolist())
+        kernels.step_batch(hands, bars, rec.churros_kept, rec.round_scores, rec.final_scores, rec.winners, rec.round,
+                           pick, t.game, kinds[None, :], size, t.rul, t.croq, flag)
+    return last, bars[0].astype(np.int64)
 
 
 def is_terminal(state: State) -> bool:
@@ -410,17 +501,27 @@ def is_terminal(state: State) -> bool:
 def scores(state: State) -> list[int]:
     """Each seat's score, length n: the finished rounds' points, plus the end churros (T9)
     once the game is over (then the final scores)."""
-    if state.final_scores is not None:
-        return state.final_scores.tolist()
-    return state.round_scores.sum(axis=0).tolist()
+    if state.terminal:
+        return state.record.final_scores[0].tolist()
+    return state.round_scores.sum(axis=0, dtype=np.int64).tolist()
 
 
 def winners(state: State) -> list[int]:
     """The seats winning on :func:`scores` (T10: most points, ties broken by the most churros
-    held, a remaining tie shared), ascending; the final winners once the game is over."""
-    if state.winners is not None:
-        return list(state.winners)
-    return list(winning_seats(scores(state), state.churros_held(), state.config.rulings))
+    held, a remaining tie shared; :func:`tapeo_env.rules.kernels.winning_seats`), ascending;
+    the final winners once the game is over."""
+    if state.terminal:
+        return np.flatnonzero(state.record.winners[0]).tolist()
+    out = np.zeros((1, state.config.num_players), bool)
+    churros = state.churros_kept + state.bars[:, CHURRO]          # uint8: Config bounds the churros
+    kernels.winners_batch(state.round_scores.sum(axis=0, dtype=np.int32)[None, :], churros[None, :], state._t.rul, out)
+    return np.flatnonzero(out[0]).tolist()
+
+
+def _seen(state: State, seat: int) -> np.ndarray:
+    """float32 (OBS_SIZE,) the observation of ``seat`` (:func:`tapeo_env.rules.observation.encode`),
+    what :func:`known_hands` and :func:`unseen_counts` read their facts from."""
+    return observation.encode(state, seat)
 
 
 def known_hands(state: State, seat: int) -> list[Optional[np.ndarray]]:
@@ -428,33 +529,37 @@ def known_hands(state: State, seat: int) -> list[Optional[np.ndarray]]:
 
     Entry ``j - 1`` (j = 1..n-1) is the hand held by seat ``(seat + j) % n``. ``seat`` held that
     hand ``j`` picks ago if ``pick >= j``; every tapa taken from it since was revealed face up, so
-    its current contents are known exactly (a view). Otherwise the entry is None (never seen).
+    its current contents are known exactly (a view of :attr:`State.hands`, uint8). Otherwise the
+    entry is None (never seen). Which hands are known is the observation's ``known_flags``
+    (:func:`tapeo_env.rules.kernels.observe_game`).
 
     Raises:
         ConfigError: ``seat`` is not a seat of the table, an int in ``0..n-1`` (:func:`hod.core.errors.check_seat`).
     """
     seat = check_seat(seat, state.config.num_players)
     n = state.config.num_players
-    return [state.hand((seat + j) % n) if state.pick >= j and not state.terminal else None for j in range(1, n)]
+    flags = _seen(state, seat)[_KNOWN_FLAGS]
+    return [state.hands[(seat + j) % n] if flags[j - 1] > 0.5 else None for j in range(1, n)]
 
 
 def unseen_counts(state: State, seat: int) -> np.ndarray:
-    """(K,) tapas of this round's deck that ``seat`` cannot place: the deck minus its hand, the
-    hands it knows (:func:`known_hands`) and every bar this round (= every revealed tapa).
-    They are in the unseen hands or were not dealt.
+    """int64 (K,) tapas of this round's deck that ``seat`` cannot place: the deck minus its hand,
+    the hands it knows (:func:`known_hands`) and every bar this round (= every revealed tapa).
+    They are in the unseen hands or were not dealt. The observation's ``unseen`` piece
+    (:func:`tapeo_env.rules.kernels.observe_game`) times the deck count.
 
     Raises:
         ConfigError: ``seat`` is not a seat of the table, an int in ``0..n-1`` (:func:`hod.core.errors.check_seat`).
     """
     seat = check_seat(seat, state.config.num_players)
-    out = np.asarray(state.config.deck, np.int64) - state.bars.sum(axis=0)
-    if state.terminal:
-        return out
-    out = out - state.hand(seat)
-    for h in known_hands(state, seat):
-        if h is not None:
-            out = out - h
-    return out
+    return _unseen(state, _seen(state, seat))
+
+
+def _unseen(state: State, obs: np.ndarray) -> np.ndarray:
+    """The unseen counts (int64 (K,)) of an observation of ``state``: each entry is
+    ``count * (1 / deck count)`` rounded once to float32, which times the deck count rounds back
+    to the count (a count of an absent kind is 0)."""
+    return np.rint(obs[_UNSEEN].astype(np.float64) * state._t.deck).astype(np.int64)
 
 
 def sample_consistent_state(state: State, seat: int, rng: np.random.Generator) -> State:
@@ -463,23 +568,38 @@ def sample_consistent_state(state: State, seat: int, rng: np.random.Generator) -
     seed for later rounds (explicit deals of a replayed game are dropped: the seat has not seen
     the later rounds' hands). Used by search bots (hod.agents.base ``belief``).
 
+    Random numbers: one seed (:func:`hod.core.deal.draw_seeds`), then one permutation of the
+    unseen tapas (``rng.permutation``), dealt to the unseen hands in seat order from ``seat + 1``
+    on, the rest undealt.
+
     Raises:
         ConfigError: ``seat`` is not a seat of the table, an int in ``0..n-1`` (:func:`hod.core.errors.check_seat`).
     """
     seat = check_seat(seat, state.config.num_players)
     s = state.clone()
-    s.seed = draw_seeds(rng)
+    s.record.seed[0] = draw_seeds(rng)
     s.preset_deals = None
     if s.terminal:
         return s
-    n = s.config.num_players
-    unseen_hands = [s.hand_id((seat + j) % n) for j in range(1, n) if s.pick < j]
-    pool = rng.permutation(deck_cards(tuple(unseen_counts(s, seat))))
+    n, p, r = s.config.num_players, s.pick, s.round
+    obs = _seen(s, seat)
+    flags = obs[_KNOWN_FLAGS]
+    unseen_holders = [(seat + j) % n for j in range(1, n) if flags[j - 1] <= 0.5]
+    pool = rng.permutation(deck_cards(tuple(_unseen(s, obs))))
     size, at = s.cards_in_hand, 0
-    for h in unseen_hands:
-        s.hands[h] = np.bincount(pool[at:at + size], minlength=NUM_KINDS)
+    for holder in unseen_holders:
+        s.hands[holder] = np.bincount(pool[at:at + size], minlength=NUM_KINDS)
         at += size
-        revealed = [s.reveals[s.round][q][(h + q) % n] for q in range(s.pick)]
-        s.dealt[s.round][h] = revealed + pool[at - size:at].tolist()
+        h = (holder - p) % n                              # the seat it was dealt to
+        revealed = [s.reveals[r][q][(h + q) % n] for q in range(p)]
+        s.dealt[r][h] = revealed + pool[at - size:at].tolist()
     s.undealt[:] = np.bincount(pool[at:], minlength=NUM_KINDS)
     return s
+
+
+# The kernels, the record and the observation layout import this module's constants and Config:
+# imported last, so that any of these modules may be imported first.
+from . import batched, kernels, observation  # noqa: E402
+
+_KNOWN_FLAGS = observation.LAYOUT.offsets["known_flags"]
+_UNSEEN = observation.LAYOUT.offsets["unseen"]

@@ -17,8 +17,11 @@ the seat that holds the hand now, ``bars`` uint8 (B, n, K), ``kept`` uint8 (B, n
 ``rnd`` / ``pick`` int8 (B,). ``games`` are intp indices, ``picks`` int64 (G, n) kinds.
 
 The scoring numbers come from :class:`tapeo_env.rules.scoring.Rulings` through :func:`rulings_array`
-(one source for the numbers; the scalar :mod:`tapeo_env.rules.scoring` is the readable reference,
-checked against these kernels by ``tests/test_tapeo_batched.py``).
+(one source for the numbers). These kernels are the only implementation of the rules: the
+scalar API (:mod:`tapeo_env.rules.engine`, :mod:`~tapeo_env.rules.observation`) calls the batch
+drivers on its one-game record (the same compiled code as the batched engine, so nothing more
+to compile), :mod:`~tapeo_env.rules.scoring` the scoring kernels (and :func:`rule_points`, at the
+end of this module); the numpy rules they replaced are the oracles under ``tests/oracles/``.
 
 Compilation: on first use in a process each kernel is compiled once, or loaded from numba's
 on-disk cache (``cache=True``: ``NUMBA_CACHE_DIR`` if set, else ``__pycache__`` beside this file,
@@ -377,3 +380,15 @@ def winners_batch(scores, churros, rul, out):
     """:func:`winning_seats` of every row: ``scores`` int (G, n), ``churros`` (G, n), ``out`` bool (G, n)."""
     for g in range(scores.shape[0]):
         winning_seats(scores[g], churros[g], rul, out[g])
+
+
+# ---- scoring helpers (tapeo_env.rules.scoring) -------------------------------------------------------
+@njit
+def rule_points(bars, ruls, croqs, out):
+    """``out[r]`` (int64 (R, n)) = :func:`round_points` of ``bars`` (int (n, K)) with the numbers
+    ``ruls[r]``, ``croqs[r]`` (int64 (R, 12), (R, L)): given the numbers of one round rule with
+    every other rule's set to 0, the points of that rule alone, as
+    :func:`tapeo_env.rules.scoring.round_breakdown` shows them (one row of all the numbers: the
+    round points)."""
+    for r in range(ruls.shape[0]):
+        round_points(bars, ruls[r], croqs[r], out[r])

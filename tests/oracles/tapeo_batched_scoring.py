@@ -3,7 +3,7 @@
 Every function takes counts with a leading batch axis, ``(G, n)`` per seat or ``(G, n, K)`` bars,
 and returns ``int32`` points of shape ``(G, n)`` (or a bool mask / float64 rewards). The numbers
 and rulings are read from a :class:`tapeo_env.rules.scoring.Rulings` (one source of truth), and every
-split of a prize among tied seats goes through :func:`tapeo_env.rules.scoring.split_points` (T2).
+split of a prize among tied seats goes through the scalar oracle's ``split_points`` (T2, ``tests/oracles/tapeo_scalar.py``).
 The single-game functions remain the reference: ``tests/test_tapeo_batched.py`` plays thousands of
 games through both and requires identical scores.
 """
@@ -13,7 +13,8 @@ import numpy as np
 
 
 from tapeo_env.rules.cards import BREAD, CROQUETA, HAM_SLICES, PEPPER, PRAWNS, TORTILLA
-from tapeo_env.rules.scoring import DEFAULT_RULINGS, Rulings, split_points
+from oracles.tapeo_scalar import split_points
+from tapeo_env.rules.scoring import DEFAULT_RULINGS, Rulings
 
 _I = np.int32
 
