@@ -149,9 +149,6 @@ class BatchedTapeo:
         self._state = BatchedState.zeros(B, cfg)
         self._deck = np.asarray(cfg.deck, np.int16)
         self._deck_cards = deck_cards(cfg.deck).astype(np.int8)
-        self._seat_of_card = np.repeat(np.arange(n, dtype=np.intp), cfg.hand_size)
-        self._seat_base = (np.arange(B * n, dtype=np.intp) * _K).reshape(B, n)
-        self._next_seat = (np.arange(n) + 1) % n
         self._phi = np.zeros((B, n))
         self._zero_rewards = np.zeros((B, n))
         self._no_games = np.zeros(B, bool)
@@ -307,9 +304,9 @@ class BatchedTapeo:
         G = len(g)
         if G == 0:
             return
-        s.bars[g] = 0
-        s.pick[g] = 0
         if s.deals is not None:
+            s.bars[g] = 0
+            s.pick[g] = 0
             pre = s.deals[g, 0, 0].sum(axis=1) > 0          # an explicit deal holds hand_size tapas
             if pre.any():
                 gp = g[pre]
@@ -318,20 +315,9 @@ class BatchedTapeo:
                 g = g[~pre]
                 G = len(g)
         if G:
-            counts = self._shuffled_hands(g)
-            s.hands[g] = counts
-            s.undealt[g] = self._deck - counts.sum(axis=1)
-
-    def _shuffled_hands(self, g: np.ndarray) -> np.ndarray:
-        """Counts int (G, n, K) of the hands dealt this round to games ``g``: the first
-        ``n * hand_size`` cards of :func:`hod.core.deal.shuffled_prefix` (each game's seed, stream
-        = its round), card j to seat ``j // hand_size`` (as ``engine.new_game``)."""
-        n = self.num_players
-        s = self._state
-        cards = shuffled_prefix(self._deck_cards, s.seed[g], s.round[g], n * self.hand_size)
-        G = len(g)
-        idx = (np.arange(G, dtype=np.intp)[:, None] * n + self._seat_of_card[None, :]) * _K + cards
-        return np.bincount(idx.ravel(), minlength=G * n * _K).reshape(G, n, _K)
+            cards = shuffled_prefix(self._deck_cards, s.seed[g], s.round[g], self.num_players * self.hand_size)
+            kernels.deal_counts(np.ascontiguousarray(cards), np.ascontiguousarray(g, np.intp), self.hand_size, self._deck64, s.hands,
+                                s.undealt, s.bars, s.pick)
 
     # ---- queries ----------------------------------------------------------------------------
     def nbytes(self) -> dict:

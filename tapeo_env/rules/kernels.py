@@ -255,16 +255,21 @@ def count_table(inv: np.ndarray) -> np.ndarray:
 def observe_game(hands, bars, kept, round_scores, rnd, pick, b, seats, hand_size, lut, inv, deck, out,
                  sbars, shands, churro_v, score_v, placed):
     """``out[j]`` (float32 (S, OBS_SIZE)) = ``observation.encode`` of seat ``seats[j]`` in game
-    ``b`` (every entry written). ``lut`` is :func:`count_table` of ``inv`` (1 / deck count);
+    ``b`` (every entry written once). ``lut`` is :func:`count_table` of ``inv`` (1 / deck count);
     scratch space: ``sbars``, ``shands`` float32 (n, K) (the game's scaled bars and hands),
-    ``churro_v``, ``score_v`` float32 (n,), ``placed`` int64 (K,)."""
+    ``churro_v``, ``score_v`` float32 (n,), ``placed`` int64 (K,).
+
+    Method: what every seat's row shares (the header, the scaled bars, hands, churros and scores,
+    the tapas on the bars) is computed once per game; each row is then written front to back,
+    its seat-relative pieces as two contiguous runs (seats ``seat..n-1``, then ``0..seat-1``)."""
     n = hands.shape[1]
     R = round_scores.shape[1]
     r = rnd[b]
     over = r >= R
     p = np.int64(pick[b])
     kp = 0 if over else min(p, n - 1)
-    placed[:] = 0                                        # every bar's tapas, per kind
+    for k in range(_K):
+        placed[k] = deck[k]                              # deck minus every bar's tapas, per kind
     for t in range(n):
         churro_v[t] = np.float32((np.int64(kept[b, t]) + np.int64(bars[b, t, CHURRO])) / _CHURRO_DIV)
         sc = np.int64(0)
@@ -272,65 +277,77 @@ def observe_game(hands, bars, kept, round_scores, rnd, pick, b, seats, hand_size
             sc += round_scores[b, q, t]
         score_v[t] = np.float32(sc / _SCORE_DIV)
         for k in range(_K):
-            placed[k] += bars[b, t, k]
-            sbars[t, k] = lut[k, bars[b, t, k]]
+            c = bars[b, t, k]
+            placed[k] -= c
+            sbars[t, k] = lut[k, c]
             shands[t, k] = lut[k, hands[b, t, k]]
-    pick_v = np.float32(p / _PICK_DIV)
-    size_v = np.float32((hand_size - p) / _SIZE_DIV)
+    pick_v = np.float32(0.0) if over else np.float32(p / _PICK_DIV)
+    size_v = np.float32(0.0) if over else np.float32((hand_size - p) / _SIZE_DIV)
+    np_one = _NP0 + n - MIN_PLAYERS
     rd = _RD0 + min(min(r, R - 1), 2)
+    nb = n * _K
     for j in range(seats.shape[0]):
         seat = seats[j]
         row = out[j]
-        # every entry is written once: the values, and zeros where a piece is padded or empty
-        for q in range(_RD0 - _NP0):
-            row[_NP0 + q] = 0.0
-        row[_NP0 + n - MIN_PLAYERS] = 1.0
-        for q in range(3):
-            row[_RD0 + q] = 0.0
-        row[rd] = 1.0
-        for q in range(_B0 + n * _K, _C0):
+        for q in range(_PK0):                            # player count and round, one-hot
             row[q] = 0.0
+        row[np_one] = 1.0
+        row[rd] = 1.0
+        row[_PK0] = pick_v
+        row[_HS0] = size_v
+        if over:
+            for k in range(_K):
+                row[_H0 + k] = 0.0
+        else:
+            for k in range(_K):
+                row[_H0 + k] = shands[seat, k]
+        q = _B0                                          # bars: seat, seat + 1, ... (mod n)
+        for t in range(seat, n):
+            for k in range(_K):
+                row[q] = sbars[t, k]
+                q += 1
+        for t in range(seat):
+            for k in range(_K):
+                row[q] = sbars[t, k]
+                q += 1
+        for q in range(_B0 + nb, _C0):
+            row[q] = 0.0
+        q = 0
+        for t in range(seat, n):
+            row[_C0 + q] = churro_v[t]
+            row[_S0 + q] = score_v[t]
+            q += 1
+        for t in range(seat):
+            row[_C0 + q] = churro_v[t]
+            row[_S0 + q] = score_v[t]
+            q += 1
         for q in range(n, _C0_PAD):
             row[_C0 + q] = 0.0
             row[_S0 + q] = 0.0
-        for q in range(_KH0 + kp * _K, _KF0 + _KF_PAD):
-            row[q] = 0.0
-        for jj in range(n):
-            t = seat + jj
-            if t >= n:
-                t -= n
-            base = _B0 + jj * _K
+        q = _KH0                                         # known hands: seats seat + 1 .. seat + kp
+        last = seat + kp
+        for t in range(seat + 1, min(last, n - 1) + 1):
             for k in range(_K):
-                row[base + k] = sbars[t, k]
-            row[_C0 + jj] = churro_v[t]
-            row[_S0 + jj] = score_v[t]
-        for k in range(_K):
-            u = deck[k] - placed[k]
+                row[q] = shands[t, k]
+                q += 1
+        for t in range(0, last - n + 1):
+            for k in range(_K):
+                row[q] = shands[t, k]
+                q += 1
+        for q in range(_KH0 + kp * _K, _KF0):
+            row[q] = 0.0
+        for q in range(kp):
+            row[_KF0 + q] = 1.0
+        for q in range(kp, _KF_PAD):
+            row[_KF0 + q] = 0.0
+        for k in range(_K):                              # unseen: deck - bars - the hands it knows
+            u = placed[k]
             if not over:
-                for jj in range(kp + 1):
-                    t = seat + jj
-                    if t >= n:
-                        t -= n
+                for t in range(seat, min(last, n - 1) + 1):
+                    u -= np.int64(hands[b, t, k])
+                for t in range(0, last - n + 1):
                     u -= np.int64(hands[b, t, k])
             row[_U0 + k] = lut[k, u] if u < 256 else np.float32(u * inv[k])
-        if over:
-            row[_PK0] = 0.0
-            row[_HS0] = 0.0
-            for k in range(_K):
-                row[_H0 + k] = 0.0
-            continue
-        row[_PK0] = pick_v
-        row[_HS0] = size_v
-        for k in range(_K):
-            row[_H0 + k] = shands[seat, k]
-        for jj in range(1, kp + 1):
-            t = seat + jj
-            if t >= n:
-                t -= n
-            base = _KH0 + (jj - 1) * _K
-            for k in range(_K):
-                row[base + k] = shands[t, k]
-            row[_KF0 + jj - 1] = 1.0
 
 
 # ---- batch drivers --------------------------------------------------------------------------------
@@ -377,3 +394,26 @@ def winners_batch(scores, churros, rul, out):
     """:func:`winning_seats` of every row: ``scores`` int (G, n), ``churros`` (G, n), ``out`` bool (G, n)."""
     for g in range(scores.shape[0]):
         winning_seats(scores[g], churros[g], rul, out[g])
+
+
+@njit
+def deal_counts(cards, games, hand_size, deck, hands, undealt, bars, pick):
+    """Write a round's deal into games ``games`` (intp (G,)): ``cards`` (G, n * hand_size) the
+    dealt kinds of each game in deal order (:func:`hod.core.deal.shuffled_prefix`), card ``j`` to
+    seat ``j // hand_size``; ``hands[b]`` gets the counts, ``undealt[b]`` = ``deck`` minus them,
+    the bars and the pick of the round are cleared (tapeo.txt: a new round starts with empty bars)."""
+    n = hands.shape[1]
+    for g in range(games.shape[0]):
+        b = games[g]
+        for i in range(n):
+            for k in range(_K):
+                hands[b, i, k] = 0
+                bars[b, i, k] = 0
+        for j in range(n * hand_size):
+            hands[b, j // hand_size, cards[g, j]] += 1
+        for k in range(_K):
+            u = np.int64(deck[k])
+            for i in range(n):
+                u -= np.int64(hands[b, i, k])
+            undealt[b, k] = u
+        pick[b] = 0
