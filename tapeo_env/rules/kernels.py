@@ -32,7 +32,7 @@ import numpy as np
 from numba import njit as _njit
 
 from hod.core.jit import cache_kernels
-from .cards import BREAD, CHURRO, CROQUETA, FREELOADER, HAM_SLICES, MAX_HAND_SIZE, MIN_PLAYERS, NUM_KINDS, PEPPER, PRAWNS, TORTILLA
+from .cards import BREAD, CHURRO, CROQUETA, FREELOADER, HAM_SLICES, MAX_HAND_SIZE, MAX_PLAYERS, MIN_PLAYERS, NUM_KINDS, PEPPER, PRAWNS, TORTILLA
 from .engine import CHURROS_KEPT_ACROSS_ROUNDS, FREELOADER_STEALS_FREELOADER, LAST_TAPA_AUTOMATIC
 from .observation import LAYOUT, SCORE_SCALE
 from .scoring import Rulings
@@ -63,6 +63,18 @@ _SCORE_DIV = float(SCORE_SCALE)
 _STEAL_FREELOADER = bool(FREELOADER_STEALS_FREELOADER)
 _LAST_AUTO = bool(LAST_TAPA_AUTOMATIC)
 _KEEP_CHURROS = bool(CHURROS_KEPT_ACROSS_ROUNDS)
+_OBS = LAYOUT.size
+#: Row of :func:`observe_rows`' ``cum`` scratch holding the deck minus every bar's tapas.
+_FREE = 2 * MAX_PLAYERS + 1
+#: The observation's float32 values of churros held (``c / 30``, c = 0..511), of points (``x /
+#: 100``, x = -_SCORE_OFF.._SCORE_OFF - 1, at index x + _SCORE_OFF), of the pick (``p / (MAX_HAND_SIZE
+#: - 1)``) and of the hand size (``h / MAX_HAND_SIZE``), each computed in float64 and rounded once
+#: (the same float32 as dividing in the kernel; frozen into the compiled kernels as constants).
+_SCORE_OFF = 4096
+_CHURRO_T = (np.arange(512, dtype=np.float64) / _CHURRO_DIV).astype(np.float32)
+_SCORE_T = (np.arange(-_SCORE_OFF, _SCORE_OFF, dtype=np.float64) / _SCORE_DIV).astype(np.float32)
+_PICK_T = (np.arange(MAX_HAND_SIZE + 1, dtype=np.float64) / _PICK_DIV).astype(np.float32)
+_SIZE_T = (np.arange(MAX_HAND_SIZE + 1, dtype=np.float64) / _SIZE_DIV).astype(np.float32)
 
 #: Indices into :func:`rulings_array`.
 (R_TORTILLA, R_HAM_FIRST, R_HAM_SECOND, R_PRAWN, R_BREAD, R_PEPPER, R_HOT_MIN, R_HOT_PENALTY,
@@ -256,98 +268,114 @@ def observe_game(hands, bars, kept, round_scores, rnd, pick, b, seats, hand_size
                  sbars, shands, churro_v, score_v, placed):
     """``out[j]`` (float32 (S, OBS_SIZE)) = ``observation.encode`` of seat ``seats[j]`` in game
     ``b`` (every entry written once). ``lut`` is :func:`count_table` of ``inv`` (1 / deck count);
-    scratch space: ``sbars``, ``shands`` float32 (n, K) (the game's scaled bars and hands),
-    ``churro_v``, ``score_v`` float32 (n,), ``placed`` int64 (K,).
+    ``sbars``, ``shands`` float32 (n, K), ``churro_v``, ``score_v`` float32 (n,), ``placed`` int64
+    (K,) are scratch space (:func:`observe_rows`)."""
+    head, cum = observe_scratch()
+    observe_rows(hands, bars, kept, round_scores, rnd, pick, b, seats, hand_size, lut, inv, deck, out,
+                 sbars.reshape(sbars.size), shands.reshape(shands.size), churro_v, score_v, head, cum)
 
-    Method: what every seat's row shares (the header, the scaled bars, hands, churros and scores,
-    the tapas on the bars) is computed once per game; each row is then written front to back,
-    its seat-relative pieces as two contiguous runs (seats ``seat..n-1``, then ``0..seat-1``)."""
+
+@njit
+def observe_scratch():
+    """Scratch space of :func:`observe_rows` besides the per-seat arrays: float32 (10,) (a row's
+    first entries), int64 (2 * MAX_PLAYERS + 2, K) (running hand counts, deck minus the bars)."""
+    return np.empty(_H0, np.float32), np.empty((_FREE + 1, _K), np.int64)
+
+
+@njit
+def observe_rows(hands, bars, kept, round_scores, rnd, pick, b, seats, hand_size, lut, inv, deck, out,
+                 sb, sh, cv, sv, head, cum):
+    """The observations of seats ``seats`` in game ``b`` (``observation.encode`` of each, every
+    entry written once) into ``out[j]`` (float32 (S, OBS_SIZE)).
+
+    Counts are ``lut[kind, count]`` (:func:`count_table`: ``count * (1 / deck count)`` in float64
+    rounded once to float32; ``count * inv[kind]`` past the table), churros ``/ 30``, scores
+    ``/ 100``, pick and hand size as the layout says (tables of those float32 values). Method: what
+    every seat's row shares is computed once per game into the scratch arrays: ``sb``, ``sh``
+    float32 (n * K,) the scaled bars and hands by seat, ``cv``, ``sv`` float32 (n,) churros and
+    scores, ``head`` the row's first 10 entries (:func:`observe_scratch`); ``cum``
+    holds the running count of each kind over the hands of seats 0..n-1 (the hands an observer
+    knows are a window of it, wrapping round the table) and in row ``_FREE`` the deck minus every
+    bar. Each row is then written front to back, its seat-relative pieces as two contiguous runs
+    (seats ``seat..n-1``, then ``0..seat-1``)."""
     n = hands.shape[1]
     R = round_scores.shape[1]
+    nb = n * _K
     r = rnd[b]
     over = r >= R
     p = np.int64(pick[b])
     kp = 0 if over else min(p, n - 1)
     for k in range(_K):
-        placed[k] = deck[k]                              # deck minus every bar's tapas, per kind
+        cum[0, k] = 0
+        cum[_FREE, k] = deck[k]                          # deck minus every bar's tapas
     for t in range(n):
-        churro_v[t] = np.float32((np.int64(kept[b, t]) + np.int64(bars[b, t, CHURRO])) / _CHURRO_DIV)
+        cv[t] = _CHURRO_T[np.int64(kept[b, t]) + np.int64(bars[b, t, CHURRO])]
         sc = np.int64(0)
         for q in range(R):
             sc += round_scores[b, q, t]
-        score_v[t] = np.float32(sc / _SCORE_DIV)
+        sv[t] = _SCORE_T[sc + _SCORE_OFF] if -_SCORE_OFF <= sc < _SCORE_OFF else np.float32(sc / _SCORE_DIV)
         for k in range(_K):
             c = bars[b, t, k]
-            placed[k] -= c
-            sbars[t, k] = lut[k, c]
-            shands[t, k] = lut[k, hands[b, t, k]]
-    pick_v = np.float32(0.0) if over else np.float32(p / _PICK_DIV)
-    size_v = np.float32(0.0) if over else np.float32((hand_size - p) / _SIZE_DIV)
-    np_one = _NP0 + n - MIN_PLAYERS
-    rd = _RD0 + min(min(r, R - 1), 2)
-    nb = n * _K
+            cum[_FREE, k] -= np.int64(c)
+            sb[t * _K + k] = lut[k, c]
+            h = hands[b, t, k]
+            sh[t * _K + k] = lut[k, h]
+            cum[t + 1, k] = cum[t, k] + np.int64(h)
+    for q in range(_PK0):                                # player count and round, one-hot; pick; hand size
+        head[q] = 0.0
+    head[_NP0 + n - MIN_PLAYERS] = 1.0
+    head[_RD0 + min(min(r, R - 1), 2)] = 1.0
+    head[_PK0] = 0.0 if over else _PICK_T[p]
+    head[_HS0] = 0.0 if over else _SIZE_T[hand_size - p]
+    known = 0 if over else kp + 1                        # hands the observer knows: its own, seat + 1 .. seat + kp
     for j in range(seats.shape[0]):
         seat = seats[j]
         row = out[j]
-        for q in range(_PK0):                            # player count and round, one-hot
-            row[q] = 0.0
-        row[np_one] = 1.0
-        row[rd] = 1.0
-        row[_PK0] = pick_v
-        row[_HS0] = size_v
+        for q in range(_H0):
+            row[q] = head[q]
         if over:
-            for k in range(_K):
-                row[_H0 + k] = 0.0
+            for q in range(_K):
+                row[_H0 + q] = 0.0
         else:
-            for k in range(_K):
-                row[_H0 + k] = shands[seat, k]
-        q = _B0                                          # bars: seat, seat + 1, ... (mod n)
-        for t in range(seat, n):
-            for k in range(_K):
-                row[q] = sbars[t, k]
-                q += 1
-        for t in range(seat):
-            for k in range(_K):
-                row[q] = sbars[t, k]
-                q += 1
+            for q in range(_K):
+                row[_H0 + q] = sh[seat * _K + q]
+        a = (n - seat) * _K                              # bars: seats seat..n-1, then 0..seat-1
+        for q in range(a):
+            row[_B0 + q] = sb[seat * _K + q]
+        for q in range(nb - a):
+            row[_B0 + a + q] = sb[q]
         for q in range(_B0 + nb, _C0):
             row[q] = 0.0
-        q = 0
-        for t in range(seat, n):
-            row[_C0 + q] = churro_v[t]
-            row[_S0 + q] = score_v[t]
-            q += 1
-        for t in range(seat):
-            row[_C0 + q] = churro_v[t]
-            row[_S0 + q] = score_v[t]
-            q += 1
+        a = n - seat
+        for q in range(a):
+            row[_C0 + q] = cv[seat + q]
+            row[_S0 + q] = sv[seat + q]
+        for q in range(seat):
+            row[_C0 + a + q] = cv[q]
+            row[_S0 + a + q] = sv[q]
         for q in range(n, _C0_PAD):
             row[_C0 + q] = 0.0
             row[_S0 + q] = 0.0
-        q = _KH0                                         # known hands: seats seat + 1 .. seat + kp
-        last = seat + kp
-        for t in range(seat + 1, min(last, n - 1) + 1):
-            for k in range(_K):
-                row[q] = shands[t, k]
-                q += 1
-        for t in range(0, last - n + 1):
-            for k in range(_K):
-                row[q] = shands[t, k]
-                q += 1
+        a = min(kp, n - 1 - seat) * _K                   # known hands: seats seat + 1 .. seat + kp (mod n)
+        for q in range(a):
+            row[_KH0 + q] = sh[(seat + 1) * _K + q]
+        for q in range(kp * _K - a):
+            row[_KH0 + a + q] = sh[q]
         for q in range(_KH0 + kp * _K, _KF0):
             row[q] = 0.0
         for q in range(kp):
             row[_KF0 + q] = 1.0
         for q in range(kp, _KF_PAD):
             row[_KF0 + q] = 0.0
-        for k in range(_K):                              # unseen: deck - bars - the hands it knows
-            u = placed[k]
-            if not over:
-                for t in range(seat, min(last, n - 1) + 1):
-                    u -= np.int64(hands[b, t, k])
-                for t in range(0, last - n + 1):
-                    u -= np.int64(hands[b, t, k])
-            row[_U0 + k] = lut[k, u] if u < 256 else np.float32(u * inv[k])
+        top = seat + known                               # unseen: deck - every bar - the hands it knows
+        if top <= n:
+            for k in range(_K):
+                u = cum[_FREE, k] - (cum[top, k] - cum[seat, k])
+                row[_U0 + k] = lut[k, u] if u < 256 else np.float32(u * inv[k])
+        else:
+            for k in range(_K):
+                u = cum[_FREE, k] - (cum[n, k] - cum[seat, k] + cum[top - n, k])
+                row[_U0 + k] = lut[k, u] if u < 256 else np.float32(u * inv[k])
 
 
 # ---- batch drivers --------------------------------------------------------------------------------
@@ -377,16 +405,17 @@ def step_batch(hands, bars, kept, round_scores, final_scores, winners, rnd, pick
 
 @njit
 def observe_batch(hands, bars, kept, round_scores, rnd, pick, games, seats, hand_size, lut, inv, deck, out):
-    """``out[k]`` (float32 (G, S, OBS_SIZE)) = :func:`observe_game` of ``seats`` in game ``games[k]``."""
+    """``out[k]`` (float32 (G, S, OBS_SIZE)) = the observations of ``seats`` in game ``games[k]``
+    (:func:`observe_rows`)."""
     n = hands.shape[1]
-    sbars = np.empty((n, _K), np.float32)
-    shands = np.empty((n, _K), np.float32)
-    churro_v = np.empty(n, np.float32)
-    score_v = np.empty(n, np.float32)
-    placed = np.zeros(_K, np.int64)
+    sb = np.empty(n * _K, np.float32)
+    sh = np.empty(n * _K, np.float32)
+    cv = np.empty(n, np.float32)
+    sv = np.empty(n, np.float32)
+    head, cum = observe_scratch()
     for k in range(games.shape[0]):
-        observe_game(hands, bars, kept, round_scores, rnd, pick, games[k], seats, hand_size, lut, inv, deck, out[k],
-                     sbars, shands, churro_v, score_v, placed)
+        observe_rows(hands, bars, kept, round_scores, rnd, pick, games[k], seats, hand_size, lut, inv, deck, out[k],
+                     sb, sh, cv, sv, head, cum)
 
 
 @njit
