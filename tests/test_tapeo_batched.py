@@ -596,3 +596,16 @@ def test_load_state_refuses_values_no_game_reaches(field, value, legal):
     with pytest.raises(ConfigError, match=legal):
         eng.load_state(rec)
     assert eng.state.same_as(before)
+
+
+def test_kernels_load_numbas_target_without_scipy_linalg_and_blas_still_works():
+    """hod.core.jit.prepare_target: importing the kernels does not import scipy.linalg (numba's
+    BLAS probe), scipy.linalg imports afterwards, and numba's np.dot still compiles (2 . 3 = 6)."""
+    import subprocess
+    import sys
+
+    code = ("import sys, numpy as np\nimport tapeo_env.rules.kernels\nprint('scipy.linalg' in sys.modules)\n"
+            "import scipy.linalg\nfrom numba import njit\nprint(njit(lambda a, b: np.dot(a, b))(np.full(3, 2.0), np.ones(3)))")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert r.stdout.split() == ["False", "6.0"]

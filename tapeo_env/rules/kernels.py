@@ -31,7 +31,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit as _njit
 
-from hod.core.jit import cache_kernels
+from hod.core.jit import cache_kernels, prepare_target
 from .cards import BREAD, CHURRO, CROQUETA, FREELOADER, HAM_SLICES, MAX_HAND_SIZE, MAX_PLAYERS, MIN_PLAYERS, NUM_KINDS, PEPPER, PRAWNS, TORTILLA
 from .engine import CHURROS_KEPT_ACROSS_ROUNDS, FREELOADER_STEALS_FREELOADER, LAST_TAPA_AUTOMATIC
 from .observation import LAYOUT, SCORE_SCALE
@@ -40,6 +40,7 @@ from .scoring import Rulings
 #: Whether the kernels are cached on disk (:func:`hod.core.jit.cache_kernels`: True but where no
 #: cache folder can be written).
 CACHED = cache_kernels(__file__)
+prepare_target()        # numba's target without its scipy BLAS probe (hod.core.jit)
 
 
 def njit(fn):
