@@ -134,6 +134,12 @@ class BatchedTapeo:
 
     num_actions = _K
     obs_size = OBS_SIZE
+    #: Batches of at least this many games are stepped and observed by the parallel drivers
+    #: (:func:`tapeo_env.rules.kernels.step_batch_par`, ``observe_batch_par``: numba's threads,
+    #: ``numba.set_num_threads``) when numba has more than one thread; None (the default) = never.
+    #: Off by default: on the shared 2-core machine of docs/throughput.md they did not pay
+    #: (measured there); the results are the same either way, bit for bit.
+    parallel_min_batch: Optional[int] = None
 
     def __init__(self, config: int | Config | None, batch_size: int, seed: Optional[int] = None,
                  reward_scheme: str = "points", round_rewards: bool = False) -> None:
@@ -377,14 +383,23 @@ class BatchedTapeo:
         elif out.shape != shape or out.dtype != np.float32 or not out.flags.c_contiguous:
             raise ConfigError(f"out must be a C-contiguous float32 array of shape {shape}")
         s = self._state
-        kernels.observe_batch(s.hands, s.bars, s.churros_kept, s.round_scores, s.round, s.pick, g, S, self.hand_size,
-                              self._lut, self._inv, self._deck64, out)
+        driver = kernels.observe_batch_par if self._parallel(g.size) else kernels.observe_batch
+        driver(s.hands, s.bars, s.churros_kept, s.round_scores, s.round, s.pick, g, S, self.hand_size,
+               self._lut, self._inv, self._deck64, out)
         return out
 
     def random_actions(self, mask: Optional[np.ndarray] = None,
                        rng: Optional[np.random.Generator] = None) -> np.ndarray:
         """Uniformly random legal actions: int64 (G, n), see :func:`random_legal_actions`."""
         return random_legal_actions(self.legal_mask() if mask is None else mask, rng or self.rng)
+
+    def _parallel(self, games: int) -> bool:
+        """Whether a call over ``games`` games takes the parallel drivers (:attr:`parallel_min_batch`)."""
+        if self.parallel_min_batch is None or games < self.parallel_min_batch:
+            return False
+        import numba
+
+        return numba.get_num_threads() > 1
 
     # ---- step -------------------------------------------------------------------------------
     def step(self, actions: np.ndarray, games: Optional[np.ndarray] = None) -> EngineStep:
@@ -431,8 +446,9 @@ class BatchedTapeo:
             legal = np.flatnonzero(s.hands[b, i]).tolist()
             raise IllegalActionError(f"game {b} seat {i}", picks[k, i].item(), legal, names=kind_name)
         flags = self._flags if full else np.zeros(G, np.int8)
-        kernels.step_batch(s.hands, s.bars, s.churros_kept, s.round_scores, s.final_scores, s.winners, s.round,
-                           s.pick, g, picks, self.hand_size, self._rul, self._croq, flags)
+        driver = kernels.step_batch_par if self._parallel(G) else kernels.step_batch
+        driver(s.hands, s.bars, s.churros_kept, s.round_scores, s.final_scores, s.winners, s.round,
+               s.pick, g, picks, self.hand_size, self._rul, self._croq, flags)
         if not flags.any():
             if full:
                 return EngineStep(self._zero_rewards, self._no_games, self._no_games)

@@ -29,7 +29,7 @@ included, load them instead of compiling. See the README's "Times" for the cold 
 from __future__ import annotations
 
 import numpy as np
-from numba import njit as _njit
+from numba import njit as _njit, prange
 
 from hod.core.jit import cache_kernels, prepare_target
 from .cards import BREAD, CHURRO, CROQUETA, FREELOADER, HAM_SLICES, MAX_HAND_SIZE, MAX_PLAYERS, MIN_PLAYERS, NUM_KINDS, PEPPER, PRAWNS, TORTILLA
@@ -447,3 +447,37 @@ def deal_counts(cards, games, hand_size, deck, hands, undealt, bars, pick):
                 u -= np.int64(hands[b, i, k])
             undealt[b, k] = u
         pick[b] = 0
+
+
+# ---- parallel batch drivers (numba prange; the engine picks them for large batches) -----------------
+#: Games per task of the parallel drivers (each task has its own scratch space).
+PAR_CHUNK = 256
+
+
+@_njit(cache=CACHED, parallel=True)
+def step_batch_par(hands, bars, kept, round_scores, final_scores, winners, rnd, pick, games, picks, hand_size,
+                   rul, croq, flags):
+    """:func:`step_batch` with the games split over numba's threads (``prange``; games are
+    independent, each task writes only its games' rows)."""
+    G = games.shape[0]
+    for c in prange((G + PAR_CHUNK - 1) // PAR_CHUNK):
+        for k in range(c * PAR_CHUNK, min(G, (c + 1) * PAR_CHUNK)):
+            flags[k] = step_game(hands, bars, kept, round_scores, final_scores, winners, rnd, pick, games[k],
+                                 picks[k], hand_size, rul, croq)
+
+
+@_njit(cache=CACHED, parallel=True)
+def observe_batch_par(hands, bars, kept, round_scores, rnd, pick, games, seats, hand_size, lut, inv, deck, out):
+    """:func:`observe_batch` with the games split over numba's threads (``prange``, scratch space
+    per task)."""
+    n = hands.shape[1]
+    G = games.shape[0]
+    for c in prange((G + PAR_CHUNK - 1) // PAR_CHUNK):
+        sb = np.empty(n * _K, np.float32)
+        sh = np.empty(n * _K, np.float32)
+        cv = np.empty(n, np.float32)
+        sv = np.empty(n, np.float32)
+        head, cum = observe_scratch()
+        for k in range(c * PAR_CHUNK, min(G, (c + 1) * PAR_CHUNK)):
+            observe_rows(hands, bars, kept, round_scores, rnd, pick, games[k], seats, hand_size, lut, inv, deck,
+                         out[k], sb, sh, cv, sv, head, cum)
