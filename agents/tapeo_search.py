@@ -32,11 +32,8 @@ All the playouts of one decision run together in the batched engine
 (:class:`tapeo_env.rules.batched.BatchedTapeo`, loaded with the record of the samples,
 :func:`~tapeo_env.rules.batched.state_record`): ``candidates x determinizations x
 playouts`` games step at once, and an ONNX playout policy is asked for every seat of every game
-in one call per pick: only for the rows with more than one legal kind (a row with one plays it:
-the softmax puts all its mass there) and once per distinct observation among them (equal rows,
-e.g. determinizations that agree on this round's hands, share the network's answer); the picks
-are those of asking every row (``tests/test_tapeo_search.py`` checks recorded decisions and
-values bit for bit). Decisions per second: ``python -m hod.benchmarks.tapeo_search_speed``. With the shipped network (``playout="ppo"``, the default) a decision takes
+in one call per pick (decisions per second: ``python -m hod.benchmarks.tapeo_search_speed``; the
+network is about 60% of a decision's time there). With the shipped network (``playout="ppo"``, the default) a decision takes
 about 10-40 ms on one core at the defaults (docs/results.md); a playout policy that is a per-row
 bot (``"expert"``, ``"greedy"``, ``"random"``) is asked row by row and is far slower (the
 expert: about 0.3 ms per seat and pick).
@@ -95,23 +92,6 @@ def playout_values(final_scores: np.ndarray, winners: np.ndarray, seat: int, mar
     share = np.where(won[:, seat], 1.0 / np.maximum(won.sum(axis=1), 1), 0.0)
     margin = pts[:, seat] - (pts.sum(axis=1) - pts[:, seat]) / (n - 1)
     return share + margin_weight * margin / 100.0
-
-
-#: Weights of :func:`_distinct_rows`' row hash (fixed numbers).
-_HASH_W = np.random.default_rng(0x7A9E0).random(512)
-
-
-def _distinct_rows(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``(first, back)``: indices of one row of each distinct row of ``x`` (float32 (R, W), equal
-    = the same values) and, for every row, the position in ``first`` of its equal row
-    (``x[first][back] == x``). A hash of each row (its dot product with fixed weights) groups the
-    rows; the groups are then checked entry by entry, and if two different rows ever share a hash
-    every row is kept (``first = arange(R)``), so the result is always exact."""
-    h = x @ _HASH_W[:x.shape[1]]
-    _, first, back = np.unique(h, return_index=True, return_inverse=True)
-    if first.size == x.shape[0] or not np.array_equal(x, x[first[back]]):
-        return np.arange(x.shape[0]), np.arange(x.shape[0])
-    return first, back
 
 
 def _check_int(name: str, value: Any, low: int) -> int:
@@ -287,18 +267,12 @@ class SearchBot(CandidateSearchBot):
         obs = obs.reshape(G * n, -1)
         mask = mask.reshape(G * n, -1)
         if self._network:
-            out = np.argmax(mask, axis=1)                        # a row with one legal kind picks it
-            rows = np.flatnonzero((mask != 0).sum(axis=1) > 1)
-            if rows.size:
-                o = obs[rows]
-                uniq, back = _distinct_rows(o)                   # equal rows: one network row
-                _, logits = self._policy.run(o[uniq], mask[rows[uniq]])
-                z = logits.astype(np.float64)
-                p = np.exp(z - z.max(axis=1, keepdims=True))
-                cum = np.cumsum(p, axis=1)[back]
-                x = u.reshape(-1)[rows, None] * cum[:, -1:] * (1.0 - 1e-12)   # below the total: a legal kind
-                out[rows] = (cum <= x).sum(axis=1)
-            return out.reshape(G, n).astype(np.int64)
+            _, logits = self._policy.run(obs, mask)
+            z = logits.astype(np.float64)
+            p = np.exp(z - z.max(axis=1, keepdims=True))
+            cum = np.cumsum(p, axis=1)
+            x = u.reshape(-1, 1) * cum[:, -1:] * (1.0 - 1e-12)   # below the total: a legal kind
+            return (cum <= x).sum(axis=1).reshape(G, n).astype(np.int64)
         out = np.empty(G * n, np.int64)
         for r in range(G * n):
             out[r] = self._policy.act({"observation": obs[r], "action_mask": mask[r]})
