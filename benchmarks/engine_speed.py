@@ -4,7 +4,8 @@ import + compile time.
 ``python -m hod.benchmarks.engine_speed [--cpus 0] [--batch-sizes 1 4096] [--seconds 2] [--out FILE]``
 
 Every row plays uniformly random legal actions with one sampler (the k-th legal action, k =
-floor(u * number of legal actions), u uniform in [0, 1); the same arithmetic in jax for Pgx), and
+floor(u * number of legal actions), u uniform in [0, 1): a compiled row loop here, the same
+arithmetic in jax inside Pgx's jitted step), and
 one reset pattern: only the first reset of a row is seeded, finished games are dealt again at
 once with unseeded resets (the engines' own generators; Pgx: fresh keys). Each step reads what a
 learner reads: the legal-action masks and the observations of every deciding seat (Tapeo: every

@@ -287,3 +287,21 @@ def test_search_makes_the_recorded_decisions():
         assert (w["players"], w["game_seed"], w["position"], w["seat"]) == (n, seed, i, seat)
         action, values = _decide(s, seat, w["bot_seed"])
         assert (action, values) == (w["action"], w["values"]), w
+
+
+def test_search_speed_benchmark_smoke_and_refusals(capsys):
+    """hod.benchmarks.tapeo_search_speed: 2 positions of a 2-player game, one timed pass (its
+    positions are seeded: the same 2 states each run; speed is not asserted), and a usage error."""
+    pytest.importorskip("onnxruntime")
+    from hod.benchmarks import tapeo_search_speed as bench
+
+    pos = bench.positions(2, 2, seed=3)
+    assert len(pos) == 2 and all(len(engine.legal_actions(s, seat)) > 1 for s, seat in pos)
+    assert [(s.round, s.pick, seat) for s, seat in pos] == [(s.round, s.pick, seat) for s, seat in bench.positions(2, 2, 3)]
+    r = bench.main(["--players", "2", "--positions", "2", "--repeats", "1", "--seed", "3"])
+    assert r["decisions"] == 2 and r["decisions_per_s"] > 0 and 0 < r["network_share"] < 1
+    assert all(a in engine.legal_actions(s, seat) for a, (s, seat) in zip(r["actions"], pos))
+    assert "decisions/s" in capsys.readouterr().out
+    with pytest.raises(SystemExit) as e:
+        bench.main(["--players", "7"])
+    assert e.value.code == 2

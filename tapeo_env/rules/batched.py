@@ -7,7 +7,8 @@ single-game engine and the earlier numpy batched engine (kept as the oracle
 ``tests/oracles/tapeo_batched.py``) and requires identical hands, bars, churros, scores, masks,
 observations and rewards at every step, bit for bit. Constants (deck, hand sizes, rounds,
 scoring numbers, rulings) come from the same :class:`tapeo_env.rules.engine.Config`; this
-module holds the deals (numpy, :mod:`hod.core.deal`), the checks of the arguments and the
+module holds the deals (the cards from :mod:`hod.core.deal`, counted into the record by the
+kernel :func:`~tapeo_env.rules.kernels.deal_counts`), the checks of the arguments and the
 rewards (:mod:`hod.core.rewards`); the rules are the kernels'.
 
 Layout. Every state field has a leading batch axis (:class:`BatchedState`). Unlike the single

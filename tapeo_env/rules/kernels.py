@@ -8,8 +8,13 @@ ham majorities T2/T3, prawns and bread T4, peppers T5), the kept churros (T8), t
 (T9), the winners (T10), and the observation of one seat (:data:`tapeo_env.rules.observation.LAYOUT`,
 every entry the same float32 as :func:`tapeo_env.rules.observation.encode`: counts are
 ``count * (1 / deck count)`` in float64 rounded once to float32, churros ``/ 30``, scores
-``/ 100``). Deals are not here: they stay :mod:`hod.core.deal` (numpy; the driver writes the
-dealt hands into the record between kernel calls).
+``/ 100``). Deals are not here: the cards stay :func:`hod.core.deal.shuffled_prefix` (numpy);
+:func:`deal_counts` writes the dealt cards into the record as counts between kernel calls.
+
+Drivers: serial ones (:func:`step_batch`, :func:`observe_batch`, ...) and parallel ones
+(:func:`step_batch_par`, :func:`observe_batch_par`: numba ``prange`` over chunks of
+:data:`PAR_CHUNK` games, the same results), which the engine takes only when asked
+(:attr:`tapeo_env.rules.batched.BatchedTapeo.parallel_min_batch`).
 
 Layout of the arrays (B games, n seats, K = 10 kinds, R rounds): ``hands`` uint8 (B, n, K) by
 the seat that holds the hand now, ``bars`` uint8 (B, n, K), ``kept`` uint8 (B, n) churros kept,
