@@ -230,6 +230,14 @@ def test_compiled_engine_equals_the_oracle_with_other_rulings_and_deck():
         assert _lockstep(cfg, 60, seed=n, scheme="margin", round_rewards=True, steps=50) >= 60
 
 
+def test_compiled_engine_equals_the_oracle_with_hands_larger_than_the_rules():
+    # Config allows hand sizes up to 20 (the rules' largest is 10): the observation's pick and
+    # hand-size entries past the kernels' float32 tables; 2 seats x 20 = 40 of the 84 tapas
+    for hs in (14, 20):
+        cfg = E.Config(num_players=2, hand_size=hs)
+        assert _lockstep(cfg, 30, seed=hs, scheme="points", round_rewards=False, steps=4 * 3 * hs) >= 30
+
+
 def test_observe_seat_subsets_and_out_match_all_seats():
     eng = BatchedTapeo(5, 50, seed=3)
     eng.reset()

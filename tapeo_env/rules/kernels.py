@@ -74,13 +74,14 @@ _OBS = LAYOUT.size
 _FREE = 2 * MAX_PLAYERS + 1
 #: The observation's float32 values of churros held (``c / 30``, c = 0..511), of points (``x /
 #: 100``, x = -_SCORE_OFF.._SCORE_OFF - 1, at index x + _SCORE_OFF), of the pick (``p / (MAX_HAND_SIZE
-#: - 1)``) and of the hand size (``h / MAX_HAND_SIZE``), each computed in float64 and rounded once
+#: - 1)``) and of the hand size (``h / MAX_HAND_SIZE``; p, h = 0..255: a Config's hand size may
+#: exceed MAX_HAND_SIZE, up to 20), each computed in float64 and rounded once
 #: (the same float32 as dividing in the kernel; frozen into the compiled kernels as constants).
 _SCORE_OFF = 4096
 _CHURRO_T = (np.arange(512, dtype=np.float64) / _CHURRO_DIV).astype(np.float32)
 _SCORE_T = (np.arange(-_SCORE_OFF, _SCORE_OFF, dtype=np.float64) / _SCORE_DIV).astype(np.float32)
-_PICK_T = (np.arange(MAX_HAND_SIZE + 1, dtype=np.float64) / _PICK_DIV).astype(np.float32)
-_SIZE_T = (np.arange(MAX_HAND_SIZE + 1, dtype=np.float64) / _SIZE_DIV).astype(np.float32)
+_PICK_T = (np.arange(256, dtype=np.float64) / _PICK_DIV).astype(np.float32)
+_SIZE_T = (np.arange(256, dtype=np.float64) / _SIZE_DIV).astype(np.float32)
 
 #: Indices into :func:`rulings_array`.
 (R_TORTILLA, R_HAM_FIRST, R_HAM_SECOND, R_PRAWN, R_BREAD, R_PEPPER, R_HOT_MIN, R_HOT_PENALTY,
@@ -331,8 +332,9 @@ def observe_rows(hands, bars, kept, round_scores, rnd, pick, b, seats, hand_size
         head[q] = 0.0
     head[_NP0 + n - MIN_PLAYERS] = 1.0
     head[_RD0 + min(min(r, R - 1), 2)] = 1.0
-    head[_PK0] = 0.0 if over else _PICK_T[p]
-    head[_HS0] = 0.0 if over else _SIZE_T[hand_size - p]
+    left = hand_size - p
+    head[_PK0] = 0.0 if over else (_PICK_T[p] if 0 <= p < 256 else np.float32(p / _PICK_DIV))
+    head[_HS0] = 0.0 if over else (_SIZE_T[left] if 0 <= left < 256 else np.float32(left / _SIZE_DIV))
     known = 0 if over else kp + 1                        # hands the observer knows: its own, seat + 1 .. seat + kp
     for j in range(seats.shape[0]):
         seat = seats[j]
