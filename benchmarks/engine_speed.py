@@ -4,7 +4,8 @@ import + compile time.
 ``python -m hod.benchmarks.engine_speed [--cpus 0] [--batch-sizes 1 4096] [--seconds 2] [--out FILE]``
 
 Every row plays uniformly random legal actions with one sampler (the k-th legal action, k =
-floor(u * number of legal actions), u uniform in [0, 1); the same arithmetic in jax for Pgx), and
+floor(u * number of legal actions), u uniform in [0, 1): a compiled row loop here, the same
+arithmetic in jax inside Pgx's jitted step), and
 one reset pattern: only the first reset of a row is seeded, finished games are dealt again at
 once with unseeded resets (the engines' own generators; Pgx: fresh keys). Each step reads what a
 learner reads: the legal-action masks and the observations of every deciding seat (Tapeo: every
@@ -46,12 +47,47 @@ ENGINE_ROWS = (("tapeo", 4), ("robada", 2))
 
 def uniform_legal(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """The benchmark's one sampler: for each row of ``mask`` (int8 or bool (..., A), at least one
-    legal action each) the k-th legal action, k = floor(u * count), u uniform in [0, 1).
-    Returns int64 (...,)."""
-    cs = np.cumsum(mask, axis=-1, dtype=np.int16)
-    cnt = cs[..., -1]
-    k = np.minimum((rng.random(cnt.shape) * cnt).astype(np.int16), cnt - 1)
-    return (cs <= k[..., None]).sum(axis=-1, dtype=np.int64)
+    legal action each) the k-th legal action, k = floor(u * count), u uniform in [0, 1)
+    (``rng.random``, one float64 per row). Returns int64 (...,).
+
+    The rows are walked by a compiled loop (:func:`_kth_legal`, numba; Pgx's sampler is compiled
+    inside its jitted step too), the same arithmetic as the numpy form
+    ``k = min(int16(u * count), count - 1)``, action = the number of kinds whose running count of
+    legal kinds is <= k."""
+    m = np.ascontiguousarray(mask).view(np.int8) if mask.dtype == bool else np.ascontiguousarray(mask, np.int8)
+    u = np.asarray(rng.random(m.shape[:-1]), np.float64)
+    out = np.empty(m.shape[:-1], np.int64)
+    _kth_legal()(m.reshape(-1, m.shape[-1]), u.reshape(-1), out.reshape(-1))
+    return out if out.ndim else out[()]
+
+
+_KTH: list = []
+
+
+def _kth_legal():
+    """The compiled row loop of :func:`uniform_legal` (compiled, or loaded from numba's cache, on
+    first use)."""
+    if not _KTH:
+        from numba import njit
+
+        from hod.core.jit import cache_kernels
+
+        @njit(cache=cache_kernels(__file__))
+        def kth_legal(mask, u, out):
+            for r in range(mask.shape[0]):
+                cnt = np.int16(0)
+                for a in range(mask.shape[1]):
+                    cnt += mask[r, a]
+                k = min(np.int16(u[r] * cnt), cnt - 1)
+                run = np.int16(0)
+                act = 0
+                for a in range(mask.shape[1]):
+                    run += mask[r, a]
+                    act += run <= k
+                out[r] = act
+
+        _KTH.append(kth_legal)
+    return _KTH[0]
 
 
 def _timed(step: Callable[[], int], seconds: float, repeats: int, sync: Callable[[], None] = lambda: None) -> float:

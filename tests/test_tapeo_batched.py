@@ -232,6 +232,14 @@ def test_compiled_engine_equals_the_oracle_with_other_rulings_and_deck():
         assert _lockstep(cfg, 60, seed=n, scheme="margin", round_rewards=True, steps=50) >= 60
 
 
+def test_compiled_engine_equals_the_oracle_with_hands_larger_than_the_rules():
+    # Config allows hand sizes up to 20 (the rules' largest is 10): the observation's pick and
+    # hand-size entries past the kernels' float32 tables; 2 seats x 20 = 40 of the 84 tapas
+    for hs in (14, 20):
+        cfg = E.Config(num_players=2, hand_size=hs)
+        assert _lockstep(cfg, 30, seed=hs, scheme="points", round_rewards=False, steps=4 * 3 * hs) >= 30
+
+
 def test_observe_seat_subsets_and_out_match_all_seats():
     eng = BatchedTapeo(5, 50, seed=3)
     eng.reset()
@@ -598,3 +606,56 @@ def test_load_state_refuses_values_no_game_reaches(field, value, legal):
     with pytest.raises(ConfigError, match=legal):
         eng.load_state(rec)
     assert eng.state.same_as(before)
+
+
+def test_kernels_load_numbas_target_without_scipy_linalg_and_blas_still_works():
+    """hod.core.jit.prepare_target: importing the kernels does not import scipy.linalg (numba's
+    BLAS probe), scipy.linalg imports afterwards, and numba's np.dot still compiles (2 . 3 = 6)."""
+    import subprocess
+    import sys
+
+    code = ("import sys, numpy as np\nimport tapeo_env.rules.kernels\nprint('scipy.linalg' in sys.modules)\n"
+            "import scipy.linalg\nfrom numba import njit\nprint(njit(lambda a, b: np.dot(a, b))(np.full(3, 2.0), np.ones(3)))")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert r.stdout.split() == ["False", "6.0"]
+
+
+def test_parallel_drivers_equal_the_serial_ones_bit_for_bit():
+    """kernels.step_batch_par / observe_batch_par (prange, chunks of PAR_CHUNK games) write what
+    step_batch / observe_batch write, over a batch of several chunks; the engine with
+    parallel_min_batch set plays the same games as without."""
+    B = kernels.PAR_CHUNK * 2 + 7
+    a, b = BatchedTapeo(4, B, seed=5), BatchedTapeo(4, B, seed=5)
+    b.parallel_min_batch = 1
+    a.reset(seed=5)
+    b.reset(seed=5)
+    rng = np.random.default_rng(5)
+    for _ in range(30):
+        act = a.random_actions(rng=rng)
+        s = b.state
+        ref = a.observe().copy()
+        par = np.empty_like(ref)
+        kernels.observe_batch_par(s.hands, s.bars, s.churros_kept, s.round_scores, s.round, s.pick, b._all,
+                                  b._all_seats, b.hand_size, b._lut, b._inv, b._deck64, par)
+        assert np.array_equal(ref.view(np.int32), par.view(np.int32))
+        assert np.array_equal(ref.view(np.int32), b.observe().view(np.int32))
+        flags = np.zeros(B, np.int8)
+        t = a.state.copy()
+        kernels.step_batch_par(t.hands, t.bars, t.churros_kept, t.round_scores, t.final_scores, t.winners, t.round,
+                               t.pick, a._all, act, a.hand_size, a._rul,
+                               a._croq, flags)
+        u = a.state.copy()
+        flags2 = np.zeros(B, np.int8)
+        kernels.step_batch(u.hands, u.bars, u.churros_kept, u.round_scores, u.final_scores, u.winners, u.round,
+                           u.pick, a._all, act, a.hand_size, a._rul,
+                           a._croq, flags2)
+        assert np.array_equal(flags, flags2) and all(np.array_equal(x, y) for x, y in zip(t.arrays().values(),
+                                                                                          u.arrays().values()))
+        ra, rb = a.step(act), b.step(act.copy())
+        for x, y in zip(ra, rb):
+            assert np.array_equal(x, y)
+        for e, r in ((a, ra), (b, rb)):
+            if r.game_over.any():
+                e.reset(games=np.flatnonzero(r.game_over), seeds=np.flatnonzero(r.game_over).astype(np.uint64))
+    assert all(np.array_equal(x, y) for x, y in zip(a.state.arrays().values(), b.state.arrays().values()))

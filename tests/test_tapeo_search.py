@@ -229,3 +229,79 @@ def test_registered_and_played_in_the_tournament():
     res = run_tournament("tapeo", [("search", lambda: SearchBot(determinizations=2)), "expert", "greedy"],
                          num_games=3, seed=0)
     assert [b.games for b in res.bots] == [3, 3, 3]
+
+
+# ---- the same decisions before and after the playouts' speed-ups -------------------------------------
+DECISIONS_FILE = __import__("pathlib").Path(__file__).with_name("data") / "tapeo_search_decisions.json"
+#: (players, game seed) of the recorded positions: up to 5 positions of each seeded random game.
+DECISION_GAMES = ((2, 11), (4, 12), (4, 13), (6, 14))
+
+
+def _decision_positions():
+    """[(players, game seed, index, seat, state)]: the positions of :data:`DECISION_GAMES`, the seat
+    deciding cycling over the table, only positions where that seat has more than one legal kind."""
+    out = []
+    for n, seed in DECISION_GAMES:
+        for i, s in enumerate(random_positions(n, seed, count=12)):
+            seat = (seed + i) % n
+            if len(engine.legal_actions(s, seat)) > 1 and sum(o[0] == n and o[1] == seed for o in out) < 5:
+                out.append((n, seed, i, seat, s))
+    return out
+
+
+def _decide(state, seat, bot_seed):
+    """The registered ``search`` bot's (its registered budget) action and values at ``state``."""
+    bot = agents.make("tapeo", "search", seed=bot_seed)
+    belief = lambda rng: engine.sample_consistent_state(state, seat, rng)  # noqa: E731
+    belief.seat = seat
+    obs = obs_of(state, seat)
+    values = bot.action_values(obs, belief)
+    bot.reset(bot_seed)
+    return int(bot.act(obs, belief)), {str(a): float(v).hex() for a, v in values.items()}
+
+
+def record_decisions() -> None:
+    """Write :data:`DECISIONS_FILE` from the current code (run once, before a change to the playouts:
+    ``python -c "import sys; sys.path[:0] = ['tests']; import test_tapeo_search as t; t.record_decisions()"``)."""
+    from hod.core.atomic import atomic_write_json
+
+    rows = []
+    for k, (n, seed, i, seat, s) in enumerate(_decision_positions()):
+        action, values = _decide(s, seat, 1000 + k)
+        rows.append({"players": n, "game_seed": seed, "position": i, "seat": seat, "bot_seed": 1000 + k,
+                     "action": action, "values": values})
+    atomic_write_json(DECISIONS_FILE, {"bot": "tapeo search (registered budget)", "positions": rows})
+
+
+def test_search_makes_the_recorded_decisions():
+    """The registered ``search`` bot makes exactly the decisions (and values, bit for bit) that the
+    code before the playouts' speed-ups made on 20 fixed positions and seeds (tests/data, recorded
+    by :func:`record_decisions`)."""
+    pytest.importorskip("onnxruntime")
+    import json
+
+    want = json.loads(DECISIONS_FILE.read_text())["positions"]
+    got = _decision_positions()
+    assert len(want) == len(got) == 20
+    for w, (n, seed, i, seat, s) in zip(want, got):
+        assert (w["players"], w["game_seed"], w["position"], w["seat"]) == (n, seed, i, seat)
+        action, values = _decide(s, seat, w["bot_seed"])
+        assert (action, values) == (w["action"], w["values"]), w
+
+
+def test_search_speed_benchmark_smoke_and_refusals(capsys):
+    """hod.benchmarks.tapeo_search_speed: 2 positions of a 2-player game, one timed pass (its
+    positions are seeded: the same 2 states each run; speed is not asserted), and a usage error."""
+    pytest.importorskip("onnxruntime")
+    from hod.benchmarks import tapeo_search_speed as bench
+
+    pos = bench.positions(2, 2, seed=3)
+    assert len(pos) == 2 and all(len(engine.legal_actions(s, seat)) > 1 for s, seat in pos)
+    assert [(s.round, s.pick, seat) for s, seat in pos] == [(s.round, s.pick, seat) for s, seat in bench.positions(2, 2, 3)]
+    r = bench.main(["--players", "2", "--positions", "2", "--repeats", "1", "--seed", "3"])
+    assert r["decisions"] == 2 and r["decisions_per_s"] > 0 and 0 < r["network_share"] < 1
+    assert all(a in engine.legal_actions(s, seat) for a, (s, seat) in zip(r["actions"], pos))
+    assert "decisions/s" in capsys.readouterr().out
+    with pytest.raises(SystemExit) as e:
+        bench.main(["--players", "7"])
+    assert e.value.code == 2

@@ -18,7 +18,7 @@ import os
 import tempfile
 import warnings
 
-__all__ = ["cache_kernels"]
+__all__ = ["cache_kernels", "prepare_target"]
 
 
 def _writable(path: str) -> bool:
@@ -84,3 +84,37 @@ def cache_kernels(source_file: str) -> bool:
                   "the rules kernels compile in every process; set NUMBA_CACHE_DIR to a writable folder",
                   RuntimeWarning, stacklevel=2)
     return False
+
+
+_TARGET_READY = False
+
+
+def prepare_target() -> None:
+    """Load numba's CPU target (its typing and lowering registries) once per process, as the
+    first compiled or cached kernel call would, but without the ``scipy.linalg`` import that
+    numba's BLAS probe makes on the way (``numba.np.arraymath`` calls ``ensure_blas`` at import:
+    about half of a warm start's first kernel call when scipy is installed; the kernels use no
+    BLAS). Where ``scipy.linalg`` is already imported nothing is blocked.
+
+    Effect on other numba code of the process: ``numba.np.arraymath._HAVE_BLAS`` is False, so
+    numba's ``np.correlate`` / ``np.convolve`` use numba's own inner-product loop instead of BLAS
+    (same results up to the order of the additions); ``np.dot`` and ``np.linalg`` in numba
+    functions still work (they import scipy when they are compiled). Idempotent.
+    """
+    global _TARGET_READY
+    if _TARGET_READY:
+        return
+    import sys
+
+    from numba.core.registry import cpu_target
+
+    block = "scipy.linalg" not in sys.modules
+    if block:
+        sys.modules["scipy.linalg"] = None          # an import of it raises ImportError meanwhile
+    try:
+        cpu_target.target_context.refresh()
+        cpu_target.typing_context.refresh()
+    finally:
+        if block and sys.modules.get("scipy.linalg", 0) is None:
+            del sys.modules["scipy.linalg"]
+    _TARGET_READY = True

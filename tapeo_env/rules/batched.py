@@ -7,7 +7,8 @@ engine, the earlier single-game engine and the earlier numpy batched engine (kep
 ``tests/oracles/tapeo_scalar.py`` and ``tests/oracles/tapeo_batched.py``) and requires identical hands, bars, churros, scores, masks,
 observations and rewards at every step, bit for bit. Constants (deck, hand sizes, rounds,
 scoring numbers, rulings) come from the same :class:`tapeo_env.rules.engine.Config`; this
-module holds the deals (numpy, :mod:`hod.core.deal`), the checks of the arguments and the
+module holds the deals (the cards from :mod:`hod.core.deal`, counted into the record by the
+kernel :func:`~tapeo_env.rules.kernels.deal_counts`), the checks of the arguments and the
 rewards (:mod:`hod.core.rewards`); the rules are the kernels'.
 
 Layout. Every state field has a leading batch axis (:class:`BatchedState`). Unlike the single
@@ -134,6 +135,12 @@ class BatchedTapeo:
 
     num_actions = _K
     obs_size = OBS_SIZE
+    #: Batches of at least this many games are stepped and observed by the parallel drivers
+    #: (:func:`tapeo_env.rules.kernels.step_batch_par`, ``observe_batch_par``: numba's threads,
+    #: ``numba.set_num_threads``) when numba has more than one thread; None (the default) = never.
+    #: Off by default: on the shared 2-core machine of docs/throughput.md they did not pay
+    #: (measured there); the results are the same either way, bit for bit.
+    parallel_min_batch: Optional[int] = None
 
     def __init__(self, config: int | Config | None, batch_size: int, seed: Optional[int] = None,
                  reward_scheme: str = "points", round_rewards: bool = False) -> None:
@@ -149,9 +156,6 @@ class BatchedTapeo:
         self._state = BatchedState.zeros(B, cfg)
         self._deck = np.asarray(cfg.deck, np.int16)
         self._deck_cards = deck_cards(cfg.deck).astype(np.int8)
-        self._seat_of_card = np.repeat(np.arange(n, dtype=np.intp), cfg.hand_size)
-        self._seat_base = (np.arange(B * n, dtype=np.intp) * _K).reshape(B, n)
-        self._next_seat = (np.arange(n) + 1) % n
         self._phi = np.zeros((B, n))
         self._zero_rewards = np.zeros((B, n))
         self._no_games = np.zeros(B, bool)
@@ -307,9 +311,9 @@ class BatchedTapeo:
         G = len(g)
         if G == 0:
             return
-        s.bars[g] = 0
-        s.pick[g] = 0
         if s.deals is not None:
+            s.bars[g] = 0
+            s.pick[g] = 0
             pre = s.deals[g, 0, 0].sum(axis=1) > 0          # an explicit deal holds hand_size tapas
             if pre.any():
                 gp = g[pre]
@@ -318,20 +322,9 @@ class BatchedTapeo:
                 g = g[~pre]
                 G = len(g)
         if G:
-            counts = self._shuffled_hands(g)
-            s.hands[g] = counts
-            s.undealt[g] = self._deck - counts.sum(axis=1)
-
-    def _shuffled_hands(self, g: np.ndarray) -> np.ndarray:
-        """Counts int (G, n, K) of the hands dealt this round to games ``g``: the first
-        ``n * hand_size`` cards of :func:`hod.core.deal.shuffled_prefix` (each game's seed, stream
-        = its round), card j to seat ``j // hand_size`` (as ``engine.new_game``)."""
-        n = self.num_players
-        s = self._state
-        cards = shuffled_prefix(self._deck_cards, s.seed[g], s.round[g], n * self.hand_size)
-        G = len(g)
-        idx = (np.arange(G, dtype=np.intp)[:, None] * n + self._seat_of_card[None, :]) * _K + cards
-        return np.bincount(idx.ravel(), minlength=G * n * _K).reshape(G, n, _K)
+            cards = shuffled_prefix(self._deck_cards, s.seed[g], s.round[g], self.num_players * self.hand_size)
+            kernels.deal_counts(np.ascontiguousarray(cards), np.ascontiguousarray(g, np.intp), self.hand_size, self._deck64, s.hands,
+                                s.undealt, s.bars, s.pick)
 
     # ---- queries ----------------------------------------------------------------------------
     def nbytes(self) -> dict:
@@ -391,14 +384,23 @@ class BatchedTapeo:
         elif out.shape != shape or out.dtype != np.float32 or not out.flags.c_contiguous:
             raise ConfigError(f"out must be a C-contiguous float32 array of shape {shape}")
         s = self._state
-        kernels.observe_batch(s.hands, s.bars, s.churros_kept, s.round_scores, s.round, s.pick, g, S, self.hand_size,
-                              self._lut, self._inv, self._deck64, out)
+        driver = kernels.observe_batch_par if self._parallel(g.size) else kernels.observe_batch
+        driver(s.hands, s.bars, s.churros_kept, s.round_scores, s.round, s.pick, g, S, self.hand_size,
+               self._lut, self._inv, self._deck64, out)
         return out
 
     def random_actions(self, mask: Optional[np.ndarray] = None,
                        rng: Optional[np.random.Generator] = None) -> np.ndarray:
         """Uniformly random legal actions: int64 (G, n), see :func:`random_legal_actions`."""
         return random_legal_actions(self.legal_mask() if mask is None else mask, rng or self.rng)
+
+    def _parallel(self, games: int) -> bool:
+        """Whether a call over ``games`` games takes the parallel drivers (:attr:`parallel_min_batch`)."""
+        if self.parallel_min_batch is None or games < self.parallel_min_batch:
+            return False
+        import numba
+
+        return numba.get_num_threads() > 1
 
     # ---- step -------------------------------------------------------------------------------
     def step(self, actions: np.ndarray, games: Optional[np.ndarray] = None) -> EngineStep:
@@ -445,8 +447,9 @@ class BatchedTapeo:
             legal = np.flatnonzero(s.hands[b, i]).tolist()
             raise IllegalActionError(f"game {b} seat {i}", picks[k, i].item(), legal, names=kind_name)
         flags = self._flags if full else np.zeros(G, np.int8)
-        kernels.step_batch(s.hands, s.bars, s.churros_kept, s.round_scores, s.final_scores, s.winners, s.round,
-                           s.pick, g, picks, self.hand_size, self._rul, self._croq, flags)
+        driver = kernels.step_batch_par if self._parallel(G) else kernels.step_batch
+        driver(s.hands, s.bars, s.churros_kept, s.round_scores, s.final_scores, s.winners, s.round,
+               s.pick, g, picks, self.hand_size, self._rul, self._croq, flags)
         if not flags.any():
             if full:
                 return EngineStep(self._zero_rewards, self._no_games, self._no_games)

@@ -8,8 +8,13 @@ ham majorities T2/T3, prawns and bread T4, peppers T5), the kept churros (T8), t
 (T9), the winners (T10), and the observation of one seat (:data:`tapeo_env.rules.observation.LAYOUT`,
 every entry the same float32 as :func:`tapeo_env.rules.observation.encode`: counts are
 ``count * (1 / deck count)`` in float64 rounded once to float32, churros ``/ 30``, scores
-``/ 100``). Deals are not here: they stay :mod:`hod.core.deal` (numpy; the driver writes the
-dealt hands into the record between kernel calls).
+``/ 100``). Deals are not here: the cards stay :func:`hod.core.deal.shuffled_prefix` (numpy);
+:func:`deal_counts` writes the dealt cards into the record as counts between kernel calls.
+
+Drivers: serial ones (:func:`step_batch`, :func:`observe_batch`, ...) and parallel ones
+(:func:`step_batch_par`, :func:`observe_batch_par`: numba ``prange`` over chunks of
+:data:`PAR_CHUNK` games, the same results), which the engine takes only when asked
+(:attr:`tapeo_env.rules.batched.BatchedTapeo.parallel_min_batch`).
 
 Layout of the arrays (B games, n seats, K = 10 kinds, R rounds): ``hands`` uint8 (B, n, K) by
 the seat that holds the hand now, ``bars`` uint8 (B, n, K), ``kept`` uint8 (B, n) churros kept,
@@ -32,10 +37,10 @@ included, load them instead of compiling. See the README's "Times" for the cold 
 from __future__ import annotations
 
 import numpy as np
-from numba import njit as _njit
+from numba import njit as _njit, prange
 
-from hod.core.jit import cache_kernels
-from .cards import BREAD, CHURRO, CROQUETA, FREELOADER, HAM_SLICES, MAX_HAND_SIZE, MIN_PLAYERS, NUM_KINDS, PEPPER, PRAWNS, TORTILLA
+from hod.core.jit import cache_kernels, prepare_target
+from .cards import BREAD, CHURRO, CROQUETA, FREELOADER, HAM_SLICES, MAX_HAND_SIZE, MAX_PLAYERS, MIN_PLAYERS, NUM_KINDS, PEPPER, PRAWNS, TORTILLA
 from .engine import CHURROS_KEPT_ACROSS_ROUNDS, FREELOADER_STEALS_FREELOADER, LAST_TAPA_AUTOMATIC
 from .observation import LAYOUT, SCORE_SCALE
 from .scoring import Rulings
@@ -43,6 +48,7 @@ from .scoring import Rulings
 #: Whether the kernels are cached on disk (:func:`hod.core.jit.cache_kernels`: True but where no
 #: cache folder can be written).
 CACHED = cache_kernels(__file__)
+prepare_target()        # numba's target without its scipy BLAS probe (hod.core.jit)
 
 
 def njit(fn):
@@ -66,6 +72,19 @@ _SCORE_DIV = float(SCORE_SCALE)
 _STEAL_FREELOADER = bool(FREELOADER_STEALS_FREELOADER)
 _LAST_AUTO = bool(LAST_TAPA_AUTOMATIC)
 _KEEP_CHURROS = bool(CHURROS_KEPT_ACROSS_ROUNDS)
+_OBS = LAYOUT.size
+#: Row of :func:`observe_rows`' ``cum`` scratch holding the deck minus every bar's tapas.
+_FREE = 2 * MAX_PLAYERS + 1
+#: The observation's float32 values of churros held (``c / 30``, c = 0..511), of points (``x /
+#: 100``, x = -_SCORE_OFF.._SCORE_OFF - 1, at index x + _SCORE_OFF), of the pick (``p / (MAX_HAND_SIZE
+#: - 1)``) and of the hand size (``h / MAX_HAND_SIZE``; p, h = 0..255: a Config's hand size may
+#: exceed MAX_HAND_SIZE, up to 20), each computed in float64 and rounded once
+#: (the same float32 as dividing in the kernel; frozen into the compiled kernels as constants).
+_SCORE_OFF = 4096
+_CHURRO_T = (np.arange(512, dtype=np.float64) / _CHURRO_DIV).astype(np.float32)
+_SCORE_T = (np.arange(-_SCORE_OFF, _SCORE_OFF, dtype=np.float64) / _SCORE_DIV).astype(np.float32)
+_PICK_T = (np.arange(256, dtype=np.float64) / _PICK_DIV).astype(np.float32)
+_SIZE_T = (np.arange(256, dtype=np.float64) / _SIZE_DIV).astype(np.float32)
 
 #: Indices into :func:`rulings_array`.
 (R_TORTILLA, R_HAM_FIRST, R_HAM_SECOND, R_PRAWN, R_BREAD, R_PEPPER, R_HOT_MIN, R_HOT_PENALTY,
@@ -258,82 +277,116 @@ def count_table(inv: np.ndarray) -> np.ndarray:
 def observe_game(hands, bars, kept, round_scores, rnd, pick, b, seats, hand_size, lut, inv, deck, out,
                  sbars, shands, churro_v, score_v, placed):
     """``out[j]`` (float32 (S, OBS_SIZE)) = ``observation.encode`` of seat ``seats[j]`` in game
-    ``b`` (every entry written). ``lut`` is :func:`count_table` of ``inv`` (1 / deck count);
-    scratch space: ``sbars``, ``shands`` float32 (n, K) (the game's scaled bars and hands),
-    ``churro_v``, ``score_v`` float32 (n,), ``placed`` int64 (K,)."""
+    ``b`` (every entry written once). ``lut`` is :func:`count_table` of ``inv`` (1 / deck count);
+    ``sbars``, ``shands`` float32 (n, K), ``churro_v``, ``score_v`` float32 (n,), ``placed`` int64
+    (K,) are scratch space (:func:`observe_rows`)."""
+    head, cum = observe_scratch()
+    observe_rows(hands, bars, kept, round_scores, rnd, pick, b, seats, hand_size, lut, inv, deck, out,
+                 sbars.reshape(sbars.size), shands.reshape(shands.size), churro_v, score_v, head, cum)
+
+
+@njit
+def observe_scratch():
+    """Scratch space of :func:`observe_rows` besides the per-seat arrays: float32 (10,) (a row's
+    first entries), int64 (2 * MAX_PLAYERS + 2, K) (running hand counts, deck minus the bars)."""
+    return np.empty(_H0, np.float32), np.empty((_FREE + 1, _K), np.int64)
+
+
+@njit
+def observe_rows(hands, bars, kept, round_scores, rnd, pick, b, seats, hand_size, lut, inv, deck, out,
+                 sb, sh, cv, sv, head, cum):
+    """The observations of seats ``seats`` in game ``b`` (``observation.encode`` of each, every
+    entry written once) into ``out[j]`` (float32 (S, OBS_SIZE)).
+
+    Counts are ``lut[kind, count]`` (:func:`count_table`: ``count * (1 / deck count)`` in float64
+    rounded once to float32; ``count * inv[kind]`` past the table), churros ``/ 30``, scores
+    ``/ 100``, pick and hand size as the layout says (tables of those float32 values). Method: what
+    every seat's row shares is computed once per game into the scratch arrays: ``sb``, ``sh``
+    float32 (n * K,) the scaled bars and hands by seat, ``cv``, ``sv`` float32 (n,) churros and
+    scores, ``head`` the row's first 10 entries (:func:`observe_scratch`); ``cum``
+    holds the running count of each kind over the hands of seats 0..n-1 (the hands an observer
+    knows are a window of it, wrapping round the table) and in row ``_FREE`` the deck minus every
+    bar. Each row is then written front to back, its seat-relative pieces as two contiguous runs
+    (seats ``seat..n-1``, then ``0..seat-1``)."""
     n = hands.shape[1]
     R = round_scores.shape[1]
+    nb = n * _K
     r = rnd[b]
     over = r >= R
     p = np.int64(pick[b])
     kp = 0 if over else min(p, n - 1)
-    placed[:] = 0                                        # every bar's tapas, per kind
+    for k in range(_K):
+        cum[0, k] = 0
+        cum[_FREE, k] = deck[k]                          # deck minus every bar's tapas
     for t in range(n):
-        churro_v[t] = np.float32((np.int64(kept[b, t]) + np.int64(bars[b, t, CHURRO])) / _CHURRO_DIV)
+        cv[t] = _CHURRO_T[np.int64(kept[b, t]) + np.int64(bars[b, t, CHURRO])]
         sc = np.int64(0)
         for q in range(R):
             sc += round_scores[b, q, t]
-        score_v[t] = np.float32(sc / _SCORE_DIV)
+        sv[t] = _SCORE_T[sc + _SCORE_OFF] if -_SCORE_OFF <= sc < _SCORE_OFF else np.float32(sc / _SCORE_DIV)
         for k in range(_K):
-            placed[k] += bars[b, t, k]
-            sbars[t, k] = lut[k, bars[b, t, k]]
-            shands[t, k] = lut[k, hands[b, t, k]]
-    pick_v = np.float32(p / _PICK_DIV)
-    size_v = np.float32((hand_size - p) / _SIZE_DIV)
-    rd = _RD0 + min(min(r, R - 1), 2)
+            c = bars[b, t, k]
+            cum[_FREE, k] -= np.int64(c)
+            sb[t * _K + k] = lut[k, c]
+            h = hands[b, t, k]
+            sh[t * _K + k] = lut[k, h]
+            cum[t + 1, k] = cum[t, k] + np.int64(h)
+    for q in range(_PK0):                                # player count and round, one-hot; pick; hand size
+        head[q] = 0.0
+    head[_NP0 + n - MIN_PLAYERS] = 1.0
+    head[_RD0 + min(min(r, R - 1), 2)] = 1.0
+    left = hand_size - p
+    head[_PK0] = 0.0 if over else (_PICK_T[p] if 0 <= p < 256 else np.float32(p / _PICK_DIV))
+    head[_HS0] = 0.0 if over else (_SIZE_T[left] if 0 <= left < 256 else np.float32(left / _SIZE_DIV))
+    known = 0 if over else kp + 1                        # hands the observer knows: its own, seat + 1 .. seat + kp
     for j in range(seats.shape[0]):
         seat = seats[j]
         row = out[j]
-        # every entry is written once: the values, and zeros where a piece is padded or empty
-        for q in range(_RD0 - _NP0):
-            row[_NP0 + q] = 0.0
-        row[_NP0 + n - MIN_PLAYERS] = 1.0
-        for q in range(3):
-            row[_RD0 + q] = 0.0
-        row[rd] = 1.0
-        for q in range(_B0 + n * _K, _C0):
+        for q in range(_H0):
+            row[q] = head[q]
+        if over:
+            for q in range(_K):
+                row[_H0 + q] = 0.0
+        else:
+            for q in range(_K):
+                row[_H0 + q] = sh[seat * _K + q]
+        a = (n - seat) * _K                              # bars: seats seat..n-1, then 0..seat-1
+        for q in range(a):
+            row[_B0 + q] = sb[seat * _K + q]
+        for q in range(nb - a):
+            row[_B0 + a + q] = sb[q]
+        for q in range(_B0 + nb, _C0):
             row[q] = 0.0
+        a = n - seat
+        for q in range(a):
+            row[_C0 + q] = cv[seat + q]
+            row[_S0 + q] = sv[seat + q]
+        for q in range(seat):
+            row[_C0 + a + q] = cv[q]
+            row[_S0 + a + q] = sv[q]
         for q in range(n, _C0_PAD):
             row[_C0 + q] = 0.0
             row[_S0 + q] = 0.0
-        for q in range(_KH0 + kp * _K, _KF0 + _KF_PAD):
+        a = min(kp, n - 1 - seat) * _K                   # known hands: seats seat + 1 .. seat + kp (mod n)
+        for q in range(a):
+            row[_KH0 + q] = sh[(seat + 1) * _K + q]
+        for q in range(kp * _K - a):
+            row[_KH0 + a + q] = sh[q]
+        for q in range(_KH0 + kp * _K, _KF0):
             row[q] = 0.0
-        for jj in range(n):
-            t = seat + jj
-            if t >= n:
-                t -= n
-            base = _B0 + jj * _K
+        for q in range(kp):
+            row[_KF0 + q] = 1.0
+        for q in range(kp, _KF_PAD):
+            row[_KF0 + q] = 0.0
+        top = seat + known                               # unseen: deck - every bar - the hands it knows
+        if top <= n:
             for k in range(_K):
-                row[base + k] = sbars[t, k]
-            row[_C0 + jj] = churro_v[t]
-            row[_S0 + jj] = score_v[t]
-        for k in range(_K):
-            u = deck[k] - placed[k]
-            if not over:
-                for jj in range(kp + 1):
-                    t = seat + jj
-                    if t >= n:
-                        t -= n
-                    u -= np.int64(hands[b, t, k])
-            row[_U0 + k] = lut[k, u] if u < 256 else np.float32(u * inv[k])
-        if over:
-            row[_PK0] = 0.0
-            row[_HS0] = 0.0
+                u = cum[_FREE, k] - (cum[top, k] - cum[seat, k])
+                row[_U0 + k] = lut[k, u] if u < 256 else np.float32(u * inv[k])
+        else:
             for k in range(_K):
-                row[_H0 + k] = 0.0
-            continue
-        row[_PK0] = pick_v
-        row[_HS0] = size_v
-        for k in range(_K):
-            row[_H0 + k] = shands[seat, k]
-        for jj in range(1, kp + 1):
-            t = seat + jj
-            if t >= n:
-                t -= n
-            base = _KH0 + (jj - 1) * _K
-            for k in range(_K):
-                row[base + k] = shands[t, k]
-            row[_KF0 + jj - 1] = 1.0
+                u = cum[_FREE, k] - (cum[n, k] - cum[seat, k] + cum[top - n, k])
+                row[_U0 + k] = lut[k, u] if u < 256 else np.float32(u * inv[k])
 
 
 # ---- batch drivers --------------------------------------------------------------------------------
@@ -363,16 +416,17 @@ def step_batch(hands, bars, kept, round_scores, final_scores, winners, rnd, pick
 
 @njit
 def observe_batch(hands, bars, kept, round_scores, rnd, pick, games, seats, hand_size, lut, inv, deck, out):
-    """``out[k]`` (float32 (G, S, OBS_SIZE)) = :func:`observe_game` of ``seats`` in game ``games[k]``."""
+    """``out[k]`` (float32 (G, S, OBS_SIZE)) = the observations of ``seats`` in game ``games[k]``
+    (:func:`observe_rows`)."""
     n = hands.shape[1]
-    sbars = np.empty((n, _K), np.float32)
-    shands = np.empty((n, _K), np.float32)
-    churro_v = np.empty(n, np.float32)
-    score_v = np.empty(n, np.float32)
-    placed = np.zeros(_K, np.int64)
+    sb = np.empty(n * _K, np.float32)
+    sh = np.empty(n * _K, np.float32)
+    cv = np.empty(n, np.float32)
+    sv = np.empty(n, np.float32)
+    head, cum = observe_scratch()
     for k in range(games.shape[0]):
-        observe_game(hands, bars, kept, round_scores, rnd, pick, games[k], seats, hand_size, lut, inv, deck, out[k],
-                     sbars, shands, churro_v, score_v, placed)
+        observe_rows(hands, bars, kept, round_scores, rnd, pick, games[k], seats, hand_size, lut, inv, deck, out[k],
+                     sb, sh, cv, sv, head, cum)
 
 
 @njit
@@ -380,6 +434,63 @@ def winners_batch(scores, churros, rul, out):
     """:func:`winning_seats` of every row: ``scores`` int (G, n), ``churros`` (G, n), ``out`` bool (G, n)."""
     for g in range(scores.shape[0]):
         winning_seats(scores[g], churros[g], rul, out[g])
+
+
+@njit
+def deal_counts(cards, games, hand_size, deck, hands, undealt, bars, pick):
+    """Write a round's deal into games ``games`` (intp (G,)): ``cards`` (G, n * hand_size) the
+    dealt kinds of each game in deal order (:func:`hod.core.deal.shuffled_prefix`), card ``j`` to
+    seat ``j // hand_size``; ``hands[b]`` gets the counts, ``undealt[b]`` = ``deck`` minus them,
+    the bars and the pick of the round are cleared (tapeo.txt: a new round starts with empty bars)."""
+    n = hands.shape[1]
+    for g in range(games.shape[0]):
+        b = games[g]
+        for i in range(n):
+            for k in range(_K):
+                hands[b, i, k] = 0
+                bars[b, i, k] = 0
+        for j in range(n * hand_size):
+            hands[b, j // hand_size, cards[g, j]] += 1
+        for k in range(_K):
+            u = np.int64(deck[k])
+            for i in range(n):
+                u -= np.int64(hands[b, i, k])
+            undealt[b, k] = u
+        pick[b] = 0
+
+
+# ---- parallel batch drivers (numba prange; the engine picks them for large batches) -----------------
+#: Games per task of the parallel drivers (each task has its own scratch space).
+PAR_CHUNK = 256
+
+
+@_njit(cache=CACHED, parallel=True)
+def step_batch_par(hands, bars, kept, round_scores, final_scores, winners, rnd, pick, games, picks, hand_size,
+                   rul, croq, flags):
+    """:func:`step_batch` with the games split over numba's threads (``prange``; games are
+    independent, each task writes only its games' rows)."""
+    G = games.shape[0]
+    for c in prange((G + PAR_CHUNK - 1) // PAR_CHUNK):
+        for k in range(c * PAR_CHUNK, min(G, (c + 1) * PAR_CHUNK)):
+            flags[k] = step_game(hands, bars, kept, round_scores, final_scores, winners, rnd, pick, games[k],
+                                 picks[k], hand_size, rul, croq)
+
+
+@_njit(cache=CACHED, parallel=True)
+def observe_batch_par(hands, bars, kept, round_scores, rnd, pick, games, seats, hand_size, lut, inv, deck, out):
+    """:func:`observe_batch` with the games split over numba's threads (``prange``, scratch space
+    per task)."""
+    n = hands.shape[1]
+    G = games.shape[0]
+    for c in prange((G + PAR_CHUNK - 1) // PAR_CHUNK):
+        sb = np.empty(n * _K, np.float32)
+        sh = np.empty(n * _K, np.float32)
+        cv = np.empty(n, np.float32)
+        sv = np.empty(n, np.float32)
+        head, cum = observe_scratch()
+        for k in range(c * PAR_CHUNK, min(G, (c + 1) * PAR_CHUNK)):
+            observe_rows(hands, bars, kept, round_scores, rnd, pick, games[k], seats, hand_size, lut, inv, deck,
+                         out[k], sb, sh, cv, sv, head, cum)
 
 
 # ---- scoring helpers (tapeo_env.rules.scoring) -------------------------------------------------------
