@@ -265,3 +265,43 @@ def test_robada_state_tells_apart_hidden_hands_that_seat_0_cannot():
     np.testing.assert_array_equal(robada_env.rules.observation.encode(s, 0),
                                   robada_env.rules.observation.encode(t, 0))
     assert not np.array_equal(rgs.encode_state(s), rgs.encode_state(t))
+
+
+# ---------------------------------------------------------------- against the observation and the deck
+
+@pytest.mark.parametrize("n", [2, 4, 6])
+def test_tapeo_state_agrees_with_seat_0s_observation_and_holds_the_whole_deck(n):
+    # seat 0's observation is seat-relative from seat 0, so its shared pieces are seat-absolute
+    L, O = tgs.STATE_LAYOUT, tapeo_env.LAYOUT
+    par = tapeo_env.parallel_env(num_players=n)
+    deck = np.array(tapeo_env.DECK_COMPOSITION, np.float64)
+    for x in _random_parallel_game(par, seed=100 + n):
+        o = tapeo_env.encode(par.game_state, 0)
+        for name in ("num_players", "pick", "hand_size", "bars", "scores"):
+            np.testing.assert_array_equal(L.view(x, name), O.view(o, name), name)
+        np.testing.assert_array_equal(L.view(x, "hands")[:10], O.view(o, "hand"))
+        if not par.game_state.terminal:
+            np.testing.assert_array_equal(L.view(x, "round"), O.view(o, "round"))
+            # every tapa of this round's deck is in a hand, on a bar or undealt (T1, 'Each pick')
+            counts = lambda v: np.rint(v.astype(np.float64).reshape(-1, 10) * deck).sum(axis=0)
+            np.testing.assert_array_equal(counts(L.view(x, "hands")) + counts(L.view(x, "bars"))
+                                          + counts(L.view(x, "undealt")), deck)
+
+
+@pytest.mark.parametrize("n", [2, 3, 4])
+def test_robada_state_agrees_with_seat_0s_observation_and_holds_the_whole_deck(n):
+    L, O = rgs.STATE_LAYOUT, robada_env.LAYOUT
+    par = robada_env.parallel_env(num_players=n)
+    shared = ("num_players", "to_act", "hand_sizes", "loose", "pile_top", "pile_size", "pile_points",
+              "pile_ranks", "run_active", "run_start", "run_rank", "run_next", "run_closed", "run_gathered",
+              "run_size", "run_points", "run_piles_taken", "deck_left", "last_runner")
+    for x in _random_parallel_game(par, seed=200 + n):
+        o = robada_env.rules.observation.encode(par.game_state, 0)
+        for name in shared:
+            np.testing.assert_array_equal(L.view(x, name), O.view(o, name), name)
+        np.testing.assert_array_equal(L.view(x, "hands")[:10], O.view(o, "hand"))
+        # every rank's 4 cards are in a hand, loose, in a pile, in the run or in the deck (R1)
+        total = (L.view(x, "hands").reshape(4, 10).sum(axis=0) + L.view(x, "loose")
+                 + L.view(x, "pile_ranks").reshape(4, 10).sum(axis=0) + L.view(x, "run_gathered")
+                 + L.view(x, "deck_ranks")) * 4
+        np.testing.assert_array_equal(total, np.full(10, 4.0))
