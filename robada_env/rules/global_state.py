@@ -68,9 +68,8 @@ STATE_HIGH = np.ones(STATE_SIZE, np.float32)
 STATE_HIGH.setflags(write=False)
 
 
-def _rank_counts(cards) -> np.ndarray:
-    """int64 (10,) cards of each rank among ``cards`` (card ids)."""
-    return np.bincount(np.asarray(cards, np.int64) % _R, minlength=_R)
+#: Rank of each card id.
+_RANK_OF = tuple(c % _R for c in range(DECK_SIZE))
 
 
 def encode_state(s: State) -> np.ndarray:
@@ -88,38 +87,57 @@ def encode_state(s: State) -> np.ndarray:
         float32.
     """
     n = s.n
-    out = np.zeros(STATE_SIZE, np.float32)
+    rank_of = _RANK_OF
     q = 1.0 / COPIES_PER_RANK
-    out[_O["num_players"] + n - MIN_PLAYERS] = 1.0
+    idx: list[int] = []
+    val: list[float] = []
+    add_i, add_v = idx.append, val.append
+
+    def counts(base: int, cards) -> None:        # cards of each rank among ``cards``, / 4
+        cnt = [0] * _R
+        for c in cards:
+            cnt[rank_of[c]] += 1
+        for r, k in enumerate(cnt):
+            if k:
+                add_i(base + r); add_v(k * q)
+
+    add_i(_O["num_players"] + n - MIN_PLAYERS); add_v(1.0)
+    cfg = s.config
     for k, name in enumerate(RULE_FLAGS):
-        out[_O["rules"] + k] = float(getattr(s.config, name))
+        if getattr(cfg, name):
+            add_i(_O["rules"] + k); add_v(1.0)
     if not s.terminal:
-        out[_O["to_act"] + s.current] = 1.0
+        add_i(_O["to_act"] + s.current); add_v(1.0)
     for i in range(n):
-        out[_O["hands"] + i * _R:_O["hands"] + (i + 1) * _R] = _rank_counts(s.hands[i]) * q
-        out[_O["hand_sizes"] + i] = len(s.hands[i]) / CARDS_PER_DEAL
+        hand = s.hands[i]
+        if hand:
+            counts(_O["hands"] + i * _R, hand)
+            add_i(_O["hand_sizes"] + i); add_v(len(hand) / CARDS_PER_DEAL)
         pile = s.piles[i]
         if pile:
-            out[_O["pile_top"] + i * _R + pile[-1] % _R] = 1.0
-            out[_O["pile_size"] + i] = len(pile) / DECK_SIZE
-            out[_O["pile_points"] + i] = s.points[i] / TOTAL_POINTS
-            out[_O["pile_ranks"] + i * _R:_O["pile_ranks"] + (i + 1) * _R] = _rank_counts(pile) * q
-    out[_O["loose"]:_O["loose"] + _R] = _rank_counts(s.loose) * q
+            add_i(_O["pile_top"] + i * _R + rank_of[pile[-1]]); add_v(1.0)
+            add_i(_O["pile_size"] + i); add_v(len(pile) / DECK_SIZE)
+            add_i(_O["pile_points"] + i); add_v(s.points[i] / TOTAL_POINTS)
+            counts(_O["pile_ranks"] + i * _R, pile)
+    counts(_O["loose"], s.loose)
     if s.run:
-        out[_O["run_active"]] = 1.0
-        out[_O["run_start"] + s.run_start] = 1.0
-        out[_O["run_rank"] + s.run_rank] = 1.0
+        add_i(_O["run_active"]); add_v(1.0)
+        add_i(_O["run_start"] + s.run_start); add_v(1.0)
+        add_i(_O["run_rank"] + s.run_rank); add_v(1.0)
         if s.run_next != RUN_CLOSED:
-            out[_O["run_next"] + s.run_next] = 1.0
+            add_i(_O["run_next"] + s.run_next); add_v(1.0)
         else:  # closed by the Ace after the Rey (R2)
-            out[_O["run_closed"]] = 1.0
-        out[_O["run_gathered"]:_O["run_gathered"] + _R] = _rank_counts(s.run) * q
-        out[_O["run_size"]] = len(s.run) / DECK_SIZE
-        out[_O["run_points"]] = sum(CARD_POINTS[c] for c in s.run) / TOTAL_POINTS
+            add_i(_O["run_closed"]); add_v(1.0)
+        counts(_O["run_gathered"], s.run)
+        add_i(_O["run_size"]); add_v(len(s.run) / DECK_SIZE)
+        add_i(_O["run_points"]); add_v(sum(CARD_POINTS[c] for c in s.run) / TOTAL_POINTS)
         for t in s.run_taken:
-            out[_O["run_piles_taken"] + t] = 1.0
-    out[_O["deck_left"]] = len(s.deck) / _DECK_MAX
-    out[_O["deck_ranks"]:_O["deck_ranks"] + _R] = _rank_counts(s.deck) * q
+            add_i(_O["run_piles_taken"] + t); add_v(1.0)
+    if s.deck:
+        add_i(_O["deck_left"]); add_v(len(s.deck) / _DECK_MAX)
+        counts(_O["deck_ranks"], s.deck)
     if s.last_runner >= 0:
-        out[_O["last_runner"] + s.last_runner] = 1.0
+        add_i(_O["last_runner"] + s.last_runner); add_v(1.0)
+    out = np.zeros(STATE_SIZE, np.float32)
+    out.put(idx, val)
     return out

@@ -76,21 +76,37 @@ def encode_state(state: "State") -> np.ndarray:
     """
     cfg = state.config
     n = cfg.num_players
-    deck = np.asarray(cfg.deck, np.float64)
-    inv = np.where(deck > 0, 1.0 / np.maximum(deck, 1.0), 0.0)
+    inv = _inv(cfg.deck)
     out = np.zeros(STATE_SIZE, np.float32)
-    out[_SL["num_players"].start + n - MIN_PLAYERS] = 1.0
+    out[_NUM_PLAYERS + n - MIN_PLAYERS] = 1.0
     if state.terminal:
-        out[_SL["game_over"]] = 1.0
+        out[_GAME_OVER] = 1.0
     else:
-        out[_SL["round"].start + state.round] = 1.0
-    out[_SL["pick"]] = state.pick / (MAX_HAND_SIZE - 1)
-    out[_SL["hand_size"]] = state.cards_in_hand / MAX_HAND_SIZE
-    h0, b0 = _SL["hands"].start, _SL["bars"].start
-    out[h0:h0 + n * _K] = (state.hands.astype(np.float64) * inv).ravel()
-    out[b0:b0 + n * _K] = (state.bars.astype(np.float64) * inv).ravel()
-    c0, s0 = _SL["churros_kept"].start, _SL["scores"].start
-    out[c0:c0 + n] = state.churros_kept.astype(np.float64) / CHURRO_SCALE
-    out[s0:s0 + n] = state.scores_so_far() / SCORE_SCALE
-    out[_SL["undealt"]] = state.undealt.astype(np.float64) * inv
+        out[_ROUND + state.round] = 1.0
+    out[_PICK] = state.pick / (MAX_HAND_SIZE - 1)
+    out[_HAND_SIZE] = state.cards_in_hand / MAX_HAND_SIZE
+    out[_HANDS:_HANDS + n * _K] = (state.hands * inv).ravel()      # uint8 * float64: float64
+    out[_BARS:_BARS + n * _K] = (state.bars * inv).ravel()
+    out[_CHURROS:_CHURROS + n] = state.churros_kept / CHURRO_SCALE
+    out[_SCORES:_SCORES + n] = state.scores_so_far() / SCORE_SCALE
+    out[_UNDEALT:_UNDEALT + _K] = state.undealt * inv
     return out
+
+
+_NUM_PLAYERS, _ROUND, _GAME_OVER, _PICK, _HAND_SIZE, _HANDS, _BARS, _CHURROS, _SCORES, _UNDEALT = (
+    _SL[name].start for name in ("num_players", "round", "game_over", "pick", "hand_size", "hands", "bars",
+                                 "churros_kept", "scores", "undealt"))
+_INV: dict[tuple, np.ndarray] = {}
+
+
+def _inv(deck: tuple) -> np.ndarray:
+    """float64 (K,) ``1 / deck count`` of each kind (0 for a kind the deck lacks), cached per deck."""
+    inv = _INV.get(deck)
+    if inv is None:
+        d = np.asarray(deck, np.float64)
+        inv = np.where(d > 0, 1.0 / np.maximum(d, 1.0), 0.0)
+        inv.setflags(write=False)
+        if len(_INV) > 256:
+            _INV.clear()
+        _INV[deck] = inv
+    return inv
