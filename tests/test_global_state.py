@@ -305,3 +305,13 @@ def test_robada_state_agrees_with_seat_0s_observation_and_holds_the_whole_deck(n
                  + L.view(x, "pile_ranks").reshape(4, 10).sum(axis=0) + L.view(x, "run_gathered")
                  + L.view(x, "deck_ranks")) * 4
         np.testing.assert_array_equal(total, np.full(10, 4.0))
+
+
+def test_tapeo_state_through_pettingzoos_conversions():
+    from pettingzoo.utils.conversions import aec_to_parallel, parallel_to_aec
+    direct = tapeo_env.parallel_env(num_players=3)
+    direct.reset(seed=1)
+    for conv in (parallel_to_aec(tapeo_env.parallel_env(num_players=3)), aec_to_parallel(tapeo_env.env(num_players=3))):
+        conv.reset(seed=1)
+        assert conv.state_space.shape == (tgs.STATE_SIZE,)
+        np.testing.assert_array_equal(conv.state(), direct.state())
