@@ -61,6 +61,7 @@ from robada_env.rules.engine import (
     winners,
 )
 from robada_env.rules.game import ENV_NAME, GAME
+from robada_env.rules.global_state import STATE_HIGH, encode_state
 from robada_env.rules.observation import OBS_SIZE, encode, encode_all
 from robada_env.rules.record import make_record
 from robada_env.rules.render import render_text
@@ -118,9 +119,12 @@ def observations_of(s: State, agents: list[str]) -> dict[str, dict[str, np.ndarr
     return {a: {"observation": o, "action_mask": m} for a, o, m in zip(agents, encode_all(s), legal_masks(s))}
 
 
-class _RobadaCore:
+class _RobadaCore(env_support.GlobalState):
     """Options, spaces, seeding, the outcome of a decision, records and rendering, shared by the
-    AEC (:class:`raw_env`) and Parallel (:class:`robada_env.env.RobadaParallelEnv`) forms."""
+    AEC (:class:`raw_env`) and Parallel (:class:`robada_env.env.RobadaParallelEnv`) forms, and
+    PettingZoo's global state (``state()``, ``state_space``:
+    :class:`hod.adapters.env_support.GlobalState` over
+    :func:`robada_env.rules.global_state.encode_state`)."""
 
     def _setup(self, num_players, render_mode, reward_scheme, illegal_action, max_cycles, rules) -> None:
         self.config, self.max_cycles = parse_options(num_players, render_mode, reward_scheme, illegal_action,
@@ -136,6 +140,7 @@ class _RobadaCore:
         #: env's generator), so ``reset(seed=env.game_seed)`` deals the same game again.
         self.game_seed: Optional[int] = None
         self.game_state: Optional[State] = None
+        self._setup_state(encode_state, STATE_HIGH)
         self._turns = 0
 
     def observation_space(self, agent: str) -> spaces.Dict:

@@ -31,6 +31,7 @@ from hod.core.rewards import final_rewards
 from tapeo_env.rules.cards import NUM_KINDS
 from tapeo_env.rules.engine import Config, State, apply_checked_actions, check_pick, legal_mask, legal_masks, new_game
 from tapeo_env.rules.game import ENV_NAME, GAME
+from tapeo_env.rules.global_state import STATE_HIGH, encode_state
 from tapeo_env.rules.observation import OBS_HIGH, OBS_SIZE, encode, encode_all
 from tapeo_env.rules.record import make_record
 from tapeo_env.rules.render import render_text
@@ -43,8 +44,11 @@ DEFAULT_MAX_CYCLES = GAME.default_max_cycles
 OPTIONS = ("num_players", "render_mode", "reward_scheme", "illegal_action", "max_cycles", "round_rewards")
 
 
-class _TapeoCore:
-    """Options, spaces, seeding, rewards and infos shared by the AEC and Parallel forms."""
+class _TapeoCore(env_support.GlobalState):
+    """Options, spaces, seeding, rewards and infos shared by the AEC and Parallel forms, and
+    PettingZoo's global state (``state()``, ``state_space``:
+    :class:`hod.adapters.env_support.GlobalState` over
+    :func:`tapeo_env.rules.global_state.encode_state`)."""
 
     metadata = {"render_modes": list(RENDER_MODES), "name": ENV_NAME, "is_parallelizable": True,
                 "render_fps": 1}
@@ -77,8 +81,9 @@ class _TapeoCore:
         self._no_reward.setflags(write=False)
         #: The engine state (:class:`tapeo_env.rules.engine.State`) of the game in progress (None
         #: before the first ``reset``). Not named ``state``: that is PettingZoo's ``state()``
-        #: method (global state), left as PettingZoo's default (``NotImplementedError``).
+        #: method, the global-state vector (:mod:`tapeo_env.rules.global_state`).
         self.game_state: Optional[State] = None
+        self._setup_state(encode_state, STATE_HIGH)
 
     # -- spaces ------------------------------------------------------------------------------
     def observation_space(self, agent):

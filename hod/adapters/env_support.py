@@ -1,8 +1,9 @@
 """Pieces of the PettingZoo adapters that both games share (docs/DESIGN.md, "Environment
 contract"): the end-of-game infos, the outcome of an illegal action under
 ``illegal_action="lose"``, starting and ending an AEC episode, rendering with no game, and the
-error for stepping with no game in progress. Nothing here knows a game's rules: each game passes
-its own scores and winners.
+error for stepping with no game in progress, and PettingZoo's global state (:class:`GlobalState`:
+``state()`` and ``state_space``). Nothing here knows a game's rules: each game passes its own
+scores, winners and state encoder.
 """
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from typing import Callable, Optional, Sequence
 
 import gymnasium
 import numpy as np
+from gymnasium import spaces
 
 from hod.core.errors import ResetNeededError
 from hod.core.rewards import win_shares
@@ -131,3 +133,40 @@ def render(render_mode: Optional[str], state, text: Callable[[object], str]) -> 
         return out
     print(out)
     return None
+
+
+#: The message of ``state()`` before the first ``reset()``.
+NO_STATE = "state() called before reset(): call reset()"
+
+
+class GlobalState:
+    """PettingZoo's global state for both games and both forms (AEC and Parallel): ``state()``
+    returns the game's global-state vector (the game's ``rules/global_state.py``: the whole
+    position, hidden cards included, seat-absolute, for critics that see everything during
+    training) and ``state_space`` is its ``Box(0, high, (size,), float32)``, built once.
+
+    A game's env core inherits from this (before ``AECEnv``/``ParallelEnv``, whose ``state()``
+    raises ``NotImplementedError``) and calls :meth:`_setup_state` in its constructor; the engine
+    state in progress is its ``game_state`` (None before the first ``reset``).
+    """
+
+    state_space: spaces.Box
+
+    def _setup_state(self, encode: Callable[[object], np.ndarray], high: np.ndarray) -> None:
+        """Keep ``encode`` (``encode_state(game_state) -> float32 (size,)``, a module-level
+        function, so the env pickles) and build ``state_space`` = ``Box(0, high)`` (``high``
+        float32 (size,), the layout's upper bounds)."""
+        high = np.asarray(high, np.float32)
+        self._encode_state = encode
+        self.state_space = spaces.Box(np.zeros_like(high), high, high.shape, np.float32)
+
+    def state(self) -> np.ndarray:
+        """The global state now: float32 ``(state_space.shape[0],)``, a fresh array inside
+        ``state_space`` (also once the game is over: its final position).
+
+        Raises:
+            ResetNeededError: before the first ``reset()``.
+        """
+        if self.game_state is None:
+            raise ResetNeededError(NO_STATE)
+        return self._encode_state(self.game_state)

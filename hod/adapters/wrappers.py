@@ -65,6 +65,12 @@ class ResetEnforcingWrapper(wrappers.OrderEnforcingWrapper):
             raise ResetNeededError(GAME_OVER)
         super().step(action)
 
+    def state(self):
+        """The raw env's global state (``state()``); before the first ``reset()`` it raises
+        :class:`~hod.core.errors.ResetNeededError`, as the raw env does (PettingZoo's wrapper
+        would raise an ``AssertionError``)."""
+        return self.env.state()
+
     def render(self):
         """The raw env's render, also before ``reset()`` (it shows ``(no game: call reset())``,
         as the raw and Parallel envs do; PettingZoo's wrapper would raise instead)."""

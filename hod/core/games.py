@@ -74,6 +74,11 @@ class GameInfo:
             :class:`hod.core.engine.BatchedEngine`).
         vector_env: ``"module:Class"`` of the vectorized training env (opponents inside).
         rules_file: the rules text the game implements (under ``shared/rules/``).
+        state_layout: the global-state layout (PettingZoo's ``state()``, for critics that see
+            the whole position during training): flat float32 vector of ``state_layout.size``
+            values, version ``state_layout.version``; None if the game has none.
+        state_encoder: ``"module:function"`` of the game's ``encode_state(state) -> float32
+            (state_layout.size,)`` over its engine ``State`` (loaded lazily, :func:`load_object`).
     """
 
     name: str
@@ -94,6 +99,8 @@ class GameInfo:
     batched_engine: Optional[str] = None
     vector_env: Optional[str] = None
     rules_file: str = ""
+    state_layout: Optional[ObsLayout] = None
+    state_encoder: Optional[str] = None
 
     def __post_init__(self) -> None:
         if self.dynamics not in DYNAMICS:

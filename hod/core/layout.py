@@ -76,10 +76,11 @@ class ObsLayout:
         """Piece names in order."""
         return [p.name for p in self.pieces]
 
-    def markdown_table(self) -> str:
-        """The layout table: index range, name, size, meaning and normalisation of each piece."""
+    def markdown_table(self, title: str = "Observation layout") -> str:
+        """The layout table: index range, name, size, meaning and normalisation of each piece,
+        under the line ``"{title} `{game}` version {version}: {size} float32 entries."``."""
         lines = [
-            f"Observation layout `{self.game}` version {self.version}: {self.size} float32 entries.",
+            f"{title} `{self.game}` version {self.version}: {self.size} float32 entries.",
             "",
             "| indices | piece | size | meaning | normalisation |",
             "|---|---|---|---|---|",

@@ -8,6 +8,7 @@ from hod.core.games import GameInfo, RuleOption
 
 from .actions import ACTION_NAMES, NUM_ACTIONS
 from .engine import MAX_GAME_LENGTH, MAX_PLAYERS, MIN_PLAYERS
+from .global_state import STATE_LAYOUT
 from .observation import LAYOUT
 
 #: Versioned PettingZoo name.
@@ -42,4 +43,6 @@ GAME = GameInfo(
     batched_engine="robada_env.rules.batched:BatchedRobada",
     vector_env="hod.training.robada_vector:RobadaVecEnv",
     rules_file="ronda_robada.txt",
+    state_layout=STATE_LAYOUT,          # the global state (PettingZoo state()), version 1
+    state_encoder="robada_env.rules.global_state:encode_state",
 )

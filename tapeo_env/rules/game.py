@@ -9,6 +9,7 @@ from hod.core.games import GameInfo
 from .actions import ACTION_NAMES, NUM_ACTIONS
 from .cards import MAX_HAND_SIZE, MAX_PLAYERS, MIN_PLAYERS
 from .engine import NUM_ROUNDS
+from .global_state import STATE_LAYOUT
 from .observation import LAYOUT
 
 #: Versioned PettingZoo name.
@@ -41,4 +42,6 @@ GAME = GameInfo(
     batched_engine="tapeo_env.rules.batched:BatchedTapeo",
     vector_env="hod.training.tapeo_vector:TapeoVecEnv",
     rules_file="tapeo.txt",
+    state_layout=STATE_LAYOUT,          # the global state (PettingZoo state()), version 1
+    state_encoder="tapeo_env.rules.global_state:encode_state",
 )
