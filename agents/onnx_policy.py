@@ -14,8 +14,8 @@ Before onnxruntime builds a session, the file is at most
 tensors the graph stores are measured from their declared dims (:func:`check_graph_tensors`,
 read with the ``onnx`` package: protobuf only): at most
 :data:`~hod.agents.model_card.MAX_PARAMETERS` numbers, none kept in external data, and its
-operators are those an export uses (:func:`check_graph_operators`), none of which can allocate
-more at run time than the inputs and the stored weights.
+operators are those an export uses (:func:`check_graph_operators`) and every value it computes has
+an inferred shape of at most ``MAX_LAYER_WIDTH`` numbers per batch row (:func:`check_graph_shapes`).
 
 Shipped opponents live in ``agents/opponents/<game>_ppo*.onnx``;
 :func:`register_shipped_opponents` registers each as ``agents.make(game, "ppo")``
@@ -96,8 +96,8 @@ def check_graph_tensors(data: bytes, source: str, limit: Optional[int] = None) -
     and functions) from the dims their protobuf declares, before anything is allocated for them:
     none keeps its data outside the file (external data is never loaded), no dim is negative, and
     they hold at most ``limit`` numbers in all (None: :data:`hod.agents.model_card.MAX_PARAMETERS`).
-    Returns that count. Its operators are checked too (:func:`check_graph_operators`: what can
-    allocate at run time). The bytes are parsed with ``onnx`` (protobuf only: nothing runs).
+    Returns that count. Its operators and the shapes of the values it computes are checked too
+    (:func:`check_graph_operators`, :func:`check_graph_shapes`: what can allocate at run time). The bytes are parsed with ``onnx`` (protobuf only: nothing runs).
 
     Raises:
         CheckpointError: not an ONNX model, external data, a negative dim, more numbers than
@@ -115,6 +115,7 @@ def check_graph_tensors(data: bytes, source: str, limit: Optional[int] = None) -
     except Exception as e:   # protobuf's DecodeError and friends
         raise err(f"{source}: not a loadable ONNX model (truncated or corrupt?): {type(e).__name__}: {e}") from e
     check_graph_operators(proto, source)
+    check_graph_shapes(proto, source)
     total = 0
     for g in [proto.graph, *proto.functions]:
         for where, t in _graph_tensors(g):
@@ -135,10 +136,10 @@ def check_graph_tensors(data: bytes, source: str, limit: Optional[int] = None) -
 #: it offers (14..20) and both activations (the MLP: ``Gemm``, ``Tanh`` / ``Relu``; the mask:
 #: ``Shape``, ``ConstantOfShape``, ``Equal``, ``Not``, ``Where``, ``Cast``; ``ArgMax``; ``Constant``),
 #: plus ``MatMul``, ``Add`` and ``Identity``, which other exporters write for the same layers.
-#: None of them makes a tensor larger than its inputs except ``ConstantOfShape``, which must take
-#: its shape from a ``Shape`` node (the mask's shape); a shape from a constant could ask for any
-#: size at run time (``ConstantOfShape``, ``Expand``, ``Tile``, ``Range``... : a 389-byte file made
-#: onnxruntime take 2 GB).
+#: ``ConstantOfShape`` must take its shape from a whole ``Shape`` (the mask's shape); a shape from
+#: a constant could ask for any size at run time (``ConstantOfShape``, ``Expand``, ``Tile``,
+#: ``Range``... : a 389-byte file made onnxruntime take 2 GB). Broadcasting can still grow a value
+#: (``Add`` of [N, 1] and [1, N]): :func:`check_graph_shapes` bounds every value's inferred shape.
 EXPORT_OPERATORS = frozenset({"ArgMax", "Cast", "Constant", "ConstantOfShape", "Equal", "Gemm", "Not", "Shape",
                               "Tanh", "Relu", "Where", "MatMul", "Add", "Identity"})
 
@@ -154,6 +155,8 @@ def check_graph_operators(proto, source: str) -> None:
         CheckpointError: the first operator, domain, function or shape source that is not allowed,
             named with the legal ones.
     """
+    from onnx import AttributeProto
+
     err = _checkpoint_error()
     if len(proto.functions):
         raise err(f"{source}: the graph defines functions ({', '.join(f.name for f in proto.functions)}); a "
@@ -166,10 +169,68 @@ def check_graph_operators(proto, source: str) -> None:
             raise err(f"{source}: node {node.name or node.op_type!r} uses operator {op!r}, which a policy export "
                       f"does not; legal operators: {sorted(EXPORT_OPERATORS)} (hod.agents.onnx_policy."
                       f"EXPORT_OPERATORS); refused before building an inference session")
+        if any(a.type in (AttributeProto.GRAPH, AttributeProto.GRAPHS) for a in node.attribute):
+            raise err(f"{source}: node {node.name or node.op_type!r} ({node.op_type}) carries a subgraph; a policy "
+                      f"export has none; refused before building an inference session")
+        if node.op_type == "Shape" and any(a.name in ("start", "end") for a in node.attribute):
+            raise err(f"{source}: node {node.name or node.op_type!r} (Shape) takes part of a shape (start/end); a "
+                      f"policy export takes a whole one; refused before building an inference session")
         if node.op_type == "ConstantOfShape" and (len(node.input) != 1 or node.input[0] not in shapes):
             raise err(f"{source}: node {node.name or node.op_type!r} (ConstantOfShape) takes its shape from "
                       f"{list(node.input)}, not from a Shape node: it could allocate any size at run time; "
                       f"refused before building an inference session")
+
+
+def check_graph_shapes(proto, source: str, limit: Optional[int] = None) -> None:
+    """Check that no value an ONNX policy graph computes can be large: with the shapes inferred
+    by ``onnx.shape_inference`` (strict, with data propagation, so a ``ConstantOfShape`` gets the
+    shape its ``Shape`` input gives), every input, intermediate and output has a known shape made
+    of fixed sizes and at most one batch dimension (the graph input's symbolic first one), and its
+    fixed sizes multiply to at most ``limit`` numbers per batch row (None:
+    :data:`hod.agents.model_card.MAX_LAYER_WIDTH`). Broadcasting (``Add`` of a [N, 1] and a [1, N]
+    tensor: N**2 numbers from 2N stored) and shapes built from stored tensors are then refused
+    before onnxruntime builds anything.
+
+    Raises:
+        CheckpointError: a shape that cannot be inferred, or a value with more numbers per row
+            than ``limit`` (named, with its inferred shape).
+    """
+    from onnx import shape_inference
+
+    from hod.agents import model_card
+
+    err = _checkpoint_error()
+    limit = model_card.MAX_LAYER_WIDTH if limit is None else limit
+    try:
+        g = shape_inference.infer_shapes(proto, check_type=True, strict_mode=True, data_prop=True).graph
+    except Exception as e:   # onnx's InferenceError, ValidationError and friends
+        first = (str(e).strip().splitlines() or [type(e).__name__])[0]
+        raise err(f"{source}: the graph's shapes cannot be inferred ({type(e).__name__}: {first}); refused before "
+                  f"building an inference session") from None
+    batch = g.input[0].type.tensor_type.shape.dim[0].dim_param if len(g.input) and \
+        len(g.input[0].type.tensor_type.shape.dim) else ""
+    known = {vi.name: vi for vi in [*g.input, *g.value_info, *g.output]}
+    for name in [i.name for i in g.input] + [o for node in g.node for o in node.output if o]:
+        vi = known.get(name)
+        t = vi.type.tensor_type if vi is not None else None
+        if t is None or not t.HasField("shape"):
+            raise err(f"{source}: the shape of {name!r} cannot be inferred; a policy export's values all have "
+                      f"known shapes; refused before building an inference session")
+        size, batches, dims = 1, 0, []
+        for d in t.shape.dim:
+            if d.HasField("dim_value"):
+                size *= d.dim_value
+                dims.append(d.dim_value)
+            elif d.dim_param == batch and batch and not batches:
+                batches += 1
+                dims.append(batch)
+            else:
+                raise err(f"{source}: {name!r} has a dimension of unknown size ({d.dim_param or '?'}); a policy "
+                          f"export's values are [batch, fixed sizes]; refused before building an inference session")
+        if size > limit:
+            raise err(f"{source}: {name!r} would hold {size:,} numbers per batch row (shape {dims}); the limit is "
+                      f"{limit:,} (MAX_LAYER_WIDTH, hod.agents.model_card); refused before building an inference "
+                      f"session")
 
 
 @functools.lru_cache(maxsize=32)

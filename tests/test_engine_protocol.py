@@ -87,6 +87,11 @@ def test_shapes_and_dtypes_of_every_output(game, n):
     for bad in ([n], [0, 0], [-1]):
         with pytest.raises(ConfigError, match="seats"):
             eng.observe(seats=bad)
+    frozen = np.zeros((B, n, O), np.float32)
+    frozen.flags.writeable = False   # a read-only buffer: refused (was a numba TypingError traceback)
+    for bad_out in (frozen, np.zeros((B, n, O), np.float64), np.zeros((B, n, O + 1), np.float32)):
+        with pytest.raises(ConfigError, match="out must be a writable C-contiguous float32 array"):
+            eng.observe(seats=range(n), out=bad_out)
     acts = eng.random_actions()
     assert acts.dtype == np.int64 and acts.shape == (B, M)
     assert (np.take_along_axis(mask, acts[:, :, None], axis=2) == 1).all()
@@ -188,6 +193,14 @@ def test_the_state_record_copies_and_loads_back(game, n):
         dst.load_state({"hands": 0})
     with pytest.raises(ConfigError, match="distinct"):
         dst.load_state(saved.take([0, 1]), games=[3, 3])
+    # a field the engine holds given as None (the critic: Ronda Robada's checks read it, a raw
+    # AttributeError, and terminal=None loaded a finished game as one in play)
+    import dataclasses
+    for f in dataclasses.fields(saved):
+        if getattr(saved, f.name) is not None:
+            holed = dataclasses.replace(saved.take([0, 1]), **{f.name: None})
+            with pytest.raises(ConfigError, match=rf"field {f.name} is None; it must be"):
+                dst.load_state(holed, games=[0, 2])
     assert dst.state.take([0, 2, 3, 5]).same_as(keep)                           # refusals changed nothing
 
 

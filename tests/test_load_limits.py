@@ -303,11 +303,42 @@ def test_a_zip64_directory_is_refused_and_a_file_without_a_directory_record_is_n
     # an end-of-central-directory record declaring 0xFFFF entries (the zip64 marker): 4 + 2 + 2
     # bytes, then 0xFFFF twice, then size, offset and comment length
     eocd = b"PK\x05\x06" + bytes(4) + b"\xff\xff\xff\xff" + bytes(10)
-    with pytest.raises(ValueError, match=r"x: a zip64 directory \(65,535 or more members\)"):
+    with pytest.raises(ValueError, match=r"x: a zip64 directory; refused before parsing it"):
         check_member_count(eocd, 4096, "MAX_ZIP_MEMBERS", "x")
     (tmp_path / "plain.bin").write_bytes(b"not a zip")
     with pytest.raises(ValueError, match=r"y: not a zip archive, or one cut short"):
         check_member_count(tmp_path / "plain.bin", 4096, "MAX_ZIP_MEMBERS", "y")
+
+
+def test_a_zip_that_understates_its_member_count_is_refused_by_its_directory_size(small, tmp_path, monkeypatch):
+    """zipfile parses as many entries as the directory's size holds, whatever count the record
+    states (the critic's bypass: 300,000 members stated as 1). 4,097 members with names of 1-4
+    characters stated as 1: the directory takes about 4,097 * 50 bytes, room for more than 4,096
+    entries of the smallest size (46 bytes)."""
+    import struct
+
+    from hod.training.checkpoint import load_checkpoint
+
+    path, _ = small
+    many = _rewrite(path, tmp_path / "many.zip", {f"pool/p{i}.npz": b"" for i in range(4091)})
+    data = bytearray(many.read_bytes())
+    struct.pack_into("<HH", data, len(data) - 22 + 8, 1, 1)   # entries on this disk, entries in all
+    many.write_bytes(bytes(data))
+    parsed = _zip_parses(monkeypatch)
+    with pytest.raises(CheckpointError, match=r"the zip directory takes [\d,]+ bytes, room for up to [\d,]+ members; "
+                                              r"the limit is 4,096 members \(MAX_ZIP_MEMBERS\); refused before parsing"):
+        load_checkpoint(many)
+    assert parsed == []
+
+
+def test_a_zip64_locator_is_refused():
+    from hod.training.npz import check_member_count
+
+    # a zip64 locator (20 bytes, signature PK\x06\x07) just before a plain record stating 1 entry
+    locator = b"PK\x06\x07" + bytes(16)
+    eocd = b"PK\x05\x06" + bytes(4) + b"\x01\x00\x01\x00" + bytes(10)
+    with pytest.raises(ValueError, match=r"z: a zip64 directory; refused before parsing it"):
+        check_member_count(locator + eocd, 4096, "MAX_ZIP_MEMBERS", "z")
 
 
 def test_the_pool_size_is_capped_so_a_checkpoint_stays_under_the_member_limit():
@@ -442,6 +473,62 @@ def test_an_operator_no_export_uses_is_refused_naming_the_legal_ones(op, domain,
     shown = f"{domain}:{op}" if domain else op
     with pytest.raises(CheckpointError, match=rf"node 'extra' uses operator '{shown}', which a policy export does not; "
                                               rf"legal operators: \['Add', 'ArgMax', 'Cast'"):
+        OnnxPolicy(path, verify=False)
+
+
+def test_a_partial_shape_of_an_empty_initializer_is_refused(tmp_path, monkeypatch):
+    """The critic's bypass of the ConstantOfShape rule: Shape(start=1) of a stored [0, 10**8]
+    tensor (0 numbers stored) gives [10**8], from a Shape node; onnxruntime folded it into 400 MB."""
+    from onnx import helper, numpy_helper
+
+    from hod.agents.onnx_policy import OnnxPolicy
+
+    def bomb(proto):
+        node = next(n for n in proto.graph.node if n.op_type == "ConstantOfShape")
+        t = proto.graph.initializer.add()
+        t.name, t.data_type = "z0", onnx.TensorProto.FLOAT
+        t.dims.extend([0, 10**8])
+        proto.graph.node.insert(0, helper.make_node("Shape", ["z0"], ["z_shape"], name="zs", start=1))
+        node.input[0] = "z_shape"
+
+    path = _export_copy(tmp_path, bomb)
+    _no_session_built(monkeypatch)
+    with pytest.raises(CheckpointError, match=r"node 'zs' \(Shape\) takes part of a shape \(start/end\)"):
+        OnnxPolicy(path, verify=False)
+
+
+def test_a_broadcast_that_builds_a_large_value_is_refused_by_its_inferred_shape(tmp_path, monkeypatch):
+    """Add of a stored [10,000, 1] and [1, 10,000] (20,000 numbers stored, within MAX_PARAMETERS)
+    would compute 10,000 * 10,000 = 100,000,000 numbers: over MAX_LAYER_WIDTH = 65,536 per row."""
+    from onnx import helper, numpy_helper
+
+    from hod.agents.onnx_policy import OnnxPolicy
+
+    def broadcast(proto):
+        for name, shape in (("col", (10_000, 1)), ("row", (1, 10_000))):
+            proto.graph.initializer.append(numpy_helper.from_array(np.zeros(shape, np.float32), name))
+        proto.graph.node.append(helper.make_node("Add", ["col", "row"], ["square"], name="sq"))
+        proto.graph.output.append(helper.make_tensor_value_info("square", onnx.TensorProto.FLOAT, None))
+
+    path = _export_copy(tmp_path, broadcast)
+    _no_session_built(monkeypatch)
+    with pytest.raises(CheckpointError, match=r"'square' would hold 100,000,000 numbers per batch row \(shape "
+                                              r"\[10000, 10000\]\); the limit is 65,536 \(MAX_LAYER_WIDTH"):
+        OnnxPolicy(path, verify=False)
+
+
+def test_a_node_carrying_a_subgraph_is_refused(tmp_path, monkeypatch):
+    from onnx import helper
+
+    from hod.agents.onnx_policy import OnnxPolicy
+
+    def nest(proto):
+        body = helper.make_graph([], "body", [], [])
+        proto.graph.node.append(helper.make_node("Identity", ["observation"], ["same"], name="idg", body=body))
+
+    path = _export_copy(tmp_path, nest)
+    _no_session_built(monkeypatch)
+    with pytest.raises(CheckpointError, match=r"node 'idg' \(Identity\) carries a subgraph"):
         OnnxPolicy(path, verify=False)
 
 

@@ -43,18 +43,24 @@ class ArrayHeader:
 
 #: The end-of-central-directory record of a zip: its signature and its fixed size (bytes).
 _EOCD_SIGNATURE, _EOCD_SIZE = b"PK\x05\x06", 22
+#: The zip64 end-of-central-directory locator's signature (it stands just before the record).
+_ZIP64_LOCATOR = b"PK\x06\x07"
+#: The size of a central-directory entry with an empty name and no extra field or comment (bytes).
+_MIN_ENTRY = 46
 
 
 def check_member_count(data: bytes | str | os.PathLike, limit: int, limit_name: str, source: str) -> int:
     """The number of members the zip ``data`` (bytes or a path) lists, read from its
     end-of-central-directory record (the last 22 bytes plus at most a 65,535-byte comment)
     before :mod:`zipfile` parses the directory, which it does whole: a small file listing
-    hundreds of thousands of members would take hundreds of MB to parse. Returns the count.
+    hundreds of thousands of members would take hundreds of MB to parse. Both the count the
+    record states and the directory's size are checked (``zipfile`` parses as many entries as
+    the size holds, whatever the count says: at most size / 46). Returns the count.
 
     Raises:
         ValueError: an unreadable file, no end-of-central-directory record (not a zip, or cut short), a zip64
-            directory (``0xFFFF`` entries: this project never writes one), or more than ``limit``
-            members (``limit_name``), named with the count.
+            directory (``0xFFFF`` entries, a zip64 locator: this project never writes one), or more than
+            ``limit`` members (``limit_name``) stated or room for more in the directory's size.
     """
     if isinstance(data, bytes):
         tail = data[-(_EOCD_SIZE + 0xFFFF):]
@@ -70,13 +76,20 @@ def check_member_count(data: bytes | str | os.PathLike, limit: int, limit_name: 
     if at < 0 or len(tail) - at < _EOCD_SIZE:
         raise ValueError(f"{source}: not a zip archive, or one cut short (no end-of-central-directory record)")
     on_disk, total = int.from_bytes(tail[at + 8:at + 10], "little"), int.from_bytes(tail[at + 10:at + 12], "little")
+    directory = int.from_bytes(tail[at + 12:at + 16], "little")
     count = max(on_disk, total)
-    if count == 0xFFFF:
-        raise ValueError(f"{source}: a zip64 directory (65,535 or more members); refused before parsing it "
-                         f"(the limit is {limit:,} members, {limit_name})")
+    if count == 0xFFFF or directory == 0xFFFFFFFF or (at >= 20 and tail[at - 20:at - 16] == _ZIP64_LOCATOR):
+        raise ValueError(f"{source}: a zip64 directory; refused before parsing it (this project writes none; "
+                         f"the limit is {limit:,} members, {limit_name})")
     if count > limit:
         raise ValueError(f"{source}: the zip directory lists {count:,} members; the limit is {limit:,} "
                          f"({limit_name}); refused before parsing it")
+    # zipfile reads the directory by its size, whatever count the record states: a directory of
+    # that many bytes holds up to size / 46 entries (46 bytes: an entry with an empty name)
+    if directory // _MIN_ENTRY > limit:
+        raise ValueError(f"{source}: the zip directory takes {directory:,} bytes, room for up to "
+                         f"{directory // _MIN_ENTRY:,} members; the limit is {limit:,} members ({limit_name}); "
+                         f"refused before parsing it")
     return count
 
 

@@ -531,13 +531,14 @@ def main(argv: Optional[list[str]] = None) -> int:
             file-size limit: :func:`hod.core.commands.long_command`).
     """
     game, cfg, args = parse_args(argv)
-    try:   # every key and the run folder, before any work
-        out = run_folder(game, cfg, args)
-    except ConfigError as e:
-        print(f"error: {e}", file=sys.stderr)
-        return 2
-    # SIGTERM as Ctrl-C, SIGINT even when inherited ignored, a write refused: one line, status 74
+    # SIGTERM as Ctrl-C, SIGINT even when inherited ignored, a write refused: one line, status 74;
+    # from before the checks (checking bot options imports the engines: seconds on a slow machine)
     with long_command():
+        try:   # every key and the run folder, before any work
+            out = run_folder(game, cfg, args)
+        except ConfigError as e:
+            print(f"error: {e}", file=sys.stderr)
+            return 2
         try:
             trainer = Trainer(game, cfg, out, resume=args.resume, progress=not args.no_progress,
                               verbose=args.verbose)

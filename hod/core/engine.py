@@ -66,8 +66,8 @@ class StateRecord:
 
     @property
     def batch_size(self) -> int:
-        """B, the number of games held (the first field's length)."""
-        return len(getattr(self, fields(self)[0].name))
+        """B, the number of games held (the first array field's length; 0 if none holds one)."""
+        return next((len(v) for f in fields(self) if (v := getattr(self, f.name)) is not None), 0)
 
     @property
     def nbytes(self) -> int:
@@ -208,7 +208,8 @@ def check_games(games, batch_size: int) -> np.ndarray:
 
 def check_record(state: Any, like: StateRecord, games: np.ndarray) -> None:
     """Check that ``state`` can be loaded into rows ``games`` of ``like``: same record type, G
-    games, and every field of the shape and dtype of ``like``'s (a None field: also accepted).
+    games, and every field of the shape and dtype of ``like``'s (None only where ``like``'s is
+    None: an optional part no game uses).
 
     Raises:
         ConfigError: what differs.
@@ -224,6 +225,8 @@ def check_record(state: Any, like: StateRecord, games: np.ndarray) -> None:
         raise ConfigError("load_state: the games named must be distinct")
     for f in fields(like):
         a, b = getattr(like, f.name), getattr(state, f.name)
+        if b is None and a is not None:
+            raise ConfigError(f"load_state: field {f.name} is None; it must be {a.dtype} {(G,) + a.shape[1:]}")
         if b is None:
             continue
         want = (G,) + a.shape[1:] if a is not None else None

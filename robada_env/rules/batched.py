@@ -514,9 +514,10 @@ class BatchedRobada:
             S = S.astype(np.intp, copy=False)
         shape = (g.size, S.size, OBS_SIZE)
         if out is not None:
-            if out.shape != shape or out.dtype != np.float32 or not out.flags.c_contiguous:
-                raise ConfigError(f"out must be a C-contiguous float32 array of shape {shape}, "
-                                  f"got {out.dtype} {out.shape}")
+            if (not isinstance(out, np.ndarray) or out.shape != shape or out.dtype != np.float32
+                    or not out.flags.c_contiguous or not out.flags.writeable):
+                raise ConfigError(f"out must be a writable C-contiguous float32 array of shape {shape}, "
+                                  f"got {getattr(out, 'dtype', type(out).__name__)} {getattr(out, 'shape', '')}")
         elif games is not None:
             out = np.empty(shape, np.float32)
         else:

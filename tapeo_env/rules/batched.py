@@ -381,8 +381,9 @@ class BatchedTapeo:
             out = self._obs_buffers.get(shape)
             if out is None:
                 out = self._obs_buffers[shape] = np.zeros(shape, np.float32)
-        elif out.shape != shape or out.dtype != np.float32 or not out.flags.c_contiguous:
-            raise ConfigError(f"out must be a C-contiguous float32 array of shape {shape}")
+        elif (not isinstance(out, np.ndarray) or out.shape != shape or out.dtype != np.float32
+              or not out.flags.c_contiguous or not out.flags.writeable):
+            raise ConfigError(f"out must be a writable C-contiguous float32 array of shape {shape}")
         s = self._state
         driver = kernels.observe_batch_par if self._parallel(g.size) else kernels.observe_batch
         driver(s.hands, s.bars, s.churros_kept, s.round_scores, s.round, s.pick, g, S, self.hand_size,
