@@ -103,25 +103,20 @@ class BatchOpponents:
 
     # ---- what the source holds now --------------------------------------------------------
     def signature(self) -> tuple:
-        """Changes whenever the source's members change (cheap; checked before every step)."""
-        return tuple(self.source.labels()), id(getattr(self.source, "latest", None))
+        """Changes whenever the source's members change, or its PFSP weights
+        (``OpponentPool.refresh_weights``); cheap, checked before every step."""
+        return (tuple(self.source.labels()), id(getattr(self.source, "latest", None)),
+                getattr(self.source, "weights_version", 0))
 
     def weights_now(self) -> dict[str, float]:
         """``{label: probability}`` of the members that can be drawn now (sums to 1; zero weights left out)."""
         src = self.source
-        w: Counter = Counter()
         if isinstance(src, OpponentPool):
-            probs = src.category_probs()
-            members = {"latest": ["latest"] if src.latest is not None else [],
-                       "past": ["past:" + n for n in src.past],
-                       "heuristic": ["heuristic:" + h for h in src.heuristics]}
-            for cat, labels in members.items():
-                for lab in labels:
-                    w[lab] += probs[cat] / len(labels)
-        else:
-            labels = list(src.labels())
-            for lab in labels:
-                w[lab] += 1.0 / len(labels)
+            return src.member_weights()   # categories split evenly (and PFSP factors: weighting "pfsp")
+        w: Counter = Counter()
+        labels = list(src.labels())
+        for lab in labels:
+            w[lab] += 1.0 / len(labels)
         return {k: float(v) for k, v in w.items() if v > 0}
 
     def _network(self, label: str) -> Optional[NumpyPolicy]:
@@ -175,6 +170,29 @@ class BatchOpponents:
         return [self.policy(lab) for lab in order], [w[lab] for lab in order]
 
 
+    def record_results(self, infos: list) -> int:
+        """Give an :class:`~hod.training.pool.OpponentPool` with ``weighting="pfsp"`` the learner's
+        pairwise results of the games that ended (:meth:`OpponentPool.record_result`): for each
+        slot's final info carrying ``"opponents"`` (the policy index of each opponent seat, seats
+        ``L..n-1``, into :attr:`labels`), ``"scores"`` (every seat's final points) and
+        ``"final_score"`` (the learner seat's), a score of 1, 0.5 or 0 per opponent seat for more,
+        as many or fewer points than it. Finals without those keys (a game's vector env that does
+        not report them) are skipped. Returns the number of results recorded."""
+        src = self.source
+        if not isinstance(src, OpponentPool) or src.weighting != "pfsp":
+            return 0
+        n = 0
+        for info in infos:
+            opp = info.get("opponents") if info else None
+            if opp is None or "scores" not in info:
+                continue
+            mine = info["final_score"]
+            theirs = np.asarray(info["scores"])[len(info["scores"]) - len(opp):]
+            for idx, pts in zip(opp, theirs):
+                src.record_result(self.labels[int(idx)], 1.0 if mine > pts else 0.5 if mine == pts else 0.0)
+                n += 1
+        return n
+
     def push_if_changed(self, venv: Any) -> bool:
         """Give ``venv`` (a vector env with ``set_opponents(policies, weights)``) the source's
         members when they changed since the last push (:meth:`signature`); returns whether it did."""
@@ -218,7 +236,9 @@ class PoolOpponentsVecEnv(VecEnvWrapper):
         self.venv.step_async(actions)
 
     def step_wait(self):
-        return self.venv.step_wait()
+        obs, rewards, dones, infos = self.venv.step_wait()
+        self.opponents.record_results(infos)
+        return obs, rewards, dones, infos
 
     def action_masks(self) -> np.ndarray:
         """bool (num_envs, num_actions): the learner slots' legal actions now."""

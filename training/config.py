@@ -30,13 +30,16 @@ from hod.core.rewards import REWARD_SCHEMES
 from hod.evaluation.schedule import MAX_GAMES
 from hod.evaluation.workers import MAX_WORKERS
 
-from .pool import check_bot_names, check_observation_only
+from .pool import WEIGHTINGS, check_bot_names, check_observation_only
 
 CONFIG_DIR = Path(__file__).resolve().parent / "configs"
 SECTIONS = ("env", "ppo", "imitation", "run", "pool", "eval")
 #: Values of the ``engine`` key: ``"single"`` = single-game tables (:class:`hod.training.vec_env.TableVecEnv`),
 #: ``"batched"`` = the game's vector env over its batched engine (:mod:`hod.training.batched_env`).
 ENGINES = ("single", "batched")
+#: Games whose batched training env reports every seat's final points and the opponent seats'
+#: policies (``info["scores"]``, ``info["opponents"]``), what ``pool_weighting = "pfsp"`` learns from.
+PFSP_GAMES = ("tapeo",)
 
 
 def batched_games() -> list[str]:
@@ -351,6 +354,10 @@ class TrainingConfig(EvaluationConfig):
     heuristic_options: dict[str, dict[str, Any]] = Field(
         default_factory=dict, description="a table {heuristic name: {option: value}}")
     opponent_deterministic: Annotated[bool, Strict()]
+    pool_weighting: Literal[WEIGHTINGS] = "uniform"   # configs written before the key: today's scheme
+    pfsp_exponent: Annotated[float, Strict()] = Field(2.0, gt=0.0, description="a finite number > 0")
+    pfsp_prior: Annotated[float, Strict()] = Field(4.0, gt=0.0, description="a finite number > 0")
+    pfsp_window: PositiveInt = 2000
     # [eval] (the other keys: EvaluationConfig)
     eval_every: NonNegativeInt = Field(description="an integer >= 0 (0: no evaluation)")
 
@@ -421,6 +428,10 @@ class TrainingConfig(EvaluationConfig):
                 raise ValueError(f"heuristics={self.heuristics!r} with engine='batched': {e}; "
                                  f"or engine='single', whose tables give search bots belief samples") from None
         check_bot_options(game, self.heuristic_options, "heuristic_options")
+        if self.pool_weighting == "pfsp" and (self.engine != "batched" or game not in PFSP_GAMES):
+            raise ValueError(f"pool_weighting='pfsp' needs engine='batched' and a game in {list(PFSP_GAMES)} "
+                             f"(their training env reports each game's results per seat); here engine="
+                             f"{self.engine!r}, game {game!r}; legal here: 'uniform'")
         if self.p_latest + self.p_past + self.p_heuristic <= 0:
             raise ValueError("p_latest, p_past, p_heuristic are all 0; legal: each in [0, 1], not all 0")
         rollout = self.n_steps * self.tables * self.learner_seats

@@ -22,11 +22,21 @@ An *opponent source* hands the training environments one label per opponent seat
   probabilities are renormalised. Policy opponents sample from their masked softmax
   (``deterministic=False``, more varied play) unless told otherwise.
 
+  With ``weighting="pfsp"`` (prioritized fictitious self-play, as in AlphaStar's league) each
+  member's share of its category, ``p_category / len(category)``, is multiplied by
+  ``(1 - p) ** exponent``, where ``p`` is the learner's recent pairwise score against that
+  member (1 for a higher final score than that seat, 1/2 for an equal one, 0 for a lower one;
+  the last ``window`` results, plus ``prior`` pseudo-results of 1/2), and the products are
+  normalised over the pool: opponents that beat the learner are drawn more often, the ones it
+  beats less. The factors change only at :meth:`OpponentPool.refresh_weights` (the trainer calls
+  it once per rollout), from the results the training env reports
+  (:meth:`OpponentPool.record_result`).
+
 Nothing here imports torch: policies are :class:`hod.training.numpy_policy.NumpyPolicy`.
 """
 from __future__ import annotations
 
-from collections import OrderedDict
+from collections import OrderedDict, deque
 from typing import Any, Iterable, Optional, Protocol, Sequence, runtime_checkable
 
 import numpy as np
@@ -38,6 +48,9 @@ from hod.core.errors import ConfigError
 from .numpy_policy import NumpyPolicy, PolicyBot
 
 CATEGORIES = ("latest", "past", "heuristic")
+#: Values of the pool's ``weighting``: ``"uniform"`` (each member its category's probability split
+#: evenly) or ``"pfsp"`` (that share times ``(1 - p) ** exponent``, module docstring).
+WEIGHTINGS = ("uniform", "pfsp")
 
 
 @runtime_checkable
@@ -188,18 +201,32 @@ class OpponentPool:
         search_bots: accept search bots (``needs_belief``) among ``heuristics``: only for
             environments that give their opponents belief samples (the single-game tables,
             :class:`hod.training.table.LearnerTable`).
+        weighting: ``"uniform"`` (today's scheme) or ``"pfsp"`` (:data:`WEIGHTINGS`, module docstring).
+        pfsp_exponent: ``exponent`` of the factor ``(1 - p) ** exponent`` (a finite number > 0).
+        pfsp_prior: pseudo-results of 1/2 added to each member's results (a finite number > 0,
+            so that ``p < 1`` and no member's factor is ever 0).
+        pfsp_window: results kept per member, the most recent (an integer >= 1).
 
     Raises:
         ConfigError: negative probability, all zero, negative ``max_size``, an empty or unknown
             name among ``heuristics`` (the registered names are listed), a search bot among them
-            without ``search_bots`` (:func:`check_observation_only`).
+            without ``search_bots`` (:func:`check_observation_only`), an unknown ``weighting``
+            or a PFSP parameter outside its range (the legal values are named).
     """
 
     def __init__(self, game: str, heuristics: Sequence[str] = ("greedy", "expert"), max_size: int = 10,
                  p_latest: float = 0.5, p_past: float = 0.3, p_heuristic: float = 0.2,
                  deterministic: bool = False, options: Optional[dict[str, dict]] = None,
-                 search_bots: bool = False) -> None:
+                 search_bots: bool = False, weighting: str = "uniform", pfsp_exponent: float = 2.0,
+                 pfsp_prior: float = 4.0, pfsp_window: int = 2000) -> None:
         probs = {"latest": p_latest, "past": p_past, "heuristic": p_heuristic}
+        if weighting not in WEIGHTINGS:
+            raise ConfigError(f"pool weighting={weighting!r}; legal values: {list(WEIGHTINGS)}")
+        for key, v in (("pfsp_exponent", pfsp_exponent), ("pfsp_prior", pfsp_prior)):
+            if isinstance(v, bool) or not isinstance(v, (int, float)) or not np.isfinite(v) or v <= 0:
+                raise ConfigError(f"{key}={v!r}; legal: a finite number > 0")
+        if isinstance(pfsp_window, bool) or not isinstance(pfsp_window, (int, np.integer)) or pfsp_window < 1:
+            raise ConfigError(f"pfsp_window={pfsp_window!r}; legal: an integer >= 1")
         if any(p < 0 for p in probs.values()) or sum(probs.values()) <= 0:
             raise ConfigError(f"pool probabilities {probs}: legal: each >= 0 (they are normalised), not all 0")
         if max_size < 0:
@@ -212,6 +239,12 @@ class OpponentPool:
         self.deterministic = deterministic
         self.latest: Optional[NumpyPolicy] = None
         self.past: "OrderedDict[str, NumpyPolicy]" = OrderedDict()
+        self.weighting = weighting
+        self.pfsp_exponent, self.pfsp_prior = float(pfsp_exponent), float(pfsp_prior)
+        self.pfsp_window = int(pfsp_window)
+        self.results: dict[str, deque] = {}     # label -> the learner's last pairwise scores (0, 0.5, 1)
+        self.factors: dict[str, float] = {}     # label -> PFSP factor, as of the last refresh_weights()
+        self.weights_version = 0                # bumped by refresh_weights(): the envs' weights changed
 
     # ---- members -----------------------------------------------------------------------------
     def update_latest(self, policy: NumpyPolicy) -> None:
@@ -224,13 +257,74 @@ class OpponentPool:
             self.latest.copy_from(policy)
 
     def add_snapshot(self, name: str, policy: NumpyPolicy) -> None:
-        """Store a frozen snapshot as ``past:<name>``; drops the oldest beyond ``max_size``."""
+        """Store a frozen snapshot as ``past:<name>``; drops the oldest beyond ``max_size`` (and
+        its PFSP results)."""
         if self.max_size == 0:
             return
         self.past[name] = policy
         self.past.move_to_end(name)
         while len(self.past) > self.max_size:
-            self.past.popitem(last=False)
+            old, _ = self.past.popitem(last=False)
+            self.results.pop("past:" + old, None)
+            self.factors.pop("past:" + old, None)
+
+    # ---- prioritized fictitious self-play ----------------------------------------------------
+    def record_result(self, label: str, score: float) -> None:
+        """Record one result of the learner against the member ``label``: ``score`` 1 (the learner
+        finished with more points than that seat), 0.5 (as many), 0 (fewer). Kept for every label
+        (the newest ``pfsp_window`` per member); used only with ``weighting="pfsp"``, at the next
+        :meth:`refresh_weights`.
+
+        Raises:
+            ValueError: ``score`` not one of 0, 0.5, 1.
+        """
+        if score not in (0.0, 0.5, 1.0):
+            raise ValueError(f"score={score!r}; legal values: 0, 0.5, 1")
+        q = self.results.get(label)
+        if q is None:
+            q = self.results[label] = deque(maxlen=self.pfsp_window)
+        q.append(float(score))
+
+    def learner_score(self, label: str) -> float:
+        """The learner's estimated pairwise score against ``label``:
+        ``(sum of its kept results + prior / 2) / (their count + prior)`` (1/2 with no result)."""
+        q = self.results.get(label, ())
+        return (float(sum(q)) + 0.5 * self.pfsp_prior) / (len(q) + self.pfsp_prior)
+
+    def pfsp_factor(self, label: str) -> float:
+        """``(1 - learner_score(label)) ** pfsp_exponent``, in (0, 1)."""
+        return (1.0 - self.learner_score(label)) ** self.pfsp_exponent
+
+    def refresh_weights(self) -> bool:
+        """With ``weighting="pfsp"``, recompute every member's factor from the results recorded so
+        far (:attr:`factors`) and bump :attr:`weights_version` (the batched envs then take the new
+        weights before their next step); returns whether it did (False: ``"uniform"``)."""
+        if self.weighting != "pfsp":
+            return False
+        self.factors = {lab: self.pfsp_factor(lab) for lab in self.labels()}
+        self.weights_version += 1
+        return True
+
+    def member_weights(self) -> dict[str, float]:
+        """``{label: probability}`` of drawing each member now (sums to 1; members of weight 0 left
+        out): the category's probability (:meth:`category_probs`) split evenly among its members
+        (a heuristic listed twice counts twice) and, with ``weighting="pfsp"``, multiplied by the
+        member's factor of the last :meth:`refresh_weights` (one not refreshed yet: the factor of
+        no result, ``(1/2) ** exponent``), then normalised."""
+        probs = self.category_probs()
+        members = {"latest": ["latest"] if self.latest is not None else [],
+                   "past": ["past:" + n for n in self.past],
+                   "heuristic": ["heuristic:" + h for h in self.heuristics]}
+        w: dict[str, float] = {}
+        for cat, labels in members.items():
+            for lab in labels:
+                w[lab] = w.get(lab, 0.0) + probs[cat] / len(labels)
+        if self.weighting == "pfsp":
+            none = 0.5 ** self.pfsp_exponent
+            w = {lab: v * self.factors.get(lab, none) for lab, v in w.items()}
+            total = sum(w.values())
+            w = {lab: v / total for lab, v in w.items()}
+        return {k: float(v) for k, v in w.items() if v > 0}
 
     def category_probs(self) -> dict[str, float]:
         """Probabilities of the categories that have members now (sums to 1)."""
@@ -250,7 +344,12 @@ class OpponentPool:
     def sample(self, rng: np.random.Generator) -> str:
         """Label of one seat's opponent: a category drawn with :meth:`category_probs` (one
         ``rng.choice``), then a member of it uniformly (one ``rng.integers``): ``"latest"``,
-        ``"past:<snapshot name>"`` or ``"heuristic:<bot name>"``."""
+        ``"past:<snapshot name>"`` or ``"heuristic:<bot name>"``. With ``weighting="pfsp"``: one
+        ``rng.choice`` over :meth:`member_weights` instead."""
+        if self.weighting == "pfsp":
+            w = self.member_weights()
+            labels = list(w)
+            return labels[int(rng.choice(len(labels), p=[w[lab] for lab in labels]))]
         p = self.category_probs()
         cat = CATEGORIES[int(rng.choice(len(CATEGORIES), p=[p[c] for c in CATEGORIES]))]
         if cat == "latest":
@@ -301,6 +400,11 @@ class OpponentPool:
             "heuristic_options": {k: dict(v) for k, v in self.options.items()},
             "snapshots": list(self.past),
             "deterministic": self.deterministic,
+            "weighting": self.weighting,
+            **({"pfsp": {"exponent": self.pfsp_exponent, "prior": self.pfsp_prior, "window": self.pfsp_window,
+                         "learner_score": {lab: round(self.learner_score(lab), 4) for lab in self.labels()},
+                         "weights": {lab: round(v, 4) for lab, v in self.member_weights().items()}}}
+               if self.weighting == "pfsp" else {}),
         }
 
     def __repr__(self) -> str:

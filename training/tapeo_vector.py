@@ -27,7 +27,8 @@ Episodes. A step plays one pick at every table. Rewards follow ``reward_scheme``
 every learner seat on the step that ends the game. Finished games restart at once (SB3's
 convention: the returned observation is the new game's, the last one is in
 ``info["terminal_observation"]``; ``info["episode"] = {"r", "l", "t"}``, ``info["final_score"]``,
-``info["win_share"]``; the Gymnasium view uses ``AutoresetMode.SAME_STEP`` and
+``info["win_share"]``, ``info["scores"]`` (int64 (n,), every seat's final points) and
+``info["opponents"]`` (int64 (n - L,), the policy index of seats ``L..n-1``); the Gymnasium view uses ``AutoresetMode.SAME_STEP`` and
 ``infos["final_obs"]``).
 """
 from __future__ import annotations
@@ -259,6 +260,8 @@ class _LearnerTables:
                             "terminal_observation": term[a, j].copy(), "TimeLimit.truncated": False,
                             "final_score": int(st.final_scores[k, j]), "win_share": share if w[j] else 0.0,
                             "episode": {"r": float(self.ep_ret[slot]), "l": int(self.ep_len[slot]), "t": now},
+                            # every seat's final points and the opponent seats' policy indices (PFSP)
+                            "scores": st.final_scores[k].astype(np.int64), "opponents": g.assign[k].copy(),
                         }
                 rows = (games[:, None] * L + np.arange(L)).reshape(-1) + sl.start
                 self.ep_ret[rows] = 0

@@ -97,7 +97,9 @@ class Trainer:
         set_blas_threads(c["torch_threads"])  # numpy's BLAS too: the batched envs' opponents (hod.training.blas_threads)
         self.pool = OpponentPool(game, c["heuristics"], c["pool_size"], c["p_latest"], c["p_past"],
                                  c["p_heuristic"], c["opponent_deterministic"], options=c.get("heuristic_options"),
-                                 search_bots=c.get("engine", "single") == "single")   # single tables give beliefs
+                                 search_bots=c.get("engine", "single") == "single",   # single tables give beliefs
+                                 weighting=c.get("pool_weighting", "uniform"), pfsp_exponent=c.get("pfsp_exponent", 2.0),
+                                 pfsp_prior=c.get("pfsp_prior", 4.0), pfsp_window=c.get("pfsp_window", 2000))
         self.baselines = check_bot_names(game, c["baselines"]) if c["eval_every"] else []
         env_opts = dict(env_options or {}, reward_scheme=c["reward_scheme"], illegal_action="raise")
         self.env_options = env_opts   # also the teacher's games of the warm start (_warm_start)
@@ -397,6 +399,11 @@ def _make_callback_class():
 
         def _on_rollout_start(self) -> None:
             self.t.pool.update_latest(self.t.numpy_policy())
+            if self.t.pool.refresh_weights():   # pool_weighting = "pfsp": the results of the last rollout
+                for lab, w in self.t.pool.member_weights().items():
+                    if not lab.startswith("past:"):
+                        self.logger.record(f"pfsp/weight_{lab.replace(':', '_')}", w)
+                        self.logger.record(f"pfsp/score_{lab.replace(':', '_')}", self.t.pool.learner_score(lab))
 
         def _on_step(self) -> bool:
             for done, info in zip(self.locals["dones"], self.locals["infos"]):
