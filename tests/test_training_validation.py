@@ -40,6 +40,9 @@ def no_cuda(monkeypatch):
     (["--players", "2", "9"], "players", "legal values: [2, 3, 4, 5, 6]"),
     (["--batch-size", "1"], "batch_size", ">= 2"),
     (["--p-latest", "0", "--p-past", "0", "--p-heuristic", "0"], "p_latest", "not all 0"),
+    # 1,025 * 1,024 * 1 = 1,049,600 learner steps per rollout > 2**20 = 1,048,576 (MAX_ROLLOUT)
+    (["--n-steps", "1025", "--tables", "1024"], "n_steps*tables*learner_seats", "at most 1,048,576"),
+    (["--pool-size", "1025"], "pool_size", "[0, 1024]"),
 ])
 def test_train_cli_refuses_illegal_values_with_one_line(flags, key, legal, tmp_path, capsys, no_cuda):
     out = tmp_path / "run"

@@ -216,6 +216,10 @@ Probability = Annotated[float, Strict(), Field(ge=0.0, le=1.0, description="a nu
 WorkerCount = Annotated[int, Strict(), Field(ge=1, le=MAX_WORKERS, description=f"an integer in 1..{MAX_WORKERS}")]
 #: seeds feed ``numpy.random.seed`` (with the step count added on resume), which takes < 2**32
 SEED_MAX = 2**31 - 1
+#: The most learner steps one rollout may hold (``n_steps * tables * learner_seats``): 2**20 =
+#: 1,048,576, whose observations alone take 0.6 GiB (Tapeo, 157 float32) to 0.75 GiB (Ronda
+#: Robada, 192) in SB3's rollout buffer; the defaults hold 4,096.
+MAX_ROLLOUT = 1 << 20
 
 
 def _check_bots(game: str, names: list[str], observation_only: bool = False) -> list[str]:
@@ -435,6 +439,11 @@ class TrainingConfig(EvaluationConfig):
         if self.p_latest + self.p_past + self.p_heuristic <= 0:
             raise ValueError("p_latest, p_past, p_heuristic are all 0; legal: each in [0, 1], not all 0")
         rollout = self.n_steps * self.tables * self.learner_seats
+        if rollout > MAX_ROLLOUT:   # SB3's buffer holds rollout x obs_size float32 (+ masks, values)
+            raise ValueError(f"n_steps*tables*learner_seats = {self.n_steps}*{self.tables}*{self.learner_seats} = "
+                             f"{rollout:,} learner steps per rollout; legal: at most {MAX_ROLLOUT:,} (MAX_ROLLOUT: "
+                             f"the rollout buffer takes about {MAX_ROLLOUT * spec.layout.size * 4 / 2**30:.1f} GiB "
+                             f"of observations then)")
         if self.batch_size > rollout:
             raise ValueError(f"batch_size={self.batch_size} exceeds the rollout size n_steps*tables*learner_seats"
                              f"={rollout}; legal range 2..{rollout}")
