@@ -118,16 +118,19 @@ def _quiet_worker() -> None:
 
 
 def stop_workers(pool: ProcessPoolExecutor) -> None:
-    """Cancel ``pool``'s queued jobs and end its worker processes now (not after their job)."""
-    terminate = getattr(pool, "terminate_workers", None)   # Python 3.14+
-    if terminate is not None:
-        terminate()
+    """Cancel ``pool``'s queued jobs and end its worker processes now (not after their job), with
+    SIGKILL: a worker holds nothing to clean up, and a process the pool has just forked may not
+    yet run the worker's own signal handling: SIGTERM would run the handler it inherited from the
+    parent (Ray's driver handler raises ``SystemExit`` there), on a copy of the parent's stack."""
+    kill = getattr(pool, "kill_workers", None)   # Python 3.14+
+    if kill is not None:
+        kill()
         return
     procs = list((getattr(pool, "_processes", None) or {}).values())   # shutdown() forgets them
     pool.shutdown(wait=False, cancel_futures=True)
     for proc in procs:
         if proc.is_alive():
-            proc.terminate()
+            proc.kill()
     for proc in procs:
         proc.join(timeout=5)
 
