@@ -206,6 +206,46 @@ def check_games(games, batch_size: int) -> np.ndarray:
     return g
 
 
+def check_seats(seats, num_players: int) -> np.ndarray:
+    """The seats an ``observe`` call names: intp (S,) from distinct seat numbers in
+    ``0..num_players-1`` (a sequence, an int array or a ``range``).
+
+    Raises:
+        ConfigError: no seats, a repeated seat, a seat out of range, or not integers.
+    """
+    from .errors import ConfigError
+
+    S = np.asarray(list(seats) if isinstance(seats, range) else seats)
+    if (S.ndim != 1 or S.size == 0 or not np.issubdtype(S.dtype, np.integer) or S.min() < 0
+            or S.max() >= num_players or np.unique(S).size != S.size):
+        raise ConfigError(f"seats must be distinct seat numbers in 0..{num_players - 1}, got {S.tolist()}")
+    return S.astype(np.intp, copy=False)
+
+
+def observation_buffer(out: Optional[np.ndarray], shape: tuple, whole_batch: bool, buffers: dict) -> np.ndarray:
+    """Where an ``observe`` call writes: ``out`` when given (checked: a writable C-contiguous
+    float32 ndarray of ``shape``), else for the whole batch the engine's buffer of that shape
+    (kept in ``buffers``, made once, overwritten by the next such call), else a new array.
+
+    Raises:
+        ConfigError: an ``out`` that is not such an array (the shape named).
+    """
+    from .errors import ConfigError
+
+    if out is not None:
+        if (not isinstance(out, np.ndarray) or out.shape != shape or out.dtype != np.float32
+                or not out.flags.c_contiguous or not out.flags.writeable):
+            raise ConfigError(f"out must be a writable C-contiguous float32 array of shape {shape}, got "
+                              f"{getattr(out, 'dtype', type(out).__name__)} {getattr(out, 'shape', '')}")
+        return out
+    if not whole_batch:
+        return np.empty(shape, np.float32)
+    buf = buffers.get(shape)
+    if buf is None:
+        buf = buffers[shape] = np.zeros(shape, np.float32)
+    return buf
+
+
 def check_record(state: Any, like: StateRecord, games: np.ndarray) -> None:
     """Check that ``state`` can be loaded into rows ``games`` of ``like``: same record type, G
     games, and every field of the shape and dtype of ``like``'s (None only where ``like``'s is

@@ -74,7 +74,7 @@ from typing import Optional, Sequence
 import numpy as np
 
 from hod.core.deal import as_seeds, check_generator_seed, draw_seeds, shuffled
-from hod.core.engine import EngineStep, StateRecord, check_games, check_record
+from hod.core.engine import EngineStep, StateRecord, check_games, check_record, check_seats, observation_buffer
 from hod.core.errors import ConfigError, IllegalActionError, check_choice
 from hod.core.rewards import REWARD_SCHEMES, final_rewards_batch, win_shares_batch
 
@@ -502,28 +502,9 @@ class BatchedRobada:
         if games is None and seats is None and out is None:        # the common call: one buffer
             kernels.observe_batch(*self._obs_args, self._all, self._to_act, self._obs_default)
             return self._obs_default
-        n = self.num_players
         g = self._games(games)
-        if seats is None:
-            S = self._to_act
-        else:
-            S = np.asarray(list(seats) if isinstance(seats, range) else seats)
-            if (S.ndim != 1 or S.size == 0 or not np.issubdtype(S.dtype, np.integer) or S.min() < 0
-                    or S.max() >= n or np.unique(S).size != S.size):
-                raise ConfigError(f"seats must be distinct seat numbers in 0..{n - 1}, got {S.tolist()}")
-            S = S.astype(np.intp, copy=False)
-        shape = (g.size, S.size, OBS_SIZE)
-        if out is not None:
-            if (not isinstance(out, np.ndarray) or out.shape != shape or out.dtype != np.float32
-                    or not out.flags.c_contiguous or not out.flags.writeable):
-                raise ConfigError(f"out must be a writable C-contiguous float32 array of shape {shape}, "
-                                  f"got {getattr(out, 'dtype', type(out).__name__)} {getattr(out, 'shape', '')}")
-        elif games is not None:
-            out = np.empty(shape, np.float32)
-        else:
-            out = self._obs_buffers.get(shape)
-            if out is None:
-                out = self._obs_buffers[shape] = np.empty(shape, np.float32)
+        S = self._to_act if seats is None else check_seats(seats, self.num_players)
+        out = observation_buffer(out, (g.size, S.size, OBS_SIZE), games is None, self._obs_buffers)
         kernels.observe_batch(*self._obs_args, g, S, out)
         return out
 

@@ -41,7 +41,7 @@ from typing import Optional
 import numpy as np
 
 from hod.core.deal import as_seeds, check_generator_seed, draw_seeds, shuffled_prefix
-from hod.core.engine import EngineStep, StateRecord, check_games, check_record
+from hod.core.engine import EngineStep, StateRecord, check_games, check_record, check_seats, observation_buffer
 from hod.core.errors import ConfigError, IllegalActionError, check_choice, check_int_range
 from hod.core.rewards import REWARD_SCHEMES, final_rewards_batch
 
@@ -364,26 +364,9 @@ class BatchedTapeo:
             ConfigError: bad games, seats (not distinct seats in 0..n-1) or ``out`` (not a
                 C-contiguous float32 array of that shape).
         """
-        n = self.num_players
         g = self._all if games is None else check_games(games, self.batch_size)
-        if seats is None:
-            S = self._all_seats
-        else:
-            S = np.asarray(list(seats) if isinstance(seats, range) else seats)
-            if (S.ndim != 1 or S.size == 0 or not np.issubdtype(S.dtype, np.integer) or S.min() < 0
-                    or S.max() >= n or np.unique(S).size != S.size):
-                raise ConfigError(f"seats must be distinct seats in 0..{n - 1}, got {S.tolist()}")
-            S = S.astype(np.intp, copy=False)
-        shape = (g.size, S.size, OBS_SIZE)
-        if out is None and games is not None:
-            out = np.empty(shape, np.float32)                  # some games: a new array
-        elif out is None:                                      # the whole batch: a buffer per seat count
-            out = self._obs_buffers.get(shape)
-            if out is None:
-                out = self._obs_buffers[shape] = np.zeros(shape, np.float32)
-        elif (not isinstance(out, np.ndarray) or out.shape != shape or out.dtype != np.float32
-              or not out.flags.c_contiguous or not out.flags.writeable):
-            raise ConfigError(f"out must be a writable C-contiguous float32 array of shape {shape}")
+        S = self._all_seats if seats is None else check_seats(seats, self.num_players)
+        out = observation_buffer(out, (g.size, S.size, OBS_SIZE), games is None, self._obs_buffers)
         s = self._state
         driver = kernels.observe_batch_par if self._parallel(g.size) else kernels.observe_batch
         driver(s.hands, s.bars, s.churros_kept, s.round_scores, s.round, s.pick, g, S, self.hand_size,
