@@ -26,7 +26,7 @@ import numpy as np
 from hod.core.layout import ObsLayout, Piece
 
 from .cards import MAX_HAND_SIZE, MAX_PLAYERS, MIN_PLAYERS, NUM_KINDS
-from .observation import SCORE_HIGH, SCORE_SCALE
+from .observation import SCORE_HIGH, SCORE_SCALE, _inv_deck
 
 if TYPE_CHECKING:
     from .engine import State
@@ -76,7 +76,7 @@ def encode_state(state: "State") -> np.ndarray:
     """
     cfg = state.config
     n = cfg.num_players
-    inv = _inv(cfg.deck)
+    inv = _inv_deck(cfg.deck)   # 1 / deck count per kind, the observation's
     out = np.zeros(STATE_SIZE, np.float32)
     out[_NUM_PLAYERS + n - MIN_PLAYERS] = 1.0
     if state.terminal:
@@ -96,17 +96,3 @@ def encode_state(state: "State") -> np.ndarray:
 _NUM_PLAYERS, _ROUND, _GAME_OVER, _PICK, _HAND_SIZE, _HANDS, _BARS, _CHURROS, _SCORES, _UNDEALT = (
     _SL[name].start for name in ("num_players", "round", "game_over", "pick", "hand_size", "hands", "bars",
                                  "churros_kept", "scores", "undealt"))
-_INV: dict[tuple, np.ndarray] = {}
-
-
-def _inv(deck: tuple) -> np.ndarray:
-    """float64 (K,) ``1 / deck count`` of each kind (0 for a kind the deck lacks), cached per deck."""
-    inv = _INV.get(deck)
-    if inv is None:
-        d = np.asarray(deck, np.float64)
-        inv = np.where(d > 0, 1.0 / np.maximum(d, 1.0), 0.0)
-        inv.setflags(write=False)
-        if len(_INV) > 256:
-            _INV.clear()
-        _INV[deck] = inv
-    return inv
