@@ -365,8 +365,10 @@ def test_vec_env_batched_opponents_and_illegal_learner_action():
 
 def test_maskable_ppo_runs_a_few_hundred_steps():
     from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.logger import Logger
     env = RobadaVecEnv(num_tables=8, num_players=2, seed=0)
     model = MaskablePPO("MlpPolicy", env, n_steps=32, batch_size=64, n_epochs=1, seed=0, device="cpu")
+    model.set_logger(Logger(None, []))   # no output: SB3's default would leave an SB3-<date> folder in /tmp
     model.learn(total_timesteps=512)
     assert model.num_timesteps >= 512
 

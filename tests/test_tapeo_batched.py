@@ -544,10 +544,12 @@ def test_sb3_vec_env_with_bot_and_several_opponents():
 def test_maskable_ppo_learns_a_few_hundred_steps():
     import torch
     from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.logger import Logger
     from hod.training.tapeo_vector import TapeoVecEnv
     torch.set_num_threads(1)
     env = TapeoVecEnv(num_tables=8, num_players=[2, 4], learner_seats=2, reward_scheme="win_loss", seed=0)
     model = MaskablePPO("MlpPolicy", env, n_steps=32, batch_size=128, n_epochs=1, seed=0, device="cpu")
+    model.set_logger(Logger(None, []))   # no output: SB3's default would leave an SB3-<date> folder in /tmp
     model.learn(total_timesteps=16 * 32 * 2)
     assert model.num_timesteps >= 1024 and len(model.ep_info_buffer) > 0
 
