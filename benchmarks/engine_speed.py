@@ -239,14 +239,19 @@ def compile_times() -> dict:
     """Seconds to import both engines (their modules, by the declarations' ``batched_engine``
     strings) and play their first steps (every kernel compiled or loaded) in a fresh process:
     ``cold`` as in a fresh clone (the engines' sources copied without any ``__pycache__``, an
-    empty numba cache), ``warm`` again with the caches the cold run left; ``*_process`` adds the
-    interpreter's start. Other installed packages keep their bytecode."""
+    empty numba cache), ``warm`` again with the caches the cold run left (numba's cache and the
+    sources' ``__pycache__``, written whatever ``PYTHONDONTWRITEBYTECODE`` says); ``*_process``
+    adds the interpreter's start. Other installed packages keep their bytecode."""
     out = {}
     with tempfile.TemporaryDirectory(prefix="engine-speed-") as tmp:
         src = os.path.join(tmp, "src")
         _fresh_copy(src)
         env = dict(os.environ, NUMBA_CACHE_DIR=os.path.join(tmp, "numba"),
                    PYTHONPATH=os.pathsep.join([src] + [p for p in [os.environ.get("PYTHONPATH")] if p]))
+        # A fresh clone's first import writes the sources' bytecode (__pycache__), which the warm
+        # start reads: a shell with PYTHONDONTWRITEBYTECODE set would recompile every module of
+        # the engines in the warm run too (about 0.2-0.4 s here), which no user's second start does.
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
         from hod.core.games import get_game
 
         code = _COMPILE_CHILD.format(rows=tuple((get_game(g).batched_engine, n) for g, n in ENGINE_ROWS))
