@@ -29,7 +29,7 @@ CORE_VENV ?= .venv-core
 CORE_TESTS := tests/test_env_contract.py tests/test_tapeo_env.py tests/test_robada_env.py \
 	tests/test_single_agent_actions.py
 
-.PHONY: setup browser demo test test-core clean
+.PHONY: setup browser demo test test-core clean screenshots
 
 $(BIN)/activate:
 	$(PY) -m venv $(VENV)
@@ -62,6 +62,10 @@ web/node_modules/.package-lock.json: web/package.json web/package-lock.json
 browser: web/node_modules/.package-lock.json
 	@command -v chromium >/dev/null || command -v chromium-browser >/dev/null || \
 		{ $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq chromium; }
+
+# The web page's screenshots in docs/ (docs/web.md): every screen of both games at 390 and 1280 px.
+screenshots: setup browser
+	HOD_WEB_SCREENSHOTS=docs $(BIN)/python -m pytest -q tests/test_web_play.py -k whole_game
 
 $(CORE_VENV)/.installed: pyproject.toml constraints.txt
 	$(PY) -m venv $(CORE_VENV)

@@ -1,8 +1,9 @@
 """Play against the computer in the browser: ``python -m hod.apps.web [--host 127.0.0.1] [--port 8000]``.
 
 A local web server (Starlette, run by uvicorn) whose page lets a person pick the game, the table
-size, their seat and the opponents (every registered bot with its strength label; the shipped PPO
-opponents by default) and play a whole game. The game runs on the server through the terminal
+size and a difficulty (easy / medium / hard: the strongest bot of that strength label,
+:mod:`hod.apps.web.difficulty`; under "Advanced" their seat, the seed and any registered bot per
+seat) and play a whole game, with the rules panel and scoring legend of :mod:`hod.apps.web.guide`. The game runs on the server through the terminal
 play sessions (:mod:`hod.apps.web.games`); the page draws what the person's seat may know and
 posts the chosen action (:mod:`hod.apps.web.app` lists the routes). docs/web.md is the user's page.
 

@@ -3,10 +3,12 @@
 =======  ==============================  ===========================================================
 method   path                            what
 =======  ==============================  ===========================================================
-GET      ``/``                           the new-game page (game, table size, opponents, seed)
+GET      ``/``                           the home page (game, table size, difficulty; advanced:
+                                         opponents, seat, seed)
 GET      ``/game/{id}``                  the page of game ``id`` (404 when there is none)
-GET      ``/api/options``                games, table sizes, bots with their strength labels
-POST     ``/api/games``                  ``{"game", "players", "seat"?, "opponents"?, "seed"?}``
+GET      ``/api/options``                games, table sizes, bots with their strength labels,
+                                         difficulties, each game's blurb, rules and legend
+POST     ``/api/games``                  ``{"game", "players", "seat"?, "opponents"?, "seed"?, "difficulty"?}``
                                          (:class:`NewGameBody`) -> 201 ``{"id", "url"}``; 422
                                          naming the legal values
 GET      ``/api/games/{id}``             the view of the person's seat (:meth:`WebGame.view`)
@@ -79,6 +81,7 @@ LEGAL = {"game": f"{sorted(GAMES)}", "players": "an int, a table size of the gam
          "seat": "an int in 0..players-1", "seed": "null, or an int in 0..2**64-1",
          "opponents": f"null, or a list of 1 to {MAX_OPPONENTS} bot names: 1 (every computer seat) or one per "
                       "computer seat (the game's bots: GET /api/options)",
+         "difficulty": "null, or one of ['easy', 'medium', 'hard'] (not with opponents)",
          "step": "the int step of the view the action answers", "action": "an int, one of the view's choices"}
 
 
@@ -94,6 +97,7 @@ class NewGameBody(BaseModel):
     opponents: Optional[list[Annotated[str, StringConstraints(min_length=1, max_length=MAX_NAME)]]] = \
         Field(None, min_length=1, max_length=MAX_OPPONENTS)
     seed: Optional[int] = None
+    difficulty: Optional[Literal["easy", "medium", "hard"]] = None
 
 
 class ActionBody(BaseModel):
@@ -331,7 +335,8 @@ def create_app(store: Optional[GameStore] = None, allowed_hosts: Sequence[str] =
             body = await _json_body(request, NewGameBody)
             # dealing plays the computer seats that act first (a search bot may think seconds):
             # in a worker thread, so other requests are served meanwhile
-            g = await run_in_threadpool(store.new, body.game, body.players, body.seat, body.opponents, body.seed)
+            g = await run_in_threadpool(store.new, body.game, body.players, body.seat, body.opponents, body.seed,
+                                       body.difficulty)
         except (GameError, ConfigError) as e:
             return error(e)
         return JSONResponse({"id": g.id, "url": f"/game/{g.id}"}, status_code=201)

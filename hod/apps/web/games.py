@@ -24,6 +24,8 @@ from hod.agents.strength import strength
 from hod.apps.play import GameSession, PlayOptions, Transcript, default_opponent, parse_opponents, player_labels, strength_label
 from hod.apps.play_robada import RANK_WORDS, RobadaSession, carta, need_text, points
 from hod.apps.play_tapeo import TAPA_NAMES, TapeoSession, scoring_hints, steals
+from hod.apps.web.difficulty import LABELS, difficulty_bots
+from hod.apps.web.guide import guide
 from hod.core.errors import ConfigError, check_seat
 from hod.core.deal import SEED_LIMIT
 from hod.core.games import get_game
@@ -31,9 +33,10 @@ from hod.core.games import get_game
 from robada_env.rules.actions import ACTION_NAMES as ROBADA_ACTIONS
 from robada_env.rules.cards import NUM_RANKS, SUIT_NAMES
 from robada_env.rules.engine import NOBODY, winners
-from tapeo_env.rules.cards import KIND_NAMES, NUM_KINDS
+from robada_env.rules.runs import extension_options
+from tapeo_env.rules.cards import CHURRO, HAM_SLICES, KIND_NAMES, NUM_KINDS, PEPPER
 from tapeo_env.rules.engine import known_hands
-from tapeo_env.rules.scoring import ROUND_RULES, round_breakdown
+from tapeo_env.rules.scoring import ROUND_RULES, churro_points, ham_points, pepper_points, round_breakdown
 
 #: Seeds drawn by the server are below this: 2**53, the integers a JavaScript number (the page's
 #: JSON) holds exactly, far too many to try one by one.
@@ -76,7 +79,9 @@ def options() -> dict:
     """What the new-game form offers: for each game its title, table sizes, default table size,
     and every registered bot with its strength label (``agents/strength.json``) and the table
     sizes it plays; the default opponent per table size (the shipped PPO opponent where it plays
-    that size, :func:`hod.apps.play.default_opponent`)."""
+    that size, :func:`hod.apps.play.default_opponent`); the bot each difficulty deals per table
+    size (``difficulty``: :func:`hod.apps.web.difficulty.difficulty_bots`, keyed by the size as a
+    string); and the game's blurb, rules panel and scoring legend (:func:`hod.apps.web.guide.guide`)."""
     out = {}
     for game, cls in GAMES.items():
         info = get_game(game)
@@ -89,8 +94,26 @@ def options() -> dict:
                          "rating": None if entry is None else round(float(entry["rating"]), 1),
                          "players": sizes if counts is None else [int(k) for k in counts]})
         out[game] = {"title": cls.session_cls.title, "players": sizes, "default_players": cls.default_players,
-                     "bots": bots, "default_opponent": {str(n): default_opponent(game, None, n) for n in sizes}}
+                     "bots": bots, "default_opponent": {str(n): default_opponent(game, None, n) for n in sizes},
+                     "difficulty": {str(n): difficulty_bots(game, n) for n in sizes}, **guide(game)}
     return out
+
+
+def difficulty_opponent(game: str, players: int, difficulty: str) -> str:
+    """The bot a ``difficulty`` (``"easy"``, ``"medium"``, ``"hard"``) deals for every computer
+    seat of a table of ``players`` (:func:`hod.apps.web.difficulty.difficulty_bots`).
+
+    Raises:
+        ConfigError: not a difficulty label (the legal ones are named), or no bot of that label
+            plays that table size.
+    """
+    if difficulty not in LABELS:
+        raise ConfigError(f"difficulty: legal values: {list(LABELS)}")
+    bot = difficulty_bots(game, players)["bots"][difficulty]
+    if bot is None:
+        raise ConfigError(f"difficulty: no {game} bot of that label plays {players} players; "
+                          f"legal values here: {[k for k, v in difficulty_bots(game, players)['bots'].items() if v]}")
+    return bot
 
 
 class WebGame:
@@ -124,10 +147,7 @@ class WebGame:
     def __init__(self, game_id: str, players: int, seat: int = 0,
                  opponents: Optional[Sequence[str]] = None, seed: Optional[int] = None) -> None:
         game = self.game
-        info = get_game(game)
-        if isinstance(players, bool) or not isinstance(players, int) or not info.min_players <= players <= info.max_players:
-            raise ConfigError(f"players: not a table size of {game}; legal values: "
-                              f"{list(range(info.min_players, info.max_players + 1))}")
+        self.check_players(players)
         try:
             seat = check_seat(seat, players)
         except ConfigError:
@@ -162,6 +182,15 @@ class WebGame:
         self.lock = threading.Lock()
         self.session.start()
         self._advance()
+
+    @classmethod
+    def check_players(cls, players: object) -> None:
+        """Raises ConfigError (naming the legal table sizes) unless ``players`` is an int table
+        size of the game."""
+        info = get_game(cls.game)
+        if isinstance(players, bool) or not isinstance(players, int) or not info.min_players <= players <= info.max_players:
+            raise ConfigError(f"players: not a table size of {cls.game}; legal values: "
+                              f"{list(range(info.min_players, info.max_players + 1))}")
 
     # -- playing -------------------------------------------------------------------------------
     @property
@@ -250,6 +279,9 @@ class WebGame:
                 "log": list(self.log.lines), "recent": [x for x in self.log.lines[self._seen:self._end_lines] if x.strip()]}
         view["table"] = self._table()
         view["choices"] = self._choices() if self._to_act() else []
+        # what "play again" posts: the same game, table size, seat and bots (a new deal)
+        view["settings"] = {"game": self.game, "players": t.players, "seat": t.seat,
+                            "opponents": [t.opponents[(t.seat + k) % t.players] for k in range(1, t.players)]}
         return view
 
     def _table(self) -> dict:
@@ -308,6 +340,8 @@ class TapeoGame(WebGame):
                  "bars": [{"seat": i, "tapas": tapas(s.bars[i]), "churros": int(churros[i]),
                            "score": int(scores[i])} for i in range(n)]}
         if not self.over():
+            table.update(self._bar_standings(s.bars, churros, cfg.rulings))
+        if not self.over():
             table["hand"] = tapas(s.hand(me))
             table["known_hands"] = [{"seat": (me + j) % n, "tapas": tapas(h)}
                                     for j, h in enumerate(known_hands(s, me), 1) if h is not None]
@@ -328,6 +362,42 @@ class TapeoGame(WebGame):
                                          "final": int(s.final_scores[i])} for i in range(n)],
                                "winners": [int(w) for w in s.winners]}
         return table
+
+    @staticmethod
+    def _bar_standings(bars, churros, rulings) -> dict:
+        """What each bar would score if the round ended now, and who leads each majority, from
+        the rules' scoring functions (:mod:`tapeo_env.rules.scoring`; bars are face up, so all of
+        it is public): ``{"bar_points": [{"seat", "points": {rule: int}, "total"}],
+        "majorities": {"ham": ..., "pepper": ..., "churros": ...}}``.
+
+        * ham (T2, T3): ``slices`` per seat, ``first`` (the seats taking the most-slices prize)
+          and ``second`` (the runner-up prize), each with the points :func:`ham_points` gives;
+        * pepper (T5): ``counts``, ``most`` (the seats with the table's most peppers, none when
+          nobody has one) and ``hot`` (True when they lose the penalty now);
+        * churros (T8, T9; counted at the end of the game): ``counts`` (kept + on this bar),
+          ``most`` and ``fewest`` (the seats :func:`churro_points` would reward and punish if the
+          game ended now: 2 players, the fewest lose nothing), with their ``points``.
+        """
+        n = len(bars)
+        br = round_breakdown(bars, rulings)
+        slices = [int(bars[i] @ HAM_SLICES) for i in range(n)]
+        ham = ham_points(slices, rulings)
+        top = max(slices)
+        first = [i for i in range(n) if slices[i] == top and top > 0]
+        second = [i for i in range(n) if ham[i] > 0 and i not in first]
+        peppers = [int(bars[i, PEPPER]) for i in range(n)]
+        pep = pepper_points(peppers, rulings)
+        most_pep = [i for i in range(n) if peppers[i] == max(peppers) and peppers[i] > 0]
+        hot = any(int(pep[i]) < rulings.pepper * peppers[i] for i in most_pep)
+        counts = [int(c) for c in churros]
+        cp = churro_points(counts, rulings)
+        return {"bar_points": [{"seat": i, "points": {k: int(br[k][i]) for k in ROUND_RULES},
+                                "total": int(sum(br[k][i] for k in ROUND_RULES))} for i in range(n)],
+                "majorities": {
+                    "ham": {"slices": slices, "first": first, "second": second, "points": [int(x) for x in ham]},
+                    "pepper": {"counts": peppers, "most": most_pep, "hot": hot, "points": [int(x) for x in pep]},
+                    "churros": {"counts": counts, "most": [i for i in range(n) if cp[i] > 0],
+                                "fewest": [i for i in range(n) if cp[i] < 0], "points": [int(x) for x in cp]}}}
 
     def _reveal(self, rnd: int, q: int, kinds: Sequence[int]) -> dict:
         """One reveal of Tapeo (every seat's tapa of pick ``q`` of round ``rnd``, face up
@@ -392,10 +462,35 @@ class RobadaGame(WebGame):
         if s.run and not self.over():
             table["run"] = {"cards": [card(c) for c in s.run], "points": points(s.run), "need": need_text(s),
                             "piles_taken": [int(x) for x in s.run_taken]}
+        if not self.over():
+            self._pile_risks(table["piles"])
         if self.over():
             table["result"] = {"rows": [{"seat": i, "cards": len(s.piles[i]), "points": int(s.points[i])}
                                         for i in range(n)], "winners": [int(w) for w in winners(s)]}
         return table
+
+
+    def _pile_risks(self, piles: list[dict]) -> None:
+        """Mark each pile (in place) with ``at_risk``: its visible card's rank has no loose card
+        on the table, so a run of another seat that reaches that rank may take the whole pile
+        (R3, :func:`robada_env.rules.runs.extension_options`); and, during a run, ``takeable``:
+        the run's next step may take it now. Public (R9): loose cards and visible cards."""
+        s = self.session.state
+        loose = [0] * NUM_RANKS
+        for c in s.loose:
+            loose[c % NUM_RANKS] += 1
+        tops = [p[-1] % NUM_RANKS if p else -1 for p in s.piles]
+        n = len(tops)
+        for i, pile in enumerate(piles):
+            other = (i + 1) % n                       # any other seat: piles of others may always be taken
+            _, seats = extension_options(tops[i], loose, tops, other, s.config.may_take_own_pile) if tops[i] >= 0 \
+                else (False, [])
+            pile["at_risk"] = i in seats
+            pile["takeable"] = False
+        if s.run and s.run_next >= 0:
+            _, seats = extension_options(int(s.run_next), loose, tops, int(s.current), s.config.may_take_own_pile)
+            for i in seats:
+                piles[i]["takeable"] = True
 
 
 #: The games the web app offers.
@@ -413,11 +508,18 @@ class GameStore:
         self._lock = threading.Lock()
 
     def new(self, game: str, players: int, seat: int = 0, opponents: Optional[Sequence[str]] = None,
-            seed: Optional[int] = None) -> WebGame:
+            seed: Optional[int] = None, difficulty: Optional[str] = None) -> WebGame:
         """Deal a new game of ``game`` (other arguments and errors: :class:`WebGame`; an unknown
-        ``game`` is a ``ConfigError`` naming the legal ones) and keep it under a fresh id."""
+        ``game`` is a ``ConfigError`` naming the legal ones) and keep it under a fresh id.
+        ``difficulty`` (``"easy"``, ``"medium"``, ``"hard"``; not with ``opponents``) deals its bot
+        (:func:`difficulty_opponent`) at every computer seat."""
         if game not in GAMES:
             raise ConfigError(f"game: legal values: {sorted(GAMES)}")
+        if difficulty is not None:
+            if opponents:
+                raise ConfigError("difficulty: give either opponents or a difficulty, not both")
+            GAMES[game].check_players(players)
+            opponents = [difficulty_opponent(game, players, difficulty)]
         g = GAMES[game](secrets.token_urlsafe(9), players, seat, opponents, seed)
         with self._lock:
             self._games[g.id] = g
