@@ -109,7 +109,7 @@ function card(c, cls) {
   svg.innerHTML = `<svg viewBox="0 0 20 20" width="20" height="20" aria-hidden="true">${SUIT_SVG[c.suit]}</svg>`;
   return h("span", {class: `card suit-${c.suit}` + (cls ? " " + cls : ""), "data-card": c.key, role: "img",
                     "aria-label": `${c.name}, ${c.points} points`},
-    h("span", {class: "rank", text: c.rank}), svg, h("span", {class: "pts", text: `${c.points} pts`}));
+    h("span", {class: "rank", text: c.rank}), svg, h("span", {class: "pts", text: `${c.points} ${c.points === 1 ? "pt" : "pts"}`}));
 }
 const backs = (n) => h("span", {class: "backs", role: "img", "aria-label": `${n} cards in hand`},
   Array.from({length: n}, () => h("span", {class: "card back"})), h("span", {class: "backs-n", text: `${n} in hand`}));
@@ -148,11 +148,13 @@ function drawTapeo(v) {
   $("info").textContent = (v.over ? "game over"
     : `Round ${t.round} of ${t.rounds} · pick ${t.pick} of ${t.picks} · ${t.in_hand} tapas in each hand`) + seedText(v);
   $("seats").replaceChildren(...t.bars.map((b) => {
-    const now = t.bar_points ? t.bar_points[b.seat].total : null;
+    const bp = t.bar_points ? t.bar_points[b.seat] : null;
+    const parts = bp ? Object.entries(bp.points).filter(([, p]) => p !== 0).map(([k, p]) => `${k} ${p}`) : [];
+    const now = bp ? `${bp.total} pts` + (parts.length ? ` (${parts.join(", ")})` : "") : null;
     return h("div", {class: "seat" + (v.seats[b.seat].you ? " you" : ""), "data-seat": b.seat},
       seatHead(v, v.seats[b.seat]),
       h("p", {class: "figures"}, h("b", {text: `${b.score} pts`}), ` in finished rounds · churros ${b.churros}`,
-        now === null ? null : h("span", {class: "now", text: ` · this bar now: ${now} pts`})),
+        now === null ? null : h("span", {class: "now", text: ` · this bar now: ${now}`})),
       h("div", {class: "badges"}, tapeoBadges(v, b.seat)),
       h("div", {class: "bar", role: "group", "aria-label": "bar"}, b.tapas.length ? b.tapas.map((x) => tapa(x)) : h("em", {text: "empty bar"})));
   }));
@@ -162,7 +164,7 @@ function drawTapeo(v) {
       : `Round ${r.round}, pick ${r.pick}: revealed`}),
       h("div", {class: "revealed-row"}, r.tapas.map((x) => h("div", {class: "revealed" + (x.stolen_by === null ? "" : " was-stolen")},
         h("span", {class: "who", text: v.seats[x.seat].you ? "You" : v.seats[x.seat].name}),
-        tapa(x, x.stolen_by === null ? null : h("span", {class: "stolen", text: ` → stolen by ${names(v, [x.stolen_by])}`}))))),
+        tapa(x), x.stolen_by === null ? null : h("span", {class: "stolen", text: `→ stolen by ${names(v, [x.stolen_by])}`})))),
       r.steals.map((st) => h("p", {class: "steal", text: st.tapa === null
         ? `Freeloader: ${names(v, [st.thief])} steals nothing: ${names(v, [st.victim])} also revealed a Freeloader.`
         : `Freeloader: ${names(v, [st.thief])} steals the ${st.tapa} ${names(v, [st.victim])} revealed.`}))));
@@ -174,7 +176,8 @@ function drawTapeo(v) {
   }
   if (t.scoring.length) {
     const last = t.scoring[t.scoring.length - 1];
-    parts.push(h("div", {class: "scroll"}, h("table", {class: "scoring"}, h("caption", {text: `Round ${last.round} scoring`}),
+    parts.push(h("div", {class: "scroll", tabindex: "0", role: "region", "aria-label": `Round ${last.round} scoring`},
+      h("table", {class: "scoring"}, h("caption", {text: `Round ${last.round} scoring`}),
       h("thead", {}, h("tr", {}, h("th", {scope: "col", text: "seat"}), last.rules.map((r) => h("th", {scope: "col", text: r})),
         h("th", {scope: "col", text: "round"}))),
       h("tbody", {}, last.rows.map((r) => h("tr", {}, h("th", {scope: "row", text: v.seats[r.seat].you ? "You" : v.seats[r.seat].name}),
@@ -206,7 +209,10 @@ function drawRobada(v) {
     h("div", {class: "pile" + (taken.includes(p.seat) ? " taken" : "")},
       p.top ? card(p.top) : h("em", {text: "empty pile"})),
     v.seats[p.seat].you ? null : backs(p.in_hand))));
-  const steps = v.recent.map((line) => h("li", {class: "step", text: line.trim()}));
+  const steps = v.recent.map((line) => {      // "--- player_1 (greedy)'s turn ---" heads the steps of a turn
+    const head = /^-{3}\s*(.*?)\s*-{3}$/.exec(line.trim());
+    return h("li", {class: head ? "step turn-head" : "step", text: head ? head[1] : line.trim()});
+  });
   const parts = [];
   parts.push(h("div", {class: "loose"}, h("h3", {text: `Loose cards (${t.loose.length})`}),
     h("div", {class: "cards"}, t.loose.length ? t.loose.map((c) => card(c)) : h("em", {text: "none"}))));
@@ -230,11 +236,11 @@ function drawResult(v, keys, heads) {
   $("result").replaceChildren(h("h2", {text: youWin ? (r.winners.length > 1 ? "Game over: a shared win!" : "Game over: you win!")
       : "Game over"}),
     h("p", {id: "winner", text: (r.winners.length > 1 ? "Shared win: " : "Winner: ") + who + "."}),
-    h("div", {class: "scroll"}, h("table", {class: "final"}, h("thead", {}, h("tr", {}, h("th", {scope: "col", text: "seat"}),
-      heads.map((x) => h("th", {scope: "col", text: x})), h("th", {scope: "col", text: ""}))),
+    h("div", {class: "scroll", tabindex: "0", role: "region", "aria-label": "Final scores"}, h("table", {class: "final"}, h("thead", {}, h("tr", {}, h("th", {scope: "col", text: "player"}),
+      heads.map((x) => h("th", {scope: "col", text: x})))),
       h("tbody", {}, r.rows.map((row) => h("tr", {class: r.winners.includes(row.seat) ? "winner" : null},
-        h("th", {scope: "row", text: v.seats[row.seat].you ? "You" : v.seats[row.seat].name}),
-        keys.map((k) => h("td", {text: row[k]})), h("td", {text: r.winners.includes(row.seat) ? "★ winner" : ""})))))),
+        h("th", {scope: "row", text: (r.winners.includes(row.seat) ? "★ " : "") + (v.seats[row.seat].you ? "You" : v.seats[row.seat].name)}),
+        keys.map((k) => h("td", {text: row[k]}))))))),
     h("div", {class: "end-actions"},
       h("button", {type: "button", id: "play-again", onclick: () => playAgain(v)}, "Play again (same settings)"),
       h("a", {id: "record", class: "btn", href: `/api/games/${v.id}/record`, download: "", text: "Download the game record (JSON)"}),
@@ -300,6 +306,7 @@ function draw(v) {
   const steps = (v.game === "tapeo" ? drawTapeo : drawRobada)(v);
   $("recent-title").textContent = v.game === "tapeo" ? "Just revealed" : "Since your last choice";
   pace(steps);
+  $("choices-box").hidden = v.choices.length === 0 && !$("error").textContent;
   const log = $("log");
   log.textContent = v.log.join("\n");
 }
