@@ -45,7 +45,8 @@ def _entry(rating, label, players=2):
             "players": players, "date": "2026-12-02", "command": "test"}
 
 
-def test_difficulty_is_the_strongest_bot_of_its_label_at_the_table_size(tmp_path):
+def test_difficulty_is_the_strongest_bot_of_its_label_at_the_table_size(tmp_path, monkeypatch):
+    monkeypatch.setattr("hod.apps.web.difficulty.onnx_available", lambda: True)   # ppo, search: ONNX
     path = tmp_path / "strength.json"
     path.write_text(json.dumps({"tapeo": {
         # 2-player entries: easy {random -3, greedy -1} -> greedy; medium {expert 16, ranking 31} -> ranking;
@@ -64,9 +65,15 @@ def test_difficulty_is_the_strongest_bot_of_its_label_at_the_table_size(tmp_path
     assert three["note"].startswith("Difficulty labels measured at 2 players")
     # no entry at all: nothing to deal
     assert difficulty_bots("robada", 2, path)["bots"] == {"easy": None, "medium": None, "hard": None}
+    # an install without onnxruntime cannot run ppo (a shipped ONNX export) nor Tapeo's search
+    # (its playouts run it): no hard bot left at 2 players, none at 4
+    monkeypatch.setattr("hod.apps.web.difficulty.onnx_available", lambda: False)
+    assert difficulty_bots("tapeo", 2, path)["bots"] == {"easy": "greedy", "medium": "ranking", "hard": None}
+    assert difficulty_bots("tapeo", 4, path)["bots"]["hard"] is None
 
 
-def test_a_bot_that_does_not_play_the_table_size_is_never_a_difficulty(tmp_path):
+def test_a_bot_that_does_not_play_the_table_size_is_never_a_difficulty(tmp_path, monkeypatch):
+    monkeypatch.setattr("hod.apps.web.difficulty.onnx_available", lambda: True)
     path = tmp_path / "strength.json"
     # Ronda Robada's ppo was trained for 2 and 4 players (its model card): at 3 the hard bot is expert
     path.write_text(json.dumps({"robada": {"ppo": _entry(28, "hard"), "expert": _entry(27, "hard"),
@@ -150,6 +157,14 @@ def test_robada_piles_at_risk_are_those_a_run_may_take():
     piles = [{"seat": i} for i in range(2)]
     g._pile_risks(piles)
     assert [p["at_risk"] for p in piles] == [False, True] and [p["takeable"] for p in piles] == [False, False]
+    # a run of seat 0 in progress that needs a 4 (rank 3): no loose 4, so the step may take seat 1's
+    # pile (its visible 4) now (R3); seat 0's Sota is not the rank needed
+    s.run, s.run_next, s.current = [2, 22], 3, 0     # 3 de oros from hand on the loose 3 de espadas
+    s.loose = [27]
+    piles = [{"seat": i} for i in range(2)]
+    g._pile_risks(piles)
+    # the loose Sota still guards seat 0's Sota: only seat 1's pile is at risk
+    assert [p["takeable"] for p in piles] == [False, True] and [p["at_risk"] for p in piles] == [False, True]
 
 
 # ---- whole games in the browser ------------------------------------------------------------
@@ -320,3 +335,38 @@ def test_computer_moves_appear_one_at_a_time(site):
     assert calm.get_attribute("body", "data-busy") == "false"
     assert calm.locator("#recent-steps li.shown").count() == lines
     calm.close()
+
+
+def test_the_home_page_and_a_move_by_keyboard_alone(site):
+    """Tab and the arrow keys reach every choice of the home page: Ronda Robada (the second game
+    card), the medium difficulty, Deal; in the game, Tab reaches the choices and Enter plays one."""
+    url, store, browser = site
+    page = browser.new_page(reduced_motion="reduce")
+    page.goto(url + "/")
+    page.wait_for_selector("input[name=difficulty]")
+    focus = "() => document.activeElement.id || document.activeElement.name || document.activeElement.tagName"
+    page.keyboard.press("Tab")
+    assert page.evaluate(focus) == "game"                                 # the game cards' radio group
+    page.keyboard.press("ArrowRight")                                    # Tapeo -> Ronda Robada
+    page.keyboard.press("Tab")
+    assert page.evaluate(focus) == "players"
+    page.keyboard.press("Tab")
+    assert page.evaluate(focus) == "difficulty"
+    page.keyboard.press("ArrowRight")                                    # easy -> medium
+    page.keyboard.press("Tab")
+    assert page.evaluate(focus) == "SUMMARY"                             # "Advanced", closed
+    page.keyboard.press("Tab")
+    assert page.evaluate(focus) == "deal"
+    page.keyboard.press("Enter")
+    page.wait_for_url("**/game/*")
+    page.wait_for_selector("body[data-step='0']")
+    g = store.get(page.url.rsplit("/", 1)[1])
+    assert g.game == "robada" and list(g.table.opponents.values()) == [difficulty_bots("robada", 2)["bots"]["medium"]]
+    for _ in range(6):                                                   # Rules, New game, then the choices
+        page.keyboard.press("Tab")
+        if page.evaluate("() => document.activeElement.matches('button.choice')"):
+            break
+    assert page.evaluate("() => document.activeElement.matches('button.choice')")
+    page.keyboard.press("Enter")
+    page.wait_for_selector("body[data-step='1']")
+    page.close()
