@@ -347,6 +347,7 @@ async function play(action) {
   const buttons = [...document.querySelectorAll("button.choice")];
   const index = buttons.indexOf(document.activeElement);
   for (const b of buttons) b.disabled = true;
+  $("prompt").textContent = "The computer is thinking…";
   const r = await api("POST", `/api/games/${gameId}/actions`, {step: current.step, action});
   if (r.status === 200) { $("error").textContent = ""; draw(r.data); focusChoice(index); return; }
   $("error").textContent = r.data.error;
