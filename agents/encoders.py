@@ -49,6 +49,9 @@ class Encoder:
             (None for the identity).
         rules: the table's rule options the features are computed under (``{}``: the
             published rules); set with :meth:`with_rules`.
+        layout_version: when the encoded vector is itself a versioned observation layout of the
+            game (``robada_v2``: layout ``robada`` v2, the env's ``observation_version=2``), that
+            version; else None (the network input is the observation plus extra features).
     """
 
     name: str
@@ -56,6 +59,7 @@ class Encoder:
     extra: int
     batch_fn: Optional[Callable[..., np.ndarray]] = None
     rules: tuple = ()
+    layout_version: Optional[int] = None
 
     def with_rules(self, **options: Any) -> "Encoder":
         """This encoder computing its features under the table's rule options (e.g.
@@ -141,7 +145,7 @@ def _robada_v2(obs: np.ndarray, masks: np.ndarray, **rules: Any) -> np.ndarray:
 ENCODERS: dict[str, Encoder] = {
     "none": Encoder("none", None, 0),
     "robada_plans": Encoder("robada_plans", "robada", 135, _robada_plans),
-    "robada_v2": Encoder("robada_v2", "robada", _V2_SIZE, _robada_v2),
+    "robada_v2": Encoder("robada_v2", "robada", _V2_SIZE, _robada_v2, layout_version=2),
 }
 
 

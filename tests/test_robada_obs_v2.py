@@ -291,3 +291,17 @@ def test_env_page_shows_the_v2_layout_table():
     from pathlib import Path
     page = (Path(__file__).resolve().parents[1] / "docs" / "robada_env.md").read_text(encoding="utf-8")
     assert LAYOUT_V2.markdown_table() in page
+
+
+def test_pettingzoo_api_tests_on_the_v2_env():
+    import robada_env
+    from pettingzoo.test import api_test, parallel_api_test
+    api_test(robada_env.env(num_players=3, observation_version=2), num_cycles=30)
+    parallel_api_test(robada_env.parallel_env(num_players=2, observation_version=2), num_cycles=30)
+
+
+def test_the_v2_encoder_names_its_layout():
+    from hod.agents.encoders import get_encoder
+    enc = get_encoder("robada_v2", "robada")
+    assert enc.layout_version == 2 and enc.size(192) == LAYOUT_V2.size == 462
+    assert get_encoder("robada_plans").layout_version is None and get_encoder("none").layout_version is None
