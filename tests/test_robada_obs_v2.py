@@ -305,3 +305,33 @@ def test_the_v2_encoder_names_its_layout():
     enc = get_encoder("robada_v2", "robada")
     assert enc.layout_version == 2 and enc.size(192) == LAYOUT_V2.size == 462
     assert get_encoder("robada_plans").layout_version is None and get_encoder("none").layout_version is None
+
+
+def test_the_v2_candidate_network_reads_the_env_v2_observation_and_the_mask_only():
+    """agents/candidates/robada_v2_distilled.onnx (docs/results.md, not registered): onnxruntime
+    alone on the env's observation_version=2 vector and mask plays what the project's player of
+    the export (OnnxPolicy, encoder robada_v2 on the v1 observation) plays."""
+    import json
+    from pathlib import Path
+    import onnxruntime as ort
+    import robada_env
+    from hod.agents.onnx_policy import OnnxPolicy
+    path = Path(__file__).resolve().parents[1] / "agents" / "candidates" / "robada_v2_distilled.onnx"
+    card = json.loads(path.with_suffix(".json").read_text(encoding="utf-8"))
+    assert card["obs_encoder"] == "robada_v2" and card["obs_size"] == 462
+    sess = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
+    bot = OnnxPolicy(path)
+    e1, e2 = robada_env.raw_env(num_players=2), robada_env.raw_env(num_players=2, observation_version=2)
+    e1.reset(seed=7), e2.reset(seed=7)
+    moves = 0
+    for agent in e2.agent_iter():
+        if e2.terminations[agent]:
+            e1.step(None), e2.step(None)
+            continue
+        o1, o2 = e1.observe(agent), e2.observe(agent)
+        action = sess.run(["action"], {"observation": o2["observation"][None],
+                                       "action_mask": o2["action_mask"][None].astype(np.int8)})[0][0]
+        assert int(action) == bot.act(o1)
+        e1.step(int(action)), e2.step(int(action))
+        moves += 1
+    assert moves > 40
