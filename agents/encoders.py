@@ -14,6 +14,9 @@ name               game      extra  features
 =================  ========  =====  ==================================================
 ``none``           any       0      (the observation as it is)
 ``robada_plans``   robada    135    :mod:`hod.agents.robada_features` (the expert's plan values per action)
+``robada_v2``      robada    270    :mod:`robada_env.rules.action_features` (the rules' per-action
+                                    summaries): the input is observation layout ``robada`` v2,
+                                    the env's own ``observation_version=2`` vector
 =================  ========  =====  ==================================================
 """
 from __future__ import annotations
@@ -24,6 +27,9 @@ from typing import Any, Callable, Optional
 import numpy as np
 
 from hod.core.errors import ConfigError
+
+from robada_env.rules.action_features import SIZE as _V2_SIZE
+from robada_env.rules.action_features import action_features
 
 from .robada_features import plan_features_batch
 from .rules import check_rules, robada_rules
@@ -43,6 +49,9 @@ class Encoder:
             (None for the identity).
         rules: the table's rule options the features are computed under (``{}``: the
             published rules); set with :meth:`with_rules`.
+        layout_version: when the encoded vector is itself a versioned observation layout of the
+            game (``robada_v2``: layout ``robada`` v2, the env's ``observation_version=2``), that
+            version; else None (the network input is the observation plus extra features).
     """
 
     name: str
@@ -50,6 +59,7 @@ class Encoder:
     extra: int
     batch_fn: Optional[Callable[..., np.ndarray]] = None
     rules: tuple = ()
+    layout_version: Optional[int] = None
 
     def with_rules(self, **options: Any) -> "Encoder":
         """This encoder computing its features under the table's rule options (e.g.
@@ -128,9 +138,14 @@ def _robada_plans(obs: np.ndarray, masks: np.ndarray, **rules: Any) -> np.ndarra
     return plan_features_batch(obs, masks, robada_rules(None, dict(rules)) if rules else None)
 
 
+def _robada_v2(obs: np.ndarray, masks: np.ndarray, **rules: Any) -> np.ndarray:
+    return action_features(obs, masks, robada_rules(None, dict(rules)) if rules else None)
+
+
 ENCODERS: dict[str, Encoder] = {
     "none": Encoder("none", None, 0),
     "robada_plans": Encoder("robada_plans", "robada", 135, _robada_plans),
+    "robada_v2": Encoder("robada_v2", "robada", _V2_SIZE, _robada_v2, layout_version=2),
 }
 
 

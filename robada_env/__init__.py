@@ -9,9 +9,10 @@ Agents                 ``player_0 .. player_{n-1}``, n = ``num_players`` in 2..4
                        turns go to the left (seat + 1)
 Kind                   turn-based (AEC); a turn is several decisions of the same agent
 Actions                ``Discrete(27)`` (table below)
-Observations           ``{"observation": float32 (192,), "action_mask": int8 (27,)}``
-Observation layout     ``robada_env.LAYOUT`` (version ``OBS_VERSION``); table in
-                       docs/robada_env.md (``LAYOUT.markdown_table()``)
+Observations           ``{"observation": float32 (192,), "action_mask": int8 (27,)}``; with
+                       ``observation_version=2``, float32 (462,): v1 + per-action summaries
+Observation layout     ``robada_env.LAYOUT`` (version ``OBS_VERSION``), ``LAYOUT_V2`` (version 2);
+                       tables in docs/robada_env.md (``LAYOUT.markdown_table()``)
 Rewards                at game end only, ``reward_scheme`` in points / win_loss / margin
 Final infos            ``"final_score"`` (int points), ``"win_share"`` (1/k for k tied winners)
 Engine state           ``env.unwrapped.game_state`` (:class:`robada_env.rules.engine.State`)
@@ -61,11 +62,11 @@ from .rules.engine import (Config, State, apply_action, apply_actions, is_termin
                      sample_consistent_state)
 from .env import DEFAULT_MAX_CYCLES, ENV_NAME, RobadaParallelEnv, env, parallel_env, raw_env
 from .rules.game import GAME
-from .rules.observation import LAYOUT, OBS_SIZE, OBS_VERSION, encode
+from .rules.observation import LAYOUT, LAYOUT_V2, OBS_SIZE, OBS_VERSION, encode
 from .rules.record import load_record, make_record, replay, save_record
 
 __all__ = [
-    "ACTION_NAMES", "Config", "DEFAULT_MAX_CYCLES", "ENV_NAME", "GAME", "LAYOUT", "NOOP", "NUM_ACTIONS", "OBS_SIZE",
+    "ACTION_NAMES", "Config", "DEFAULT_MAX_CYCLES", "ENV_NAME", "GAME", "LAYOUT", "LAYOUT_V2", "NOOP", "NUM_ACTIONS", "OBS_SIZE",
     "OBS_VERSION", "RobadaParallelEnv", "State", "action_name", "apply_action", "apply_actions", "encode", "env",
     "is_terminal", "legal_masks", "scores", "winners",
     "legal_actions", "legal_mask", "new_game", "parallel_env", "raw_env", "sample_consistent_state",

@@ -47,8 +47,9 @@ from hod.adapters.env_support import (
 from hod.adapters.options import (RENDER_MODES, GameSeeds, check_env_options, check_reset_options,
                                  check_unknown_options)
 from hod.adapters.wrappers import CLASS_ILLEGAL_ACTION, factory_options, wrap_aec
-from hod.core.errors import IllegalActionError, ResetNeededError, action_id
+from hod.core.errors import IllegalActionError, ResetNeededError, action_id, check_int_range
 from hod.core.rewards import final_rewards
+from robada_env.rules.action_features import action_features
 from robada_env.rules.actions import CONFIRM, DROP, NOOP, NUM_ACTIONS, TAP, action_name
 from robada_env.rules.engine import (
     Config,
@@ -62,7 +63,7 @@ from robada_env.rules.engine import (
 )
 from robada_env.rules.game import ENV_NAME, GAME
 from robada_env.rules.global_state import STATE_HIGH, encode_state
-from robada_env.rules.observation import OBS_SIZE, encode, encode_all
+from robada_env.rules.observation import LAYOUTS, OBS_VERSIONS, encode, encode_all
 from robada_env.rules.record import make_record
 from robada_env.rules.render import render_text
 
@@ -71,7 +72,19 @@ from robada_env.rules.render import render_text
 #: game is never truncated unless the user asks for it.
 DEFAULT_MAX_CYCLES = GAME.default_max_cycles
 #: Options of every Ronda Robada environment (besides the rules options of ``engine.Config``).
-ENV_OPTIONS = ("num_players", "render_mode", "reward_scheme", "illegal_action", "max_cycles")
+ENV_OPTIONS = ("num_players", "render_mode", "reward_scheme", "illegal_action", "max_cycles", "observation_version")
+#: The observation layout version an env emits unless told (``observation_version``).
+DEFAULT_OBSERVATION_VERSION = 1
+
+
+def check_observation_version(version: object) -> int:
+    """``observation_version`` as an int, 1 (layout ``robada`` v1, 192 floats) or 2 (v1 followed by
+    the per-action summaries, 462 floats; :data:`robada_env.rules.observation.LAYOUTS`).
+
+    Raises:
+        ConfigError: anything else, bools included (the message names 1 and 2).
+    """
+    return check_int_range("observation_version", version, OBS_VERSIONS[0], OBS_VERSIONS[-1])
 
 
 def parse_options(
@@ -93,11 +106,13 @@ def parse_options(
     return Config(num_players=num_players, **rules), max_cycles
 
 
-def make_spaces(agents: list[str]) -> tuple[dict, dict]:
-    """One observation space and one action space object per agent (built once)."""
+def make_spaces(agents: list[str], observation_version: int = DEFAULT_OBSERVATION_VERSION) -> tuple[dict, dict]:
+    """One observation space and one action space object per agent (built once); the observation
+    is ``LAYOUTS[observation_version].size`` floats in [0, 1]."""
+    size = LAYOUTS[observation_version].size
     obs = {
         a: spaces.Dict({
-            "observation": spaces.Box(0.0, 1.0, (OBS_SIZE,), dtype=np.float32),
+            "observation": spaces.Box(0.0, 1.0, (size,), dtype=np.float32),
             "action_mask": spaces.Box(0, 1, (NUM_ACTIONS,), dtype=np.int8),
         })
         for a in agents
@@ -106,17 +121,26 @@ def make_spaces(agents: list[str]) -> tuple[dict, dict]:
     return obs, act
 
 
-def observation_of(s: State, seat: int) -> dict[str, np.ndarray]:
-    """The observation dict of ``seat``: ``{"observation": float32 (OBS_SIZE,),
-    "action_mask": int8 (NUM_ACTIONS,)}``."""
-    return {"observation": encode(s, seat), "action_mask": legal_mask(s, seat)}
+def observation_of(s: State, seat: int, version: int = DEFAULT_OBSERVATION_VERSION) -> dict[str, np.ndarray]:
+    """The observation dict of ``seat``: ``{"observation": float32 (size,), "action_mask": int8
+    (NUM_ACTIONS,)}``, the observation in layout ``version`` (1: 192 floats; 2: those followed by
+    :func:`robada_env.rules.action_features.action_features` of them and the mask under the
+    state's rules, 462 floats)."""
+    obs, mask = encode(s, seat), legal_mask(s, seat)
+    if version == 2:
+        obs = np.concatenate([obs, action_features(obs[None], mask[None], s.config)[0]])
+    return {"observation": obs, "action_mask": mask}
 
 
-def observations_of(s: State, agents: list[str]) -> dict[str, dict[str, np.ndarray]]:
+def observations_of(s: State, agents: list[str],
+                    version: int = DEFAULT_OBSERVATION_VERSION) -> dict[str, dict[str, np.ndarray]]:
     """:func:`observation_of` of every seat, keyed by ``agents`` (one per seat, in seat order).
-    Encoded in one go: the arrays are rows of two fresh arrays (float32 (n, OBS_SIZE) and int8
+    Encoded in one go: the arrays are rows of two fresh arrays (float32 (n, size) and int8
     (n, NUM_ACTIONS)), never reused later."""
-    return {a: {"observation": o, "action_mask": m} for a, o, m in zip(agents, encode_all(s), legal_masks(s))}
+    obs, masks = encode_all(s), legal_masks(s)
+    if version == 2:
+        obs = np.concatenate([obs, action_features(obs, masks, s.config)], axis=1)
+    return {a: {"observation": o, "action_mask": m} for a, o, m in zip(agents, obs, masks)}
 
 
 class _RobadaCore(env_support.GlobalState):
@@ -126,15 +150,19 @@ class _RobadaCore(env_support.GlobalState):
     :class:`hod.adapters.env_support.GlobalState` over
     :func:`robada_env.rules.global_state.encode_state`)."""
 
-    def _setup(self, num_players, render_mode, reward_scheme, illegal_action, max_cycles, rules) -> None:
+    def _setup(self, num_players, render_mode, reward_scheme, illegal_action, max_cycles, rules,
+               observation_version=DEFAULT_OBSERVATION_VERSION) -> None:
         self.config, self.max_cycles = parse_options(num_players, render_mode, reward_scheme, illegal_action,
                                                      max_cycles, rules)
+        #: The observation layout version (1 or 2) and its layout.
+        self.observation_version = check_observation_version(observation_version)
+        self.observation_layout = LAYOUTS[self.observation_version]
         self.render_mode = render_mode
         self.reward_scheme = reward_scheme
         self.illegal_action = illegal_action
         self.possible_agents = [f"player_{i}" for i in range(self.config.num_players)]
         self._seat = {a: i for i, a in enumerate(self.possible_agents)}
-        self.observation_spaces, self.action_spaces = make_spaces(self.possible_agents)
+        self.observation_spaces, self.action_spaces = make_spaces(self.possible_agents, self.observation_version)
         self._seeds = GameSeeds()
         #: Seed of the current game's deal (``reset(seed=s)``: s; ``reset()``: drawn from the
         #: env's generator), so ``reset(seed=env.game_seed)`` deals the same game again.
@@ -223,6 +251,8 @@ class raw_env(_RobadaCore, AECEnv):
         illegal_action: ``"raise"`` (default) or ``"lose"`` (see ``hod.adapters.wrappers``).
         max_cycles: truncate after this many cycles (a cycle = every seat takes one turn; see the
             module docstring; default 1000: never in a real game).
+        observation_version: 1 (default; layout ``robada`` v1, 192 floats) or 2 (v1 followed by
+            the per-action summaries of :mod:`robada_env.rules.action_features`, 462 floats).
         **rules: options of :class:`robada_env.rules.engine.Config` (``closing_ace``,
             ``may_take_own_pile``, ``leftovers_to_last_runner``).
 
@@ -237,9 +267,10 @@ class raw_env(_RobadaCore, AECEnv):
 
     def __init__(self, num_players: int = 2, render_mode: Optional[str] = None,
                  reward_scheme: str = "points", illegal_action: str = CLASS_ILLEGAL_ACTION,
-                 max_cycles: int = DEFAULT_MAX_CYCLES, **rules: Any) -> None:
+                 max_cycles: int = DEFAULT_MAX_CYCLES, observation_version: int = DEFAULT_OBSERVATION_VERSION,
+                 **rules: Any) -> None:
         super().__init__()
-        self._setup(num_players, render_mode, reward_scheme, illegal_action, max_cycles, rules)
+        self._setup(num_players, render_mode, reward_scheme, illegal_action, max_cycles, rules, observation_version)
         self.agents = []
 
     def reset(self, seed: Optional[int] = None, options: Optional[dict] = None) -> None:
@@ -260,7 +291,7 @@ class raw_env(_RobadaCore, AECEnv):
         self.agent_selection = self.agents[self.game_state.current]
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
-        """What ``agent`` knows now (RULINGS R9): ``{"observation": float32 (OBS_SIZE,),
+        """What ``agent`` knows now (RULINGS R9): ``{"observation": float32 (size of the layout version),
         "action_mask": int8 (NUM_ACTIONS,)}`` (:func:`observation_of`; an agent not to act, or any
         agent once the game is over, has only ``no-op`` legal). Fresh arrays.
 
@@ -270,7 +301,7 @@ class raw_env(_RobadaCore, AECEnv):
         """
         if self.game_state is None:
             raise ResetNeededError("observe() called before reset(): call reset()")
-        return observation_of(self.game_state, self._seat[agent])
+        return observation_of(self.game_state, self._seat[agent], self.observation_version)
 
     def step(self, action: Optional[int]) -> None:
         """Apply ``action`` for ``agent_selection`` (a finished agent steps None).
@@ -308,7 +339,7 @@ class raw_env(_RobadaCore, AECEnv):
 
 
 def env(num_players: int = 2, render_mode: Optional[str] = None, reward_scheme: str = "points",
-        max_cycles: int = DEFAULT_MAX_CYCLES, **rules: Any):
+        max_cycles: int = DEFAULT_MAX_CYCLES, observation_version: int = DEFAULT_OBSERVATION_VERSION, **rules: Any):
     """Ronda Robada, AEC form, wrapped for users: ``raw_env(illegal_action="lose")`` under the
     order-enforcing wrapper (``hod.adapters.wrappers.wrap_aec``).
 
@@ -316,8 +347,9 @@ def env(num_players: int = 2, render_mode: Optional[str] = None, reward_scheme: 
     default, ``hod.adapters.wrappers.factory_options``). Options as :class:`raw_env`
     (``illegal_action`` may be given to override).
     """
-    return wrap_aec(raw_env(num_players=num_players, render_mode=render_mode,
-                            reward_scheme=reward_scheme, max_cycles=max_cycles, **factory_options(rules)))
+    return wrap_aec(raw_env(num_players=num_players, render_mode=render_mode, reward_scheme=reward_scheme,
+                            max_cycles=max_cycles, observation_version=observation_version,
+                            **factory_options(rules)))
 
 
 # ---------------------------------------------------------------- Parallel form
@@ -339,12 +371,13 @@ class RobadaParallelEnv(_RobadaCore, ParallelEnv):
 
     def __init__(self, num_players: int = 2, render_mode: Optional[str] = None,
                  reward_scheme: str = "points", illegal_action: str = CLASS_ILLEGAL_ACTION,
-                 max_cycles: int = DEFAULT_MAX_CYCLES, **rules: Any) -> None:
-        self._setup(num_players, render_mode, reward_scheme, illegal_action, max_cycles, rules)
+                 max_cycles: int = DEFAULT_MAX_CYCLES, observation_version: int = DEFAULT_OBSERVATION_VERSION,
+                 **rules: Any) -> None:
+        self._setup(num_players, render_mode, reward_scheme, illegal_action, max_cycles, rules, observation_version)
         self.agents: list[str] = []
 
     def _observations(self) -> dict:
-        return observations_of(self.game_state, self.possible_agents)
+        return observations_of(self.game_state, self.possible_agents, self.observation_version)
 
     def reset(self, seed: Optional[int] = None, options: Optional[dict] = None):
         """Shuffle and deal a new game (``seed`` and ``options`` as the AEC env's ``reset``).
@@ -424,10 +457,12 @@ class RobadaParallelEnv(_RobadaCore, ParallelEnv):
 
 
 def parallel_env(num_players: int = 2, render_mode: Optional[str] = None, reward_scheme: str = "points",
-                 max_cycles: int = DEFAULT_MAX_CYCLES, **rules: Any) -> RobadaParallelEnv:
+                 max_cycles: int = DEFAULT_MAX_CYCLES, observation_version: int = DEFAULT_OBSERVATION_VERSION,
+                 **rules: Any) -> RobadaParallelEnv:
     """Ronda Robada, Parallel form, with ``illegal_action="lose"`` unless given (as :func:`env`;
     the class :class:`RobadaParallelEnv` itself defaults to ``"raise"``).
 
     See :class:`RobadaParallelEnv`."""
-    return RobadaParallelEnv(num_players=num_players, render_mode=render_mode,
-                             reward_scheme=reward_scheme, max_cycles=max_cycles, **factory_options(rules))
+    return RobadaParallelEnv(num_players=num_players, render_mode=render_mode, reward_scheme=reward_scheme,
+                             max_cycles=max_cycles, observation_version=observation_version,
+                             **factory_options(rules))

@@ -153,8 +153,8 @@ def test_robada_parallel_step_without_the_agent_to_act_lists_it():
 
 LEGAL_OPTIONS = {
     "tapeo": ["num_players", "render_mode", "reward_scheme", "illegal_action", "max_cycles", "round_rewards"],
-    "robada": ["num_players", "render_mode", "reward_scheme", "illegal_action", "max_cycles", "closing_ace",
-               "may_take_own_pile", "leftovers_to_last_runner"],
+    "robada": ["num_players", "render_mode", "reward_scheme", "illegal_action", "max_cycles", "observation_version",
+               "closing_ace", "may_take_own_pile", "leftovers_to_last_runner"],
 }
 
 

@@ -118,7 +118,7 @@ def test_encoder_registry():
         get_encoder("plans")
     with pytest.raises(ConfigError, match="not 'tapeo'"):
         get_encoder("robada_plans", "tapeo")
-    assert set(ENCODERS) == {"none", "robada_plans"}
+    assert set(ENCODERS) == {"none", "robada_plans", "robada_v2"}
 
 
 @pytest.fixture(scope="module")

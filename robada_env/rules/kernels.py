@@ -440,3 +440,54 @@ def observe_batch(deck_left, hand_cnt, hand_size, loose_cnt, pile_cnt, pile_top,
             observe_game(deck_left, hand_cnt, hand_size, loose_cnt, pile_cnt, pile_top, pile_size, pile_pts, seen_cnt,
                          run_cnt, run_start, run_rank, run_next, run_active, run_size, run_pts, run_taken, current,
                          last_runner, terminal, b, seat, out[k, j])
+
+
+# ---- helpers for per-action summaries (robada_env.rules.action_features) ---------------------------
+@njit_inline
+def walk_gain(need, loose, tops, pts, runner, rules):
+    """Follow a run that needs rank ``need`` (-1: closed) to its end, every step the rules allow
+    (R2, R3), as :func:`robada_env.rules.runs.walk_run` with ``pile_values`` = the piles' points,
+    the runner's own pile valued 0 (taking it gains the runner nothing): each step taps a loose card
+    of the needed rank when there is one (R3), else takes the takeable pile (showing that rank; the
+    runner's own only with ``may_take_own_pile``, R3) of highest value, the first in seat order on
+    a tie; with none the run stops. The next rank after each step is ``rules[R_AFTER_STEP + r]`` (R2).
+
+    Args:
+        need: int, the rank needed next, or -1.
+        loose: int64 (10,) loose cards per rank; the tapped ones are removed (in place).
+        tops: int64 (n,) visible rank of each pile (any frame of seats), -1 for an empty pile;
+            taken piles are set to -1 (in place).
+        pts: int64 (n,) points of each pile (read only).
+        runner: the runner's seat in the frame of ``tops``.
+        rules: int8 (22,), :func:`rules_array`.
+
+    Returns:
+        ``(gain, steps, taken, need)``: the points the walk adds to the runner (tapped cards and
+        the piles of other seats), the number of steps, a bit mask of the seats whose pile was
+        taken (bit k: seat k), and the rank the run would need next when it stopped (-1: closed).
+    """
+    gain = 0
+    steps = 0
+    taken = 0
+    n = tops.shape[0]
+    while need >= 0:
+        if loose[need] > 0:                              # R3: a loose card must be tapped first
+            loose[need] -= 1
+            gain += _PTS[need]
+        else:                                            # R3: else the best takeable pile
+            best = -1
+            best_v = -1
+            for k in range(n):
+                if tops[k] == need and (k != runner or rules[R_TAKE_OWN] != 0):
+                    v = 0 if k == runner else pts[k]
+                    if v > best_v:
+                        best = k
+                        best_v = v
+            if best < 0:
+                break
+            tops[best] = -1
+            gain += best_v
+            taken |= 1 << best
+        steps += 1
+        need = rules[R_AFTER_STEP + need]
+    return gain, steps, taken, need

@@ -21,6 +21,7 @@ import numpy as np
 from hod.core.errors import check_int_range
 from hod.core.layout import ObsLayout, Piece
 
+from .actions import NUM_ACTIONS
 from .cards import CARD_POINTS, COPIES_PER_RANK, DECK_SIZE, NUM_RANKS, TOTAL_POINTS
 from .engine import CARDS_PER_DEAL, LOOSE_AT_START, MAX_PLAYERS, MIN_PLAYERS, RUN_CLOSED, State
 
@@ -57,6 +58,40 @@ LAYOUT = ObsLayout("robada", OBS_VERSION, [
 ])
 #: Length of the observation vector.
 OBS_SIZE = LAYOUT.size
+
+#: Observation layout versions an env can emit (``observation_version``): 1 (:data:`LAYOUT`) and
+#: 2 (:data:`LAYOUT_V2`).
+OBS_VERSIONS = (1, 2)
+#: Per-action summaries of layout version 2, in block order: ``(name, meaning, normalisation)``.
+#: Entry ``192 + 27 * k + a`` is summary ``k`` of action ``a`` (``robada_env.rules.actions``),
+#: computed by :mod:`robada_env.rules.action_features` from the version-1 vector and the mask
+#: (what the seat sees, R9). "The turn ends here" means: the action, then ``confirm`` at once
+#: (for ``start``, ``tap``, ``take``), or the action itself (``confirm``, ``drop``).
+ACTION_SUMMARIES = (
+    ("act_legal", "1 if the action is legal (the mask)", "0/1"),
+    ("act_gain", "points the action adds to my total if the run is confirmed: start r 2 x points(r), tap the "
+                 "needed card's points, take another seat's pile its points; take my own pile, confirm, drop 0 (R3, R5, R8)",
+     "/ 244"),
+    ("act_steal", "points the action takes from another seat's pile (take +1..+3)", "/ 244"),
+    ("act_reach", "points a greedy walk can still add after the action (runs.walk_run: taps first, else the "
+                  "pile of most points, my own valued 0, R2, R3); 0 for confirm and drop", "/ 244"),
+    ("act_continues", "1 if after the action the run can still be extended (start, tap, take)", "0/1"),
+    ("act_score", "my pile's points if the turn ends here (R5)", "/ 244"),
+    ("act_reply", "best next-seat reply on the table the turn leaves: over ranks with a loose card and an unseen "
+                  "card, 2 x points + its greedy walk's gain (its own pile valued 0)", "/ 244"),
+    ("act_exposed", "my pile's points if one of those replies' walks takes it (the most such), else 0", "/ 244"),
+    ("act_top", "rank + 1 of my pile's visible card if the turn ends here (R5; 0: empty pile)", "/ 10"),
+    ("act_loose_ranks", "ranks with a loose card on the table the turn leaves", "/ 10"),
+)
+#: Summaries per action in layout version 2.
+NUM_SUMMARIES = len(ACTION_SUMMARIES)
+#: Observation layout version 2: version 1's pieces, then the per-action summaries (27 each).
+LAYOUT_V2 = ObsLayout("robada", 2, list(LAYOUT.pieces) + [
+    Piece(name, NUM_ACTIONS, f"per action (27), {meaning}", scale) for name, meaning, scale in ACTION_SUMMARIES])
+#: Length of the version-2 observation vector.
+OBS_SIZE_V2 = LAYOUT_V2.size
+#: The layout of each version.
+LAYOUTS = {1: LAYOUT, 2: LAYOUT_V2}
 
 _O = {p.name: LAYOUT.offsets[p.name].start for p in LAYOUT.pieces}
 _Q = 1.0 / COPIES_PER_RANK
