@@ -176,8 +176,9 @@ def random_position(config, rng):
     loose = cards[:cut[0]]
     piles = [cards[cut[i]:cut[i + 1]] for i in range(n)]
     piles[-1] += cards[cut[n]:]
+    runners = [-1] + [i for i in range(n) if piles[i]]          # a last runner has a pile (R5)
     return dict(hands=hands, loose=loose, piles=piles, deck=deck, current=int(rng.integers(n)),
-                last_runner=int(rng.integers(-1, n)))
+                last_runner=int(rng.choice(runners)))
 
 
 def test_hand_built_positions_in_lockstep():

@@ -37,6 +37,7 @@ from .actions import CONFIRM, DROP, NOOP, NUM_ACTIONS, START, TAKE, TAP
 from .cards import COPIES_PER_RANK, DECK_SIZE, NUM_RANKS, RANK_POINTS, TOTAL_POINTS
 from .engine import CARDS_PER_DEAL, LOOSE_AT_START, MAX_PLAYERS, MIN_PLAYERS, Config
 from .observation import _DECK_MAX, LAYOUT
+from . import runs
 from .runs import leftovers_receiver, may_take_pile, next_after_start, next_after_step
 
 #: Whether the kernels are cached on disk (:func:`hod.core.jit.cache_kernels`).
@@ -58,6 +59,13 @@ def njit_inline(fn):
     two dozen array arguments per game)."""
     return _njit(cache=CACHED, _nrt=False, inline="always")(fn)
 
+
+#: The run rules of :mod:`robada_env.rules.runs` that the mask and the step ask, compiled from
+#: that one source (inlined): 'How to play' (a start), R3 (tap before piles; which pile), R7.
+_can_start = njit_inline(runs.can_start)
+_must_tap = njit_inline(runs.must_tap)
+_pile_takeable = njit_inline(runs.pile_takeable)
+_leftovers_receiver = njit_inline(runs.leftovers_receiver)
 
 _R = NUM_RANKS
 _S = MAX_PLAYERS
@@ -121,45 +129,50 @@ def mask_game(hand_cnt, loose_cnt, pile_top, run_next, run_active, current, term
         out[NOOP] = 1
         return
     cur = current[b]
+    hand, loose = hand_cnt[b, cur], loose_cnt[b]
     if not run_active[b]:
         for r in range(_R):
-            if hand_cnt[b, cur, r] > 0:
+            if hand[r] > 0:
                 out[DROP + r] = 1
-                if loose_cnt[b, r] > 0:
+                if _can_start(r, hand, loose):
                     out[START + r] = 1
         return
     need = run_next[b]
-    if need >= 0:
-        if loose_cnt[b, need] > 0:
-            out[TAP] = 1
-        else:
-            n = pile_top.shape[1]
-            t = cur                                      # the seat k places to the runner's left
-            for k in range(n):
-                top = pile_top[b, t]
-                if top >= 0 and top % _R == need and (k > 0 or rules[R_TAKE_OWN] != 0):
-                    out[TAKE + k] = 1
-                t += 1
-                if t == n:
-                    t = 0
+    if _must_tap(need, loose):
+        out[TAP] = 1
+    elif need >= 0:
+        n = pile_top.shape[1]
+        own = rules[R_TAKE_OWN] != 0
+        t = cur                                          # the seat k places to the runner's left
+        for k in range(n):
+            top = pile_top[b, t]
+            if _pile_takeable(need, top % _R if top >= 0 else -1, k, 0, own):
+                out[TAKE + k] = 1
+            t += 1
+            if t == n:
+                t = 0
     out[CONFIRM] = 1
 
 
 # ---- one action (one game) -----------------------------------------------------------------------
 @njit_inline
 def _deal(deck, deck_left, hand_cards, hand_cnt, hand_size, hand_total, b):
-    """R6: 3 cards to each seat in seat order from the top of the deck (every hand is empty)."""
+    """R6: 3 cards to each seat in seat order from the top of the deck (every hand is empty). A
+    deck of fewer cards (only a hand-built position, ``engine.from_position``, has one) deals what
+    it holds, in the same order."""
     n = hand_cnt.shape[1]
     at = _DECK_SIZE - deck_left[b]
     for i in range(n):
-        for j in range(_DEAL):
+        k = 0
+        while k < _DEAL and at < _DECK_SIZE:
             c = deck[b, at]
             at += 1
-            hand_cards[b, i, j] = c
+            hand_cards[b, i, k] = c
             hand_cnt[b, i, c % _R] += 1
-        hand_size[b, i] = _DEAL
-    hand_total[b] = _DEAL * n
-    deck_left[b] -= _DEAL * n
+            k += 1
+        hand_size[b, i] = k
+        hand_total[b] += k
+    deck_left[b] = _DECK_SIZE - at
 
 
 @njit_inline
@@ -251,16 +264,30 @@ def step_game(deck, deck_left, hand_cards, hand_cnt, hand_size, hand_total, loos
         pile_top[b, cur] = run_card[b]
         last_runner[b] = cur
         _clear_run(run_cnt, run_card, run_start, run_rank, run_next, run_active, run_size, run_pts, run_taken, b)
-    # the end of the turn: to the left; re-deal (R6) or the end of the game (R7)
-    current[b] = cur + 1 if cur + 1 < n else 0
+    current[b] = cur + 1 if cur + 1 < n else 0           # the end of the turn: to the left (R4)
+    return end_of_turn(deck, deck_left, hand_cards, hand_cnt, hand_size, hand_total, loose_cnt, pile_cnt, pile_size,
+                       pile_pts, current, last_runner, terminal, b, rules)
+
+
+@njit_inline
+def end_of_turn(deck, deck_left, hand_cards, hand_cnt, hand_size, hand_total, loose_cnt, pile_cnt, pile_size, pile_pts,
+                current, last_runner, terminal, b, rules):
+    """What follows a turn in game ``b`` (``current`` already the next seat): cards in some
+    hand -> the play goes on (past the seats with an empty hand, which only a hand-built position
+    has); every hand empty -> the deck deals again (R6); the deck out too -> the game ends and the
+    leftover loose cards go under the visible card of the last runner's pile (R7,
+    ``leftovers_to_last_runner``). Returns 1 if the game ended, else 0."""
+    n = hand_cnt.shape[1]
     if hand_total[b] > 0:
+        while hand_size[b, current[b]] == 0:
+            current[b] = current[b] + 1 if current[b] + 1 < n else 0
         return 0
     if deck_left[b] > 0:
         _deal(deck, deck_left, hand_cards, hand_cnt, hand_size, hand_total, b)
         return 0
     terminal[b] = True
-    w = last_runner[b]
-    if rules[R_LEFTOVERS] != 0 and w >= 0:               # under the visible card: pile_top stays
+    w = _leftovers_receiver(last_runner[b], rules[R_LEFTOVERS] != 0)
+    if w >= 0:                                           # under the visible card: pile_top stays
         for r in range(_R):
             k = loose_cnt[b, r]
             pile_cnt[b, w, r] += k
@@ -298,6 +325,7 @@ def reset_game(deck, deck_left, hand_cards, hand_cnt, hand_size, hand_total, loo
     terminal[b] = False
     decisions[b] = 0
     deck_left[b] = _DECK_SIZE - _LOOSE_AT_START
+    hand_total[b] = 0
     _deal(deck, deck_left, hand_cards, hand_cnt, hand_size, hand_total, b)
 
 
@@ -410,6 +438,19 @@ def step_batch(deck, deck_left, hand_cards, hand_cnt, hand_size, hand_total, loo
         over += e
         mask_game(hand_cnt, loose_cnt, pile_top, run_next, run_active, current, terminal, b, rules, masks[b, 0])
     return -1 - over
+
+
+@njit
+def settle_batch(deck, deck_left, hand_cards, hand_cnt, hand_size, hand_total, loose_cnt, pile_cnt, pile_top, pile_size,
+                 pile_pts, seen_cnt, run_cnt, run_card, run_start, run_rank, run_next, run_active, run_size, run_pts,
+                 run_taken, current, last_runner, terminal, decisions, games, rules, masks):
+    """:func:`end_of_turn` of every game ``games[k]`` (a position laid out by hand, no run in
+    progress: ``engine.from_position``), and its mask row."""
+    for k in range(games.shape[0]):
+        b = games[k]
+        end_of_turn(deck, deck_left, hand_cards, hand_cnt, hand_size, hand_total, loose_cnt, pile_cnt, pile_size,
+                    pile_pts, current, last_runner, terminal, b, rules)
+        mask_game(hand_cnt, loose_cnt, pile_top, run_next, run_active, current, terminal, b, rules, masks[b, 0])
 
 
 @njit
