@@ -7,8 +7,11 @@ The rules are the compiled kernels' (:mod:`robada_env.rules.kernels`, which the 
 :mod:`robada_env.rules.batched` steps too): a :class:`State` is a one-game record of the kernels'
 arrays (a :class:`~robada_env.rules.batched.BatchedRobadaState` of batch 1, :attr:`State.record`),
 and each function here is one call of a batch driver on it (:func:`apply_action`:
-``kernels.step_batch``; masks: the mask the kernels keep; :func:`from_position`:
-``kernels.settle_batch``), so nothing is compiled twice and no rule is written twice. Besides the
+``kernels.step_one``, :func:`new_game` and :func:`from_position`: ``kernels.start_one``, the
+observations: ``kernels.observe_one``; masks: the mask the kernels keep): entry points that run
+the per-game kernels the batch drivers run (``step_game``, ``reset_game``, ``end_of_turn``,
+``observe_game``, ``mask_game``) on the state's record packed in three flat buffers (a numba
+call costs about 0.2 us per array argument, and the record has 25), so no rule is written twice. Besides the
 record a state keeps what the kernels do not: the history of actions and, for renders, records
 and apps, *which* card ids lie loose, in each pile and in the run (the kernels keep those as rank
 counts, suits never mattering, R1). These lists follow what the kernel did (the rank it moved,
@@ -136,31 +139,47 @@ class Config:
 
 # after the constants and Config: the kernels and the record read them from this module
 from . import kernels  # noqa: E402
-from .batched import _MASK_FIELDS, _OBS_FIELDS, _STATE_FIELDS, BatchedRobadaState  # noqa: E402
+from .batched import _STATE_FIELDS, BatchedRobadaState  # noqa: E402
 
 _R = NUM_RANKS
-#: Positions of fields in a state's argument tuple (the record's fields in kernel order).
-_AT = {name: i for i, name in enumerate(_STATE_FIELDS)}
-_OBS_AT = tuple(_AT[k] for k in _OBS_FIELDS)
-_MASK_AT = tuple(_AT[k] for k in _MASK_FIELDS)
-(_DECK, _DECK_LEFT, _HAND_CARDS, _HAND_CNT, _HAND_SIZE, _HAND_TOTAL, _LOOSE_CNT, _PILE_CNT, _PILE_TOP, _PILE_SIZE,
- _PILE_PTS, _SEEN_CNT, _RUN_CNT, _RUN_CARD, _RUN_START, _RUN_RANK, _RUN_NEXT, _RUN_ACTIVE, _RUN_SIZE, _RUN_PTS,
- _RUN_TAKEN, _CURRENT, _LAST_RUNNER, _TERMINAL, _DECISIONS) = range(len(_STATE_FIELDS))
 
 
 class _Tables:
     """What the kernels take for one :class:`Config`, built once per config: the rule table
-    (:func:`robada_env.rules.kernels.rules_array`), the one game's index, seat indices and the
-    small buffers of one call (never read across calls)."""
+    (:func:`robada_env.rules.kernels.rules_array`), the layout of the packed one-game record
+    (:func:`robada_env.rules.kernels.unpack`: ``lay``, and here each field's buffer, offset and
+    shape), seat indices and masks."""
 
     def __init__(self, config: Config) -> None:
-        n = config.num_players
+        n = self.n = config.num_players
         self.rules = kernels.rules_array(config)
-        self.game = np.zeros(1, np.intp)
+        empty = BatchedRobadaState.empty(1, n)
+        self.fields = {}                                   # name -> (buffer 0/1/2, offset, shape)
+        sizes = [0, 0, 0]
+        init = [[], [], []]
+        for name in _STATE_FIELDS:
+            arr = getattr(empty, name)
+            k = 1 if name in kernels.WIDE_FIELDS else 2 if name in kernels.FLAG_FIELDS else 0
+            self.fields[name] = (k, sizes[k], arr.shape)
+            sizes[k] += arr.size
+            init[k].extend(arr.ravel().tolist())
+        self.lay = np.array([self.fields[k][1] for k in _STATE_FIELDS] + [n], np.int64)
+        self.blank = (np.array(init[0], np.int8), np.array(init[1], np.int16), np.array(init[2], bool))
+        f = {k: v[1] for k, v in self.fields.items()}
+        self.deck, self.deck_left, self.hand_cards, self.hand_cnt = f["deck"], f["deck_left"], f["hand_cards"], f["hand_cnt"]
+        self.hand_size, self.hand_total, self.loose_cnt, self.pile_cnt = (f["hand_size"], f["hand_total"], f["loose_cnt"],
+                                                                          f["pile_cnt"])
+        self.pile_top, self.pile_size, self.pile_pts, self.seen_cnt = (f["pile_top"], f["pile_size"], f["pile_pts"],
+                                                                       f["seen_cnt"])
+        self.run_cnt, self.run_card, self.run_start, self.run_rank = (f["run_cnt"], f["run_card"], f["run_start"],
+                                                                      f["run_rank"])
+        self.run_next, self.run_active, self.run_size, self.run_pts = (f["run_next"], f["run_active"], f["run_size"],
+                                                                       f["run_pts"])
+        self.run_taken, self.current, self.last_runner, self.terminal = (f["run_taken"], f["current"], f["last_runner"],
+                                                                         f["terminal"])
         self.seat = [np.array([i], np.intp) for i in range(n)]
         self.seats = np.arange(n, dtype=np.intp)
-        self.action = np.zeros((1, 1), np.int64)
-        self.ended = np.zeros(1, bool)
+        self.pool = np.empty(DECK_SIZE, np.int8)          # scratch of kernels.resample_one
         self.noop_only = np.eye(NUM_ACTIONS, dtype=np.int8)[[NOOP] * n]
         self.noop_row = self.noop_only[0].copy()
         self.order = [tuple((seat + k) % n for k in range(n)) for seat in range(n)]
@@ -179,8 +198,8 @@ def _tables(config: Config) -> _Tables:
 
 
 class _Cards(list):
-    """A list of card ids read from the record (a hand, or the deck) that writes itself back
-    into the record when changed (belief samplers and tests build positions this way)."""
+    """A list of card ids read from the record (a hand, or the deck: ``seat`` -1) that writes
+    itself back into the record when changed (belief samplers and tests build positions so)."""
 
     __slots__ = ("_state", "_seat")
 
@@ -239,7 +258,8 @@ class State:
         config: the :class:`Config`.
         n: number of players.
         record: the :class:`~robada_env.rules.batched.BatchedRobadaState` of this one game (batch
-            1): what the kernels read and write (its arrays are this state's own).
+            1; its arrays are views of this state's packed record: see
+            :func:`robada_env.rules.kernels.unpack`).
         deck_order: the 40 card ids in shuffled order as dealt (``None`` for built positions).
         deck: cards still to deal, next card first (list of card ids; assigning it, or changing
             it in place, writes the record).
@@ -259,17 +279,15 @@ class State:
         history: every action applied, in order (ints).
     """
 
-    __slots__ = ("config", "n", "deck_order", "loose", "piles", "run", "run_taken", "history", "_legal", "_args",
-                 "_obs", "_masks", "_mask", "_t")
+    __slots__ = ("config", "n", "deck_order", "loose", "piles", "run", "run_taken", "history", "_legal", "_b8",
+                 "_b16", "_bb", "_mask", "_t")
 
-    def __init__(self, config: Config, args: tuple, mask: np.ndarray, deck_order, loose: list, piles: list,
+    def __init__(self, config: Config, buffers: tuple, mask: np.ndarray, deck_order, loose: list, piles: list,
                  run: list, run_taken: list, history: list, tables: Optional[_Tables] = None) -> None:
         self.config = config
         self.n = config.num_players
         self._t = tables or _tables(config)
-        self._args = args
-        self._obs = tuple(args[i] for i in _OBS_AT)
-        self._masks = tuple(args[i] for i in _MASK_AT)
+        self._b8, self._b16, self._bb = buffers
         self._mask = mask
         self.deck_order, self.loose, self.piles, self.run, self.run_taken = deck_order, loose, piles, run, run_taken
         self.history = history
@@ -278,36 +296,40 @@ class State:
     # ---- the record's values -----------------------------------------------------------------
     @property
     def record(self) -> BatchedRobadaState:
-        """The one-game :class:`~robada_env.rules.batched.BatchedRobadaState` (this state's arrays)."""
-        return BatchedRobadaState(*self._args)
+        """The one-game :class:`~robada_env.rules.batched.BatchedRobadaState`: views of this state's
+        packed record (writing into them writes the state; the kept mask is not refreshed)."""
+        bufs = (self._b8, self._b16, self._bb)
+        return BatchedRobadaState(**{name: bufs[k][o:o + int(np.prod(shape))].reshape(shape)
+                                     for name, (k, o, shape) in self._t.fields.items()})
 
     @property
     def current(self) -> int:
-        return int(self._args[_CURRENT][0])
+        return int(self._b8[self._t.current])
 
     @property
     def terminal(self) -> bool:
-        return bool(self._args[_TERMINAL][0])
+        return bool(self._bb[self._t.terminal])
 
     @property
     def last_runner(self) -> int:
-        return int(self._args[_LAST_RUNNER][0])
+        return int(self._b8[self._t.last_runner])
 
     @property
     def run_start(self) -> int:
-        return int(self._args[_RUN_START][0])
+        return int(self._b8[self._t.run_start])
 
     @property
     def run_rank(self) -> int:
-        return int(self._args[_RUN_RANK][0])
+        return int(self._b8[self._t.run_rank])
 
     @property
     def run_next(self) -> int:
-        return int(self._args[_RUN_NEXT][0])
+        return int(self._b8[self._t.run_next])
 
     @property
     def points(self) -> list:
-        return self._args[_PILE_PTS][0].tolist()
+        o = self._t.pile_pts
+        return self._b16[o:o + self.n].tolist()
 
     @property
     def hands(self) -> list:
@@ -317,15 +339,14 @@ class State:
     def hands(self, hands) -> None:
         if len(hands) != self.n:
             raise ConfigError(f"hands needs one entry per seat ({self.n})")
-        for i, h in enumerate(hands):
-            _write_hand(self, i, list(h))
+        _write_hands(self, [list(h) for h in hands])
         _refresh(self)
 
     @property
     def deck(self) -> list:
-        a = self._args
-        left = int(a[_DECK_LEFT][0])
-        return _Cards(a[_DECK][0, DECK_SIZE - left:].tolist(), self, -1)
+        t = self._t
+        left = int(self._b8[t.deck_left])
+        return _Cards(self._b8[t.deck + DECK_SIZE - left:t.deck + DECK_SIZE].tolist(), self, -1)
 
     @deck.setter
     def deck(self, cards) -> None:
@@ -334,23 +355,23 @@ class State:
 
     def clone(self) -> "State":
         """An independent copy (the record and the lists copied)."""
-        return State(self.config, tuple([a.copy() for a in self._args]), self._mask.copy(), self.deck_order,
-                     list(self.loose), [list(p) for p in self.piles], list(self.run), list(self.run_taken),
-                     list(self.history), self._t)
+        return State(self.config, (self._b8.copy(), self._b16.copy(), self._bb.copy()), self._mask.copy(),
+                     self.deck_order, self.loose.copy(), [p.copy() for p in self.piles], self.run.copy(),
+                     self.run_taken.copy(), self.history.copy(), self._t)
 
     def __getstate__(self) -> tuple:
-        """Pickle and deepcopy keep the record and the lists; the tuples of views are rebuilt."""
-        return (self.config, self._args, self._mask, self.deck_order, self.loose, self.piles, self.run, self.run_taken,
-                self.history)
+        """Pickle and deepcopy keep the packed record, the mask and the lists."""
+        return (self.config, (self._b8, self._b16, self._bb), self._mask, self.deck_order, self.loose, self.piles,
+                self.run, self.run_taken, self.history)
 
     def __setstate__(self, state: tuple) -> None:
         self.__init__(*state)
 
     def card_count(self) -> int:
         """Cards anywhere (deck, hands, table, piles, run); 40 at every step."""
-        a = self._args
-        return (int(a[_DECK_LEFT][0]) + int(a[_HAND_TOTAL][0]) + len(self.loose) + sum(map(len, self.piles))
-                + len(self.run))
+        t = self._t
+        return (int(self._b8[t.deck_left]) + int(self._b8[t.hand_total]) + len(self.loose)
+                + sum(map(len, self.piles)) + len(self.run))
 
     def __repr__(self) -> str:
         return (
@@ -363,41 +384,54 @@ class State:
 
 def _hand_lists(s: State) -> list:
     """Per seat, the card ids in hand in slot (deal) order."""
-    return [[c for c in slots if c >= 0] for slots in s._args[_HAND_CARDS][0].tolist()]
+    o, k = s._t.hand_cards, CARDS_PER_DEAL
+    slots = s._b8[o:o + s.n * k].tolist()
+    return [[c for c in slots[i * k:(i + 1) * k] if c >= 0] for i in range(s.n)]
 
 
 def _write_hand(s: State, seat: int, cards: list) -> None:
     """Seat ``seat``'s hand becomes ``cards`` (card ids, at most 3) in the record."""
-    if len(cards) > CARDS_PER_DEAL:
-        raise ConfigError(f"a hand holds at most {CARDS_PER_DEAL} cards (R6), got {len(cards)}")
-    a = s._args
-    slots, cnt = a[_HAND_CARDS][0, seat], a[_HAND_CNT][0, seat]
-    slots[:] = -1
-    cnt[:] = 0
-    for j, c in enumerate(cards):
-        c = int(c)
-        if not 0 <= c < DECK_SIZE:
-            raise ConfigError(f"card ids are 0..{DECK_SIZE - 1}, got {c}")
-        slots[j] = c
-        cnt[c % _R] += 1
-    a[_HAND_SIZE][0, seat] = len(cards)
-    a[_HAND_TOTAL][0] = int(a[_HAND_SIZE][0].sum())
+    hands = _hand_lists(s)
+    hands[seat] = cards
+    _write_hands(s, hands)
+
+
+def _write_hands(s: State, hands: list) -> None:
+    """Every seat's hand becomes ``hands[i]`` (card ids, at most 3 each) in the record."""
+    slots, cnt, sizes = [], [0] * (s.n * _R), []
+    for i, cards in enumerate(hands):
+        if len(cards) > CARDS_PER_DEAL:
+            raise ConfigError(f"a hand holds at most {CARDS_PER_DEAL} cards (R6), got {len(cards)}")
+        for c in cards:
+            if type(c) is not int:
+                c = int(c)
+            if not 0 <= c < DECK_SIZE:
+                raise ConfigError(f"card ids are 0..{DECK_SIZE - 1}, got {c}")
+            slots.append(c)
+            cnt[i * _R + c % _R] += 1
+        slots.extend([-1] * (CARDS_PER_DEAL - len(cards)))
+        sizes.append(len(cards))
+    t, b8 = s._t, s._b8
+    b8[t.hand_cards:t.hand_cards + len(slots)] = slots
+    b8[t.hand_cnt:t.hand_cnt + len(cnt)] = cnt
+    b8[t.hand_size:t.hand_size + s.n] = sizes
+    b8[t.hand_total] = sum(sizes)
 
 
 def _write_deck(s: State, cards: list) -> None:
     """The cards still to deal become ``cards`` (next first) in the record."""
     if len(cards) > DECK_SIZE - LOOSE_AT_START:
         raise ConfigError(f"the deck holds at most {DECK_SIZE - LOOSE_AT_START} cards to deal, got {len(cards)}")
-    a = s._args
+    t = s._t
     if cards:
-        a[_DECK][0, DECK_SIZE - len(cards):] = cards
-    a[_DECK_LEFT][0] = len(cards)
+        s._b8[t.deck + DECK_SIZE - len(cards):t.deck + DECK_SIZE] = cards
+    s._b8[t.deck_left] = len(cards)
 
 
 def _refresh(s: State) -> None:
     """The kept mask again after the record was written from outside the kernels."""
     t = s._t
-    kernels.refresh_masks(*s._masks, t.game, t.rules, s._mask)
+    kernels.start_one(s._b8, s._b16, s._bb, t.lay, 2, t.rules, s._mask)
     s._legal = None
 
 
@@ -422,10 +456,9 @@ def shuffled_deck(seed: int) -> list[int]:
 
 def _blank(config: Config) -> State:
     """A state of ``config`` with an empty one-game record (nothing dealt) and no cards listed."""
-    rec = BatchedRobadaState.empty(1, config.num_players)
-    args = tuple(getattr(rec, k) for k in _STATE_FIELDS)
-    n = config.num_players
-    return State(config, args, np.zeros((1, 1, NUM_ACTIONS), np.int8), None, [], [[] for _ in range(n)], [], [], [])
+    t = _tables(config)
+    return State(config, tuple(b.copy() for b in t.blank), np.zeros((1, 1, NUM_ACTIONS), np.int8), None, [],
+                 [[] for _ in range(t.n)], [], [], [], t)
 
 
 def new_game(
@@ -436,7 +469,7 @@ def new_game(
 ) -> State:
     """Shuffle and deal a new game (R6): 4 loose cards, then 3 cards to each seat 0, 1, ...
     (dealt in blocks of 3 in seat order, the deck's next card first). Seat 0 acts first
-    (:func:`robada_env.rules.kernels.reset_game`, through ``kernels.reset_batch``).
+    (:func:`robada_env.rules.kernels.reset_game`, through ``kernels.start_one``).
 
     Args:
         config: table parameters (default ``Config()``: 2 players).
@@ -463,8 +496,8 @@ def new_game(
     t = s._t
     s.deck_order = tuple(deck)
     s.loose = deck[:LOOSE_AT_START]
-    s._args[_DECK][0] = deck
-    kernels.reset_batch(*s._args, t.game, t.rules, s._mask)
+    s._b8[t.deck:t.deck + DECK_SIZE] = deck
+    kernels.start_one(s._b8, s._b16, s._bb, t.lay, 0, t.rules, s._mask)
     return s
 
 
@@ -513,27 +546,26 @@ def from_position(
         raise ConfigError(f"last_runner={last_runner}: the seat that confirmed the last run has a pile (R5); "
                           f"legal: {NOBODY} (nobody) or a seat with a pile")
     s = _blank(config)
-    a, t = s._args, s._t
-    for i, h in enumerate(hands):
-        _write_hand(s, i, h)
-    rest = [c for c in range(DECK_SIZE) if c not in set(deck)]
-    a[_DECK][0] = rest + deck
-    a[_DECK_LEFT][0] = len(deck)
+    t, b8 = s._t, s._b8
+    _write_hands(s, hands)
+    in_deck = set(deck)
+    b8[t.deck:t.deck + DECK_SIZE] = [c for c in range(DECK_SIZE) if c not in in_deck] + deck
+    b8[t.deck_left] = len(deck)
     for c in loose:
-        a[_LOOSE_CNT][0, c % _R] += 1
+        b8[t.loose_cnt + c % _R] += 1
+        b8[t.seen_cnt + c % _R] += 1
     for i, p in enumerate(piles):
         for c in p:
-            a[_PILE_CNT][0, i, c % _R] += 1
-        a[_PILE_TOP][0, i] = p[-1] if p else -1
-        a[_PILE_SIZE][0, i] = len(p)
-        a[_PILE_PTS][0, i] = sum(CARD_POINTS[c] for c in p)
-    a[_SEEN_CNT][0] = a[_LOOSE_CNT][0] + a[_PILE_CNT][0].sum(axis=0)
-    a[_CURRENT][0] = current
-    a[_LAST_RUNNER][0] = last_runner
-    a[_TERMINAL][0] = False
+            b8[t.pile_cnt + i * _R + c % _R] += 1
+            b8[t.seen_cnt + c % _R] += 1
+        b8[t.pile_top + i] = p[-1] if p else -1
+        b8[t.pile_size + i] = len(p)
+        s._b16[t.pile_pts + i] = sum(CARD_POINTS[c] for c in p)
+    b8[t.current] = current
+    b8[t.last_runner] = last_runner
+    s._bb[t.terminal] = False
     s.loose, s.piles = loose, piles
-    kernels.settle_batch(*a, t.game, t.rules, s._mask)
-    if a[_TERMINAL][0]:
+    if kernels.start_one(b8, s._b16, s._bb, t.lay, 1, t.rules, s._mask):
         _leftovers(s)
     return s
 
@@ -541,8 +573,9 @@ def from_position(
 def _leftovers(s: State) -> None:
     """The game just ended: if the kernel gave the leftover loose cards to the last runner (R7),
     they go under the visible card of its pile's list too."""
-    if s.loose and not s._args[_LOOSE_CNT][0].any():
-        pile = s.piles[int(s._args[_LAST_RUNNER][0])]
+    t = s._t
+    if s.loose and not s._b8[t.loose_cnt:t.loose_cnt + _R].any():
+        pile = s.piles[int(s._b8[t.last_runner])]
         top = pile[-1:]                               # the visible card stays the last starting card
         del pile[-1:]
         pile.extend(s.loose)
@@ -566,11 +599,11 @@ def legal_actions(s: State, seat: Optional[int] = None) -> list[int]:
     """
     if seat is not None:
         seat = check_seat(seat, s.n)
-        if seat != s._args[_CURRENT][0]:
+        if seat != s._b8[s._t.current]:
             return []
     out = s._legal
     if out is None:
-        out = s._legal = [] if s._args[_TERMINAL][0] else np.flatnonzero(s._mask[0, 0]).tolist()
+        out = s._legal = [] if s._bb[s._t.terminal] else np.flatnonzero(s._mask[0, 0]).tolist()
     return out
 
 
@@ -582,7 +615,7 @@ def legal_mask(s: State, seat: int) -> np.ndarray:
         ConfigError: ``seat`` is not a seat of the table, an int in ``0..n-1`` (:func:`hod.core.errors.check_seat`).
     """
     seat = check_seat(seat, s.n)
-    if seat == s._args[_CURRENT][0]:
+    if seat == s._b8[s._t.current]:
         return s._mask[0, 0].copy()                   # a finished game's kept mask is no-op only
     return s._t.noop_row.copy()
 
@@ -590,13 +623,13 @@ def legal_mask(s: State, seat: int) -> np.ndarray:
 def legal_masks(s: State) -> np.ndarray:
     """int8 (n, NUM_ACTIONS): row ``i`` is :func:`legal_mask` of seat ``i`` (a fresh array)."""
     m = s._t.noop_only.copy()
-    m[s._args[_CURRENT][0]] = s._mask[0, 0]
+    m[s._b8[s._t.current]] = s._mask[0, 0]
     return m
 
 
 def apply_action(s: State, action: int) -> None:
     """Apply ``action`` for the seat to act, in place (one call of
-    :func:`robada_env.rules.kernels.step_batch` on the state's record: ``start``, ``drop``,
+    :func:`robada_env.rules.kernels.step_one` on the state's record: ``start``, ``drop``,
     ``tap``, ``take``, ``confirm``, then the end of the turn, the re-deal R6, the end and the
     leftovers R7); then the card lists follow what the kernel did.
 
@@ -611,14 +644,14 @@ def apply_action(s: State, action: int) -> None:
         who = f"player_{s.current}" if not s.terminal else "nobody (game over)"
         raise IllegalActionError(who, action, legal, action_name)
     a = int(action)
-    args, t = s._args, s._t
-    cur = int(args[_CURRENT][0])
+    t, b8 = s._t, s._b8
+    cur = int(b8[t.current])
     if a < TAP:
-        slots = args[_HAND_CARDS][0, cur].tolist()
+        o = t.hand_cards + cur * CARDS_PER_DEAL
+        slots = b8[o:o + CARDS_PER_DEAL].tolist()
     elif a == TAP:
-        need = int(args[_RUN_NEXT][0])
-    t.action[0, 0] = a
-    over = kernels.step_batch(*args, t.game, t.action, t.rules, s._mask, t.ended) < -1
+        need = int(b8[t.run_next])
+    over = kernels.step_one(b8, s._b16, s._bb, t.lay, a, t.rules, s._mask) == 1
     s._legal = None
     s.history.append(a)
     if a < TAP:                                       # start or drop: the hand card played, the
@@ -675,17 +708,18 @@ def apply_actions(s: State, actions: Sequence[int]) -> None:
 
 def is_terminal(s: State) -> bool:
     """True once the game is over (R7: every card dealt and played); ``s.terminal``."""
-    return bool(s._args[_TERMINAL][0])
+    return bool(s._bb[s._t.terminal])
 
 
 def scores(s: State) -> list[int]:
     """Each seat's score: the sum of card points in its pile (R8). Shape (n,), ints."""
-    return s._args[_PILE_PTS][0].tolist()
+    o = s._t.pile_pts
+    return s._b16[o:o + s.n].tolist()
 
 
 def winners(s: State) -> list[int]:
     """Seats with the highest score (R8: a tie is a shared win), ascending."""
-    points = s._args[_PILE_PTS][0].tolist()
+    points = s.points
     best = max(points)
     return [i for i, p in enumerate(points) if p == best]
 
@@ -698,7 +732,8 @@ def is_legal(s: State, action: int) -> bool:
 def sample_consistent_state(state: State, seat: int, rng: np.random.Generator) -> State:
     """A full state that ``seat`` cannot tell from ``state`` (RULINGS R9): the cards hidden from
     ``seat`` (other seats' hands and the deck) are shuffled with ``rng`` and dealt back into the
-    same places in the same numbers. Everything public and ``seat``'s own hand are kept, so
+    same places in the same numbers (:func:`robada_env.rules.kernels.resample_one`, with the
+    permutation ``rng.permutation`` of the pool gives). Everything public and ``seat``'s own hand are kept, so
     ``observation.encode(result, seat)`` equals ``encode(state, seat)``. Used by search bots
     (``hod.agents.base`` ``belief``). ``deck_order`` of the result is ``None`` (the original deal is
     no longer what this state came from).
@@ -711,15 +746,8 @@ def sample_consistent_state(state: State, seat: int, rng: np.random.Generator) -
     s.deck_order = None
     if s.terminal:
         return s
-    hands = _hand_lists(s)
-    others = [i for i in range(s.n) if i != seat]
-    pool = [c for i in others for c in hands[i]] + s.deck
-    pool = [pool[i] for i in rng.permutation(len(pool))]
-    at = 0
-    for i in others:
-        k = len(hands[i])
-        _write_hand(s, i, pool[at:at + k])
-        at += k
-    _write_deck(s, pool[at:])
-    _refresh(s)
+    t, b8 = s._t, s._b8
+    hidden = int(b8[t.hand_total]) - int(b8[t.hand_size + seat]) + int(b8[t.deck_left])
+    kernels.resample_one(b8, s._b16, s._bb, t.lay, seat, rng.permutation(hidden), t.rules, s._mask, t.pool)
+    s._legal = None
     return s

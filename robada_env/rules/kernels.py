@@ -22,6 +22,12 @@ after each starting rank and after each step (built by :func:`robada_env.rules.r
 and :func:`~robada_env.rules.runs.next_after_step`, R2), ``may_take_own_pile`` (R3) and
 ``leftovers_to_last_runner`` (R7).
 
+The single-game engine :mod:`robada_env.rules.engine` runs the same per-game kernels on one game
+packed in three flat buffers (:func:`unpack`; entry points :func:`step_one`, :func:`start_one`,
+:func:`observe_one`, :func:`resample_one`). The run rules they ask are compiled from
+:mod:`robada_env.rules.runs` (``can_start``, ``must_tap``, ``pile_takeable``,
+``leftovers_receiver``), the functions the bots' planner calls.
+
 Compilation: on first use in a process each kernel is compiled once, or loaded from numba's
 on-disk cache (:func:`hod.core.jit.cache_kernels`, as :mod:`tapeo_env.rules.kernels`), so later
 processes, the tournament's spawned workers included, load them instead of compiling.
@@ -441,19 +447,6 @@ def step_batch(deck, deck_left, hand_cards, hand_cnt, hand_size, hand_total, loo
 
 
 @njit
-def settle_batch(deck, deck_left, hand_cards, hand_cnt, hand_size, hand_total, loose_cnt, pile_cnt, pile_top, pile_size,
-                 pile_pts, seen_cnt, run_cnt, run_card, run_start, run_rank, run_next, run_active, run_size, run_pts,
-                 run_taken, current, last_runner, terminal, decisions, games, rules, masks):
-    """:func:`end_of_turn` of every game ``games[k]`` (a position laid out by hand, no run in
-    progress: ``engine.from_position``), and its mask row."""
-    for k in range(games.shape[0]):
-        b = games[k]
-        end_of_turn(deck, deck_left, hand_cards, hand_cnt, hand_size, hand_total, loose_cnt, pile_cnt, pile_size,
-                    pile_pts, current, last_runner, terminal, b, rules)
-        mask_game(hand_cnt, loose_cnt, pile_top, run_next, run_active, current, terminal, b, rules, masks[b, 0])
-
-
-@njit
 def reset_batch(deck, deck_left, hand_cards, hand_cnt, hand_size, hand_total, loose_cnt, pile_cnt, pile_top, pile_size,
                 pile_pts, seen_cnt, run_cnt, run_card, run_start, run_rank, run_next, run_active, run_size, run_pts,
                 run_taken, current, last_runner, terminal, decisions, games, rules, masks):
@@ -481,3 +474,119 @@ def observe_batch(deck_left, hand_cnt, hand_size, loose_cnt, pile_cnt, pile_top,
             observe_game(deck_left, hand_cnt, hand_size, loose_cnt, pile_cnt, pile_top, pile_size, pile_pts, seen_cnt,
                          run_cnt, run_start, run_rank, run_next, run_active, run_size, run_pts, run_taken, current,
                          last_runner, terminal, b, seat, out[k, j])
+
+
+# ---- one game packed in three flat buffers (the single-game engine, robada_env.rules.engine) --------
+# A numba call costs about 0.2 us per array argument: the batch drivers' 25 arrays make a call of
+# a one-game record cost more than the game's step. The single-game engine keeps its record as
+# three flat buffers instead (int8, int16, bool: every field of BatchedRobadaState, batch 1, C
+# order, at the offsets ``lay`` gives in the record's field order, ``lay[-1]`` the player count),
+# and these entry points cut the field arrays out of them (views, no copy) and run the same
+# per-game kernels the batch drivers run.
+#: The fields held in the int16 and in the bool buffer (the others are int8).
+WIDE_FIELDS = ("pile_pts", "run_pts", "decisions")
+FLAG_FIELDS = ("run_active", "run_taken", "terminal")
+
+
+@njit_inline
+def unpack(b8, b16, bb, lay):
+    """The 25 field arrays (batch 1, the record's shapes) of a game packed by ``lay``."""
+    n = lay[25]
+    return (b8[lay[0]:lay[0] + _DECK_SIZE].reshape((1, _DECK_SIZE)), b8[lay[1]:lay[1] + 1],
+            b8[lay[2]:lay[2] + n * _DEAL].reshape((1, n, _DEAL)), b8[lay[3]:lay[3] + n * _R].reshape((1, n, _R)),
+            b8[lay[4]:lay[4] + n].reshape((1, n)), b8[lay[5]:lay[5] + 1], b8[lay[6]:lay[6] + _R].reshape((1, _R)),
+            b8[lay[7]:lay[7] + n * _R].reshape((1, n, _R)), b8[lay[8]:lay[8] + n].reshape((1, n)),
+            b8[lay[9]:lay[9] + n].reshape((1, n)), b16[lay[10]:lay[10] + n].reshape((1, n)),
+            b8[lay[11]:lay[11] + _R].reshape((1, _R)), b8[lay[12]:lay[12] + _R].reshape((1, _R)),
+            b8[lay[13]:lay[13] + 1], b8[lay[14]:lay[14] + 1], b8[lay[15]:lay[15] + 1], b8[lay[16]:lay[16] + 1],
+            bb[lay[17]:lay[17] + 1], b8[lay[18]:lay[18] + 1], b16[lay[19]:lay[19] + 1],
+            bb[lay[20]:lay[20] + n].reshape((1, n)), b8[lay[21]:lay[21] + 1], b8[lay[22]:lay[22] + 1],
+            bb[lay[23]:lay[23] + 1], b16[lay[24]:lay[24] + 1])
+
+
+@njit
+def step_one(b8, b16, bb, lay, a, rules, mask):
+    """:func:`step_game` of the packed game with action ``a``, then its mask (int8 (1, 1, 27))
+    again. Returns -1 (nothing changed) if ``a`` is outside the mask, else 1 if the game ended."""
+    if a < 0 or a >= NUM_ACTIONS or mask[0, 0, a] == 0:
+        return -1
+    (deck, deck_left, hand_cards, hand_cnt, hand_size, hand_total, loose_cnt, pile_cnt, pile_top, pile_size, pile_pts,
+     seen_cnt, run_cnt, run_card, run_start, run_rank, run_next, run_active, run_size, run_pts, run_taken, current,
+     last_runner, terminal, decisions) = unpack(b8, b16, bb, lay)
+    e = step_game(deck, deck_left, hand_cards, hand_cnt, hand_size, hand_total, loose_cnt, pile_cnt, pile_top, pile_size,
+                  pile_pts, seen_cnt, run_cnt, run_card, run_start, run_rank, run_next, run_active, run_size, run_pts,
+                  run_taken, current, last_runner, terminal, decisions, 0, a, rules)
+    mask_game(hand_cnt, loose_cnt, pile_top, run_next, run_active, current, terminal, 0, rules, mask[0, 0])
+    return e
+
+
+@njit
+def start_one(b8, b16, bb, lay, how, rules, mask):
+    """The packed game's table laid out and its mask: ``how`` 0 = :func:`reset_game` (a new game
+    from the deck order in its ``deck``), 1 = :func:`end_of_turn` (a position laid out by hand),
+    2 = the mask alone. Returns 1 if the game is over."""
+    (deck, deck_left, hand_cards, hand_cnt, hand_size, hand_total, loose_cnt, pile_cnt, pile_top, pile_size, pile_pts,
+     seen_cnt, run_cnt, run_card, run_start, run_rank, run_next, run_active, run_size, run_pts, run_taken, current,
+     last_runner, terminal, decisions) = unpack(b8, b16, bb, lay)
+    if how == 0:
+        reset_game(deck, deck_left, hand_cards, hand_cnt, hand_size, hand_total, loose_cnt, pile_cnt, pile_top,
+                   pile_size, pile_pts, seen_cnt, run_cnt, run_card, run_start, run_rank, run_next, run_active, run_size,
+                   run_pts, run_taken, current, last_runner, terminal, decisions, 0)
+    elif how == 1:
+        end_of_turn(deck, deck_left, hand_cards, hand_cnt, hand_size, hand_total, loose_cnt, pile_cnt, pile_size,
+                    pile_pts, current, last_runner, terminal, 0, rules)
+    mask_game(hand_cnt, loose_cnt, pile_top, run_next, run_active, current, terminal, 0, rules, mask[0, 0])
+    return 1 if terminal[0] else 0
+
+
+@njit
+def observe_one(b8, b16, bb, lay, seats, out):
+    """``out[j]`` (float32 (S, 192)) = :func:`observe_game` of seat ``seats[j]`` in the packed game."""
+    (deck, deck_left, hand_cards, hand_cnt, hand_size, hand_total, loose_cnt, pile_cnt, pile_top, pile_size, pile_pts,
+     seen_cnt, run_cnt, run_card, run_start, run_rank, run_next, run_active, run_size, run_pts, run_taken, current,
+     last_runner, terminal, decisions) = unpack(b8, b16, bb, lay)
+    for j in range(seats.shape[0]):
+        observe_game(deck_left, hand_cnt, hand_size, loose_cnt, pile_cnt, pile_top, pile_size, pile_pts, seen_cnt,
+                     run_cnt, run_start, run_rank, run_next, run_active, run_size, run_pts, run_taken, current,
+                     last_runner, terminal, 0, seats[j], out[j])
+
+
+@njit
+def resample_one(b8, b16, bb, lay, seat, perm, rules, mask, pool):
+    """The packed game's hidden cards for ``seat`` dealt again (R9, ``engine.sample_consistent_state``):
+    the pool (the other seats' hand cards in seat and slot order, then the deck still to deal,
+    next first) becomes ``pool[perm]``, written back into the same places (hand slots, deck), the
+    hands' rank counts recounted and the mask written again. ``perm`` int64 (P,): a permutation
+    of the pool's P cards; ``pool`` int8 (40,) scratch space."""
+    (deck, deck_left, hand_cards, hand_cnt, hand_size, hand_total, loose_cnt, pile_cnt, pile_top, pile_size, pile_pts,
+     seen_cnt, run_cnt, run_card, run_start, run_rank, run_next, run_active, run_size, run_pts, run_taken, current,
+     last_runner, terminal, decisions) = unpack(b8, b16, bb, lay)
+    n = hand_cnt.shape[1]
+    first = _DECK_SIZE - deck_left[0]
+    p = perm.shape[0]
+    k = 0
+    for i in range(n):
+        if i != seat:
+            for j in range(_DEAL):
+                if hand_cards[0, i, j] >= 0:
+                    pool[k] = hand_cards[0, i, j]
+                    k += 1
+    for q in range(first, _DECK_SIZE):
+        pool[k] = deck[0, q]
+        k += 1
+    k = 0
+    for i in range(n):
+        if i != seat:
+            for r in range(_R):
+                hand_cnt[0, i, r] = 0
+            for j in range(_DEAL):
+                if hand_cards[0, i, j] >= 0:
+                    c = pool[perm[k]]
+                    hand_cards[0, i, j] = c
+                    hand_cnt[0, i, c % _R] += 1
+                    k += 1
+    for q in range(first, _DECK_SIZE):
+        deck[0, q] = pool[perm[k]]
+        k += 1
+    mask_game(hand_cnt, loose_cnt, pile_top, run_next, run_active, current, terminal, 0, rules, mask[0, 0])
+    return p

@@ -90,7 +90,7 @@ def encode(s: State, seat: int) -> np.ndarray:
         seat = check_int_range("seat", seat, 0, s.n - 1)
     t = s._t
     out = np.empty(OBS_SIZE, np.float32)
-    kernels.observe_batch(*s._obs, t.game, t.seat[seat], out.reshape(1, 1, OBS_SIZE))
+    kernels.observe_one(s._b8, s._b16, s._bb, t.lay, t.seat[seat], out.reshape(1, OBS_SIZE))
     return out
 
 
@@ -106,7 +106,7 @@ def encode_all(s: State) -> np.ndarray:
     """
     t = s._t
     out = np.empty((s.n, OBS_SIZE), np.float32)
-    kernels.observe_batch(*s._obs, t.game, t.seats, out.reshape(1, s.n, OBS_SIZE))
+    kernels.observe_one(s._b8, s._b16, s._bb, t.lay, t.seats, out)
     return out
 
 
@@ -256,36 +256,36 @@ def view_of(s: State, seat: int) -> ObsView:
     n = s.n
     if type(seat) is not int or not 0 <= seat < n:
         seat = check_int_range("seat", seat, 0, n - 1)
-    (deck_left, hand_cnt, hand_size, loose_cnt, pile_cnt, pile_top, pile_size, pile_pts, seen_cnt, run_cnt, run_start,
-     run_rank, run_next, run_active, run_size, run_pts, run_taken, current, last_runner, terminal) = s._obs
-    order = s._t.order[seat]
-    hand = hand_cnt[0, seat].tolist()
-    seen = seen_cnt[0].tolist()
-    ranks, tops, sizes, points = pile_cnt[0].tolist(), pile_top[0].tolist(), pile_size[0].tolist(), pile_pts[0].tolist()
-    hsz, taken = hand_size[0].tolist(), run_taken[0].tolist()
-    run = bool(run_active[0])
-    need = int(run_next[0])
-    lr = int(last_runner[0])
+    t = s._t
+    b8, b16, bb = s._b8.tolist(), s._b16.tolist(), s._bb.tolist()     # the packed record, read once
+    order = t.order[seat]
+    o = t.hand_cnt + seat * _R
+    hand = b8[o:o + _R]
+    seen = b8[t.seen_cnt:t.seen_cnt + _R]
+    run = bb[t.run_active]
+    need = b8[t.run_next]
+    lr = b8[t.last_runner]
+    o_cnt, o_top, o_size, o_pts, o_hs, o_taken = t.pile_cnt, t.pile_top, t.pile_size, t.pile_pts, t.hand_size, t.run_taken
     return ObsView(
         num_players=n,
-        to_act=-1 if terminal[0] else (int(current[0]) - seat) % n,
+        to_act=-1 if bb[t.terminal] else (b8[t.current] - seat) % n,
         hand=tuple(hand),
-        hand_sizes=tuple(hsz[i] for i in order),
-        loose=tuple(loose_cnt[0].tolist()),
-        pile_top=tuple(tops[i] % _R if tops[i] >= 0 else -1 for i in order),
-        pile_size=tuple(sizes[i] for i in order),
-        pile_points=tuple(points[i] for i in order),
-        pile_ranks=tuple(tuple(ranks[i]) for i in order),
+        hand_sizes=tuple(b8[o_hs + i] for i in order),
+        loose=tuple(b8[t.loose_cnt:t.loose_cnt + _R]),
+        pile_top=tuple(b8[o_top + i] % _R if b8[o_top + i] >= 0 else -1 for i in order),
+        pile_size=tuple(b8[o_size + i] for i in order),
+        pile_points=tuple(b16[o_pts + i] for i in order),
+        pile_ranks=tuple(tuple(b8[o_cnt + i * _R:o_cnt + (i + 1) * _R]) for i in order),
         run_active=run,
-        run_start=int(run_start[0]),
-        run_rank=int(run_rank[0]),
+        run_start=b8[t.run_start],
+        run_rank=b8[t.run_rank],
         run_next=need,
         run_closed=run and need < 0,
-        run_gathered=tuple(run_cnt[0].tolist()),
-        run_size=int(run_size[0]),
-        run_points=int(run_pts[0]),
-        run_piles_taken=tuple(1 if taken[i] else 0 for i in order),
-        deck_left=int(deck_left[0]),
+        run_gathered=tuple(b8[t.run_cnt:t.run_cnt + _R]),
+        run_size=b8[t.run_size],
+        run_points=b16[t.run_pts],
+        run_piles_taken=tuple(1 if bb[o_taken + i] else 0 for i in order),
+        deck_left=b8[t.deck_left],
         seen=tuple(seen),
         unseen=tuple(COPIES_PER_RANK - a - h for a, h in zip(seen, hand)),
         last_runner=(lr - seat) % n if lr >= 0 else -1,
