@@ -603,7 +603,7 @@ def legal_actions(s: State, seat: Optional[int] = None) -> list[int]:
             return []
     out = s._legal
     if out is None:
-        out = s._legal = [] if s._bb[s._t.terminal] else np.flatnonzero(s._mask[0, 0]).tolist()
+        out = s._legal = [] if s._bb[s._t.terminal] else s._mask[0, 0].nonzero()[0].tolist()
     return out
 
 
@@ -656,7 +656,9 @@ def apply_action(s: State, action: int) -> None:
     s.history.append(a)
     if a < TAP:                                       # start or drop: the hand card played, the
         r = a % _R                                    # first of its rank in hand order, as the kernel's
-        card = next(c for c in slots if c >= 0 and c % _R == r)
+        for card in slots:
+            if card >= 0 and card % _R == r:
+                break
         if a < DROP:                                  # start: with the first loose card of its rank
             s.run = [card, _take_rank(s.loose, card % _R)]
             s.run_taken = []

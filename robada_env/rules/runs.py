@@ -244,8 +244,8 @@ def walk_run(start: int, loose: Sequence[int], tops: Sequence[int], runner: int 
             steps.append((need, TAP_STEP))
         else:  # R3: else the best takeable pile (takeable_piles), if any
             best, best_v = -1, None
-            for k, t in enumerate(tp):
-                if pile_takeable(need, t, k, runner, may_take_own_pile):
+            for k, t in enumerate(tp):                 # (t == need first: a fast pre-filter)
+                if t == need and pile_takeable(need, t, k, runner, may_take_own_pile):
                     v = 0 if pile_values is None else pile_values[k]
                     if v is not None and (best_v is None or v > best_v):
                         best, best_v = k, v
