@@ -2,7 +2,26 @@
 
 No PettingZoo here. A frozen :class:`Config` holds the table's parameters; a :class:`State` is
 one position, changed in place by :func:`apply_action` (use :meth:`State.clone` to branch).
-Everything is plain ``int`` and ``list`` so that a step costs a few microseconds.
+
+The rules are the compiled kernels' (:mod:`robada_env.rules.kernels`, which the batched engine
+:mod:`robada_env.rules.batched` steps too): a :class:`State` is a one-game record of the kernels'
+arrays (a :class:`~robada_env.rules.batched.BatchedRobadaState` of batch 1, :attr:`State.record`),
+and each function here is one call of a batch driver on it (:func:`apply_action`:
+``kernels.step_one``, :func:`new_game` and :func:`from_position`: ``kernels.start_one``, the
+observations: ``kernels.observe_one``; masks: the mask the kernels keep): entry points that run
+the per-game kernels the batch drivers run (``step_game``, ``reset_game``, ``end_of_turn``,
+``observe_game``, ``mask_game``) on the state's record packed in three flat buffers (a numba
+call costs about 0.2 us per array argument, and the record has 25), so no rule is written twice. Besides the
+record a state keeps what the kernels do not: the history of actions and, for renders, records
+and apps, *which* card ids lie loose, in each pile and in the run (the kernels keep those as rank
+counts, suits never mattering, R1). These lists follow what the kernel did (the rank it moved,
+the pile it emptied, who got the leftovers), taking the first loose card of a rank in table order
+(:mod:`robada_env.rules.actions`); hands and deck are read from (and written into) the record.
+
+The engine as it was before it became a view of the kernels is the executable specification
+``tests/oracles/robada_scalar.py``; ``tests/test_robada_lockstep.py`` plays many seeded games and
+hand-built positions through both and requires the same cards, masks, observations, scores and
+winners bit for bit.
 
 The verbs are those of every game's rules (:mod:`tapeo_env.rules.engine` has the same):
 :func:`new_game`, :func:`legal_actions`, :func:`legal_mask`, :func:`legal_masks`,
@@ -29,16 +48,17 @@ Rulings as named constants or options (documented in docs/robada_rules.md):
 
 =====  ==========================================================================================
 R1     :mod:`robada_env.rules.cards` (40 cards, points :data:`~robada_env.rules.cards.RANK_POINTS`).
-R2     :func:`~robada_env.rules.runs.next_after_start`, :func:`~robada_env.rules.runs.next_after_step`;
+R2     :func:`~robada_env.rules.runs.next_after_start`, :func:`~robada_env.rules.runs.next_after_step`
+       (the kernels' rule table :func:`~robada_env.rules.kernels.rules_array`);
        ``Config.closing_ace`` (default True): an Ace may
        follow the Rey and closes the run, whatever the starting rank.
-R3     :func:`~robada_env.rules.runs.extension_options`, :data:`LOOSE_BEFORE_PILES`: a loose card of the needed rank must be tapped; only when none
+R3     :func:`~robada_env.rules.kernels.mask_game`, :data:`LOOSE_BEFORE_PILES`: a loose card of the needed rank must be tapped; only when none
        is on the table may a pile be taken; ``Config.may_take_own_pile`` (default True); an
        empty pile cannot be taken.
 R4     :data:`CONFIRM_RIGHT_AFTER_START`, :data:`DROP_WHILE_NO_RUN`; turn passes to the left.
 R5     :data:`STARTING_CARD_ON_TOP`.
 R6     :data:`LOOSE_AT_START` = 4, :data:`CARDS_PER_DEAL` = 3; re-deal when every hand is empty.
-R7     :func:`~robada_env.rules.runs.leftovers_receiver`, ``Config.leftovers_to_last_runner`` (default True): leftover loose cards go under the
+R7     :func:`~robada_env.rules.kernels.end_of_turn`, ``Config.leftovers_to_last_runner`` (default True): leftover loose cards go under the
        visible card of the pile of the seat that confirmed the last run; to nobody if no run.
 R8     :func:`scores`, :func:`winners` (a tie is a shared win).
 R9     what is public: see :mod:`robada_env.rules.observation`.
@@ -54,10 +74,9 @@ import numpy as np
 from hod.core.deal import game_seed, shuffled_one
 from hod.core.errors import ConfigError, IllegalActionError, check_int_range, check_seat
 
-from .actions import CONFIRM, DROP, NOOP, NUM_ACTIONS, START, TAKE, TAP, action_name
-from .cards import CARD_POINTS, DECK_SIZE, NUM_RANKS, card_name
-from .runs import (NOBODY, RUN_CLOSED, extension_options, startable_ranks, leftovers_receiver, next_after_start,
-                   next_after_step)
+from .actions import CONFIRM, DROP, NOOP, NUM_ACTIONS, TAKE, TAP, action_name
+from .cards import CARD_POINTS, COPIES_PER_RANK, DECK_SIZE, NUM_RANKS, card_name
+from .runs import NOBODY, RUN_CLOSED
 
 #: Player counts the game takes (ronda_robada.txt 'Players').
 MIN_PLAYERS, MAX_PLAYERS = 2, 4
@@ -118,19 +137,137 @@ class Config:
         return {f.name: getattr(self, f.name) for f in fields(self)}
 
 
+# after the constants and Config: the kernels and the record read them from this module
+from . import kernels  # noqa: E402
+from .batched import _STATE_FIELDS, BatchedRobadaState  # noqa: E402
+
+_R = NUM_RANKS
+
+
+class _Tables:
+    """What the kernels take for one :class:`Config`, built once per config: the rule table
+    (:func:`robada_env.rules.kernels.rules_array`), the layout of the packed one-game record
+    (:func:`robada_env.rules.kernels.unpack`: ``lay``, and here each field's buffer, offset and
+    shape), seat indices and masks."""
+
+    def __init__(self, config: Config) -> None:
+        n = self.n = config.num_players
+        self.rules = kernels.rules_array(config)
+        empty = BatchedRobadaState.empty(1, n)
+        self.fields = {}                                   # name -> (buffer 0/1/2, offset, shape)
+        sizes = [0, 0, 0]
+        init = [[], [], []]
+        for name in _STATE_FIELDS:
+            arr = getattr(empty, name)
+            k = 1 if name in kernels.WIDE_FIELDS else 2 if name in kernels.FLAG_FIELDS else 0
+            self.fields[name] = (k, sizes[k], arr.shape)
+            sizes[k] += arr.size
+            init[k].extend(arr.ravel().tolist())
+        self.lay = np.array([self.fields[k][1] for k in _STATE_FIELDS] + [n], np.int64)
+        self.blank = (np.array(init[0], np.int8), np.array(init[1], np.int16), np.array(init[2], bool))
+        f = {k: v[1] for k, v in self.fields.items()}
+        self.deck, self.deck_left, self.hand_cards, self.hand_cnt = f["deck"], f["deck_left"], f["hand_cards"], f["hand_cnt"]
+        self.hand_size, self.hand_total, self.loose_cnt, self.pile_cnt = (f["hand_size"], f["hand_total"], f["loose_cnt"],
+                                                                          f["pile_cnt"])
+        self.pile_top, self.pile_size, self.pile_pts, self.seen_cnt = (f["pile_top"], f["pile_size"], f["pile_pts"],
+                                                                       f["seen_cnt"])
+        self.run_cnt, self.run_card, self.run_start, self.run_rank = (f["run_cnt"], f["run_card"], f["run_start"],
+                                                                      f["run_rank"])
+        self.run_next, self.run_active, self.run_size, self.run_pts = (f["run_next"], f["run_active"], f["run_size"],
+                                                                       f["run_pts"])
+        self.run_taken, self.current, self.last_runner, self.terminal = (f["run_taken"], f["current"], f["last_runner"],
+                                                                         f["terminal"])
+        self.seat = [np.array([i], np.intp) for i in range(n)]
+        self.seats = np.arange(n, dtype=np.intp)
+        self.pool = np.empty(DECK_SIZE, np.int8)          # scratch of kernels.resample_one
+        self.noop_only = np.eye(NUM_ACTIONS, dtype=np.int8)[[NOOP] * n]
+        self.noop_row = self.noop_only[0].copy()
+        self.order = [tuple((seat + k) % n for k in range(n)) for seat in range(n)]
+
+
+_TABLES: dict[Config, _Tables] = {}
+
+
+def _tables(config: Config) -> _Tables:
+    t = _TABLES.get(config)
+    if t is None:
+        if len(_TABLES) > 64:
+            _TABLES.clear()
+        t = _TABLES[config] = _Tables(config)
+    return t
+
+
+class _Cards(list):
+    """A list of card ids read from the record (a hand, or the deck: ``seat`` -1) that writes
+    itself back into the record when changed (belief samplers and tests build positions so)."""
+
+    __slots__ = ("_state", "_seat")
+
+    def __init__(self, cards, state: "State", seat: int) -> None:
+        super().__init__(cards)
+        self._state, self._seat = state, seat
+
+    def _sync(self) -> None:
+        if self._seat < 0:
+            _write_deck(self._state, self)
+        else:
+            _write_hand(self._state, self._seat, self)
+        _refresh(self._state)
+
+
+def _changes(name: str):
+    method = getattr(list, name)
+
+    def changed(self, *args):
+        out = method(self, *args)
+        self._sync()
+        return out
+    changed.__name__ = name
+    return changed
+
+
+for _m in ("__setitem__", "__delitem__", "__iadd__", "append", "extend", "insert", "pop", "remove", "clear", "sort",
+           "reverse"):
+    setattr(_Cards, _m, _changes(_m))
+del _m
+
+
+class _Hands(list):
+    """The hands of every seat (``State.hands``): ``hands[i] = cards`` writes seat i's hand."""
+
+    __slots__ = ("_state",)
+
+    def __init__(self, state: "State") -> None:
+        super().__init__(_Cards(h, state, i) for i, h in enumerate(_hand_lists(state)))
+        self._state = state
+
+    def __setitem__(self, i, cards) -> None:
+        i = check_seat(i, self._state.n)
+        super().__setitem__(i, _Cards(cards, self._state, i))
+        _write_hand(self._state, i, list(cards))
+        _refresh(self._state)
+
+
 class State:
-    """One position of a game. Fields are public for encoders, bots and tests; change them only
-    through :func:`apply_action` (or build positions with :func:`from_position`).
+    """One position of a game: a one-game record of the kernels' arrays, the history and the
+    card ids of the loose cards, piles and run. Change it only through :func:`apply_action` (or
+    build positions with :func:`from_position`; a belief sampler may give hands and deck new
+    cards, written into the record).
 
     Attributes:
         config: the :class:`Config`.
         n: number of players.
+        record: the :class:`~robada_env.rules.batched.BatchedRobadaState` of this one game (batch
+            1; its arrays are views of this state's packed record: see
+            :func:`robada_env.rules.kernels.unpack`).
         deck_order: the 40 card ids in shuffled order as dealt (``None`` for built positions).
-        deck: cards still to deal, next card first (list of card ids).
-        hands: per seat, the list of card ids in hand (deal order).
+        deck: cards still to deal, next card first (list of card ids; assigning it, or changing
+            it in place, writes the record).
+        hands: per seat, the list of card ids in hand (deal order; ``hands[i] = cards`` writes
+            the record; at most 3 cards, R6).
         loose: loose cards on the table (table order: oldest first).
         piles: per seat, the list of card ids in the pile; the visible card is the LAST one.
-        points: per seat, the points in the pile (kept in step with ``piles``).
+        points: per seat, the points in the pile (ints; the record's ``pile_pts``).
         current: seat to act (meaningless once ``terminal``).
         run: cards gathered by the run in progress, starting card first ([] when no run).
         run_start: rank the run started with (-1 when no run).
@@ -142,41 +279,99 @@ class State:
         history: every action applied, in order (ints).
     """
 
-    __slots__ = (
-        "config", "n", "deck_order", "deck", "hands", "loose", "piles", "points", "current",
-        "run", "run_start", "run_rank", "run_next", "run_taken", "last_runner", "terminal",
-        "history", "_legal",
-    )
+    __slots__ = ("config", "n", "deck_order", "loose", "piles", "run", "run_taken", "history", "_legal", "_b8",
+                 "_b16", "_bb", "_mask", "_t")
+
+    def __init__(self, config: Config, buffers: tuple, mask: np.ndarray, deck_order, loose: list, piles: list,
+                 run: list, run_taken: list, history: list, tables: Optional[_Tables] = None) -> None:
+        self.config = config
+        self.n = config.num_players
+        self._t = tables or _tables(config)
+        self._b8, self._b16, self._bb = buffers
+        self._mask = mask
+        self.deck_order, self.loose, self.piles, self.run, self.run_taken = deck_order, loose, piles, run, run_taken
+        self.history = history
+        self._legal = None
+
+    # ---- the record's values -----------------------------------------------------------------
+    @property
+    def record(self) -> BatchedRobadaState:
+        """The one-game :class:`~robada_env.rules.batched.BatchedRobadaState`: views of this state's
+        packed record (writing into them writes the state; the kept mask is not refreshed)."""
+        bufs = (self._b8, self._b16, self._bb)
+        return BatchedRobadaState(**{name: bufs[k][o:o + int(np.prod(shape))].reshape(shape)
+                                     for name, (k, o, shape) in self._t.fields.items()})
+
+    @property
+    def current(self) -> int:
+        return int(self._b8[self._t.current])
+
+    @property
+    def terminal(self) -> bool:
+        return bool(self._bb[self._t.terminal])
+
+    @property
+    def last_runner(self) -> int:
+        return int(self._b8[self._t.last_runner])
+
+    @property
+    def run_start(self) -> int:
+        return int(self._b8[self._t.run_start])
+
+    @property
+    def run_rank(self) -> int:
+        return int(self._b8[self._t.run_rank])
+
+    @property
+    def run_next(self) -> int:
+        return int(self._b8[self._t.run_next])
+
+    @property
+    def points(self) -> list:
+        o = self._t.pile_pts
+        return self._b16[o:o + self.n].tolist()
+
+    @property
+    def hands(self) -> list:
+        return _Hands(self)
+
+    @hands.setter
+    def hands(self, hands) -> None:
+        if len(hands) != self.n:
+            raise ConfigError(f"hands needs one entry per seat ({self.n})")
+        _write_hands(self, [list(h) for h in hands])
+        _refresh(self)
+
+    @property
+    def deck(self) -> list:
+        t = self._t
+        left = int(self._b8[t.deck_left])
+        return _Cards(self._b8[t.deck + DECK_SIZE - left:t.deck + DECK_SIZE].tolist(), self, -1)
+
+    @deck.setter
+    def deck(self, cards) -> None:
+        _write_deck(self, list(cards))
+        _refresh(self)
 
     def clone(self) -> "State":
-        """An independent copy (lists copied)."""
-        s = State.__new__(State)
-        s.config = self.config
-        s.n = self.n
-        s.deck_order = self.deck_order
-        s.deck = list(self.deck)
-        s.hands = [list(h) for h in self.hands]
-        s.loose = list(self.loose)
-        s.piles = [list(p) for p in self.piles]
-        s.points = list(self.points)
-        s.current = self.current
-        s.run = list(self.run)
-        s.run_start = self.run_start
-        s.run_rank = self.run_rank
-        s.run_next = self.run_next
-        s.run_taken = list(self.run_taken)
-        s.last_runner = self.last_runner
-        s.terminal = self.terminal
-        s.history = list(self.history)
-        s._legal = self._legal
-        return s
+        """An independent copy (the record and the lists copied)."""
+        return State(self.config, (self._b8.copy(), self._b16.copy(), self._bb.copy()), self._mask.copy(),
+                     self.deck_order, self.loose.copy(), [p.copy() for p in self.piles], self.run.copy(),
+                     self.run_taken.copy(), self.history.copy(), self._t)
+
+    def __getstate__(self) -> tuple:
+        """Pickle and deepcopy keep the packed record, the mask and the lists."""
+        return (self.config, (self._b8, self._b16, self._bb), self._mask, self.deck_order, self.loose, self.piles,
+                self.run, self.run_taken, self.history)
+
+    def __setstate__(self, state: tuple) -> None:
+        self.__init__(*state)
 
     def card_count(self) -> int:
         """Cards anywhere (deck, hands, table, piles, run); 40 at every step."""
-        return (
-            len(self.deck) + sum(map(len, self.hands)) + len(self.loose)
-            + sum(map(len, self.piles)) + len(self.run)
-        )
+        t = self._t
+        return (int(self._b8[t.deck_left]) + int(self._b8[t.hand_total]) + len(self.loose)
+                + sum(map(len, self.piles)) + len(self.run))
 
     def __repr__(self) -> str:
         return (
@@ -187,35 +382,65 @@ class State:
         )
 
 
+def _hand_lists(s: State) -> list:
+    """Per seat, the card ids in hand in slot (deal) order."""
+    o, k = s._t.hand_cards, CARDS_PER_DEAL
+    slots = s._b8[o:o + s.n * k].tolist()
+    return [[c for c in slots[i * k:(i + 1) * k] if c >= 0] for i in range(s.n)]
+
+
+def _write_hand(s: State, seat: int, cards: list) -> None:
+    """Seat ``seat``'s hand becomes ``cards`` (card ids, at most 3) in the record."""
+    hands = _hand_lists(s)
+    hands[seat] = cards
+    _write_hands(s, hands)
+
+
+def _write_hands(s: State, hands: list) -> None:
+    """Every seat's hand becomes ``hands[i]`` (card ids, at most 3 each) in the record."""
+    slots, cnt, sizes = [], [0] * (s.n * _R), []
+    for i, cards in enumerate(hands):
+        if len(cards) > CARDS_PER_DEAL:
+            raise ConfigError(f"a hand holds at most {CARDS_PER_DEAL} cards (R6), got {len(cards)}")
+        for c in cards:
+            if type(c) is not int:
+                c = int(c)
+            if not 0 <= c < DECK_SIZE:
+                raise ConfigError(f"card ids are 0..{DECK_SIZE - 1}, got {c}")
+            slots.append(c)
+            cnt[i * _R + c % _R] += 1
+        slots.extend([-1] * (CARDS_PER_DEAL - len(cards)))
+        sizes.append(len(cards))
+    t, b8 = s._t, s._b8
+    b8[t.hand_cards:t.hand_cards + len(slots)] = slots
+    b8[t.hand_cnt:t.hand_cnt + len(cnt)] = cnt
+    b8[t.hand_size:t.hand_size + s.n] = sizes
+    b8[t.hand_total] = sum(sizes)
+
+
+def _write_deck(s: State, cards: list) -> None:
+    """The cards still to deal become ``cards`` (next first) in the record."""
+    if len(cards) > DECK_SIZE - LOOSE_AT_START:
+        raise ConfigError(f"the deck holds at most {DECK_SIZE - LOOSE_AT_START} cards to deal, got {len(cards)}")
+    t = s._t
+    if cards:
+        s._b8[t.deck + DECK_SIZE - len(cards):t.deck + DECK_SIZE] = cards
+    s._b8[t.deck_left] = len(cards)
+
+
+def _refresh(s: State) -> None:
+    """The kept mask again after the record was written from outside the kernels."""
+    t = s._t
+    kernels.start_one(s._b8, s._b16, s._bb, t.lay, 2, t.rules, s._mask)
+    s._legal = None
+
+
 def _check_config(config: Optional[Config]) -> Config:
     if config is None:
         return Config()
     if not isinstance(config, Config):
         raise ConfigError(f"config must be a robada_env.rules.engine.Config, got {type(config).__name__}")
     return config
-
-
-def _empty_state(config: Config) -> State:
-    s = State.__new__(State)
-    s.config = config
-    s.n = config.num_players
-    s.deck_order = None
-    s.deck = []
-    s.hands = [[] for _ in range(s.n)]
-    s.loose = []
-    s.piles = [[] for _ in range(s.n)]
-    s.points = [0] * s.n
-    s.current = 0
-    s.run = []
-    s.run_start = -1
-    s.run_rank = -1
-    s.run_next = RUN_CLOSED
-    s.run_taken = []
-    s.last_runner = NOBODY
-    s.terminal = False
-    s.history = []
-    s._legal = None
-    return s
 
 
 _CARD_IDS = np.arange(DECK_SIZE, dtype=np.int8)
@@ -229,6 +454,13 @@ def shuffled_deck(seed: int) -> list[int]:
     return shuffled_one(_CARD_ID_LIST, seed)
 
 
+def _blank(config: Config) -> State:
+    """A state of ``config`` with an empty one-game record (nothing dealt) and no cards listed."""
+    t = _tables(config)
+    return State(config, tuple(b.copy() for b in t.blank), np.zeros((1, 1, NUM_ACTIONS), np.int8), None, [],
+                 [[] for _ in range(t.n)], [], [], [], t)
+
+
 def new_game(
     config: Optional[Config] = None,
     seed: Optional[int] = None,
@@ -236,7 +468,8 @@ def new_game(
     deck: Optional[Sequence[int]] = None,
 ) -> State:
     """Shuffle and deal a new game (R6): 4 loose cards, then 3 cards to each seat 0, 1, ...
-    (dealt in blocks of 3 in seat order, the deck's next card first). Seat 0 acts first.
+    (dealt in blocks of 3 in seat order, the deck's next card first). Seat 0 acts first
+    (:func:`robada_env.rules.kernels.reset_game`, through ``kernels.start_one``).
 
     Args:
         config: table parameters (default ``Config()``: 2 players).
@@ -259,11 +492,12 @@ def new_game(
         deck = [int(c) for c in deck]
         if sorted(deck) != list(range(DECK_SIZE)):
             raise ConfigError(f"deck must be a permutation of the card ids 0..{DECK_SIZE - 1}")
-    s = _empty_state(config)
+    s = _blank(config)
+    t = s._t
     s.deck_order = tuple(deck)
     s.loose = deck[:LOOSE_AT_START]
-    s.deck = deck[LOOSE_AT_START:]
-    _deal(s)
+    s._b8[t.deck:t.deck + DECK_SIZE] = deck
+    kernels.start_one(s._b8, s._b16, s._bb, t.lay, 0, t.rules, s._mask)
     return s
 
 
@@ -277,45 +511,76 @@ def from_position(
     last_runner: int = NOBODY,
 ) -> State:
     """Build a position by hand (tests, puzzles, bots' belief samples). No run in progress.
+    What follows the end of a turn is settled at once (:func:`robada_env.rules.kernels.end_of_turn`):
+    a seat to act with an empty hand passes to the next seat holding cards; with every hand empty
+    the deck deals (R6), or the game is over (R7).
 
     Args:
-        hands: per seat, card ids in hand (length ``num_players``).
+        hands: per seat, card ids in hand (length ``num_players``; at most 3 each, R6).
         loose: loose cards on the table.
         piles: per seat, pile cards, visible card last (default: all empty).
         deck: cards still to deal, next first.
         current: seat to act.
-        last_runner: seat that confirmed the last run, or ``NOBODY``.
+        last_runner: seat that confirmed the last run (its pile is not empty, R5), or ``NOBODY``.
 
     Raises:
-        ConfigError: wrong number of seats, or the cards are not 40 distinct ids.
+        ConfigError: wrong number of seats, the cards are not 40 distinct ids, a hand of more
+            than 3 cards, ``current`` not a seat, ``last_runner`` neither ``NOBODY`` nor a seat
+            with a pile.
     """
     config = _check_config(config)
-    s = _empty_state(config)
-    n = s.n
+    n = config.num_players
     piles = piles if piles is not None else [[] for _ in range(n)]
     if len(hands) != n or len(piles) != n:
         raise ConfigError(f"hands and piles need one entry per seat ({n})")
-    s.hands = [list(map(int, h)) for h in hands]
-    s.loose = list(map(int, loose))
-    s.piles = [list(map(int, p)) for p in piles]
-    s.points = [sum(CARD_POINTS[c] for c in p) for p in s.piles]
-    s.deck = list(map(int, deck))
-    s.current = check_int_range("current", current, 0, n - 1)
-    s.last_runner = last_runner
-    every = s.deck + s.loose + [c for h in s.hands for c in h] + [c for p in s.piles for c in p]
+    hands = [list(map(int, h)) for h in hands]
+    loose = list(map(int, loose))
+    piles = [list(map(int, p)) for p in piles]
+    deck = list(map(int, deck))
+    current = check_int_range("current", current, 0, n - 1)
+    every = deck + loose + [c for h in hands for c in h] + [c for p in piles for c in p]
     if sorted(every) != list(range(DECK_SIZE)):
         raise ConfigError(f"a position must hold each of the {DECK_SIZE} card ids exactly once")
-    _end_turn_checks(s)
+    last_runner = check_int_range("last_runner", last_runner, NOBODY, n - 1)
+    if last_runner != NOBODY and not piles[last_runner]:
+        raise ConfigError(f"last_runner={last_runner}: the seat that confirmed the last run has a pile (R5); "
+                          f"legal: {NOBODY} (nobody) or a seat with a pile")
+    s = _blank(config)
+    t, b8 = s._t, s._b8
+    _write_hands(s, hands)
+    in_deck = set(deck)
+    b8[t.deck:t.deck + DECK_SIZE] = [c for c in range(DECK_SIZE) if c not in in_deck] + deck
+    b8[t.deck_left] = len(deck)
+    for c in loose:
+        b8[t.loose_cnt + c % _R] += 1
+        b8[t.seen_cnt + c % _R] += 1
+    for i, p in enumerate(piles):
+        for c in p:
+            b8[t.pile_cnt + i * _R + c % _R] += 1
+            b8[t.seen_cnt + c % _R] += 1
+        b8[t.pile_top + i] = p[-1] if p else -1
+        b8[t.pile_size + i] = len(p)
+        s._b16[t.pile_pts + i] = sum(CARD_POINTS[c] for c in p)
+    b8[t.current] = current
+    b8[t.last_runner] = last_runner
+    s._bb[t.terminal] = False
+    s.loose, s.piles = loose, piles
+    if kernels.start_one(b8, s._b16, s._bb, t.lay, 1, t.rules, s._mask):
+        _leftovers(s)
     return s
 
 
-def _deal(s: State) -> None:
-    """R6: 3 cards to each seat in seat order, from the top of the deck."""
-    d = s.deck
-    k = CARDS_PER_DEAL
-    for i in range(s.n):
-        s.hands[i].extend(d[i * k:(i + 1) * k])
-    del d[: s.n * k]
+def _leftovers(s: State) -> None:
+    """The game just ended: if the kernel gave the leftover loose cards to the last runner (R7),
+    they go under the visible card of its pile's list too."""
+    t = s._t
+    if s.loose and not s._b8[t.loose_cnt:t.loose_cnt + _R].any():
+        pile = s.piles[int(s._b8[t.last_runner])]
+        top = pile[-1:]                               # the visible card stays the last starting card
+        del pile[-1:]
+        pile.extend(s.loose)
+        pile.extend(top)
+        s.loose = []
 
 
 def legal_actions(s: State, seat: Optional[int] = None) -> list[int]:
@@ -323,139 +588,106 @@ def legal_actions(s: State, seat: Optional[int] = None) -> list[int]:
     or when ``seat`` is not to act (its only move is then ``no-op``, see :func:`legal_mask`).
     Cached per state (do not modify the list).
 
-    Rules: no run yet -> ``start r`` for each rank r in hand with a loose card of rank r
-    ('How to play'), and ``drop r`` for each rank in hand (R4). Run in progress -> ``tap loose``
-    if a loose card of the needed rank is on the table, otherwise ``take pile +k`` for each
-    non-empty pile whose visible card has that rank (R3); ``confirm`` always (R4).
+    Rules (:func:`robada_env.rules.kernels.mask_game`): no run yet -> ``start r`` for each rank r
+    in hand with a loose card of rank r ('How to play'), and ``drop r`` for each rank in hand
+    (R4). Run in progress -> ``tap loose`` if a loose card of the needed rank is on the table,
+    otherwise ``take pile +k`` for each non-empty pile whose visible card has that rank (R3);
+    ``confirm`` always (R4).
 
     Raises:
         ConfigError: ``seat`` is not a seat of the table, an int in ``0..n-1`` (:func:`hod.core.errors.check_seat`).
     """
     if seat is not None:
         seat = check_seat(seat, s.n)
-    if seat is not None and seat != s.current:
-        return []
-    if s._legal is not None:
-        return s._legal
-    out: list[int]
-    if s.terminal:
-        out = []
-    elif not s.run:
-        held = {c % NUM_RANKS for c in s.hands[s.current]}
-        out = [START + r for r in startable_ranks(held, {c % NUM_RANKS for c in s.loose})]
-        out.extend(DROP + r for r in sorted(held))
-    else:
-        n, cur, piles = s.n, s.current, s.piles
-        # visible ranks seen from the runner: index k is the pile of seat (cur + k) % n
-        tops = [p[-1] % NUM_RANKS if p else -1 for p in (piles[(cur + k) % n] for k in range(n))]
-        tap, seats = extension_options(s.run_next, _rank_counts(s.loose), tops, 0, s.config.may_take_own_pile)
-        out = [TAP] if tap else [TAKE + k for k in seats]
-        out.append(CONFIRM)
-    s._legal = out
+        if seat != s._b8[s._t.current]:
+            return []
+    out = s._legal
+    if out is None:
+        out = s._legal = [] if s._bb[s._t.terminal] else s._mask[0, 0].nonzero()[0].tolist()
     return out
-
-
-def _rank_counts(cards: list[int]) -> list[int]:
-    """(10,) cards of each rank in ``cards``."""
-    cnt = [0] * NUM_RANKS
-    for c in cards:
-        cnt[c % NUM_RANKS] += 1
-    return cnt
 
 
 def legal_mask(s: State, seat: int) -> np.ndarray:
     """int8 mask of shape (NUM_ACTIONS,) for ``seat``: its legal actions if it is to act, else
-    only ``no-op`` (also once the game is over, so the mask is never empty).
+    only ``no-op`` (also once the game is over, so the mask is never empty). A fresh array.
 
     Raises:
         ConfigError: ``seat`` is not a seat of the table, an int in ``0..n-1`` (:func:`hod.core.errors.check_seat`).
     """
     seat = check_seat(seat, s.n)
-    m = np.zeros(NUM_ACTIONS, dtype=np.int8)
-    if not s.terminal and seat == s.current:
-        m[legal_actions(s)] = 1
-    else:
-        m[NOOP] = 1
-    return m
-
-
-#: Per player count, the masks of a table where nobody may act but ``no-op`` (int8 (n, NUM_ACTIONS)).
-_NOOP_ONLY = {n: np.eye(NUM_ACTIONS, dtype=np.int8)[[NOOP] * n] for n in range(MIN_PLAYERS, MAX_PLAYERS + 1)}
+    if seat == s._b8[s._t.current]:
+        return s._mask[0, 0].copy()                   # a finished game's kept mask is no-op only
+    return s._t.noop_row.copy()
 
 
 def legal_masks(s: State) -> np.ndarray:
     """int8 (n, NUM_ACTIONS): row ``i`` is :func:`legal_mask` of seat ``i`` (a fresh array)."""
-    m = _NOOP_ONLY[s.n].copy()
-    if not s.terminal:
-        row = m[s.current]
-        row[NOOP] = 0
-        row[legal_actions(s)] = 1
+    m = s._t.noop_only.copy()
+    m[s._b8[s._t.current]] = s._mask[0, 0]
     return m
 
 
-def _take_rank(cards: list[int], rank: int) -> int:
-    """Remove and return the first card of ``rank`` in ``cards``."""
-    for i, c in enumerate(cards):
-        if c % NUM_RANKS == rank:
-            return cards.pop(i)
-    raise AssertionError("no card of that rank")  # unreachable after the legality check
-
-
-def _advance(s: State, gathered_rank: int) -> None:
-    """Record one extension step that gathered ``gathered_rank`` (R2, :func:`next_after_step`)."""
-    s.run_rank = gathered_rank
-    s.run_next = next_after_step(gathered_rank, s.config.closing_ace)
-
-
 def apply_action(s: State, action: int) -> None:
-    """Apply ``action`` for the seat to act, in place.
+    """Apply ``action`` for the seat to act, in place (one call of
+    :func:`robada_env.rules.kernels.step_one` on the state's record: ``start``, ``drop``,
+    ``tap``, ``take``, ``confirm``, then the end of the turn, the re-deal R6, the end and the
+    leftovers R7); then the card lists follow what the kernel did.
 
     Raises:
         IllegalActionError: ``action`` is not in :func:`legal_actions` (names the legal
             actions); the state is unchanged.
     """
-    legal = legal_actions(s)
+    legal = s._legal
+    if legal is None:
+        legal = legal_actions(s)
     if action not in legal:
         who = f"player_{s.current}" if not s.terminal else "nobody (game over)"
         raise IllegalActionError(who, action, legal, action_name)
     a = int(action)
-    cur = s.current
+    t, b8 = s._t, s._b8
+    cur = int(b8[t.current])
+    if a < TAP:
+        o = t.hand_cards + cur * CARDS_PER_DEAL
+        slots = b8[o:o + CARDS_PER_DEAL].tolist()
+    elif a == TAP:
+        need = int(b8[t.run_next])
+    over = kernels.step_one(b8, s._b16, s._bb, t.lay, a, t.rules, s._mask) == 1
     s._legal = None
     s.history.append(a)
-    if a < DROP:  # start a run: hand card + loose card of the same rank
-        r = a - START
-        s.run = [_take_rank(s.hands[cur], r), _take_rank(s.loose, r)]
-        s.run_start = r
-        s.run_rank = r
-        s.run_next = next_after_start(r, s.config.closing_ace)  # a starting Ace needs the 2
-        s.run_taken = []
-    elif a < TAP:  # drop: the card becomes loose, turn ends (R4)
-        s.loose.append(_take_rank(s.hands[cur], a - DROP))
-        _end_turn(s)
-    elif a == TAP:  # tap a loose card of the needed rank (R3)
-        r = s.run_next
-        s.run.append(_take_rank(s.loose, r))
-        _advance(s, r)
-    elif a < CONFIRM:  # take a whole pile (R3)
-        t = (cur + a - TAKE) % s.n
-        r = s.run_next
-        s.run.extend(s.piles[t])
-        s.piles[t] = []
-        s.points[t] = 0
-        s.run_taken.append(t)
-        _advance(s, r)
-    else:  # confirm (R4, R5): gathered cards to the pile, starting card on top
+    if a < TAP:                                       # start or drop: the hand card played, the
+        r = a % _R                                    # first of its rank in hand order, as the kernel's
+        for card in slots:
+            if card >= 0 and card % _R == r:
+                break
+        if a < DROP:                                  # start: with the first loose card of its rank
+            s.run = [card, _take_rank(s.loose, card % _R)]
+            s.run_taken = []
+        else:
+            s.loose.append(card)
+    elif a == TAP:
+        s.run.append(_take_rank(s.loose, need))
+    elif a < CONFIRM:                                 # take the whole pile of seat (cur + k) % n
+        seat = (cur + a - TAKE) % s.n
+        s.run.extend(s.piles[seat])
+        s.piles[seat] = []
+        s.run_taken.append(seat)
+    else:                                             # confirm: the starting card on top (R5)
         run = s.run
         pile = s.piles[cur]
         pile.extend(run[1:])
         pile.append(run[0])
-        s.points[cur] += sum(CARD_POINTS[c] for c in run)
-        s.last_runner = cur
         s.run = []
-        s.run_start = s.run_rank = -1
-        s.run_next = RUN_CLOSED
         s.run_taken = []
-        _end_turn(s)
+    if over:
+        _leftovers(s)
+
+
+def _take_rank(cards: list[int], rank: int) -> int:
+    """Remove and return the first card of ``rank`` in ``cards`` (the copy a move uses)."""
+    for i, c in enumerate(cards):
+        if c % _R == rank:
+            return cards.pop(i)
+    raise AssertionError("no card of that rank")  # unreachable: the kernel moved one
 
 
 def apply_actions(s: State, actions: Sequence[int]) -> None:
@@ -469,54 +701,29 @@ def apply_actions(s: State, actions: Sequence[int]) -> None:
     """
     if len(actions) != s.n:
         raise IllegalActionError("table", list(actions), [f"{s.n} actions, one per seat"])
+    cur = s.current
     for i, a in enumerate(actions):
-        if i != s.current and a != NOOP:
+        if i != cur and a != NOOP:
             raise IllegalActionError(f"player_{i}", a, [NOOP], action_name)
-    apply_action(s, actions[s.current])
+    apply_action(s, actions[cur])
 
 
 def is_terminal(s: State) -> bool:
     """True once the game is over (R7: every card dealt and played); ``s.terminal``."""
-    return s.terminal
-
-
-def _end_turn(s: State) -> None:
-    s.current = (s.current + 1) % s.n  # turn order to the left (RULINGS preamble, R4)
-    _end_turn_checks(s)
-
-
-def _end_turn_checks(s: State) -> None:
-    """Re-deal when every hand is empty (R6); end the game when the deck is out too (R7)."""
-    if any(s.hands):
-        if not s.hands[s.current]:  # cannot happen with equal deals; kept for built positions
-            while not s.hands[s.current]:
-                s.current = (s.current + 1) % s.n
-        return
-    if s.deck:
-        _deal(s)
-        return
-    s.terminal = True
-    s._legal = None
-    w = leftovers_receiver(s.last_runner, s.config.leftovers_to_last_runner)
-    if s.loose and w != NOBODY:
-        pile = s.piles[w]
-        top = pile[-1:]  # the visible card stays the last starting card
-        del pile[-1:]
-        pile.extend(s.loose)
-        pile.extend(top)
-        s.points[w] += sum(CARD_POINTS[c] for c in s.loose)
-        s.loose = []
+    return bool(s._bb[s._t.terminal])
 
 
 def scores(s: State) -> list[int]:
     """Each seat's score: the sum of card points in its pile (R8). Shape (n,), ints."""
-    return list(s.points)
+    o = s._t.pile_pts
+    return s._b16[o:o + s.n].tolist()
 
 
 def winners(s: State) -> list[int]:
     """Seats with the highest score (R8: a tie is a shared win), ascending."""
-    best = max(s.points)
-    return [i for i, p in enumerate(s.points) if p == best]
+    points = s.points
+    best = max(points)
+    return [i for i, p in enumerate(points) if p == best]
 
 
 def is_legal(s: State, action: int) -> bool:
@@ -527,7 +734,8 @@ def is_legal(s: State, action: int) -> bool:
 def sample_consistent_state(state: State, seat: int, rng: np.random.Generator) -> State:
     """A full state that ``seat`` cannot tell from ``state`` (RULINGS R9): the cards hidden from
     ``seat`` (other seats' hands and the deck) are shuffled with ``rng`` and dealt back into the
-    same places in the same numbers. Everything public and ``seat``'s own hand are kept, so
+    same places in the same numbers (:func:`robada_env.rules.kernels.resample_one`, with the
+    permutation ``rng.permutation`` of the pool gives). Everything public and ``seat``'s own hand are kept, so
     ``observation.encode(result, seat)`` equals ``encode(state, seat)``. Used by search bots
     (``hod.agents.base`` ``belief``). ``deck_order`` of the result is ``None`` (the original deal is
     no longer what this state came from).
@@ -540,14 +748,8 @@ def sample_consistent_state(state: State, seat: int, rng: np.random.Generator) -
     s.deck_order = None
     if s.terminal:
         return s
-    others = [i for i in range(s.n) if i != seat]
-    pool = [c for i in others for c in s.hands[i]] + s.deck
-    pool = [pool[i] for i in rng.permutation(len(pool))]
-    at = 0
-    for i in others:
-        k = len(s.hands[i])
-        s.hands[i] = pool[at:at + k]
-        at += k
-    s.deck = pool[at:]
+    t, b8 = s._t, s._b8
+    hidden = int(b8[t.hand_total]) - int(b8[t.hand_size + seat]) + int(b8[t.deck_left])
+    kernels.resample_one(b8, s._b16, s._bb, t.lay, seat, rng.permutation(hidden), t.rules, s._mask, t.pool)
     s._legal = None
     return s

@@ -22,6 +22,12 @@ after each starting rank and after each step (built by :func:`robada_env.rules.r
 and :func:`~robada_env.rules.runs.next_after_step`, R2), ``may_take_own_pile`` (R3) and
 ``leftovers_to_last_runner`` (R7).
 
+The single-game engine :mod:`robada_env.rules.engine` runs the same per-game kernels on one game
+packed in three flat buffers (:func:`unpack`; entry points :func:`step_one`, :func:`start_one`,
+:func:`observe_one`, :func:`resample_one`). The run rules they ask are compiled from
+:mod:`robada_env.rules.runs` (``can_start``, ``must_tap``, ``pile_takeable``,
+``leftovers_receiver``), the functions the bots' planner calls.
+
 Compilation: on first use in a process each kernel is compiled once, or loaded from numba's
 on-disk cache (:func:`hod.core.jit.cache_kernels`, as :mod:`tapeo_env.rules.kernels`), so later
 processes, the tournament's spawned workers included, load them instead of compiling.
@@ -37,6 +43,7 @@ from .actions import CONFIRM, DROP, NOOP, NUM_ACTIONS, START, TAKE, TAP
 from .cards import COPIES_PER_RANK, DECK_SIZE, NUM_RANKS, RANK_POINTS, TOTAL_POINTS
 from .engine import CARDS_PER_DEAL, LOOSE_AT_START, MAX_PLAYERS, MIN_PLAYERS, Config
 from .observation import _DECK_MAX, LAYOUT
+from . import runs
 from .runs import leftovers_receiver, may_take_pile, next_after_start, next_after_step
 
 #: Whether the kernels are cached on disk (:func:`hod.core.jit.cache_kernels`).
@@ -58,6 +65,13 @@ def njit_inline(fn):
     two dozen array arguments per game)."""
     return _njit(cache=CACHED, _nrt=False, inline="always")(fn)
 
+
+#: The run rules of :mod:`robada_env.rules.runs` that the mask and the step ask, compiled from
+#: that one source (inlined): 'How to play' (a start), R3 (tap before piles; which pile), R7.
+_can_start = njit_inline(runs.can_start)
+_must_tap = njit_inline(runs.must_tap)
+_pile_takeable = njit_inline(runs.pile_takeable)
+_leftovers_receiver = njit_inline(runs.leftovers_receiver)
 
 _R = NUM_RANKS
 _S = MAX_PLAYERS
@@ -121,45 +135,50 @@ def mask_game(hand_cnt, loose_cnt, pile_top, run_next, run_active, current, term
         out[NOOP] = 1
         return
     cur = current[b]
+    hand, loose = hand_cnt[b, cur], loose_cnt[b]
     if not run_active[b]:
         for r in range(_R):
-            if hand_cnt[b, cur, r] > 0:
+            if hand[r] > 0:
                 out[DROP + r] = 1
-                if loose_cnt[b, r] > 0:
+                if _can_start(r, hand, loose):
                     out[START + r] = 1
         return
     need = run_next[b]
-    if need >= 0:
-        if loose_cnt[b, need] > 0:
-            out[TAP] = 1
-        else:
-            n = pile_top.shape[1]
-            t = cur                                      # the seat k places to the runner's left
-            for k in range(n):
-                top = pile_top[b, t]
-                if top >= 0 and top % _R == need and (k > 0 or rules[R_TAKE_OWN] != 0):
-                    out[TAKE + k] = 1
-                t += 1
-                if t == n:
-                    t = 0
+    if _must_tap(need, loose):
+        out[TAP] = 1
+    elif need >= 0:
+        n = pile_top.shape[1]
+        own = rules[R_TAKE_OWN] != 0
+        t = cur                                          # the seat k places to the runner's left
+        for k in range(n):
+            top = pile_top[b, t]
+            if _pile_takeable(need, top % _R if top >= 0 else -1, k, 0, own):
+                out[TAKE + k] = 1
+            t += 1
+            if t == n:
+                t = 0
     out[CONFIRM] = 1
 
 
 # ---- one action (one game) -----------------------------------------------------------------------
 @njit_inline
 def _deal(deck, deck_left, hand_cards, hand_cnt, hand_size, hand_total, b):
-    """R6: 3 cards to each seat in seat order from the top of the deck (every hand is empty)."""
+    """R6: 3 cards to each seat in seat order from the top of the deck (every hand is empty). A
+    deck of fewer cards (only a hand-built position, ``engine.from_position``, has one) deals what
+    it holds, in the same order."""
     n = hand_cnt.shape[1]
     at = _DECK_SIZE - deck_left[b]
     for i in range(n):
-        for j in range(_DEAL):
+        k = 0
+        while k < _DEAL and at < _DECK_SIZE:
             c = deck[b, at]
             at += 1
-            hand_cards[b, i, j] = c
+            hand_cards[b, i, k] = c
             hand_cnt[b, i, c % _R] += 1
-        hand_size[b, i] = _DEAL
-    hand_total[b] = _DEAL * n
-    deck_left[b] -= _DEAL * n
+            k += 1
+        hand_size[b, i] = k
+        hand_total[b] += k
+    deck_left[b] = _DECK_SIZE - at
 
 
 @njit_inline
@@ -251,16 +270,30 @@ def step_game(deck, deck_left, hand_cards, hand_cnt, hand_size, hand_total, loos
         pile_top[b, cur] = run_card[b]
         last_runner[b] = cur
         _clear_run(run_cnt, run_card, run_start, run_rank, run_next, run_active, run_size, run_pts, run_taken, b)
-    # the end of the turn: to the left; re-deal (R6) or the end of the game (R7)
-    current[b] = cur + 1 if cur + 1 < n else 0
+    current[b] = cur + 1 if cur + 1 < n else 0           # the end of the turn: to the left (R4)
+    return end_of_turn(deck, deck_left, hand_cards, hand_cnt, hand_size, hand_total, loose_cnt, pile_cnt, pile_size,
+                       pile_pts, current, last_runner, terminal, b, rules)
+
+
+@njit_inline
+def end_of_turn(deck, deck_left, hand_cards, hand_cnt, hand_size, hand_total, loose_cnt, pile_cnt, pile_size, pile_pts,
+                current, last_runner, terminal, b, rules):
+    """What follows a turn in game ``b`` (``current`` already the next seat): cards in some
+    hand -> the play goes on (past the seats with an empty hand, which only a hand-built position
+    has); every hand empty -> the deck deals again (R6); the deck out too -> the game ends and the
+    leftover loose cards go under the visible card of the last runner's pile (R7,
+    ``leftovers_to_last_runner``). Returns 1 if the game ended, else 0."""
+    n = hand_cnt.shape[1]
     if hand_total[b] > 0:
+        while hand_size[b, current[b]] == 0:
+            current[b] = current[b] + 1 if current[b] + 1 < n else 0
         return 0
     if deck_left[b] > 0:
         _deal(deck, deck_left, hand_cards, hand_cnt, hand_size, hand_total, b)
         return 0
     terminal[b] = True
-    w = last_runner[b]
-    if rules[R_LEFTOVERS] != 0 and w >= 0:               # under the visible card: pile_top stays
+    w = _leftovers_receiver(last_runner[b], rules[R_LEFTOVERS] != 0)
+    if w >= 0:                                           # under the visible card: pile_top stays
         for r in range(_R):
             k = loose_cnt[b, r]
             pile_cnt[b, w, r] += k
@@ -298,6 +331,7 @@ def reset_game(deck, deck_left, hand_cards, hand_cnt, hand_size, hand_total, loo
     terminal[b] = False
     decisions[b] = 0
     deck_left[b] = _DECK_SIZE - _LOOSE_AT_START
+    hand_total[b] = 0
     _deal(deck, deck_left, hand_cards, hand_cnt, hand_size, hand_total, b)
 
 
@@ -442,6 +476,122 @@ def observe_batch(deck_left, hand_cnt, hand_size, loose_cnt, pile_cnt, pile_top,
                          last_runner, terminal, b, seat, out[k, j])
 
 
+# ---- one game packed in three flat buffers (the single-game engine, robada_env.rules.engine) --------
+# A numba call costs about 0.2 us per array argument: the batch drivers' 25 arrays make a call of
+# a one-game record cost more than the game's step. The single-game engine keeps its record as
+# three flat buffers instead (int8, int16, bool: every field of BatchedRobadaState, batch 1, C
+# order, at the offsets ``lay`` gives in the record's field order, ``lay[-1]`` the player count),
+# and these entry points cut the field arrays out of them (views, no copy) and run the same
+# per-game kernels the batch drivers run.
+#: The fields held in the int16 and in the bool buffer (the others are int8).
+WIDE_FIELDS = ("pile_pts", "run_pts", "decisions")
+FLAG_FIELDS = ("run_active", "run_taken", "terminal")
+
+
+@njit_inline
+def unpack(b8, b16, bb, lay):
+    """The 25 field arrays (batch 1, the record's shapes) of a game packed by ``lay``."""
+    n = lay[25]
+    return (b8[lay[0]:lay[0] + _DECK_SIZE].reshape((1, _DECK_SIZE)), b8[lay[1]:lay[1] + 1],
+            b8[lay[2]:lay[2] + n * _DEAL].reshape((1, n, _DEAL)), b8[lay[3]:lay[3] + n * _R].reshape((1, n, _R)),
+            b8[lay[4]:lay[4] + n].reshape((1, n)), b8[lay[5]:lay[5] + 1], b8[lay[6]:lay[6] + _R].reshape((1, _R)),
+            b8[lay[7]:lay[7] + n * _R].reshape((1, n, _R)), b8[lay[8]:lay[8] + n].reshape((1, n)),
+            b8[lay[9]:lay[9] + n].reshape((1, n)), b16[lay[10]:lay[10] + n].reshape((1, n)),
+            b8[lay[11]:lay[11] + _R].reshape((1, _R)), b8[lay[12]:lay[12] + _R].reshape((1, _R)),
+            b8[lay[13]:lay[13] + 1], b8[lay[14]:lay[14] + 1], b8[lay[15]:lay[15] + 1], b8[lay[16]:lay[16] + 1],
+            bb[lay[17]:lay[17] + 1], b8[lay[18]:lay[18] + 1], b16[lay[19]:lay[19] + 1],
+            bb[lay[20]:lay[20] + n].reshape((1, n)), b8[lay[21]:lay[21] + 1], b8[lay[22]:lay[22] + 1],
+            bb[lay[23]:lay[23] + 1], b16[lay[24]:lay[24] + 1])
+
+
+@njit
+def step_one(b8, b16, bb, lay, a, rules, mask):
+    """:func:`step_game` of the packed game with action ``a``, then its mask (int8 (1, 1, 27))
+    again. Returns -1 (nothing changed) if ``a`` is outside the mask, else 1 if the game ended."""
+    if a < 0 or a >= NUM_ACTIONS or mask[0, 0, a] == 0:
+        return -1
+    (deck, deck_left, hand_cards, hand_cnt, hand_size, hand_total, loose_cnt, pile_cnt, pile_top, pile_size, pile_pts,
+     seen_cnt, run_cnt, run_card, run_start, run_rank, run_next, run_active, run_size, run_pts, run_taken, current,
+     last_runner, terminal, decisions) = unpack(b8, b16, bb, lay)
+    e = step_game(deck, deck_left, hand_cards, hand_cnt, hand_size, hand_total, loose_cnt, pile_cnt, pile_top, pile_size,
+                  pile_pts, seen_cnt, run_cnt, run_card, run_start, run_rank, run_next, run_active, run_size, run_pts,
+                  run_taken, current, last_runner, terminal, decisions, 0, a, rules)
+    mask_game(hand_cnt, loose_cnt, pile_top, run_next, run_active, current, terminal, 0, rules, mask[0, 0])
+    return e
+
+
+@njit
+def start_one(b8, b16, bb, lay, how, rules, mask):
+    """The packed game's table laid out and its mask: ``how`` 0 = :func:`reset_game` (a new game
+    from the deck order in its ``deck``), 1 = :func:`end_of_turn` (a position laid out by hand),
+    2 = the mask alone. Returns 1 if the game is over."""
+    (deck, deck_left, hand_cards, hand_cnt, hand_size, hand_total, loose_cnt, pile_cnt, pile_top, pile_size, pile_pts,
+     seen_cnt, run_cnt, run_card, run_start, run_rank, run_next, run_active, run_size, run_pts, run_taken, current,
+     last_runner, terminal, decisions) = unpack(b8, b16, bb, lay)
+    if how == 0:
+        reset_game(deck, deck_left, hand_cards, hand_cnt, hand_size, hand_total, loose_cnt, pile_cnt, pile_top,
+                   pile_size, pile_pts, seen_cnt, run_cnt, run_card, run_start, run_rank, run_next, run_active, run_size,
+                   run_pts, run_taken, current, last_runner, terminal, decisions, 0)
+    elif how == 1:
+        end_of_turn(deck, deck_left, hand_cards, hand_cnt, hand_size, hand_total, loose_cnt, pile_cnt, pile_size,
+                    pile_pts, current, last_runner, terminal, 0, rules)
+    mask_game(hand_cnt, loose_cnt, pile_top, run_next, run_active, current, terminal, 0, rules, mask[0, 0])
+    return 1 if terminal[0] else 0
+
+
+@njit
+def observe_one(b8, b16, bb, lay, seats, out):
+    """``out[j]`` (float32 (S, 192)) = :func:`observe_game` of seat ``seats[j]`` in the packed game."""
+    (deck, deck_left, hand_cards, hand_cnt, hand_size, hand_total, loose_cnt, pile_cnt, pile_top, pile_size, pile_pts,
+     seen_cnt, run_cnt, run_card, run_start, run_rank, run_next, run_active, run_size, run_pts, run_taken, current,
+     last_runner, terminal, decisions) = unpack(b8, b16, bb, lay)
+    for j in range(seats.shape[0]):
+        observe_game(deck_left, hand_cnt, hand_size, loose_cnt, pile_cnt, pile_top, pile_size, pile_pts, seen_cnt,
+                     run_cnt, run_start, run_rank, run_next, run_active, run_size, run_pts, run_taken, current,
+                     last_runner, terminal, 0, seats[j], out[j])
+
+
+@njit
+def resample_one(b8, b16, bb, lay, seat, perm, rules, mask, pool):
+    """The packed game's hidden cards for ``seat`` dealt again (R9, ``engine.sample_consistent_state``):
+    the pool (the other seats' hand cards in seat and slot order, then the deck still to deal,
+    next first) becomes ``pool[perm]``, written back into the same places (hand slots, deck), the
+    hands' rank counts recounted and the mask written again. ``perm`` int64 (P,): a permutation
+    of the pool's P cards; ``pool`` int8 (40,) scratch space."""
+    (deck, deck_left, hand_cards, hand_cnt, hand_size, hand_total, loose_cnt, pile_cnt, pile_top, pile_size, pile_pts,
+     seen_cnt, run_cnt, run_card, run_start, run_rank, run_next, run_active, run_size, run_pts, run_taken, current,
+     last_runner, terminal, decisions) = unpack(b8, b16, bb, lay)
+    n = hand_cnt.shape[1]
+    first = _DECK_SIZE - deck_left[0]
+    p = perm.shape[0]
+    k = 0
+    for i in range(n):
+        if i != seat:
+            for j in range(_DEAL):
+                if hand_cards[0, i, j] >= 0:
+                    pool[k] = hand_cards[0, i, j]
+                    k += 1
+    for q in range(first, _DECK_SIZE):
+        pool[k] = deck[0, q]
+        k += 1
+    k = 0
+    for i in range(n):
+        if i != seat:
+            for r in range(_R):
+                hand_cnt[0, i, r] = 0
+            for j in range(_DEAL):
+                if hand_cards[0, i, j] >= 0:
+                    c = pool[perm[k]]
+                    hand_cards[0, i, j] = c
+                    hand_cnt[0, i, c % _R] += 1
+                    k += 1
+    for q in range(first, _DECK_SIZE):
+        deck[0, q] = pool[perm[k]]
+        k += 1
+    mask_game(hand_cnt, loose_cnt, pile_top, run_next, run_active, current, terminal, 0, rules, mask[0, 0])
+    return p
+
+
 # ---- helpers for per-action summaries (robada_env.rules.action_features) ---------------------------
 @njit_inline
 def walk_gain(need, loose, tops, pts, runner, rules):
@@ -471,14 +621,14 @@ def walk_gain(need, loose, tops, pts, runner, rules):
     taken = 0
     n = tops.shape[0]
     while need >= 0:
-        if loose[need] > 0:                              # R3: a loose card must be tapped first
+        if _must_tap(need, loose):                       # R3: a loose card must be tapped first
             loose[need] -= 1
             gain += _PTS[need]
         else:                                            # R3: else the best takeable pile
             best = -1
             best_v = -1
             for k in range(n):
-                if tops[k] == need and (k != runner or rules[R_TAKE_OWN] != 0):
+                if _pile_takeable(need, tops[k], k, runner, rules[R_TAKE_OWN] != 0):   # R3 (runs.pile_takeable)
                     v = 0 if k == runner else pts[k]
                     if v > best_v:
                         best = k

@@ -15,6 +15,7 @@ The layout table is ``LAYOUT.markdown_table()`` (reproduced in docs/robada_env.m
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -22,8 +23,11 @@ from hod.core.errors import check_int_range
 from hod.core.layout import ObsLayout, Piece
 
 from .actions import NUM_ACTIONS
-from .cards import CARD_POINTS, COPIES_PER_RANK, DECK_SIZE, NUM_RANKS, TOTAL_POINTS
-from .engine import CARDS_PER_DEAL, LOOSE_AT_START, MAX_PLAYERS, MIN_PLAYERS, RUN_CLOSED, State
+from .cards import COPIES_PER_RANK, DECK_SIZE, NUM_RANKS, TOTAL_POINTS
+from .engine import CARDS_PER_DEAL, LOOSE_AT_START, MAX_PLAYERS, MIN_PLAYERS
+
+if TYPE_CHECKING:
+    from .engine import State
 
 #: Version of the layout; bump it whenever a piece changes (policies record it).
 OBS_VERSION = 1
@@ -94,18 +98,21 @@ OBS_SIZE_V2 = LAYOUT_V2.size
 LAYOUTS = {1: LAYOUT, 2: LAYOUT_V2}
 
 _O = {p.name: LAYOUT.offsets[p.name].start for p in LAYOUT.pieces}
+#: A rank count's scale in the observation (``k / 4``).
 _Q = 1.0 / COPIES_PER_RANK
 
 
 def encode(s: State, seat: int) -> np.ndarray:
-    """Observation of ``seat`` in state ``s`` (the layout table :data:`LAYOUT`).
+    """Observation of ``seat`` in state ``s`` (the layout table :data:`LAYOUT`;
+    :func:`robada_env.rules.kernels.observe_game` on the state's record, the batched engine's
+    observation).
 
     Args:
         s: the engine state (:class:`robada_env.rules.engine.State`), n = ``s.n`` seats.
         seat: the observer, an int in 0..n-1 (absolute seat; the pieces are seat-relative to it).
 
     Returns:
-        float32 array of shape (OBS_SIZE,), values in [0, 1].
+        float32 array of shape (OBS_SIZE,), values in [0, 1] (a fresh array).
 
     Raises:
         ConfigError (a ValueError): ``seat`` not an int in 0..n-1 (the message lists the legal
@@ -116,11 +123,14 @@ def encode(s: State, seat: int) -> np.ndarray:
     """
     if type(seat) is not int or not 0 <= seat < s.n:
         seat = check_int_range("seat", seat, 0, s.n - 1)
-    return _encode_frame(s, seat)
+    t = s._t
+    out = np.empty(OBS_SIZE, np.float32)
+    kernels.observe_one(s._b8, s._b16, s._bb, t.lay, t.seat[seat], out.reshape(1, OBS_SIZE))
+    return out
 
 
 def encode_all(s: State) -> np.ndarray:
-    """Observations of every seat at once.
+    """Observations of every seat at once (one kernel call).
 
     Args:
         s: the engine state, n = ``s.n`` seats.
@@ -129,172 +139,9 @@ def encode_all(s: State) -> np.ndarray:
         float32 array of shape ``(n, OBS_SIZE)``, row ``i`` equal to ``encode(s, i)`` bit for bit
         (a fresh array; rows may be handed out as views).
     """
-    return _encode_frame(s, None).take(_SEAT_VIEW[s.n])
-
-
-# How the observations are built (:func:`_encode_frame`): the entries are written in a *frame*.
-# For one seat, the frame is that seat's observation itself (seats relative to it). For every
-# seat at once, most of an observation is public (R9) and the same for every seat up to the
-# seat-relative order, so the state is encoded once in the *table* frame: the layout as seat 0
-# would see it (absolute seats), except that the private pieces (own hand, unseen) are kept for
-# every seat in two extra blocks; the observation of seat ``i`` is then one gather through
-# :data:`_SEAT_VIEW` ``[n][i]``, which rotates the seat-relative pieces by ``i`` and picks seat
-# ``i``'s private blocks. The values are the same Python expressions as the layout table's
-# (e.g. ``h / CARDS_PER_DEAL``), rounded once to float32.
-_HAND_BLOCK = OBS_SIZE                         # hand counts of seat i at _HAND_BLOCK + i * R
-_UNSEEN_BLOCK = _HAND_BLOCK + _S * _R          # unseen counts of seat i at _UNSEEN_BLOCK + i * R
-_ZERO = _UNSEEN_BLOCK + _S * _R                # always 0: padding seats
-_TABLE_SIZE = _ZERO + 1
-#: Rank of each card id.
-_RANK_OF = tuple(c % _R for c in range(DECK_SIZE))
-
-
-def _seat_views() -> dict[int, np.ndarray]:
-    """Per player count n, the intp (n, OBS_SIZE) gather indices into the table view."""
-    seat_pieces = {  # piece -> entries per seat
-        "to_act": 1, "hand_sizes": 1, "pile_top": _R, "pile_size": 1, "pile_points": 1,
-        "pile_ranks": _R, "run_piles_taken": 1, "last_runner": 1,
-    }
-    views = {}
-    for n in range(MIN_PLAYERS, MAX_PLAYERS + 1):
-        view = np.tile(np.arange(OBS_SIZE, dtype=np.intp), (n, 1))
-        for seat in range(n):
-            row = view[seat]
-            for name, width in seat_pieces.items():
-                start = _O[name]
-                for rel in range(_S):
-                    at = start + rel * width
-                    if rel < n:
-                        row[at:at + width] = start + ((seat + rel) % n) * width + np.arange(width)
-                    else:
-                        row[at:at + width] = _ZERO
-            row[LAYOUT.offsets["hand"]] = _HAND_BLOCK + seat * _R + np.arange(_R)
-            row[LAYOUT.offsets["unseen"]] = _UNSEEN_BLOCK + seat * _R + np.arange(_R)
-        view.setflags(write=False)
-        views[n] = view
-    return views
-
-
-_SEAT_VIEW = _seat_views()
-#: Per player count n and observer, the position of each seat relative to the observer.
-_RELATIVE = {n: [tuple((i - seat) % n for i in range(n)) for seat in range(n)]
-             for n in range(MIN_PLAYERS, MAX_PLAYERS + 1)}
-#: Per player count, seats as they are (the table frame).
-_ABSOLUTE = {n: tuple(range(n)) for n in range(MIN_PLAYERS, MAX_PLAYERS + 1)}
-
-
-def _encode_frame(s: State, seat: int | None) -> np.ndarray:
-    """The entries of ``s`` in the frame of ``seat`` (its observation, float32 (OBS_SIZE,)), or
-    with ``seat=None`` in the table frame (float32 (_TABLE_SIZE,)); see the comment above.
-
-    ``seat`` must be in 0..n-1 (:func:`encode` checks it).
-    """
-    n = s.n
-    if seat is None:
-        rel, private, size = _ABSOLUTE[n], range(n), _TABLE_SIZE
-    else:
-        rel = _RELATIVE[n][seat]
-        seat %= n
-        private, size = (seat,), OBS_SIZE
-    rank_of = _RANK_OF
-    idx: list[int] = []
-    val: list[float] = []
-    add_i = idx.append
-    add_v = val.append
-
-    add_i(_O["num_players"] + n - MIN_PLAYERS); add_v(1.0)
-    if not s.terminal:
-        add_i(_O["to_act"] + rel[s.current]); add_v(1.0)
-
-    seen = [0] * _R
-    for c in s.loose:
-        seen[rank_of[c]] += 1
-    o_loose = _O["loose"]
-    for r, k in enumerate(seen):
-        if k:
-            add_i(o_loose + r); add_v(k * _Q)
-
-    o_hs, o_top, o_size, o_pts, o_ranks = (
-        _O["hand_sizes"], _O["pile_top"], _O["pile_size"], _O["pile_points"], _O["pile_ranks"])
-    for i in range(n):
-        j = rel[i]
-        if s.hands[i]:
-            add_i(o_hs + j); add_v(len(s.hands[i]) / CARDS_PER_DEAL)
-        pile = s.piles[i]
-        if pile:
-            add_i(o_top + j * _R + rank_of[pile[-1]]); add_v(1.0)
-            add_i(o_size + j); add_v(len(pile) / DECK_SIZE)
-            add_i(o_pts + j); add_v(s.points[i] / TOTAL_POINTS)
-            cnt = [0] * _R
-            for c in pile:
-                cnt[rank_of[c]] += 1
-            base = o_ranks + j * _R
-            for r, k in enumerate(cnt):
-                if k:
-                    seen[r] += k
-                    add_i(base + r); add_v(k * _Q)
-
-    if s.run:
-        add_i(_O["run_active"]); add_v(1.0)
-        add_i(_O["run_start"] + s.run_start); add_v(1.0)
-        add_i(_O["run_rank"] + s.run_rank); add_v(1.0)
-        if s.run_next != RUN_CLOSED:
-            add_i(_O["run_next"] + s.run_next); add_v(1.0)
-        else:  # closed by the Ace after the Rey (R2)
-            add_i(_O["run_closed"]); add_v(1.0)
-        cnt = [0] * _R
-        pts = 0
-        for c in s.run:
-            cnt[rank_of[c]] += 1
-            pts += CARD_POINTS[c]
-        o = _O["run_gathered"]
-        for r, k in enumerate(cnt):
-            if k:
-                seen[r] += k
-                add_i(o + r); add_v(k * _Q)
-        add_i(_O["run_size"]); add_v(len(s.run) / DECK_SIZE)
-        add_i(_O["run_points"]); add_v(pts / TOTAL_POINTS)
-        o = _O["run_piles_taken"]
-        for t in s.run_taken:
-            add_i(o + rel[t]); add_v(1.0)
-
-    if s.deck:
-        add_i(_O["deck_left"]); add_v(len(s.deck) / _DECK_MAX)
-    o_seen = _O["seen"]
-    for r, k in enumerate(seen):
-        if k:
-            add_i(o_seen + r); add_v(k * _Q)
-    if s.last_runner >= 0:
-        add_i(_O["last_runner"] + rel[s.last_runner]); add_v(1.0)
-
-    # private pieces. Own hand (a rank held twice is written twice, with the same value): in the
-    # hand block of every seat (seat i at _HAND_BLOCK + i * R), or in the observation's own piece.
-    o_hand = _HAND_BLOCK if seat is None else _O["hand"] - seat * _R
-    for i in private:
-        cards = s.hands[i]
-        hand = [0] * _R
-        for c in cards:
-            hand[rank_of[c]] += 1
-        base = o_hand + i * _R
-        for c in cards:
-            r = rank_of[c]
-            add_i(base + r); add_v(hand[r] * _Q)
-
-    if seat is not None:  # unseen = 4 - seen - own hand
-        o_unseen = _O["unseen"]
-        for r, k in enumerate(seen):
-            u = COPIES_PER_RANK - k - hand[r]
-            if u:
-                add_i(o_unseen + r); add_v(u * _Q)
-    out = np.zeros(size, dtype=np.float32)
-    out.put(idx, val)
-    if seat is None:
-        # every seat's unseen block at once: (4 - seen - own hand) / 4 = 1 - seen / 4 - own hand
-        # / 4, exact in float32 (multiples of 1/4 in [0, 1]; 0 comes out as +0.0, like an entry
-        # never written)
-        hands_q = out[_HAND_BLOCK:_HAND_BLOCK + n * _R].reshape(n, _R)
-        unseen_q = out[_UNSEEN_BLOCK:_UNSEEN_BLOCK + n * _R].reshape(n, _R)
-        np.subtract(1.0 - out[o_seen:o_seen + _R], hands_q, out=unseen_q)
+    t = s._t
+    out = np.empty((s.n, OBS_SIZE), np.float32)
+    kernels.observe_one(s._b8, s._b16, s._bb, t.lay, t.seats, out)
     return out
 
 
@@ -427,8 +274,8 @@ def decode(obs: np.ndarray) -> ObsView:
 
 
 def view_of(s: State, seat: int) -> ObsView:
-    """``decode(encode(s, seat))`` worked out straight from the state, with no float vector: the
-    fast path of bots that play many games on engine states (search playouts). What ``seat``
+    """``decode(encode(s, seat))`` read straight from the state's record, with no float vector:
+    the fast path of bots that play many games on engine states (search playouts). What ``seat``
     legitimately knows only (RULINGS R9), seat-relative like :func:`encode`.
 
     Args:
@@ -444,47 +291,40 @@ def view_of(s: State, seat: int) -> ObsView:
     n = s.n
     if type(seat) is not int or not 0 <= seat < n:
         seat = check_int_range("seat", seat, 0, n - 1)
-    rank_of = _RANK_OF
-    order = [(seat + k) % n for k in range(n)]
-
-    def counts(cards) -> list:
-        cnt = [0] * _R
-        for c in cards:
-            cnt[rank_of[c]] += 1
-        return cnt
-
-    hand = counts(s.hands[seat])
-    loose = counts(s.loose)
-    gathered = counts(s.run)
-    seen = [a + b for a, b in zip(loose, gathered)]
-    pile_ranks = []
-    for i in order:
-        cnt = counts(s.piles[i])
-        pile_ranks.append(tuple(cnt))
-        seen = [a + b for a, b in zip(seen, cnt)]
-    run = bool(s.run)
-    closed = run and s.run_next == RUN_CLOSED
+    t = s._t
+    b8, b16, bb = s._b8.tolist(), s._b16.tolist(), s._bb.tolist()     # the packed record, read once
+    order = t.order[seat]
+    o = t.hand_cnt + seat * _R
+    hand = b8[o:o + _R]
+    seen = b8[t.seen_cnt:t.seen_cnt + _R]
+    run = bb[t.run_active]
+    need = b8[t.run_next]
+    lr = b8[t.last_runner]
+    o_cnt, o_top, o_size, o_pts, o_hs, o_taken = t.pile_cnt, t.pile_top, t.pile_size, t.pile_pts, t.hand_size, t.run_taken
     return ObsView(
         num_players=n,
-        to_act=-1 if s.terminal else (s.current - seat) % n,
+        to_act=-1 if bb[t.terminal] else (b8[t.current] - seat) % n,
         hand=tuple(hand),
-        hand_sizes=tuple(len(s.hands[i]) for i in order),
-        loose=tuple(loose),
-        pile_top=tuple(rank_of[s.piles[i][-1]] if s.piles[i] else -1 for i in order),
-        pile_size=tuple(len(s.piles[i]) for i in order),
-        pile_points=tuple(s.points[i] if s.piles[i] else 0 for i in order),
-        pile_ranks=tuple(pile_ranks),
+        hand_sizes=tuple(b8[o_hs + i] for i in order),
+        loose=tuple(b8[t.loose_cnt:t.loose_cnt + _R]),
+        pile_top=tuple(b8[o_top + i] % _R if b8[o_top + i] >= 0 else -1 for i in order),
+        pile_size=tuple(b8[o_size + i] for i in order),
+        pile_points=tuple(b16[o_pts + i] for i in order),
+        pile_ranks=tuple(tuple(b8[o_cnt + i * _R:o_cnt + (i + 1) * _R]) for i in order),
         run_active=run,
-        run_start=s.run_start if run else -1,
-        run_rank=s.run_rank if run else -1,
-        run_next=s.run_next if run and not closed else -1,
-        run_closed=closed,
-        run_gathered=tuple(gathered),
-        run_size=len(s.run),
-        run_points=sum(CARD_POINTS[c] for c in s.run),
-        run_piles_taken=tuple(1 if i in s.run_taken else 0 for i in order),
-        deck_left=len(s.deck),
+        run_start=b8[t.run_start],
+        run_rank=b8[t.run_rank],
+        run_next=need,
+        run_closed=run and need < 0,
+        run_gathered=tuple(b8[t.run_cnt:t.run_cnt + _R]),
+        run_size=b8[t.run_size],
+        run_points=b16[t.run_pts],
+        run_piles_taken=tuple(1 if bb[o_taken + i] else 0 for i in order),
+        deck_left=b8[t.deck_left],
         seen=tuple(seen),
         unseen=tuple(COPIES_PER_RANK - a - h for a, h in zip(seen, hand)),
-        last_runner=(s.last_runner - seat) % n if s.last_runner >= 0 else -1,
+        last_runner=(lr - seat) % n if lr >= 0 else -1,
     )
+
+
+from . import kernels  # noqa: E402  (after the layout: the kernels read it)

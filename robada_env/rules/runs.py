@@ -6,7 +6,13 @@ scoring') and the rulings R2, R3 and R7 of shared/rules/RULINGS.md. The single e
 tables built from these functions) and the bots (:mod:`hod.agents.robada_bots`, the plan features
 and the search bot) all ask these functions, so each rule and each rule option is written once.
 
-Everything works on plain ints and short lists, in whatever frame of seats the caller uses:
+The compiled kernels (:mod:`robada_env.rules.kernels`) compile the scalar ones among these same
+functions (``next_after_start``, ``next_after_step``, ``can_start``, ``must_tap``,
+``pile_takeable``, ``leftovers_receiver``: numba ``njit`` of this source, inlined), so the mask and
+the step of both engines and the bots' planner ask one statement of each rule.
+
+Everything works on plain ints and short sequences (or, compiled, array rows), in whatever frame
+of seats the caller uses:
 
 * a rank is ``0..9`` (A, 2..7, Sota, Caballo, Rey; :mod:`robada_env.rules.cards`);
 * ``loose`` is the count of loose cards per rank, a sequence of 10 ints;
@@ -24,7 +30,7 @@ from .cards import ACE, NUM_RANKS, REY
 
 __all__ = [
     "RUN_CLOSED", "NOBODY", "TAP_STEP", "next_after_start", "next_after_step", "can_start", "startable_ranks",
-    "may_take_pile", "takeable_piles", "extension_options", "RunWalk", "walk_run",
+    "may_take_pile", "must_tap", "pile_takeable", "takeable_piles", "extension_options", "RunWalk", "walk_run",
     "leftovers_receiver",
 ]
 
@@ -110,6 +116,31 @@ def may_take_pile(seat: int, runner: int, may_take_own_pile: bool = True) -> boo
     return may_take_own_pile or seat != runner
 
 
+def must_tap(need: int, loose: Sequence[int]) -> bool:
+    """Whether the run's next step must tap a loose card (R3: while a loose card of the needed
+    rank is on the table, the run can only be extended by tapping it).
+
+    Args:
+        need: the rank the run needs, or :data:`RUN_CLOSED` (then False: nothing extends it).
+        loose: (10,) loose cards per rank.
+    """
+    return need >= 0 and loose[need] > 0
+
+
+def pile_takeable(need: int, top: int, seat: int, runner: int, may_take_own_pile: bool = True) -> bool:
+    """Whether the pile of ``seat``, visible rank ``top`` (-1: empty), may extend a run of
+    ``runner`` that needs ``need`` when no loose card of that rank is on the table (R3): it
+    shows the needed rank, and it is not the runner's own unless ``may_take_own_pile``.
+
+    Args:
+        need: the rank the run needs (``RUN_CLOSED``: never).
+        top: the pile's visible rank, -1 for an empty pile (never takeable).
+        seat, runner: the pile's seat and the runner's, in one frame.
+        may_take_own_pile: ``Config.may_take_own_pile`` (R3).
+    """
+    return need >= 0 and top == need and (may_take_own_pile or seat != runner)
+
+
 def takeable_piles(need: int, tops: Sequence[int], runner: int = 0,
                    may_take_own_pile: bool = True) -> list[int]:
     """The seats whose pile shows ``need`` and that ``runner`` may take (R3), ascending.
@@ -126,9 +157,7 @@ def takeable_piles(need: int, tops: Sequence[int], runner: int = 0,
     Returns:
         list of seat indices into ``tops``.
     """
-    if need < 0:
-        return []
-    return [k for k, t in enumerate(tops) if t == need and (may_take_own_pile or k != runner)]
+    return [k for k, t in enumerate(tops) if pile_takeable(need, t, k, runner, may_take_own_pile)]
 
 
 def extension_options(need: int, loose: Sequence[int], tops: Sequence[int], runner: int = 0,
@@ -151,9 +180,7 @@ def extension_options(need: int, loose: Sequence[int], tops: Sequence[int], runn
         ``(tap, seats)``: ``tap`` is True when the step is a tap (then ``seats`` is ``[]``);
         otherwise ``seats`` lists the takeable piles ascending (possibly none: the run must stop).
     """
-    if need < 0:
-        return False, []
-    if loose[need] > 0:
+    if must_tap(need, loose):
         return True, []
     return False, takeable_piles(need, tops, runner, may_take_own_pile)
 
@@ -212,13 +239,13 @@ def walk_run(start: int, loose: Sequence[int], tops: Sequence[int], runner: int 
     after = _AFTER_STEP[bool(closing_ace)]
     need = _AFTER_START[bool(closing_ace)][start]
     while need >= 0:
-        if lo[need] > 0:  # R3: a loose card of the needed rank must be tapped
+        if must_tap(need, lo):  # R3: a loose card of the needed rank must be tapped
             lo[need] -= 1
             steps.append((need, TAP_STEP))
         else:  # R3: else the best takeable pile (takeable_piles), if any
             best, best_v = -1, None
-            for k, t in enumerate(tp):
-                if t == need and (may_take_own_pile or k != runner):
+            for k, t in enumerate(tp):                 # (t == need first: a fast pre-filter)
+                if t == need and pile_takeable(need, t, k, runner, may_take_own_pile):
                     v = 0 if pile_values is None else pile_values[k]
                     if v is not None and (best_v is None or v > best_v):
                         best, best_v = k, v

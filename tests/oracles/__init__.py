@@ -12,5 +12,8 @@ masks, observations, scores, winners and belief samples bit for bit (and
 
 ``robada_batched`` (with ``robada_batched_obs``) is Ronda Robada's batched numpy engine as it was
 before the compiled kernels (:mod:`robada_env.rules.kernels`); ``tests/test_robada_batched.py``
-plays it in lockstep with them. Nothing in the package imports these modules.
+plays it in lockstep with them. ``robada_scalar`` is Ronda Robada's single-game engine, run rules
+and observation encoder as they were before the scalar API became a view over the same kernels;
+``tests/test_robada_lockstep.py`` requires the same cards, masks, observations, scores, winners,
+belief samples and refusals bit for bit. Nothing in the package imports these modules.
 """
