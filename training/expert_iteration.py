@@ -57,7 +57,7 @@ from hod.core.games import game_names, get_game
 
 from . import config as config_mod
 from .imitation import value_teachers
-from .policy_io import load_onnx_actor   # noqa: F401  (its home was here; kept importable)
+from .policy_io import load_onnx_actor
 
 #: Default configuration files: ``training/configs/<game>_expit.toml``.
 CONFIG_NAME = "{game}_expit.toml"
