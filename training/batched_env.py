@@ -16,6 +16,10 @@ label                batch policy
                      (the same object, refreshed in place each rollout, so nothing to swap)
 ``past:<name>``      :class:`~hod.training.numpy_policy.NumpyBatchPolicy` on that snapshot
 ``heuristic:random`` the game's vectorized ``RandomPolicy`` (uniform legal actions, in batch)
+``heuristic:ppo``    a shipped ONNX opponent on the plain observation (Tapeo's ``ppo``, ``ppo_v1``, ...):
+                     a :class:`~hod.training.numpy_policy.NumpyBatchPolicy` on the export's actor
+                     (one matrix product per batch; argmax, as the registered bot plays, unless
+                     ``heuristic_options`` say ``{ppo = {deterministic = false}}``)
 ``heuristic:<bot>``  the game's ``BotPolicy`` around ``agents.make(game, bot)`` (one call per
                      row: as fast as the bot)
 ===================  =========================================================================
@@ -151,11 +155,27 @@ class BatchOpponents:
                 pol = self.vector.RandomPolicy(seed)
             elif bot_name is not None:
                 own = getattr(src, "options", {}).get(bot_name, {})   # the pool's options of that bot
-                pol = self.vector.BotPolicy(make_named_bot(self.game, bot_name, seed=bot_seed, **self.rules, **own))
+                pol = self._batch_or_bot(make_named_bot(self.game, bot_name, seed=bot_seed, **self.rules, **own), seed)
             else:
-                pol = self.vector.BotPolicy(src.make_bot(label, bot_seed))
+                pol = self._batch_or_bot(src.make_bot(label, bot_seed), seed)
         self._cache[label] = (net, pol)
         return pol
+
+    def _batch_or_bot(self, bot: Any, seed: list) -> Any:
+        """The batch policy of a bot made by name: a shipped ONNX opponent on the plain observation
+        (:class:`hod.agents.onnx_policy.OnnxPolicy`, e.g. Tapeo's ``ppo``) as a
+        :class:`~hod.training.numpy_policy.NumpyBatchPolicy` on its actor
+        (:func:`hod.training.policy_io.onnx_numpy_policy`: the whole batch in one product, playing
+        the argmax or sampling as the bot was built, ``deterministic``), any other bot as the game's
+        ``BotPolicy`` (one call per row)."""
+        from hod.agents.onnx_policy import OnnxPolicy
+
+        if isinstance(bot, OnnxPolicy) and bot.encoder.identity:
+            from .policy_io import onnx_numpy_policy
+
+            net = onnx_numpy_policy(bot.path, bot.model_card["policy"]["activation"], "none")
+            return NumpyBatchPolicy(net, bool(bot.deterministic), seed)
+        return self.vector.BotPolicy(bot)
 
     def refresh(self) -> tuple[list, list[float]]:
         """Policies and weights for the source's members now: ``(policies, weights)``, one float

@@ -300,7 +300,7 @@ class TrainingConfig(EvaluationConfig):
 
     Integers and booleans are strict (``1.5``, ``"3"``, ``true`` for an integer are refused); a
     float key takes an integer. Lists may be given as tuples. Keys added after the first configs
-    (``engine``, ``obs_encoder``, ``reward_scale``, ``[imitation]``) have defaults so that older
+    (``engine``, ``obs_encoder``, ``reward_scale``, ``[imitation]``, ``init_actor``) have defaults so that older
     configurations stored in checkpoints still load; every other key is required, and unknown
     keys are refused.
     """
@@ -341,6 +341,7 @@ class TrainingConfig(EvaluationConfig):
     bc_cache_dir: Annotated[str, Strict()] = ""
     bc_epochs: PositiveInt = 4
     bc_learning_rate: Annotated[float, Strict()] = Field(0.001, gt=0.0, le=1.0, description="a number in (0, 1]")
+    init_actor: Annotated[str, Strict()] = ""   # configs written before the key: a fresh actor
     # [run]
     total_steps: PositiveInt
     seed: Annotated[int, Strict()] = Field(ge=0, le=SEED_MAX, description=f"an integer in [0, {SEED_MAX}]")
@@ -388,6 +389,15 @@ class TrainingConfig(EvaluationConfig):
     def _teacher(cls, v: str, info: ValidationInfo) -> str:
         if v:
             _check_bots(_game(info), [v])
+        return v
+
+    @field_validator("init_actor")
+    @classmethod
+    def _init_actor(cls, v: str) -> str:
+        if v and not (v.endswith((".onnx", ".zip")) and Path(v).is_file()):
+            what = "no such file" if not Path(v).exists() else "not a file ending .onnx or .zip"
+            raise ValueError(f"{what}; legal: \"\" (a fresh actor), an existing ONNX export (.onnx, "
+                             f"python -m hod.training.export) or checkpoint (.zip) of the configured network")
         return v
 
     @field_validator("bc_cache_dir")
@@ -455,6 +465,9 @@ class TrainingConfig(EvaluationConfig):
                              f"observation {obs_size}, {spec.num_actions} actions); legal: at most "
                              f"{model_card.MAX_PARAMETERS:,} (MAX_PARAMETERS, hod.agents.model_card), what "
                              f"checkpoints, --resume and export load")
+        if self.init_actor and self.bc_teacher:
+            raise ValueError(f"init_actor={self.init_actor!r} and bc_teacher={self.bc_teacher!r}: two warm starts; "
+                             f"legal: at most one of them non-empty")
         if self.bc_teacher:   # unknown options: ConfigError naming the legal ones
             agents.make(game, self.bc_teacher, seed=0, **self.bc_teacher_options)
         return self

@@ -57,6 +57,7 @@ from hod.core.games import game_names, get_game
 
 from . import config as config_mod
 from .imitation import value_teachers
+from .policy_io import load_onnx_actor
 
 #: Default configuration files: ``training/configs/<game>_expit.toml``.
 CONFIG_NAME = "{game}_expit.toml"
@@ -174,48 +175,6 @@ def policy_logits(model: Any, observation: np.ndarray, action_mask: np.ndarray) 
             dist = model.policy.get_distribution(obs, action_masks=np.asarray(action_mask[s:s + 8192]) != 0)
             out.append(dist.distribution.logits.cpu().numpy().astype(np.float64))
     return np.concatenate(out)
-
-
-def load_onnx_actor(policy: Any, path: str | Path) -> None:
-    """Copy the actor of an ONNX export (:mod:`hod.training.export`: ``body.<2k>.weight/bias``
-    and ``head.weight/bias``) into an SB3 ``MaskableActorCriticPolicy`` (its
-    ``mlp_extractor.policy_net`` linears and ``action_net``); the critic is left as it is. The
-    file is read with ``onnx`` (protobuf: no code runs) after the checks of
-    :class:`hod.agents.onnx_policy.OnnxPolicy`: its size, and the sizes its tensors declare
-    (:func:`hod.agents.onnx_policy.check_graph_tensors`; no external data is loaded).
-
-    Raises:
-        CheckpointError: not a readable ONNX file, one over the limits of
-            :mod:`hod.agents.model_card`, or layers whose names or shapes differ from the
-            policy's actor (the message names both).
-    """
-    import onnx
-    import torch
-    from onnx import numpy_helper
-    from torch import nn
-
-    from hod.agents import model_card
-    from hod.agents.onnx_policy import check_graph_tensors
-
-    try:
-        data = model_card.read_limited(path, model_card.MAX_FILE_BYTES, "MAX_FILE_BYTES", "ONNX export")
-    except OSError as e:   # missing or unreadable file
-        raise CheckpointError(f"{path}: not a readable ONNX export ({type(e).__name__}: {e})") from None
-    check_graph_tensors(data, str(path))
-    proto = onnx.load_model_from_string(data)
-    weights = {t.name: numpy_helper.to_array(t) for t in proto.graph.initializer}
-    linears = [m for m in policy.mlp_extractor.policy_net if isinstance(m, nn.Linear)]
-    names = [f"body.{2 * i}" for i in range(len(linears))] + ["head"]
-    modules = linears + [policy.action_net]
-    want = {f"{n}.{p}": tuple(getattr(m, p).shape) for n, m in zip(names, modules) for p in ("weight", "bias")}
-    have = {k: tuple(v.shape) for k, v in weights.items() if k.startswith(("body.", "head."))}
-    if have != want:
-        raise CheckpointError(f"{path}: actor layers {have} differ from the policy's {want}; the export must "
-                              f"have the configured net_arch and the game's sizes")
-    with torch.no_grad():
-        for n, m in zip(names, modules):
-            for p in ("weight", "bias"):
-                getattr(m, p).copy_(torch.as_tensor(np.array(weights[f"{n}.{p}"]), dtype=getattr(m, p).dtype))
 
 
 class ExpertIterationConfig(BaseModel):

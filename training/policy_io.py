@@ -10,6 +10,7 @@ MLP actor of ``Linear`` + ``Tanh``/``ReLU`` layers, a ``Linear`` action head.
 """
 from __future__ import annotations
 
+import numpy as np
 import torch
 from torch import nn
 
@@ -83,3 +84,131 @@ class MaskedActor(nn.Module):
 def actor_module(policy) -> MaskedActor:
     """The :class:`MaskedActor` of an SB3 policy (shares its parameters; call ``.eval()``)."""
     return MaskedActor(policy)
+
+
+# ---- reading an actor back: ONNX exports and checkpoints ----------------------------------------
+def onnx_actor_weights(path) -> dict:
+    """The actor tensors of an ONNX export (:mod:`hod.training.export`): ``{name: float array}``
+    for the initializers ``body.<2k>.weight/bias`` and ``head.weight/bias`` (weights ``(out,
+    in)``, torch's layout). The file is read with ``onnx`` (protobuf: no code runs) after the
+    checks of :class:`hod.agents.onnx_policy.OnnxPolicy`: its size
+    (:data:`hod.agents.model_card.MAX_FILE_BYTES`) and the sizes its tensors declare
+    (:func:`hod.agents.onnx_policy.check_graph_tensors`; no external data is loaded).
+
+    Raises:
+        CheckpointError: a missing or unreadable file, not an ONNX file, or one over the limits of
+            :mod:`hod.agents.model_card`.
+    """
+    import onnx
+    from onnx import numpy_helper
+
+    from hod.agents import model_card
+    from hod.agents.model_card import CheckpointError
+    from hod.agents.onnx_policy import check_graph_tensors
+
+    try:
+        data = model_card.read_limited(path, model_card.MAX_FILE_BYTES, "MAX_FILE_BYTES", "ONNX export")
+    except OSError as e:   # missing or unreadable file
+        raise CheckpointError(f"{path}: not a readable ONNX export ({type(e).__name__}: {e})") from None
+    check_graph_tensors(data, str(path))
+    try:
+        proto = onnx.load_model_from_string(data)
+    except Exception as e:   # protobuf's DecodeError and friends: not an ONNX file
+        raise CheckpointError(f"{path}: not an ONNX model ({type(e).__name__}: {e})") from None
+    return {t.name: np.array(numpy_helper.to_array(t), dtype=np.float32) for t in proto.graph.initializer
+            if t.name.startswith(("body.", "head."))}
+
+
+def load_onnx_actor(policy, path) -> None:
+    """Copy the actor of an ONNX export (:func:`onnx_actor_weights`) into an SB3
+    ``MaskableActorCriticPolicy`` (its ``mlp_extractor.policy_net`` linears and ``action_net``);
+    the critic is left as it is.
+
+    Raises:
+        CheckpointError: not a readable ONNX file, one over the limits of
+            :mod:`hod.agents.model_card`, or layers whose names or shapes differ from the
+            policy's actor (the message names both).
+    """
+    from hod.agents.model_card import CheckpointError
+
+    weights = onnx_actor_weights(path)
+    linears, _ = _mlp_layers(policy)
+    names = [f"body.{2 * i}" for i in range(len(linears))] + ["head"]
+    modules = linears + [policy.action_net]
+    want = {f"{n}.{p}": tuple(getattr(m, p).shape) for n, m in zip(names, modules) for p in ("weight", "bias")}
+    have = {k: tuple(v.shape) for k, v in weights.items()}
+    if have != want:
+        raise CheckpointError(f"{path}: actor layers {have} differ from the policy's {want}; the export must "
+                              f"have the configured net_arch and the game's sizes")
+    with torch.no_grad():
+        for n, m in zip(names, modules):
+            for p in ("weight", "bias"):
+                getattr(m, p).copy_(torch.as_tensor(weights[f"{n}.{p}"], dtype=getattr(m, p).dtype))
+
+
+def onnx_numpy_policy(path, activation: str, encoder: str = "none") -> NumpyPolicy:
+    """The actor of an ONNX export as a :class:`NumpyPolicy` (for batch play without
+    onnxruntime: the batched training envs' ``ppo`` opponents, :mod:`hod.training.batched_env`).
+    ``activation`` (``"tanh"`` or ``"relu"``) and ``encoder`` are the export's, from its model card.
+    Its masked logits equal the export's to float32 rounding.
+
+    Raises:
+        CheckpointError: as :func:`onnx_actor_weights`, or tensors that do not chain into an MLP
+            (``body.0``, ``body.2``, ... then ``head``, each layer's input the previous one's output),
+            or an unknown ``activation`` (the legal ones are named).
+    """
+    from hod.agents.model_card import CheckpointError
+
+    w = onnx_actor_weights(path)
+    k = 0
+    layers = []
+    while f"body.{2 * k}.weight" in w:
+        layers.append((w[f"body.{2 * k}.weight"], w[f"body.{2 * k}.bias"]))
+        k += 1
+    if "head.weight" not in w or not layers or len(w) != 2 * k + 2:
+        raise CheckpointError(f"{path}: actor tensors {sorted(w)}; expected body.0 ... body.{2 * max(k - 1, 0)} "
+                              f"(weight, bias) and head (weight, bias), as hod.training.export writes")
+    try:
+        return NumpyPolicy(layers, (w["head.weight"], w["head.bias"]), activation, encoder)
+    except ValueError as e:   # shapes that do not chain, an unknown activation
+        raise CheckpointError(f"{path}: {e}") from None
+
+
+def load_init_actor(policy, path, game: str, encoder: str = "none") -> dict:
+    """Start a run's actor from ``path`` (config key ``init_actor``): an ONNX export
+    (``.onnx``, :func:`load_onnx_actor`) or a checkpoint (``.zip``,
+    :func:`hod.training.checkpoint.load_checkpoint`, no unpickling) of the same network; only the
+    actor (``mlp_extractor.policy_net`` and ``action_net``) is copied, the critic stays as
+    built (fresh).
+
+    Args:
+        policy: the SB3 ``MaskableActorCriticPolicy`` to fill.
+        game: the game the file must be for.
+        encoder: the run's ``obs_encoder``; a checkpoint must have been trained with it.
+
+    Returns:
+        ``{"path", "kind", "steps"}`` for the model card (``steps``: the checkpoint's learner
+        steps, None for an export).
+
+    Raises:
+        CheckpointError: an unusable file (:func:`load_onnx_actor`, ``load_checkpoint``), a
+            checkpoint of another game or encoder, or a network of another shape.
+    """
+    from hod.agents.model_card import CheckpointError
+
+    from .checkpoint import load_checkpoint
+
+    path = str(path)
+    if path.endswith(".onnx"):
+        load_onnx_actor(policy, path)
+        return {"path": path, "kind": "onnx", "steps": None}
+    src, card, _ = load_checkpoint(path, game=game)
+    if card.get("obs_encoder", "none") != encoder:
+        raise CheckpointError(f"{path}: trained with obs_encoder {card.get('obs_encoder', 'none')!r}, the run "
+                              f"uses {encoder!r}; legal: a checkpoint of the same encoder")
+    try:
+        policy.mlp_extractor.policy_net.load_state_dict(src.policy.mlp_extractor.policy_net.state_dict())
+        policy.action_net.load_state_dict(src.policy.action_net.state_dict())
+    except RuntimeError as e:
+        raise CheckpointError(f"{path}: its actor does not fit the configured network ({e})") from None
+    return {"path": path, "kind": "checkpoint", "steps": int(card["training"]["steps"])}

@@ -77,7 +77,8 @@ class Trainer:
         ConfigError: invalid configuration (a key outside its legal range,
             :func:`hod.training.config.validate_config`) or an ``out`` folder that cannot be
             written (:func:`hod.training.config.check_out_dir`); CheckpointError: unusable
-            ``resume`` checkpoint.
+            ``resume`` checkpoint, or an ``init_actor`` file that is unusable or holds another
+            network (:func:`hod.training.policy_io.load_init_actor`).
     """
 
     def __init__(self, game: str, cfg: dict, out: str | Path, resume: Optional[str | Path] = None,
@@ -122,6 +123,7 @@ class Trainer:
                           max_grad_norm=c["max_grad_norm"], tensorboard_log=str(self.out / "tb"), verbose=verbose)
         self.history: list[dict] = []
         self.imitation: Optional[dict] = None
+        self.init_actor: Optional[dict] = None   # {"path", "kind", "steps"} of the init_actor warm start
         self.wall_clock_before = 0.0
         self.resumed_from = None
         if resume is not None:
@@ -140,6 +142,7 @@ class Trainer:
                 self.pool.add_snapshot(name, pol)
             self.history = list(card.get("evaluation", []))
             self.imitation = card["training"].get("imitation")
+            self.init_actor = card["training"].get("init_actor")
             self.wall_clock_before = float(card["training"].get("wall_clock_s", 0.0))
             self.resumed_from = str(resume)
             model.set_random_seed(c["seed"] + int(model.num_timesteps))
@@ -150,6 +153,11 @@ class Trainer:
             self.model = MaskablePPO("MlpPolicy", self.env, policy_kwargs=policy_kwargs, seed=c["seed"],
                                      device=c["device"], **ppo_kwargs)
             self.imitation = self._warm_start() if c.get("bc_teacher") else None
+            if c.get("init_actor"):   # the actor of an export or checkpoint; the critic stays fresh
+                from .policy_io import load_init_actor
+
+                self.init_actor = load_init_actor(self.model.policy, c["init_actor"], game, self.encoder.name)
+                self.log(f"actor from {c['init_actor']} ({self.init_actor['kind']}); critic fresh")
         self.start_steps = int(self.model.num_timesteps)
         self._diag = PolicyDiagnostics(game, c, self.env_options, self.out)
         self.diagnostics: list[dict] = self._diag.rows   # the rows of policy_diagnostics.json
@@ -227,6 +235,7 @@ class Trainer:
                                     "env_steps_per_s": round(self.steps_per_s(), 1),
                                     "resumed_from": self.resumed_from,
                                     "imitation": self.imitation,
+                                    "init_actor": self.init_actor,
                                 }, self.history, self.pool.describe())
 
     def save(self, name: str = "latest", with_pool: bool = True) -> Path:
