@@ -19,6 +19,7 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -148,21 +149,34 @@ def test_tapeo_bar_standings_name_the_majority_leaders():
 
 
 def test_robada_piles_at_risk_are_those_a_run_may_take():
-    g = GameStore().new("robada", 2, opponents=["random"], seed=5)
-    s = g.session.state
-    # seat 0's pile shows a Sota (rank 7), seat 1's a 4 (rank 3); one loose Sota is on the table:
-    # a run needing a Sota must tap the loose one (R3), so only seat 1's pile is at risk
-    s.piles = [[7], [13]]
-    s.loose = [27, 0]                                # Sota de espadas (20 + 7), As de oros
+    from robada_env.rules.actions import START
+    from robada_env.rules.engine import Config, apply_action, from_position
+
+    def position(loose):
+        # card id = 10 * suit + rank: seat 0's pile shows 7 (Sota de oros, rank 7), seat 1's 13
+        # (4 de copas, rank 3); seat 0 holds 2 (3 de oros), seat 1 holds 1 (2 de oros)
+        used = set(loose) | {7, 13, 2, 1}
+        return from_position(Config(num_players=2), hands=[[2], [1]], loose=loose, piles=[[7], [13]],
+                             deck=[c for c in range(40) if c not in used], current=0)
+
+    game = GameStore().new("robada", 2, opponents=["random"], seed=5)
+    risks = type(game)._pile_risks        # reads only ``self.session.state``: run it on built positions
+    table = SimpleNamespace(session=SimpleNamespace(state=None))
+    # one loose Sota (27, Sota de espadas) and the As de oros (0): a run needing a Sota must tap the
+    # loose one (R3), so only seat 1's pile is at risk
+    table.session.state = position([27, 0])
     piles = [{"seat": i} for i in range(2)]
-    g._pile_risks(piles)
+    risks(table, piles)
     assert [p["at_risk"] for p in piles] == [False, True] and [p["takeable"] for p in piles] == [False, False]
-    # a run of seat 0 in progress that needs a 4 (rank 3): no loose 4, so the step may take seat 1's
-    # pile (its visible 4) now (R3); seat 0's Sota is not the rank needed
-    s.run, s.run_next, s.current = [2, 22], 3, 0     # 3 de oros from hand on the loose 3 de espadas
-    s.loose = [27]
+    # seat 0 starts a run with its 3 de oros on the loose 3 de espadas (22): it needs a 4 (rank 3)
+    # next, no loose 4 is on the table, so the step may take seat 1's pile (its visible 4) now (R3);
+    # seat 0's Sota is not the rank needed
+    s = position([27, 22])
+    apply_action(s, START + 2)
+    assert s.run_next == 3
+    table.session.state = s
     piles = [{"seat": i} for i in range(2)]
-    g._pile_risks(piles)
+    risks(table, piles)
     # the loose Sota still guards seat 0's Sota: only seat 1's pile is at risk
     assert [p["takeable"] for p in piles] == [False, True] and [p["at_risk"] for p in piles] == [False, True]
 
