@@ -83,6 +83,8 @@ def test_init_actor_from_a_checkpoint_copies_its_actor_only(tmp_path):
     assert all(torch.equal(c[k], d[k]) for k in c)
     assert not torch.equal(_critic(src)["value.weight"], d["value.weight"])
     assert warm.init_actor == {"path": str(ckpt), "kind": "checkpoint", "steps": 128}
+    with pytest.raises(CheckpointError, match="trained with activation 'tanh', the run is configured with 'relu'"):
+        _trainer(tmp_path, "relu", seed=5, init_actor=str(ckpt), activation="relu")
     warm.run()   # the warm start is recorded in the run's model card
     assert warm.model_card()["training"]["init_actor"] == {"path": str(ckpt), "kind": "checkpoint", "steps": 128}
 
@@ -104,6 +106,9 @@ def test_init_actor_bad_values_name_what_is_accepted(tmp_path):
     with pytest.raises(CheckpointError, match="differ from the policy's"):   # the export is [256, 256]
         Trainer("tapeo", C.smoke_config("tapeo", init_actor=str(SHIPPED)), tmp_path / "small", progress=False,
                 log=None)
+    # the shipped export's hidden layers are tanh (its card): a relu run of the same shape is refused
+    with pytest.raises(CheckpointError, match=r"use \['tanh'\], the run is configured with activation 'relu'"):
+        _trainer(tmp_path, "relu", init_actor=str(SHIPPED), activation="relu")
 
 
 def test_shipped_ppo_is_a_batch_member_of_the_batched_pool_with_its_own_share():

@@ -226,6 +226,22 @@ def _check_bots(game: str, names: list[str], observation_only: bool = False) -> 
     return check_bot_names(game, names, observation_only=observation_only)
 
 
+def _check_table_sizes(game: str, names: list[str], sizes: list[int], key: str, sizes_key: str) -> None:
+    """Refuse a bot of ``names`` that does not play every table size of ``sizes``: a trained
+    policy plays the sizes of its model card (:func:`hod.agents.player_counts`).
+
+    Raises:
+        ValueError: the bot, the sizes it plays and the sizes asked are named.
+    """
+    for name in dict.fromkeys(names):
+        counts = agents.player_counts(game, name)
+        bad = sorted({p for p in sizes if counts is not None and p not in counts})
+        if bad:
+            raise ValueError(f"{key}: {name!r} plays {sorted(set(counts))} players, not {bad} of {sizes_key}="
+                             f"{sizes}; legal: a bot that plays every table size asked, or {sizes_key} within "
+                             f"{sorted(set(counts))}")
+
+
 def check_bot_options(game: str, options: dict[str, dict[str, Any]], key: str) -> None:
     """Check a table of bot options ``{bot name: {option: value}}`` (config keys ``baseline_options``
     and ``heuristic_options``): every name must be a registered bot and every bot must build with
@@ -290,6 +306,7 @@ class EvaluationConfig(BaseModel):
     @model_validator(mode="after")
     def _baseline_options(self, info: ValidationInfo) -> "EvaluationConfig":
         check_bot_options(_game(info), self.baseline_options, "baseline_options")
+        _check_table_sizes(_game(info), self.baselines, self.eval_players, "baselines", "eval_players")
         return self
 
 
@@ -442,6 +459,7 @@ class TrainingConfig(EvaluationConfig):
                 raise ValueError(f"heuristics={self.heuristics!r} with engine='batched': {e}; "
                                  f"or engine='single', whose tables give search bots belief samples") from None
         check_bot_options(game, self.heuristic_options, "heuristic_options")
+        _check_table_sizes(game, self.heuristics, self.players, "heuristics", "players")
         if self.pool_weighting == "pfsp" and (self.engine != "batched" or game not in PFSP_GAMES):
             raise ValueError(f"pool_weighting='pfsp' needs engine='batched' and a game in {list(PFSP_GAMES)} "
                              f"(their training env reports each game's results per seat); here engine="

@@ -87,6 +87,26 @@ def actor_module(policy) -> MaskedActor:
 
 
 # ---- reading an actor back: ONNX exports and checkpoints ----------------------------------------
+def _read_export(path):
+    """The ``onnx.ModelProto`` of an export, read with ``onnx`` (protobuf: no code runs) after the
+    checks of :class:`hod.agents.onnx_policy.OnnxPolicy` (see :func:`onnx_actor_weights`)."""
+    import onnx
+
+    from hod.agents import model_card
+    from hod.agents.model_card import CheckpointError
+    from hod.agents.onnx_policy import check_graph_tensors
+
+    try:
+        data = model_card.read_limited(path, model_card.MAX_FILE_BYTES, "MAX_FILE_BYTES", "ONNX export")
+    except OSError as e:   # missing or unreadable file
+        raise CheckpointError(f"{path}: not a readable ONNX export ({type(e).__name__}: {e})") from None
+    check_graph_tensors(data, str(path))
+    try:
+        return onnx.load_model_from_string(data)
+    except Exception as e:   # protobuf's DecodeError and friends: not an ONNX file
+        raise CheckpointError(f"{path}: not an ONNX model ({type(e).__name__}: {e})") from None
+
+
 def onnx_actor_weights(path) -> dict:
     """The actor tensors of an ONNX export (:mod:`hod.training.export`): ``{name: float array}``
     for the initializers ``body.<2k>.weight/bias`` and ``head.weight/bias`` (weights ``(out,
@@ -99,24 +119,30 @@ def onnx_actor_weights(path) -> dict:
         CheckpointError: a missing or unreadable file, not an ONNX file, or one over the limits of
             :mod:`hod.agents.model_card`.
     """
-    import onnx
     from onnx import numpy_helper
 
-    from hod.agents import model_card
-    from hod.agents.model_card import CheckpointError
-    from hod.agents.onnx_policy import check_graph_tensors
-
-    try:
-        data = model_card.read_limited(path, model_card.MAX_FILE_BYTES, "MAX_FILE_BYTES", "ONNX export")
-    except OSError as e:   # missing or unreadable file
-        raise CheckpointError(f"{path}: not a readable ONNX export ({type(e).__name__}: {e})") from None
-    check_graph_tensors(data, str(path))
-    try:
-        proto = onnx.load_model_from_string(data)
-    except Exception as e:   # protobuf's DecodeError and friends: not an ONNX file
-        raise CheckpointError(f"{path}: not an ONNX model ({type(e).__name__}: {e})") from None
+    proto = _read_export(path)
     return {t.name: np.array(numpy_helper.to_array(t), dtype=np.float32) for t in proto.graph.initializer
             if t.name.startswith(("body.", "head."))}
+
+
+#: ONNX operator of each ``activation`` of the config (what :mod:`hod.training.export` writes).
+_ACTIVATION_OPS = {"tanh": "Tanh", "relu": "Relu"}
+
+
+def onnx_activations(path) -> set:
+    """The ``activation`` names (``"tanh"``, ``"relu"``) whose operators an export's graph uses.
+
+    Raises:
+        CheckpointError: as :func:`onnx_actor_weights`.
+    """
+    ops = {n.op_type for n in _read_export(path).graph.node}
+    return {a for a, op in _ACTIVATION_OPS.items() if op in ops}
+
+
+def _activation_of(policy) -> str:
+    """``"tanh"`` or ``"relu"``: the activation of an SB3 policy's hidden layers."""
+    return "relu" if policy.activation_fn is nn.ReLU else "tanh"
 
 
 def load_onnx_actor(policy, path) -> None:
@@ -192,17 +218,26 @@ def load_init_actor(policy, path, game: str, encoder: str = "none") -> dict:
 
     Raises:
         CheckpointError: an unusable file (:func:`load_onnx_actor`, ``load_checkpoint``), a
-            checkpoint of another game or encoder, or a network of another shape.
+            checkpoint of another game or encoder, a network of another activation or shape.
     """
     from hod.agents.model_card import CheckpointError
 
     from .checkpoint import load_checkpoint
 
     path = str(path)
+    want = _activation_of(policy)
     if path.endswith(".onnx"):
+        have = onnx_activations(path)
+        if have != {want}:
+            raise CheckpointError(f"{path}: its hidden layers use {sorted(have) or 'no known activation'}, the run "
+                                  f"is configured with activation {want!r}; legal: an export of the same activation")
         load_onnx_actor(policy, path)
         return {"path": path, "kind": "onnx", "steps": None}
     src, card, _ = load_checkpoint(path, game=game)
+    have = (card.get("policy") or {}).get("activation", "tanh")
+    if have != want:
+        raise CheckpointError(f"{path}: trained with activation {have!r}, the run is configured with {want!r}; "
+                              f"legal: a checkpoint of the same activation")
     if card.get("obs_encoder", "none") != encoder:
         raise CheckpointError(f"{path}: trained with obs_encoder {card.get('obs_encoder', 'none')!r}, the run "
                               f"uses {encoder!r}; legal: a checkpoint of the same encoder")
