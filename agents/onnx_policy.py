@@ -386,7 +386,8 @@ class OnnxPolicy(Bot):
         self.encoder = get_encoder(self.model_card.get("obs_encoder", "none"), self.game).with_rules(**rules)
         self.obs_size = int(self.model_card["obs_size"])
         self.num_actions = int(self.model_card["num_actions"])
-        self.player_counts = tuple(int(k) for k in self.model_card["player_counts"])
+        # distinct and sorted: a card of a run weighting its table sizes lists a size twice ([2, 2, 3])
+        self.player_counts = tuple(sorted({int(k) for k in self.model_card["player_counts"]}))
 
     def run(self, observation: np.ndarray, action_mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Batch inference: ``(action int64 [B], masked logits float32 [B, A])``.
@@ -443,11 +444,11 @@ def _make_shipped(path: Path, seed: Optional[int] = None, **kwargs: Any) -> Onnx
 
 def card_player_counts(path: str | Path) -> Optional[tuple]:
     """The ``player_counts`` of the model card beside the export ``path`` (``NAME.json``) as a
-    tuple, read without loading the model (no onnxruntime); None when the card is missing or
+    sorted tuple of distinct sizes, read without loading the model (no onnxruntime); None when the card is missing or
     unreadable (loading the bot then fails with the reason)."""
     try:
         card = json.loads(Path(path).with_suffix(".json").read_text(encoding="utf-8"))
-        return tuple(int(k) for k in card["player_counts"])
+        return tuple(sorted({int(k) for k in card["player_counts"]}))   # distinct, as OnnxPolicy.player_counts
     except (OSError, ValueError, KeyError, TypeError):
         return None
 

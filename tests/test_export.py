@@ -208,6 +208,15 @@ def test_onnx_policy_checks_sizes_against_the_graph_and_the_installed_game(expor
         OnnxPolicy(other)
 
 
+def test_a_card_repeating_a_table_size_plays_each_size_once(exported, tmp_path):
+    from hod.agents.onnx_policy import card_player_counts
+
+    _, onnx_path, _ = exported
+    # a run with ``players = [2, 2, 4]`` (the 2-player tables weighted twice) plays sizes 2 and 4
+    path = _export_with_card(onnx_path, tmp_path, "weighted", player_counts=[2, 2, 4])
+    assert card_player_counts(path) == (2, 4) and OnnxPolicy(path).player_counts == (2, 4)
+
+
 def test_onnx_policy_runs_without_torch(exported):
     _, onnx_path, _ = exported
     code = (

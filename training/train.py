@@ -347,7 +347,7 @@ def build_model_card(game: str, cfg: dict, obs_size: int, num_actions: int, enco
         "format": MODEL_CARD_FORMAT,
         "card_version": MODEL_CARD_VERSION,
         "game": game,
-        "player_counts": sorted(c["players"]),
+        "player_counts": sorted(set(c["players"])),   # distinct: players may repeat a size to weight it
         "obs_layout_version": layout_version(game),
         "obs_size": int(obs_size),
         "obs_encoder": encoder,
