@@ -295,3 +295,24 @@ def test_invariants_over_random_games(n):
             _check_invariants(s, tops)
         assert sum(scores(s)) + sum(CARD_POINTS[x] for x in s.loose) == 244
         assert len(s.history) <= 432
+
+
+def test_card_ids_must_be_integers_and_the_error_names_what_is_missing():
+    import robada_env.rules.engine as E
+
+    two = Config(num_players=2)
+    # True is not card 1, 1.0 not card 1; numpy integers are card ids
+    for bad in ([[True], [0]], [[1.0], [0]]):
+        with pytest.raises(ConfigError, match=r"hands\[0\] card=.* must be an integer; legal values: integers 0..39"):
+            E.from_position(two, hands=bad, deck=range(2, 40))
+    E.from_position(two, hands=[[np.int8(1)], [0]], deck=range(2, 40))
+    with pytest.raises(ConfigError, match=r"hands\[0\]=0 must be a sequence of card ids"):
+        E.from_position(two, hands=[0, 1])
+    # cards 1 and 0 in hand, the deck 3..39: card 2 is nowhere
+    with pytest.raises(ConfigError, match=r"exactly once: missing \[2\], repeated \[\]"):
+        E.from_position(two, hands=[[1], [0]], deck=range(3, 40))
+    # 0 twice (hand and deck), so 1 is missing
+    with pytest.raises(ConfigError, match=r"missing \[1\], repeated \[0\]"):
+        E.from_position(two, hands=[[0], [0]], deck=range(2, 40))
+    with pytest.raises(ConfigError, match=r"deck card=0.0 must be an integer"):
+        new_game(deck=[float(i) for i in range(40)])

@@ -489,9 +489,10 @@ def new_game(
     if deck is None:
         deck = shuffled_deck(game_seed(seed, rng))
     else:
-        deck = [int(c) for c in deck]
+        deck = _card_ids("deck", deck)
         if sorted(deck) != list(range(DECK_SIZE)):
-            raise ConfigError(f"deck must be a permutation of the card ids 0..{DECK_SIZE - 1}")
+            raise ConfigError(f"deck must be a permutation of the card ids 0..{DECK_SIZE - 1}"
+                              f"{_missing_and_repeated(deck)}")
     s = _blank(config)
     t = s._t
     s.deck_order = tuple(deck)
@@ -499,6 +500,29 @@ def new_game(
     s._b8[t.deck:t.deck + DECK_SIZE] = deck
     kernels.start_one(s._b8, s._b16, s._bb, t.lay, 0, t.rules, s._mask)
     return s
+
+
+def _card_ids(name: str, cards) -> list[int]:
+    """``cards`` as a list of card ids (ints 0..39; numpy integers too, bools and floats refused).
+
+    Raises:
+        ConfigError: not a sequence, or an element that is not a card id (the legal range named).
+    """
+    try:
+        items = list(cards)
+    except TypeError:
+        raise ConfigError(f"{name}={cards!r} must be a sequence of card ids (integers 0..{DECK_SIZE - 1})") from None
+    return [check_int_range(f"{name} card", c, 0, DECK_SIZE - 1) for c in items]
+
+
+def _missing_and_repeated(cards: list[int]) -> str:
+    """``": missing [...], repeated [...]"`` for an error message about a set of card ids."""
+    seen: dict[int, int] = {}
+    for c in cards:
+        seen[c] = seen.get(c, 0) + 1
+    missing = [c for c in range(DECK_SIZE) if c not in seen]
+    repeated = sorted(c for c, k in seen.items() if k > 1)
+    return f": missing {missing}, repeated {repeated}"
 
 
 def from_position(
@@ -533,14 +557,15 @@ def from_position(
     piles = piles if piles is not None else [[] for _ in range(n)]
     if len(hands) != n or len(piles) != n:
         raise ConfigError(f"hands and piles need one entry per seat ({n})")
-    hands = [list(map(int, h)) for h in hands]
-    loose = list(map(int, loose))
-    piles = [list(map(int, p)) for p in piles]
-    deck = list(map(int, deck))
+    hands = [_card_ids(f"hands[{i}]", h) for i, h in enumerate(hands)]
+    loose = _card_ids("loose", loose)
+    piles = [_card_ids(f"piles[{i}]", p) for i, p in enumerate(piles)]
+    deck = _card_ids("deck", deck)
     current = check_int_range("current", current, 0, n - 1)
     every = deck + loose + [c for h in hands for c in h] + [c for p in piles for c in p]
     if sorted(every) != list(range(DECK_SIZE)):
-        raise ConfigError(f"a position must hold each of the {DECK_SIZE} card ids exactly once")
+        raise ConfigError(f"a position must hold each of the {DECK_SIZE} card ids exactly once"
+                          f"{_missing_and_repeated(every)}")
     last_runner = check_int_range("last_runner", last_runner, NOBODY, n - 1)
     if last_runner != NOBODY and not piles[last_runner]:
         raise ConfigError(f"last_runner={last_runner}: the seat that confirmed the last run has a pile (R5); "
