@@ -39,9 +39,9 @@ def _softmax(z: np.ndarray) -> np.ndarray:
     return e / e.sum(axis=1, keepdims=True)
 
 
-def _trainer(tmp_path, name: str, **kw) -> Trainer:
+def _trainer(tmp_path, name: str, resume=None, **kw) -> Trainer:
     cfg = C.smoke_config("tapeo", net_arch=[256, 256], **kw)
-    return Trainer("tapeo", cfg, tmp_path / name, progress=False, log=None)
+    return Trainer("tapeo", cfg, tmp_path / name, resume=resume, progress=False, log=None)
 
 
 def _critic(t: Trainer) -> dict:
@@ -87,6 +87,12 @@ def test_init_actor_from_a_checkpoint_copies_its_actor_only(tmp_path):
         _trainer(tmp_path, "relu", seed=5, init_actor=str(ckpt), activation="relu")
     warm.run()   # the warm start is recorded in the run's model card
     assert warm.model_card()["training"]["init_actor"] == {"path": str(ckpt), "kind": "checkpoint", "steps": 128}
+    # resuming keeps the actor: another init_actor on --resume would be recorded but never used
+    final = tmp_path / "warm" / "checkpoints" / "final.zip"
+    with pytest.raises(ConfigError, match=r"a resumed run keeps its actor \(this run started from '.*final.zip'\)"):
+        _trainer(tmp_path, "warm", seed=5, init_actor=str(SHIPPED), total_steps=128, resume=final)
+    again = _trainer(tmp_path, "warm", seed=5, init_actor=str(ckpt), total_steps=128, resume=final)
+    assert again.init_actor == {"path": str(ckpt), "kind": "checkpoint", "steps": 128}
 
 
 def test_init_actor_bad_values_name_what_is_accepted(tmp_path):

@@ -143,6 +143,10 @@ class Trainer:
             self.history = list(card.get("evaluation", []))
             self.imitation = card["training"].get("imitation")
             self.init_actor = card["training"].get("init_actor")
+            was = (card["training"].get("config", {}).get("imitation") or {}).get("init_actor", "") or ""
+            if (c.get("init_actor") or "") != was:   # the card would name a file never used
+                raise ConfigError(f"init_actor={c.get('init_actor')!r}: a resumed run keeps its actor (this run "
+                                  f"started from {was!r}); legal: {was!r}, or a new run (no --resume)")
             self.wall_clock_before = float(card["training"].get("wall_clock_s", 0.0))
             self.resumed_from = str(resume)
             model.set_random_seed(c["seed"] + int(model.num_timesteps))
