@@ -66,6 +66,7 @@ R9     what is public: see :mod:`robada_env.rules.observation`.
 """
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, fields
 from typing import Optional, Sequence
 
@@ -185,16 +186,10 @@ class _Tables:
         self.order = [tuple((seat + k) % n for k in range(n)) for seat in range(n)]
 
 
-_TABLES: dict[Config, _Tables] = {}
-
-
+@functools.lru_cache(maxsize=64)
 def _tables(config: Config) -> _Tables:
-    t = _TABLES.get(config)
-    if t is None:
-        if len(_TABLES) > 64:
-            _TABLES.clear()
-        t = _TABLES[config] = _Tables(config)
-    return t
+    """The tables of ``config`` (a frozen, hashable dataclass), built once per config."""
+    return _Tables(config)
 
 
 class _Cards(list):

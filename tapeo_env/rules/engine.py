@@ -40,6 +40,7 @@ games through both and requires the same masks, observations, scores and winners
 """
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import Optional, Sequence
 
@@ -137,16 +138,10 @@ class _Tables:
         self.zero_masks = np.zeros((n, NUM_KINDS), np.int8)
 
 
-_TABLES: dict[Config, _Tables] = {}
-
-
+@functools.lru_cache(maxsize=256)
 def _tables(config: Config) -> _Tables:
-    t = _TABLES.get(config)
-    if t is None:
-        if len(_TABLES) > 256:
-            _TABLES.clear()
-        t = _TABLES[config] = _Tables(config)
-    return t
+    """The tables of ``config`` (a frozen, hashable dataclass), built once per config."""
+    return _Tables(config)
 
 
 class State:
