@@ -127,6 +127,13 @@ def stop_workers(pool: ProcessPoolExecutor) -> None:
         kill()
         return
     procs = list((getattr(pool, "_processes", None) or {}).values())   # shutdown() forgets them
+    queue = getattr(pool, "_call_queue", None)
+    if queue is not None:
+        # The jobs' queue is fed by a thread that may be blocked writing to a pipe no killed worker
+        # will read; CPython 3.11's pool joins that thread when it finds a worker dead, and again at
+        # exit, which then hangs after the command's last line. Not joining it is safe: it is a
+        # daemon thread of a queue nobody reads any more (Queue.cancel_join_thread).
+        queue.cancel_join_thread()
     pool.shutdown(wait=False, cancel_futures=True)
     for proc in procs:
         if proc.is_alive():
