@@ -65,6 +65,16 @@ def same(new, old) -> None:
                 final_rewards(O.scores(old), O.winners(old), scheme).tobytes()
 
 
+def advance(new, old, steps: int, rng: np.random.Generator, greedy: float) -> None:
+    """Play up to ``steps`` actions (fewer if the game ends) in both states, the same actions."""
+    for _ in range(steps):
+        if old.terminal:
+            break
+        a = pick(O.legal_actions(old), rng, greedy)
+        O.apply_action(old, a)
+        E.apply_action(new, a)
+
+
 def pick(legal: list, rng: np.random.Generator, greedy: float) -> int:
     """A random legal action; with probability ``greedy`` one that keeps a run going (tap, take,
     start) so that runs get long and piles are taken."""
@@ -117,12 +127,7 @@ def test_clones_branch_independently():
     for config in CONFIGS[::3]:
         seed = int(rng.integers(2**63))
         new, old = E.new_game(config, seed=seed), O.new_game(config, seed=seed)
-        for _ in range(int(rng.integers(5, 40))):
-            if old.terminal:
-                break
-            a = pick(O.legal_actions(old), rng, 0.7)
-            O.apply_action(old, a)
-            E.apply_action(new, a)
+        advance(new, old, int(rng.integers(5, 40)), rng, 0.7)
         before = fields(new)
         c_new, c_old = new.clone(), old.clone()
         same(c_new, c_old)
@@ -148,12 +153,7 @@ def test_belief_samples_alike():
                 same(s_new, s_old)
                 assert encode(s_new, seat).tobytes() == encode(new, seat).tobytes()
             same(new, old)
-            for _ in range(int(rng.integers(1, 9))):
-                if old.terminal:
-                    break
-                a = pick(O.legal_actions(old), rng, 0.6)
-                O.apply_action(old, a)
-                E.apply_action(new, a)
+            advance(new, old, int(rng.integers(1, 9)), rng, 0.6)
         s_new = E.sample_consistent_state(new, 0, np.random.default_rng(1))
         same(s_new, O.sample_consistent_state(old, 0, np.random.default_rng(1)))
 
@@ -236,12 +236,7 @@ def test_refusals_alike_and_change_nothing():
             same(new, old)
             if old.terminal:
                 break
-            for _ in range(int(rng.integers(1, 12))):
-                if old.terminal:
-                    break
-                a = pick(O.legal_actions(old), rng, 0.7)
-                O.apply_action(old, a)
-                E.apply_action(new, a)
+            advance(new, old, int(rng.integers(1, 12)), rng, 0.7)
     # the joint-action form: the seat to act's action, no-op for the others
     new, old = E.new_game(E.Config(3), seed=9), O.new_game(E.Config(3), seed=9)
     a = O.legal_actions(old)[0]
