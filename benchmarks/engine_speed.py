@@ -45,7 +45,7 @@ PROG = "python -m hod.benchmarks.engine_speed"
 ENGINE_ROWS = (("tapeo", 4), ("robada", 2))
 
 
-def uniform_legal(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+def uniform_legal(mask: np.ndarray, rng: np.random.Generator, parallel: bool = False) -> np.ndarray:
     """The benchmark's one sampler: for each row of ``mask`` (int8 or bool (..., A), at least one
     legal action each) the k-th legal action, k = floor(u * count), u uniform in [0, 1)
     (``rng.random``, one float64 per row). Returns int64 (...,).
@@ -53,41 +53,53 @@ def uniform_legal(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     The rows are walked by a compiled loop (:func:`_kth_legal`, numba; Pgx's sampler is compiled
     inside its jitted step too), the same arithmetic as the numpy form
     ``k = min(int16(u * count), count - 1)``, action = the number of kinds whose running count of
-    legal kinds is <= k."""
+    legal kinds is <= k. ``parallel``: the rows split over numba's threads (``prange``; the same
+    actions), for the rows of :mod:`hod.benchmarks.engine_scaling`."""
     m = np.ascontiguousarray(mask).view(np.int8) if mask.dtype == bool else np.ascontiguousarray(mask, np.int8)
     u = np.asarray(rng.random(m.shape[:-1]), np.float64)
     out = np.empty(m.shape[:-1], np.int64)
-    _kth_legal()(m.reshape(-1, m.shape[-1]), u.reshape(-1), out.reshape(-1))
+    _kth_legal(parallel)(m.reshape(-1, m.shape[-1]), u.reshape(-1), out.reshape(-1))
     return out if out.ndim else out[()]
 
 
-_KTH: list = []
+_KTH: dict = {}
 
 
-def _kth_legal():
+def _kth_legal(parallel: bool = False):
     """The compiled row loop of :func:`uniform_legal` (compiled, or loaded from numba's cache, on
-    first use)."""
+    first use), serial or over numba's threads."""
     if not _KTH:
-        from numba import njit
+        from numba import njit, prange
 
         from hod.core.jit import cache_kernels
 
-        @njit(cache=cache_kernels(__file__))
+        cached = cache_kernels(__file__)
+
+        @njit(cache=cached, inline="always")
+        def kth_row(mask, u, out, r):
+            cnt = np.int16(0)
+            for a in range(mask.shape[1]):
+                cnt += mask[r, a]
+            k = min(np.int16(u[r] * cnt), cnt - 1)
+            run = np.int16(0)
+            act = 0
+            for a in range(mask.shape[1]):
+                run += mask[r, a]
+                act += run <= k
+            out[r] = act
+
+        @njit(cache=cached)
         def kth_legal(mask, u, out):
             for r in range(mask.shape[0]):
-                cnt = np.int16(0)
-                for a in range(mask.shape[1]):
-                    cnt += mask[r, a]
-                k = min(np.int16(u[r] * cnt), cnt - 1)
-                run = np.int16(0)
-                act = 0
-                for a in range(mask.shape[1]):
-                    run += mask[r, a]
-                    act += run <= k
-                out[r] = act
+                kth_row(mask, u, out, r)
 
-        _KTH.append(kth_legal)
-    return _KTH[0]
+        @njit(cache=cached, parallel=True)
+        def kth_legal_par(mask, u, out):
+            for r in prange(mask.shape[0]):
+                kth_row(mask, u, out, r)
+
+        _KTH.update({False: kth_legal, True: kth_legal_par})
+    return _KTH[bool(parallel)]
 
 
 def _timed(step: Callable[[], int], seconds: float, repeats: int, sync: Callable[[], None] = lambda: None) -> float:
@@ -108,11 +120,16 @@ def _timed(step: Callable[[], int], seconds: float, repeats: int, sync: Callable
     return statistics.median(rates)
 
 
-def bench_engine(game: str, players: int, batch: int, seconds: float, repeats: int, seed: int = 0) -> float:
-    """Agent-steps/s of ``game``'s batched engine (its declaration's ``batched_engine``)."""
+def bench_engine(game: str, players: int, batch: int, seconds: float, repeats: int, seed: int = 0,
+                 parallel: bool = False) -> float:
+    """Agent-steps/s of ``game``'s batched engine (its declaration's ``batched_engine``);
+    ``parallel``: with its parallel drivers (``parallel_min_batch = 1``) and the sampler's rows
+    over numba's threads."""
     from hod.core.games import get_game, load_object
 
     eng = load_object(get_game(game).batched_engine)(players, batch, seed=seed)
+    if parallel:
+        eng.parallel_min_batch = 1
     eng.reset(seed=seed)
     rng = np.random.default_rng(seed)
     per_step = batch * eng.movers
@@ -120,7 +137,7 @@ def bench_engine(game: str, players: int, batch: int, seconds: float, repeats: i
     def step() -> int:
         mask = eng.legal_mask()
         eng.observe()
-        over = eng.step(uniform_legal(mask, rng)).game_over
+        over = eng.step(uniform_legal(mask, rng, parallel)).game_over
         if over.any():
             eng.reset(games=np.flatnonzero(over))
         return per_step

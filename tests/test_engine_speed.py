@@ -52,3 +52,37 @@ def test_bad_arguments_exit_2_with_one_line(argv, fragment, capsys):
     assert e.value.code == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert fragment in err[-1] and err[-1].startswith("python -m hod.benchmarks.engine_speed: error:")
+
+
+def test_the_parallel_sampler_draws_what_the_serial_one_draws():
+    """uniform_legal(parallel=True) (prange over the rows) gives the same actions for the same
+    random numbers: the same generator state, the same draws."""
+    mask = (np.random.default_rng(1).random((5000, 1, 27)) < 0.3).astype(np.int8)
+    mask[:, 0, 0] = 1                                         # at least one legal action per row
+    a = engine_speed.uniform_legal(mask, np.random.default_rng(2))
+    b = engine_speed.uniform_legal(mask, np.random.default_rng(2), parallel=True)
+    assert np.array_equal(a, b) and mask[np.arange(5000), 0, a[:, 0]].all()
+
+
+def test_engine_scaling_smoke_run_and_refusals(tmp_path, capsys):
+    import os
+
+    from hod.benchmarks import engine_scaling
+
+    available = os.sched_getaffinity(0)
+    if len(available) < 2:
+        with pytest.raises(SystemExit) as e:
+            engine_scaling.main(["--cpus", str(min(available))])
+        assert e.value.code == 2 and "two or more CPUs" in capsys.readouterr().err
+        return
+    cpus = ",".join(str(c) for c in sorted(available)[:2])
+    out = tmp_path / "scaling.md"
+    result = engine_scaling.main(["--cpus", cpus, "--batch-size", "600", "--seconds", "0.01", "--repeats", "1",
+                                  "--out", str(out)])
+    assert os.sched_getaffinity(0) == available
+    assert [r[0] for r in result["rows"]] == ["tapeo batched engine, 4 players", "robada batched engine, 2 players"]
+    assert all(one > 0 and many > 0 for _, _, one, many in result["rows"])
+    assert out.read_text() == capsys.readouterr().out
+    with pytest.raises(SystemExit) as e:
+        engine_scaling.main(["--cpus", str(min(available))])
+    assert e.value.code == 2 and "two or more CPUs" in capsys.readouterr().err

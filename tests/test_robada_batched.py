@@ -580,3 +580,47 @@ def test_load_state_refuses_values_no_game_reaches(field, change):
         target.load_state(bad)
     assert target.state.same_as(kept)             # nothing changed
     assert eng.state.same_as(before)
+
+
+@pytest.mark.parametrize("n", [2, 4])
+def test_parallel_drivers_play_the_same_games_bit_for_bit(n, monkeypatch):
+    """With parallel_min_batch = 1 the engine steps, resets and observes with the prange drivers
+    (kernels.step_batch_par, reset_batch_par, observe_batch_par; chunks of PAR_CHUNK games): over a
+    batch of several chunks, with the finished games dealt again, every record field, mask,
+    observation and reward equals the serial engine's; an illegal action is refused in the same
+    place with nothing changed."""
+    from robada_env.rules import batched, kernels
+
+    # the drivers are taken whatever numba's thread count (one thread when pinned to one core)
+    monkeypatch.setattr(batched, "parallel_for", lambda least, games: least is not None and games >= least)
+    B = kernels.PAR_CHUNK * 2 + 7
+    a, b = BatchedRobada(n, B, seed=3), BatchedRobada(n, B, seed=3)
+    b.parallel_min_batch = 1
+    a.reset(seed=3)
+    b.reset(seed=3)
+    rng = np.random.default_rng(3)
+    ended = 0
+    for step in range(120):
+        assert np.array_equal(a.legal_mask(), b.legal_mask()), step
+        assert np.array_equal(a.observe().view(np.int32), b.observe().view(np.int32)), step
+        seats = np.arange(n)
+        assert np.array_equal(a.observe(seats=seats).view(np.int32), b.observe(seats=seats).view(np.int32))
+        act = a.random_actions(rng=rng)
+        ra, rb = a.step(act), b.step(act.copy())
+        for x, y in zip(ra, rb):
+            assert np.array_equal(x, y), step
+        over = np.flatnonzero(ra.game_over)
+        ended += over.size
+        if over.size:
+            seeds = draw_seeds(rng, over.size)
+            a.reset(games=over, seeds=seeds)
+            b.reset(games=over, seeds=seeds)
+        assert a.state.same_as(b.state), step
+    assert ended > 0                                    # re-deals happened inside the comparison
+    bad = a.random_actions(rng=rng)
+    legal = a.legal_mask()[0, 0]
+    bad[0, 0] = int(np.flatnonzero(legal == 0)[0])
+    before = b.state.copy()
+    with pytest.raises(IllegalActionError):
+        b.step(bad)
+    assert b.state.same_as(before)

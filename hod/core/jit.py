@@ -18,7 +18,7 @@ import os
 import tempfile
 import warnings
 
-__all__ = ["cache_kernels", "prepare_target"]
+__all__ = ["cache_kernels", "prepare_target", "parallel_for"]
 
 
 def _writable(path: str) -> bool:
@@ -118,3 +118,16 @@ def prepare_target() -> None:
         if block and sys.modules.get("scipy.linalg", 0) is None:
             del sys.modules["scipy.linalg"]
     _TARGET_READY = True
+
+
+def parallel_for(min_batch: "int | None", games: int) -> bool:
+    """Whether a batched engine runs a call over ``games`` games with its parallel drivers (numba
+    ``prange`` over chunks of games; the same results bit for bit, the games being independent):
+    only when asked (``min_batch`` not None, the engines' ``parallel_min_batch``), for at least
+    ``min_batch`` games, and when numba has more than one thread (``numba.set_num_threads``,
+    ``NUMBA_NUM_THREADS``; by default the CPUs this process may run on)."""
+    if min_batch is None or games < min_batch:
+        return False
+    import numba
+
+    return numba.get_num_threads() > 1

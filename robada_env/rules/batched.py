@@ -76,6 +76,7 @@ import numpy as np
 from hod.core.deal import as_seeds, check_generator_seed, draw_seeds, shuffled
 from hod.core.engine import EngineStep, StateRecord, check_games, check_record, check_seats, observation_buffer
 from hod.core.errors import ConfigError, IllegalActionError, check_choice
+from hod.core.jit import parallel_for
 from hod.core.rewards import REWARD_SCHEMES, final_rewards_batch, win_shares_batch
 
 from . import kernels
@@ -235,6 +236,12 @@ class BatchedRobada:
     obs_size = OBS_SIZE
     #: one seat decides on each step: the seat to act (``current``)
     movers = 1
+    #: Batches of at least this many games are stepped, reset and observed by the parallel
+    #: drivers (:func:`robada_env.rules.kernels.step_batch_par`, ``reset_batch_par``,
+    #: ``observe_batch_par``: numba's threads, ``numba.set_num_threads``) when numba has more
+    #: than one thread (:func:`hod.core.jit.parallel_for`); None (the default) = never. The
+    #: results are the same either way, bit for bit.
+    parallel_min_batch: Optional[int] = None
 
     def __init__(self, config: int | Config | None, batch_size: int, seed: Optional[int] = None,
                  reward_scheme: str = "points", **rules) -> None:
@@ -453,7 +460,8 @@ class BatchedRobada:
             if seed is not None:
                 self.rng = np.random.default_rng(seed)
         self._state.deck[g] = decks
-        kernels.reset_batch(*self._all_args, g, self._rules, self._mask)
+        driver = kernels.reset_batch_par if parallel_for(self.parallel_min_batch, m) else kernels.reset_batch
+        driver(*self._all_args, g, self._rules, self._mask)
         self._reset_called = True
 
     def _games(self, games) -> np.ndarray:
@@ -500,12 +508,15 @@ class BatchedRobada:
         """
         self._check_reset()
         if games is None and seats is None and out is None:        # the common call: one buffer
-            kernels.observe_batch(*self._obs_args, self._all, self._to_act, self._obs_default)
+            driver = kernels.observe_batch_par if parallel_for(self.parallel_min_batch, self.batch_size) \
+                else kernels.observe_batch
+            driver(*self._obs_args, self._all, self._to_act, self._obs_default)
             return self._obs_default
         g = self._games(games)
         S = self._to_act if seats is None else check_seats(seats, self.num_players)
         out = observation_buffer(out, (g.size, S.size, OBS_SIZE), games is None, self._obs_buffers)
-        kernels.observe_batch(*self._obs_args, g, S, out)
+        driver = kernels.observe_batch_par if parallel_for(self.parallel_min_batch, g.size) else kernels.observe_batch
+        driver(*self._obs_args, g, S, out)
         return out
 
     # ---- step ----------------------------------------------------------------------------------
@@ -543,7 +554,8 @@ class BatchedRobada:
         if a.dtype != np.int64 or not a.flags.c_contiguous:
             a = np.ascontiguousarray(a, np.int64)      # a uint64 above 2**63 - 1 wraps negative: refused
         ended = self._ended if full else np.zeros(g.size, bool)
-        res = kernels.step_batch(*self._all_args, g, a, self._rules, self._mask, ended)
+        driver = kernels.step_batch_par if parallel_for(self.parallel_min_batch, g.size) else kernels.step_batch
+        res = driver(*self._all_args, g, a, self._rules, self._mask, ended)
         if res >= 0:
             b = int(g[res])
             legal = np.flatnonzero(self.legal_mask([b])[0, 0]).tolist()

@@ -35,7 +35,7 @@ processes, the tournament's spawned workers included, load them instead of compi
 from __future__ import annotations
 
 import numpy as np
-from numba import njit as _njit
+from numba import njit as _njit, prange
 
 from hod.core.jit import cache_kernels
 
@@ -474,6 +474,64 @@ def observe_batch(deck_left, hand_cnt, hand_size, loose_cnt, pile_cnt, pile_top,
             observe_game(deck_left, hand_cnt, hand_size, loose_cnt, pile_cnt, pile_top, pile_size, pile_pts, seen_cnt,
                          run_cnt, run_start, run_rank, run_next, run_active, run_size, run_pts, run_taken, current,
                          last_runner, terminal, b, seat, out[k, j])
+
+
+# ---- parallel batch drivers: numba prange over chunks of games, each chunk run by the serial driver
+# above (one body per rule); the engine takes them only when asked
+# (robada_env.rules.batched.BatchedRobada.parallel_min_batch) -------------------------------------
+#: Games per task of the parallel drivers.
+PAR_CHUNK = 256
+
+
+@_njit(cache=CACHED, parallel=True)
+def step_batch_par(deck, deck_left, hand_cards, hand_cnt, hand_size, hand_total, loose_cnt, pile_cnt, pile_top,
+                   pile_size, pile_pts, seen_cnt, run_cnt, run_card, run_start, run_rank, run_next, run_active,
+                   run_size, run_pts, run_taken, current, last_runner, terminal, decisions, games, actions, rules,
+                   masks, ended):
+    """:func:`step_batch` with the games split over numba's threads (each task runs the serial
+    driver on its chunk of games; the games are independent): every action is checked first, so
+    an illegal one still changes nothing; the same results and return value."""
+    G = games.shape[0]
+    for k in range(G):
+        a = actions[k, 0]
+        if a < 0 or a >= NUM_ACTIONS or masks[games[k], 0, a] == 0:
+            return k
+    over = np.zeros((G + PAR_CHUNK - 1) // PAR_CHUNK, np.int64)
+    for c in prange(over.shape[0]):
+        lo, hi = c * PAR_CHUNK, min(G, (c + 1) * PAR_CHUNK)
+        over[c] = -1 - step_batch(deck, deck_left, hand_cards, hand_cnt, hand_size, hand_total, loose_cnt, pile_cnt,
+                                  pile_top, pile_size, pile_pts, seen_cnt, run_cnt, run_card, run_start, run_rank,
+                                  run_next, run_active, run_size, run_pts, run_taken, current, last_runner, terminal,
+                                  decisions, games[lo:hi], actions[lo:hi], rules, masks, ended[lo:hi])
+    return -1 - over.sum()
+
+
+@_njit(cache=CACHED, parallel=True)
+def reset_batch_par(deck, deck_left, hand_cards, hand_cnt, hand_size, hand_total, loose_cnt, pile_cnt, pile_top,
+                    pile_size, pile_pts, seen_cnt, run_cnt, run_card, run_start, run_rank, run_next, run_active,
+                    run_size, run_pts, run_taken, current, last_runner, terminal, decisions, games, rules, masks):
+    """:func:`reset_batch` with the games split over numba's threads (the serial driver per chunk)."""
+    G = games.shape[0]
+    for c in prange((G + PAR_CHUNK - 1) // PAR_CHUNK):
+        lo, hi = c * PAR_CHUNK, min(G, (c + 1) * PAR_CHUNK)
+        reset_batch(deck, deck_left, hand_cards, hand_cnt, hand_size, hand_total, loose_cnt, pile_cnt, pile_top,
+                    pile_size, pile_pts, seen_cnt, run_cnt, run_card, run_start, run_rank, run_next, run_active,
+                    run_size, run_pts, run_taken, current, last_runner, terminal, decisions, games[lo:hi], rules,
+                    masks)
+
+
+@_njit(cache=CACHED, parallel=True)
+def observe_batch_par(deck_left, hand_cnt, hand_size, loose_cnt, pile_cnt, pile_top, pile_size, pile_pts, seen_cnt,
+                      run_cnt, run_start, run_rank, run_next, run_active, run_size, run_pts, run_taken, current,
+                      last_runner, terminal, games, seats, out):
+    """:func:`observe_batch` with the games split over numba's threads (each task runs the serial
+    driver on its chunk)."""
+    G = games.shape[0]
+    for c in prange((G + PAR_CHUNK - 1) // PAR_CHUNK):
+        lo, hi = c * PAR_CHUNK, min(G, (c + 1) * PAR_CHUNK)
+        observe_batch(deck_left, hand_cnt, hand_size, loose_cnt, pile_cnt, pile_top, pile_size, pile_pts, seen_cnt,
+                      run_cnt, run_start, run_rank, run_next, run_active, run_size, run_pts, run_taken, current,
+                      last_runner, terminal, games[lo:hi], seats, out[lo:hi])
 
 
 # ---- one game packed in three flat buffers (the single-game engine, robada_env.rules.engine) --------

@@ -43,6 +43,7 @@ import numpy as np
 from hod.core.deal import as_seeds, check_generator_seed, draw_seeds, shuffled_prefix
 from hod.core.engine import EngineStep, StateRecord, check_games, check_record, check_seats, observation_buffer
 from hod.core.errors import ConfigError, IllegalActionError, check_choice, check_int_range
+from hod.core.jit import parallel_for
 from hod.core.rewards import REWARD_SCHEMES, final_rewards_batch
 
 from . import kernels
@@ -380,11 +381,7 @@ class BatchedTapeo:
 
     def _parallel(self, games: int) -> bool:
         """Whether a call over ``games`` games takes the parallel drivers (:attr:`parallel_min_batch`)."""
-        if self.parallel_min_batch is None or games < self.parallel_min_batch:
-            return False
-        import numba
-
-        return numba.get_num_threads() > 1
+        return parallel_for(self.parallel_min_batch, games)
 
     # ---- step -------------------------------------------------------------------------------
     def step(self, actions: np.ndarray, games: Optional[np.ndarray] = None) -> EngineStep:
