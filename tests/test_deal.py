@@ -158,19 +158,53 @@ def test_robada_engine_drawn_seeds_deal_like_new_game():
     assert eng.deck[2].tolist() == list(R.new_game(R.Config(num_players=3), seed=123).deck_order)
 
 
-def test_the_single_game_path_gives_the_array_path_numbers():
-    """The single engines deal with Python ints (deal.*_one), the batched engines with arrays:
-    the same numbers, shuffles and prefixes for every seed, stream and count."""
+def test_the_compiled_deals_equal_the_numpy_oracle_bit_for_bit():
+    """hod.core.deal's kernels give the numbers, shuffles and Fisher-Yates prefixes of the numpy
+    and Python-int forms they replaced (tests/oracles/deal_numpy.py), for batches and single
+    games, per-game streams, every count, int8 and int64 cards."""
+    from hod.core import deal
+    from oracles import deal_numpy as ref
+
+    seeds = SEEDS + [2**63 - 1, 123456789] + draw_seeds(np.random.default_rng(3), 300).tolist()
+    arr = np.array(seeds, np.uint64)
+    for stream in (0, 1, 2, 7):
+        assert np.array_equal(deal.stream_numbers(arr, stream, 40), ref.stream_numbers(arr, stream, 40))
+        for cards in (np.arange(40, dtype=np.int8), deck_cards().astype(np.int64)):
+            assert np.array_equal(deal.shuffled(cards, arr, stream), ref.shuffled(cards, arr, stream))
+            for count in (0, 1, 20, 40, len(cards)):
+                assert np.array_equal(deal.shuffled_prefix(cards, arr, stream, count),
+                                      ref.shuffled_prefix(cards, arr, stream, count))
+        streams = np.arange(arr.size) % 3
+        assert np.array_equal(deal.shuffled_prefix(deck_cards(), arr, streams, 30),
+                              ref.shuffled_prefix(deck_cards(), arr, streams, 30))
+        for s in seeds[:20]:
+            assert deal.stream_numbers_one(s, stream, 40) == ref.stream_numbers_one(s, stream, 40)
+            assert deal.shuffled_one(list(range(40)), s, stream) == ref.shuffled_one(list(range(40)), s, stream)
+            for count in (1, 20, 40):
+                assert deal.shuffled_prefix_one(deck_cards().tolist(), s, stream, count) == \
+                    ref.shuffled_prefix_one(deck_cards().tolist(), s, stream, count)
+    with pytest.raises(ValueError, match="0..40"):
+        deal.shuffled_prefix(np.arange(40), arr[:2], 0, 41)
+
+
+def test_a_known_seed_deals_a_known_order():
+    """SplitMix64 by hand for seed 0, stream 0: s = mix(0 + golden), key = mix(s + golden);
+    number 0 = mix(key + gamma). mix(z): z ^= z >> 30; z *= 0xBF58476D1CE4E5B9; z ^= z >> 27;
+    z *= 0x94D049BB133111EB; z ^= z >> 31 (mod 2**64), computed here with Python ints."""
     from hod.core import deal
 
-    cards = list(range(40))
-    seeds = [0, 1, 7, 2**63 - 1, 2**64 - 1, 123456789]
-    for stream in (0, 1, 2):
-        arr = deal.stream_numbers(np.array(seeds, np.uint64), stream, 40)
-        for i, s in enumerate(seeds):
-            assert deal.stream_numbers_one(s, stream, 40) == arr[i].tolist()
-            assert deal.shuffled_one(cards, s, stream) == \
-                deal.shuffled(np.array(cards), np.array([s], np.uint64), stream)[0].tolist()
-            for count in (1, 20, 40):
-                assert deal.shuffled_prefix_one(cards, s, stream, count) == \
-                    deal.shuffled_prefix(np.array(cards), np.array([s], np.uint64), stream, count)[0].tolist()
+    M = (1 << 64) - 1
+
+    def mix(z):
+        z ^= z >> 30
+        z = z * 0xBF58476D1CE4E5B9 & M
+        z ^= z >> 27
+        z = z * 0x94D049BB133111EB & M
+        return z ^ (z >> 31)
+
+    golden, gamma = 0x9E3779B97F4A7C15, 0xD1B54A32D192ED03
+    key = mix((mix(golden) + golden) & M)
+    expect = [mix((key + (j + 1) * gamma) & M) for j in range(5)]
+    assert deal.stream_numbers_one(0, 0, 5) == expect
+    # the order of 5 cards is their numbers' order
+    assert deal.shuffled_one([10, 11, 12, 13, 14], 0, 0) == [c for _, c in sorted(zip(expect, range(10, 15)))]

@@ -2,23 +2,33 @@
 
 A game's seed alone decides its deal: ``new_game(config, seed=s)`` of either game and game ``i``
 of the batched engine reset with ``seeds[i] = s`` shuffle from the same numbers, computed here,
-by the same functions (one game is a batch of one), so the two engines cannot drift apart.
+by the same compiled functions (one game is a batch of one), so the two engines cannot drift
+apart.
 
 The numbers are counter-based: the key of (seed, stream) is SplitMix64 (Steele, Lea & Flood
 2014) of both, and number j is SplitMix64 of the key plus j + 1 steps of a fixed odd increment.
-So G games are shuffled at once as numpy arrays with no generator object per game, and a later
-round of a game (``stream`` = its round) needs only the game's seed.
+So G games are shuffled at once with no generator object per game, and a later round of a game
+(``stream`` = its round) needs only the game's seed.
 
 * :func:`shuffled`: every card, ordered by its number (Ronda Robada's deck order).
 * :func:`shuffled_prefix`: the first cards of a Fisher-Yates shuffle (Tapeo's hands).
+* ``*_one``: the same for one game, as Python lists (the single-game engines).
+
+Each rule is written once, as numba kernels over one game (:func:`_numbers_into`,
+:func:`_shuffle_game`, :func:`_prefix_game`) and batch loops over the games; the array and the
+one-game functions call them (compiled on first use, or loaded from numba's disk cache:
+:func:`hod.core.jit.cache_kernels`). The numpy form they replaced is the oracle
+``tests/oracles/deal_numpy.py`` (``tests/test_deal.py`` checks them bit for bit).
 """
 from __future__ import annotations
 
 from typing import Optional
 
 import numpy as np
+from numba import njit
 
 from .errors import ConfigError
+from .jit import cache_kernels
 
 _U64 = np.uint64
 _GOLDEN = _U64(0x9E3779B97F4A7C15)
@@ -31,16 +41,6 @@ _S30, _S27, _S31 = _U64(30), _U64(27), _U64(31)
 SEED_LIMIT = 1 << 64
 #: :data:`SEED_LIMIT`'s range as the error messages write it.
 SEED_RANGE = f"0..2**{SEED_LIMIT.bit_length() - 1}-1"
-
-
-def _mix(z: np.ndarray) -> np.ndarray:
-    """SplitMix64's finaliser, in place on a uint64 array (wrapping arithmetic); returns ``z``."""
-    z ^= z >> _S30
-    z *= _M1
-    z ^= z >> _S27
-    z *= _M2
-    z ^= z >> _S31
-    return z
 
 
 def check_seed(seed: object) -> int:
@@ -117,16 +117,93 @@ def as_seeds(seeds: object, size: int) -> np.ndarray:
 
 #: Increment between the numbers of one stream (an odd 64-bit constant, not the key's _GOLDEN).
 _GAMMA = _U64(0xD1B54A32D192ED03)
-_STEPS: dict[int, np.ndarray] = {}
+_CACHED = cache_kernels(__file__)
 
 
-def _steps(count: int) -> np.ndarray:
-    """uint64 (count,) ``(j + 1) * _GAMMA`` (wrapping), j = 0..count-1, cached."""
-    st = _STEPS.get(count)
-    if st is None:
-        st = _STEPS[count] = np.arange(1, count + 1, dtype=_U64) * _GAMMA
-        st.setflags(write=False)
-    return st
+@njit(cache=_CACHED, inline="always")
+def _mix(z):
+    """SplitMix64's finaliser of one uint64 (wrapping arithmetic)."""
+    z ^= z >> _S30
+    z *= _M1
+    z ^= z >> _S27
+    z *= _M2
+    z ^= z >> _S31
+    return z
+
+
+@njit(cache=_CACHED, inline="always")
+def _numbers_into(seed, stream, out):
+    """``out[j]`` (uint64 (count,)) = number j of ``stream`` for ``seed`` (:func:`stream_numbers`)."""
+    s = _mix(seed + _GOLDEN)
+    key = _mix(s + (stream + _U64(1)) * _GOLDEN)
+    for j in range(out.shape[0]):
+        out[j] = _mix(key + _U64(j + 1) * _GAMMA)
+
+
+@njit(cache=_CACHED, inline="always")
+def _shuffle_game(cards, seed, stream, nums, out):
+    """``out`` = ``cards`` ordered by their numbers (:func:`shuffled`); ``nums`` scratch (D,).
+    An insertion sort of the (distinct) numbers, carrying the cards along: one order whatever
+    the algorithm."""
+    _numbers_into(seed, stream, nums)
+    for j in range(nums.shape[0]):
+        x, c = nums[j], cards[j]
+        i = j
+        while i > 0 and nums[i - 1] > x:
+            nums[i] = nums[i - 1]
+            out[i] = out[i - 1]
+            i -= 1
+        nums[i] = x
+        out[i] = c
+
+
+@njit(cache=_CACHED, inline="always")
+def _prefix_game(cards, seed, stream, nums, deck, out):
+    """``out`` (count,) = the first ``count`` cards of the Fisher-Yates shuffle of ``cards``
+    (:func:`shuffled_prefix`); ``nums`` (count,) and ``deck`` (D,) scratch."""
+    _numbers_into(seed, stream, nums)
+    D = cards.shape[0]
+    for k in range(D):
+        deck[k] = cards[k]
+    for j in range(out.shape[0]):
+        r = j + np.intp(((nums[j] >> _U64(32)) * _U64(D - j)) >> _U64(32))
+        x = deck[r]
+        deck[r] = deck[j]
+        deck[j] = x
+        out[j] = x
+
+
+@njit(cache=_CACHED)
+def _numbers_batch(seeds, streams, out):
+    for g in range(seeds.shape[0]):
+        _numbers_into(seeds[g], streams[g], out[g])
+
+
+@njit(cache=_CACHED)
+def _shuffle_batch(cards, seeds, streams, out):
+    nums = np.empty(cards.shape[0], np.uint64)
+    for g in range(seeds.shape[0]):
+        _shuffle_game(cards, seeds[g], streams[g], nums, out[g])
+
+
+@njit(cache=_CACHED)
+def _prefix_batch(cards, seeds, streams, out):
+    nums = np.empty(out.shape[1], np.uint64)
+    deck = np.empty_like(cards)
+    for g in range(seeds.shape[0]):
+        _prefix_game(cards, seeds[g], streams[g], nums, deck, out[g])
+
+
+def _streams(stream, size: int) -> np.ndarray:
+    """``stream`` (an int, or int (G,) one per game) as uint64 (G,)."""
+    st = np.asarray(stream)
+    if st.ndim == 0:
+        return np.full(size, int(st), np.uint64)
+    return np.ascontiguousarray(st.reshape(-1), np.int64).astype(np.uint64)
+
+
+def _seeds(seeds: np.ndarray) -> np.ndarray:
+    return np.ascontiguousarray(np.asarray(seeds, np.uint64).reshape(-1))
 
 
 def stream_numbers(seeds: np.ndarray, stream, count: int) -> np.ndarray:
@@ -139,14 +216,13 @@ def stream_numbers(seeds: np.ndarray, stream, count: int) -> np.ndarray:
         count: numbers per game.
 
     Rule: the stream's key is SplitMix64 of the seed and the stream; number j is SplitMix64 of
-    ``key + (j + 1) * gamma`` (SplitMix64 in counter mode, as Java's SplittableRandom: every
-    entry is a few array operations, with no loop over positions). Numbers in a row are distinct
-    (the finaliser is a bijection of distinct inputs).
+    ``key + (j + 1) * gamma`` (SplitMix64 in counter mode, as Java's SplittableRandom). Numbers
+    in a row are distinct (the finaliser is a bijection of distinct inputs).
     """
-    s = _mix(np.asarray(seeds, _U64).reshape(-1) + _GOLDEN)
-    key = _mix(s + (np.asarray(stream, _U64).reshape(-1) + _U64(1)) * _GOLDEN)
-    out = key[:, None] + _steps(count)
-    return _mix(out)
+    s = _seeds(seeds)
+    out = np.empty((s.size, int(count)), np.uint64)
+    _numbers_batch(s, _streams(stream, s.size), out)
+    return out
 
 
 def shuffled(cards: np.ndarray, seeds: np.ndarray, stream: int = 0) -> np.ndarray:
@@ -161,25 +237,10 @@ def shuffled(cards: np.ndarray, seeds: np.ndarray, stream: int = 0) -> np.ndarra
     (G = 1) or in a batch: the cards sorted by their :func:`stream_numbers` (distinct keys, so
     the order does not depend on the sort algorithm).
     """
-    return cards[np.argsort(stream_numbers(seeds, stream, len(cards)), axis=1)]
-
-
-def fisher_yates_draws(seeds: np.ndarray, stream, deck_size: int, count: int) -> np.ndarray:
-    """The positions drawn by the first ``count`` steps of a Fisher-Yates shuffle of
-    ``deck_size`` cards: intp (count, G), step j's position in ``j .. deck_size - 1``.
-
-    Args:
-        seeds: uint64 (G,) game seeds. stream: see :func:`stream_numbers`.
-        deck_size: D. count: steps, ``<= D``.
-
-    Rule: step j takes the high 32 bits of number j of the stream, scaled to the
-    ``D - j`` positions left (multiply-shift; bias below ``D / 2**32``).
-    """
-    x = stream_numbers(seeds, stream, count).T >> _U64(32)
-    x *= np.arange(deck_size, deck_size - count, -1, dtype=_U64)[:, None]
-    x >>= _U64(32)
-    out = x.astype(np.intp)
-    out += np.arange(count, dtype=np.intp)[:, None]
+    c = np.ascontiguousarray(cards)
+    s = _seeds(seeds)
+    out = np.empty((s.size, c.size), c.dtype)
+    _shuffle_batch(c, s, _streams(stream, s.size), out)
     return out
 
 
@@ -191,64 +252,35 @@ def shuffled_prefix(cards: np.ndarray, seeds: np.ndarray, stream, count: int) ->
         cards: (D,) the deck in a fixed order (Tapeo: the kinds, sorted).
         seeds: uint64 (G,) game seeds. stream: see :func:`stream_numbers`. count: ``<= D``.
 
-    Rule: Fisher-Yates (step j swaps position j with the position :func:`fisher_yates_draws`
-    gives), stopped after ``count`` steps: those cards are a uniformly random draw without
-    replacement, in random order. One game (G = 1) runs the swaps on a Python list, a batch
-    runs them as array operations over the games; both give the same cards for a seed.
+    Rule: Fisher-Yates stopped after ``count`` steps: step j takes the high 32 bits of number j
+    of the stream, scaled to the ``D - j`` positions left (multiply-shift; bias below
+    ``D / 2**32``), and swaps that position (``j + ...``) with position j. Those cards are a
+    uniformly random draw without replacement, in random order.
+
+    Raises:
+        ValueError: ``count`` outside 0..D.
     """
-    draws = fisher_yates_draws(seeds, stream, len(cards), count)
-    G = draws.shape[1]
-    if G == 1:
-        deck = cards.tolist()
-        for j, r in enumerate(draws[:, 0].tolist()):
-            deck[j], deck[r] = deck[r], deck[j]
-        return np.array([deck[:count]], cards.dtype)
-    D = len(cards)
-    deck = np.empty((G, D), cards.dtype)
-    deck[:] = cards
-    flat = deck.reshape(-1)
-    draws += (np.arange(G, dtype=np.intp) * D)[None, :]
-    out = np.empty((count, G), cards.dtype)
-    for j in range(count):
-        r = draws[j]
-        out[j] = flat[r]
-        flat[r] = deck[:, j]
-    return out.T
+    c = np.ascontiguousarray(cards)
+    if not 0 <= int(count) <= c.size:
+        raise ValueError(f"count={count!r} must be in 0..{c.size} (the cards given)")
+    s = _seeds(seeds)
+    out = np.empty((s.size, int(count)), c.dtype)
+    _prefix_batch(c, s, _streams(stream, s.size), out)
+    return out
 
 
-# ---- one game with Python ints: the same numbers, without numpy's per-call cost ----------------
-_MASK = SEED_LIMIT - 1
-
-
-def _mix_int(z: int) -> int:
-    """:func:`_mix` of one Python int (wrapping 64-bit arithmetic)."""
-    z ^= z >> 30
-    z = (z * 0xBF58476D1CE4E5B9) & _MASK
-    z ^= z >> 27
-    z = (z * 0x94D049BB133111EB) & _MASK
-    return z ^ (z >> 31)
-
-
+# ---- one game as Python lists (the single-game engines) --------------------------------------------
 def stream_numbers_one(seed: int, stream: int, count: int) -> list[int]:
-    """:func:`stream_numbers` of one game as Python ints (the same numbers; a single-game engine
-    deals with this, the batched engines with the array form; ``tests/test_deal.py`` checks they
-    agree)."""
-    s = _mix_int((seed + int(_GOLDEN)) & _MASK)
-    key = _mix_int((s + (stream + 1) * int(_GOLDEN)) & _MASK)
-    gamma = int(_GAMMA)
-    return [_mix_int((key + (j + 1) * gamma) & _MASK) for j in range(count)]
+    """:func:`stream_numbers` of one game, as Python ints."""
+    return stream_numbers(np.array([seed], np.uint64), stream, count)[0].tolist()
 
 
 def shuffled_one(cards: list, seed: int, stream: int = 0) -> list:
-    """:func:`shuffled` of one game: the ``cards`` (a list) in the seed's order."""
-    return [c for _, c in sorted(zip(stream_numbers_one(seed, stream, len(cards)), cards))]
+    """:func:`shuffled` of one game: the ``cards`` (a list of ints) in the seed's order."""
+    return shuffled(np.array(cards, np.int64), np.array([seed], np.uint64), stream)[0].tolist()
 
 
 def shuffled_prefix_one(cards: list, seed: int, stream: int, count: int) -> list:
     """:func:`shuffled_prefix` of one game: the first ``count`` cards (a list) of the seed's
-    Fisher-Yates shuffle of ``cards`` (a list, not changed)."""
-    deck, size = list(cards), len(cards)
-    for j, x in enumerate(stream_numbers_one(seed, stream, count)):
-        r = (((x >> 32) * (size - j)) >> 32) + j
-        deck[j], deck[r] = deck[r], deck[j]
-    return deck[:count]
+    Fisher-Yates shuffle of ``cards`` (a list of ints, not changed)."""
+    return shuffled_prefix(np.array(cards, np.int64), np.array([seed], np.uint64), stream, count)[0].tolist()
