@@ -8,7 +8,7 @@ ham majorities T2/T3, prawns and bread T4, peppers T5), the kept churros (T8), t
 (T9), the winners (T10), and the observation of one seat (:data:`tapeo_env.rules.observation.LAYOUT`,
 every entry the same float32 as :func:`tapeo_env.rules.observation.encode`: counts are
 ``count * (1 / deck count)`` in float64 rounded once to float32, churros ``/ 30``, scores
-``/ 100``). Deals are not here: the cards stay :func:`hod.core.deal.shuffled_prefix` (numpy);
+``/ 100``). Deals are not here: the cards stay :func:`hod.core.deal.shuffled_prefix` (its own kernels);
 :func:`deal_counts` writes the dealt cards into the record as counts between kernel calls.
 
 Drivers: serial ones (:func:`step_batch`, :func:`observe_batch`, ...) and parallel ones
