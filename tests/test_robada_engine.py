@@ -316,3 +316,12 @@ def test_card_ids_must_be_integers_and_the_error_names_what_is_missing():
         E.from_position(two, hands=[[0], [0]], deck=range(2, 40))
     with pytest.raises(ConfigError, match=r"deck card=0.0 must be an integer"):
         new_game(deck=[float(i) for i in range(40)])
+
+
+def test_a_deck_with_a_seed_is_refused_rather_than_the_seed_ignored():
+    """new_game(seed=..., deck=...) used to deal the deck and drop the seed without a word."""
+    with pytest.raises(ConfigError, match="not both"):
+        new_game(Config(), seed=3, deck=list(range(40)))
+    with pytest.raises(ConfigError, match="not both"):
+        new_game(Config(), rng=np.random.default_rng(0), deck=list(range(40)))
+    assert new_game(Config(), deck=list(range(40))).deck_order == tuple(range(40))

@@ -471,16 +471,19 @@ def new_game(
         seed: the game's seed, an int in 0..2**64-1 (None: a fresh one); the deck order is
             :func:`shuffled_deck` of it, as the batched engine deals a game reset with ``seed``.
         rng: draw the seed from this generator instead (takes precedence over ``seed``).
-        deck: an explicit deck order (40 distinct card ids) instead of a shuffle.
+        deck: an explicit deck order (40 distinct card ids) instead of a shuffle (then no
+            ``seed`` or ``rng``: the deck alone decides the deal).
 
     Returns:
         the :class:`State` after the first deal, seat 0 to act.
 
     Raises:
-        ConfigError: bad config, a seed that is not an int in 0..2**64-1, or a ``deck`` that
-            is not a permutation of 0..39.
+        ConfigError: bad config, a seed that is not an int in 0..2**64-1, a ``deck`` that is
+            not a permutation of 0..39, or a ``deck`` given with a ``seed`` or an ``rng``.
     """
     config = _check_config(config)
+    if deck is not None and (seed is not None or rng is not None):
+        raise ConfigError("new_game: give a seed (or rng) or a deck, not both: a deck decides the whole deal")
     if deck is None:
         deck = shuffled_deck(game_seed(seed, rng))
     else:
