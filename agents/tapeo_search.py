@@ -215,9 +215,10 @@ class SearchBot(CandidateSearchBot):
         n = cfg.num_players
         eng = self._engine(cfg, D * P * C)
         # game (d, p, c) is row (d * P + p) * C + c: the candidates of one playout are neighbours
-        eng.load_state(state_record([st for st in states for _ in range(P * C)], cfg))
+        eng.load_state(state_record(states, cfg).take(np.repeat(np.arange(D), P * C)))
         u = self.rng.random((D * P, n))
-        picks = self._policy_picks(eng, u, first_of=C)          # (D * P, n), the others' picks
+        # the others' picks (D * P, n): one game of each playout asked (its candidates' games are equal now)
+        picks = self._policy_picks(eng, u, games=np.arange(0, D * P * C, C) if C > 1 else None)
         picks = np.repeat(picks, C, axis=0)
         picks[:, seat] = np.tile(np.asarray(cands, np.int64), D * P)
         eng.step(picks)
@@ -254,25 +255,31 @@ class SearchBot(CandidateSearchBot):
             eng = self._engines[key] = BatchedTapeo(cfg, batch, seed=0)
         return eng
 
-    def _policy_picks(self, eng: BatchedTapeo, u: np.ndarray, first_of: int = 1) -> np.ndarray:
-        """The playout policy's picks, int64 (G, n), for games ``0, first_of, 2 * first_of, ...``.
+    def _policy_picks(self, eng: BatchedTapeo, u: np.ndarray, games: Optional[np.ndarray] = None) -> np.ndarray:
+        """The playout policy's picks, int64 (G, n), for the games ``games`` (None: all, in order).
 
         ``u`` (G, n) are uniform numbers in [0, 1): a network's pick is the inverse of its
         softmax's cumulative distribution at ``u`` (so equal positions with equal ``u`` pick
-        alike); a per-row bot is asked with its own generator."""
+        alike); a seat with one legal kind picks it without asking the network (the inverse at
+        any ``u`` is that kind: every other kind's probability is 0); a per-row bot is asked with
+        its own generator."""
         n = eng.num_players
-        obs = eng.observe()[::first_of]
-        mask = eng.legal_mask()[::first_of]
+        obs = eng.observe(games)
+        mask = eng.legal_mask(games)
         G = obs.shape[0]
         obs = obs.reshape(G * n, -1)
         mask = mask.reshape(G * n, -1)
         if self._network:
-            _, logits = self._policy.run(obs, mask)
-            z = logits.astype(np.float64)
-            p = np.exp(z - z.max(axis=1, keepdims=True))
-            cum = np.cumsum(p, axis=1)
-            x = u.reshape(-1, 1) * cum[:, -1:] * (1.0 - 1e-12)   # below the total: a legal kind
-            return (cum <= x).sum(axis=1).reshape(G, n).astype(np.int64)
+            out = mask.argmax(axis=1)                            # the one legal kind of a forced seat
+            ask = np.flatnonzero(mask.sum(axis=1, dtype=np.int64) > 1)
+            if ask.size:
+                _, logits = self._policy.run(obs[ask], mask[ask])
+                z = logits.astype(np.float64)
+                p = np.exp(z - z.max(axis=1, keepdims=True))
+                cum = np.cumsum(p, axis=1)
+                x = u.reshape(-1, 1)[ask] * cum[:, -1:] * (1.0 - 1e-12)   # below the total: a legal kind
+                out[ask] = (cum <= x).sum(axis=1)
+            return out.reshape(G, n).astype(np.int64, copy=False)
         out = np.empty(G * n, np.int64)
         for r in range(G * n):
             out[r] = self._policy.act({"observation": obs[r], "action_mask": mask[r]})
