@@ -50,8 +50,10 @@ from pathlib import Path
 from typing import Any, Optional
 
 import numpy as np
+from numba import njit
 
 from hod.core.errors import ConfigError
+from hod.core.jit import cache_kernels
 from tapeo_env.rules import engine
 from tapeo_env.rules.batched import BatchedTapeo, state_record
 from tapeo_env.rules.observation import decode, encode
@@ -92,6 +94,53 @@ def playout_values(final_scores: np.ndarray, winners: np.ndarray, seat: int, mar
     share = np.where(won[:, seat], 1.0 / np.maximum(won.sum(axis=1), 1), 0.0)
     margin = pts[:, seat] - (pts.sum(axis=1) - pts[:, seat]) / (n - 1)
     return share + margin_weight * margin / 100.0
+
+
+_CACHED = cache_kernels(__file__)
+
+
+@njit(cache=_CACHED)
+def _forced_picks(mask, out, ask):
+    """Each row's last legal kind into ``out`` (int64 (R,): the pick of a row with one legal kind),
+    and the rows with more than one legal kind into ``ask[:m]`` (int64 (R,)); returns m.
+    ``mask`` int8 (R, K), at least one legal kind per row."""
+    m = 0
+    for r in range(mask.shape[0]):
+        legal, last = 0, -1
+        for k in range(mask.shape[1]):
+            if mask[r, k]:
+                legal += 1
+                last = k
+        out[r] = last
+        if legal > 1:
+            ask[m] = r
+            m += 1
+    return m
+
+
+@njit(cache=_CACHED)
+def _sampled_picks(logits, u, ask, out):
+    """``out[ask[i]]``: the inverse of the softmax's cumulative distribution of ``logits[i]``
+    (float32 (m, K), masked: illegal kinds at -1e8, so their probability is 0) at ``u[ask[i]]``
+    (float64 (R,), in [0, 1)), scaled by ``1 - 1e-12`` so that the pick is a legal kind. The
+    same float64 operations, in the same order, as numpy's ``exp(z - z.max())``, ``cumsum`` and
+    ``(cum <= u * total * (1 - 1e-12)).sum()`` on each row."""
+    K = logits.shape[1]
+    cum = np.empty(K, np.float64)
+    for i in range(ask.shape[0]):
+        z = logits[i]
+        top = np.float64(z[0])
+        for k in range(1, K):
+            top = max(top, np.float64(z[k]))
+        acc = 0.0
+        for k in range(K):
+            acc += np.exp(np.float64(z[k]) - top)
+            cum[k] = acc
+        x = u[ask[i]] * acc * (1.0 - 1e-12)
+        c = 0
+        for k in range(K):
+            c += cum[k] <= x
+        out[ask[i]] = c
 
 
 def _check_int(name: str, value: Any, low: int) -> int:
@@ -270,16 +319,13 @@ class SearchBot(CandidateSearchBot):
         obs = obs.reshape(G * n, -1)
         mask = mask.reshape(G * n, -1)
         if self._network:
-            out = mask.argmax(axis=1)                            # the one legal kind of a forced seat
-            ask = np.flatnonzero(mask.sum(axis=1, dtype=np.int64) > 1)
+            out = np.empty(G * n, np.int64)
+            ask = np.empty(G * n, np.int64)
+            ask = ask[:_forced_picks(mask, out, ask)]            # a forced seat's pick is its one legal kind
             if ask.size:
                 _, logits = self._policy.run(obs[ask], mask[ask])
-                z = logits.astype(np.float64)
-                p = np.exp(z - z.max(axis=1, keepdims=True))
-                cum = np.cumsum(p, axis=1)
-                x = u.reshape(-1, 1)[ask] * cum[:, -1:] * (1.0 - 1e-12)   # below the total: a legal kind
-                out[ask] = (cum <= x).sum(axis=1)
-            return out.reshape(G, n).astype(np.int64, copy=False)
+                _sampled_picks(logits, np.ascontiguousarray(u, np.float64).reshape(-1), ask, out)
+            return out.reshape(G, n)
         out = np.empty(G * n, np.int64)
         for r in range(G * n):
             out[r] = self._policy.act({"observation": obs[r], "action_mask": mask[r]})
