@@ -231,6 +231,40 @@ def test_registered_and_played_in_the_tournament():
     assert [b.games for b in res.bots] == [3, 3, 3]
 
 
+def test_forced_picks_are_the_one_legal_kind_and_the_other_rows_are_asked():
+    """_forced_picks: a row with one legal kind gets it (rows 0 and 2), a row with two is asked (row 1)."""
+    from hod.agents.tapeo_search import _forced_picks
+
+    mask = np.array([[0, 1, 0], [1, 0, 1], [0, 0, 1]], np.int8)
+    out, ask = np.full(3, -7, np.int64), np.full(3, -7, np.int64)
+    m = _forced_picks(mask, out, ask)
+    assert m == 1 and ask[:m].tolist() == [1] and out[[0, 2]].tolist() == [1, 2]
+
+
+def test_sampled_picks_invert_the_softmax_as_numpy_does():
+    """_sampled_picks by hand: logits [-1e8, 0, 0] (kind 0 illegal) give cum [0, 1, 2]; the pick is
+    the count of cum <= u * 2 * (1 - 1e-12): u = 0 -> 1 (the illegal kind never), u = 0.5 -> 1
+    (x just under 1), u = 0.51 -> 2 (x = 1.02); and on 2,000 random masked rows it equals the
+    numpy form it replaced (exp(z - max), cumsum, (cum <= x).sum()) row for row."""
+    from hod.agents.tapeo_search import _sampled_picks
+
+    logits = np.array([[-1e8, 0, 0]] * 3, np.float32)
+    out = np.full(3, -7, np.int64)
+    _sampled_picks(logits, np.array([0.0, 0.5, 0.51]), np.arange(3, dtype=np.int64), out)
+    assert out.tolist() == [1, 1, 2]
+    rng = np.random.default_rng(5)
+    mask = rng.random((2000, 10)) < 0.5
+    mask[np.arange(2000), rng.integers(0, 10, 2000)] = True
+    logits = np.where(mask, rng.normal(0, 3, (2000, 10)), -1e8).astype(np.float32)
+    u = rng.random(2000)
+    z = logits.astype(np.float64)
+    cum = np.cumsum(np.exp(z - z.max(axis=1, keepdims=True)), axis=1)
+    want = (cum <= u.reshape(-1, 1) * cum[:, -1:] * (1.0 - 1e-12)).sum(axis=1)
+    out = np.full(2000, -7, np.int64)
+    _sampled_picks(logits, u, np.arange(2000, dtype=np.int64), out)
+    assert np.array_equal(out, want) and mask[np.arange(2000), out].all()
+
+
 # ---- the same decisions before and after the playouts' speed-ups -------------------------------------
 DECISIONS_FILE = __import__("pathlib").Path(__file__).with_name("data") / "tapeo_search_decisions.json"
 #: (players, game seed) of the recorded positions: up to 5 positions of each seeded random game.
