@@ -100,35 +100,81 @@ _CACHED = cache_kernels(__file__)
 
 
 @njit(cache=_CACHED)
-def _forced_picks(mask, out, ask):
-    """Each row's last legal kind into ``out`` (int64 (R,): the pick of a row with one legal kind),
-    and the rows with more than one legal kind into ``ask[:m]`` (int64 (R,)); returns m.
-    ``mask`` int8 (R, K), at least one legal kind per row."""
-    m = 0
-    for r in range(mask.shape[0]):
+def _rows_to_ask(obs, mask, out, ask, which):
+    """The rows a playout pick must ask the network for, without repeats.
+
+    A row with one legal kind gets it in ``out`` (int64 (R,): the pick of a forced seat; the
+    other rows' entries are overwritten later). The rows with more than one legal kind are asked
+    once per distinct (observation, mask): the first row of each distinct one goes to
+    ``ask[:u]``, and ``which[r]`` (int64 (R,)) is the index in ``ask`` of the row that row ``r``
+    repeats (itself if first; -1 for a forced row). Rows are equal when their bytes are (the
+    float32 observation compared bit for bit). Returns u.
+
+    Args: ``obs`` float32 (R, W) and ``mask`` int8 (R, K), C-contiguous, at least one legal kind
+    per row.
+    """
+    R, W = obs.shape
+    K = mask.shape[1]
+    bits = obs.view(np.uint32)
+    size = 1
+    while size < 2 * R:
+        size *= 2
+    table = np.full(size, -1, np.int64)
+    u = 0
+    for r in range(R):
         legal, last = 0, -1
-        for k in range(mask.shape[1]):
+        h = np.uint64(14695981039346656037)
+        for k in range(K):
             if mask[r, k]:
                 legal += 1
                 last = k
+            h = (h ^ np.uint64(mask[r, k])) * np.uint64(1099511628211)
         out[r] = last
-        if legal > 1:
-            ask[m] = r
-            m += 1
-    return m
+        which[r] = -1
+        if legal < 2:
+            continue
+        for j in range(W):
+            h = (h ^ np.uint64(bits[r, j])) * np.uint64(1099511628211)
+        slot = np.int64(h & np.uint64(size - 1))
+        while True:
+            e = table[slot]
+            if e < 0:
+                table[slot] = u
+                ask[u] = r
+                which[r] = u
+                u += 1
+                break
+            q = ask[e]
+            same = True
+            for k in range(K):
+                if mask[q, k] != mask[r, k]:
+                    same = False
+                    break
+            if same:
+                for j in range(W):
+                    if bits[q, j] != bits[r, j]:
+                        same = False
+                        break
+            if same:
+                which[r] = e
+                break
+            slot = (slot + 1) & (size - 1)
+    return u
 
 
 @njit(cache=_CACHED)
-def _sampled_picks(logits, u, ask, out):
-    """``out[ask[i]]``: the inverse of the softmax's cumulative distribution of ``logits[i]``
-    (float32 (m, K), masked: illegal kinds at -1e8, so their probability is 0) at ``u[ask[i]]``
-    (float64 (R,), in [0, 1)), scaled by ``1 - 1e-12`` so that the pick is a legal kind. The
-    same float64 operations, in the same order, as numpy's ``exp(z - z.max())``, ``cumsum`` and
-    ``(cum <= u * total * (1 - 1e-12)).sum()`` on each row."""
+def _sampled_picks(logits, which, u, out):
+    """``out[r]`` for each row r with ``which[r] >= 0``: the inverse of the softmax's cumulative
+    distribution of ``logits[which[r]]`` (float32 (m, K), masked: illegal kinds at -1e8, so their
+    probability is 0) at ``u[r]`` (float64 (R,), in [0, 1)), scaled by ``1 - 1e-12`` so that the
+    pick is a legal kind. The same float64 operations, in the same order, as numpy's
+    ``exp(z - z.max())``, ``cumsum`` and ``(cum <= u * total * (1 - 1e-12)).sum()`` on each row."""
     K = logits.shape[1]
     cum = np.empty(K, np.float64)
-    for i in range(ask.shape[0]):
-        z = logits[i]
+    for r in range(which.shape[0]):
+        if which[r] < 0:
+            continue
+        z = logits[which[r]]
         top = np.float64(z[0])
         for k in range(1, K):
             top = max(top, np.float64(z[k]))
@@ -136,11 +182,11 @@ def _sampled_picks(logits, u, ask, out):
         for k in range(K):
             acc += np.exp(np.float64(z[k]) - top)
             cum[k] = acc
-        x = u[ask[i]] * acc * (1.0 - 1e-12)
+        x = u[r] * acc * (1.0 - 1e-12)
         c = 0
         for k in range(K):
             c += cum[k] <= x
-        out[ask[i]] = c
+        out[r] = c
 
 
 def _check_int(name: str, value: Any, low: int) -> int:
@@ -310,8 +356,9 @@ class SearchBot(CandidateSearchBot):
         ``u`` (G, n) are uniform numbers in [0, 1): a network's pick is the inverse of its
         softmax's cumulative distribution at ``u`` (so equal positions with equal ``u`` pick
         alike); a seat with one legal kind picks it without asking the network (the inverse at
-        any ``u`` is that kind: every other kind's probability is 0); a per-row bot is asked with
-        its own generator."""
+        any ``u`` is that kind: every other kind's probability is 0), and rows equal bit for bit
+        are asked once (onnxruntime's logits of a row do not depend on the other rows of the
+        batch); a per-row bot is asked with its own generator."""
         n = eng.num_players
         obs = eng.observe(games)
         mask = eng.legal_mask(games)
@@ -319,12 +366,12 @@ class SearchBot(CandidateSearchBot):
         obs = obs.reshape(G * n, -1)
         mask = mask.reshape(G * n, -1)
         if self._network:
-            out = np.empty(G * n, np.int64)
-            ask = np.empty(G * n, np.int64)
-            ask = ask[:_forced_picks(mask, out, ask)]            # a forced seat's pick is its one legal kind
+            # a forced seat picks its one legal kind; equal rows are asked once (equal logits)
+            out, ask, which = np.empty(G * n, np.int64), np.empty(G * n, np.int64), np.empty(G * n, np.int64)
+            ask = ask[:_rows_to_ask(obs, mask, out, ask, which)]
             if ask.size:
                 _, logits = self._policy.run(obs[ask], mask[ask])
-                _sampled_picks(logits, np.ascontiguousarray(u, np.float64).reshape(-1), ask, out)
+                _sampled_picks(logits, which, np.ascontiguousarray(u, np.float64).reshape(-1), out)
             return out.reshape(G, n)
         out = np.empty(G * n, np.int64)
         for r in range(G * n):

@@ -231,27 +231,34 @@ def test_registered_and_played_in_the_tournament():
     assert [b.games for b in res.bots] == [3, 3, 3]
 
 
-def test_forced_picks_are_the_one_legal_kind_and_the_other_rows_are_asked():
-    """_forced_picks: a row with one legal kind gets it (rows 0 and 2), a row with two is asked (row 1)."""
-    from hod.agents.tapeo_search import _forced_picks
+def test_rows_to_ask_skip_forced_seats_and_ask_equal_rows_once():
+    """_rows_to_ask on 5 rows: rows 0 and 3 have one legal kind (picks 1 and 2, not asked); rows 1
+    and 4 are equal (asked once: row 4 repeats ask[0] = row 1); row 2 has row 1's mask but one
+    observation entry differs by the smallest float32 step (asked: rows are compared bit for bit)."""
+    from hod.agents.tapeo_search import _rows_to_ask
 
-    mask = np.array([[0, 1, 0], [1, 0, 1], [0, 0, 1]], np.int8)
-    out, ask = np.full(3, -7, np.int64), np.full(3, -7, np.int64)
-    m = _forced_picks(mask, out, ask)
-    assert m == 1 and ask[:m].tolist() == [1] and out[[0, 2]].tolist() == [1, 2]
+    mask = np.array([[0, 1, 0], [1, 0, 1], [1, 0, 1], [0, 0, 1], [1, 0, 1]], np.int8)
+    obs = np.zeros((5, 4), np.float32)
+    obs[:, 0] = 0.5
+    obs[2, 3] = np.nextafter(np.float32(0), np.float32(1))
+    out, ask, which = (np.full(5, -7, np.int64) for _ in range(3))
+    u = _rows_to_ask(obs, mask, out, ask, which)
+    assert u == 2 and ask[:u].tolist() == [1, 2] and which.tolist() == [-1, 0, 1, -1, 0]
+    assert out[[0, 3]].tolist() == [1, 2]
 
 
 def test_sampled_picks_invert_the_softmax_as_numpy_does():
     """_sampled_picks by hand: logits [-1e8, 0, 0] (kind 0 illegal) give cum [0, 1, 2]; the pick is
     the count of cum <= u * 2 * (1 - 1e-12): u = 0 -> 1 (the illegal kind never), u = 0.5 -> 1
     (x just under 1), u = 0.51 -> 2 (x = 1.02); and on 2,000 random masked rows it equals the
-    numpy form it replaced (exp(z - max), cumsum, (cum <= x).sum()) row for row."""
+    numpy form it replaced (exp(z - max), cumsum, (cum <= x).sum()) row for row; a row with
+    ``which`` -1 (a forced seat) is left as it was."""
     from hod.agents.tapeo_search import _sampled_picks
 
-    logits = np.array([[-1e8, 0, 0]] * 3, np.float32)
-    out = np.full(3, -7, np.int64)
-    _sampled_picks(logits, np.array([0.0, 0.5, 0.51]), np.arange(3, dtype=np.int64), out)
-    assert out.tolist() == [1, 1, 2]
+    logits = np.array([[-1e8, 0, 0]], np.float32)
+    out = np.full(4, -7, np.int64)
+    _sampled_picks(logits, np.array([0, 0, 0, -1]), np.array([0.0, 0.5, 0.51, 0.9]), out)
+    assert out.tolist() == [1, 1, 2, -7]          # which = -1: row 3 left as it was
     rng = np.random.default_rng(5)
     mask = rng.random((2000, 10)) < 0.5
     mask[np.arange(2000), rng.integers(0, 10, 2000)] = True
@@ -261,7 +268,7 @@ def test_sampled_picks_invert_the_softmax_as_numpy_does():
     cum = np.cumsum(np.exp(z - z.max(axis=1, keepdims=True)), axis=1)
     want = (cum <= u.reshape(-1, 1) * cum[:, -1:] * (1.0 - 1e-12)).sum(axis=1)
     out = np.full(2000, -7, np.int64)
-    _sampled_picks(logits, u, np.arange(2000, dtype=np.int64), out)
+    _sampled_picks(logits, np.arange(2000, dtype=np.int64), u, out)
     assert np.array_equal(out, want) and mask[np.arange(2000), out].all()
 
 
