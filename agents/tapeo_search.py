@@ -97,6 +97,8 @@ def playout_values(final_scores: np.ndarray, winners: np.ndarray, seat: int, mar
 
 
 _CACHED = cache_kernels(__file__)
+#: The masked logit of an illegal kind (the export's graph writes -1e8 there).
+_ILLEGAL = np.float32(-1e8)
 
 
 @njit(cache=_CACHED)
@@ -180,7 +182,8 @@ def _sampled_picks(logits, which, u, out):
             top = max(top, np.float64(z[k]))
         acc = 0.0
         for k in range(K):
-            acc += np.exp(np.float64(z[k]) - top)
+            if z[k] > _ILLEGAL:                  # an illegal kind's exp(-1e8 - top) is 0.0: acc unchanged
+                acc += np.exp(np.float64(z[k]) - top)
             cum[k] = acc
         x = u[r] * acc * (1.0 - 1e-12)
         c = 0
