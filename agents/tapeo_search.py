@@ -31,9 +31,13 @@ seat picks at once, in secret):
 All the playouts of one decision run together in the batched engine
 (:class:`tapeo_env.rules.batched.BatchedTapeo`, loaded with the record of the samples,
 :func:`~tapeo_env.rules.batched.state_record`): ``candidates x determinizations x
-playouts`` games step at once, and an ONNX playout policy is asked for every seat of every game
-in one call per pick (decisions per second: ``python -m hod.benchmarks.tapeo_search_speed``; the
-network is about 60% of a decision's time there). With the shipped network (``playout="ppo"``, the default) a decision takes
+playouts`` games step at once, and an ONNX playout policy is asked in one call per pick, for
+every seat of every game that has more than one legal kind in hand, once per distinct
+(observation, mask) (a forced seat picks its one kind; equal rows get equal logits: at the
+benchmark's positions 18% fewer rows than every seat of every game). Decisions per second:
+``python -m hod.benchmarks.tapeo_search_speed``; the network (onnxruntime, near the core's
+peak) is about 60% of a decision's time there, so the search is bounded by it
+(docs/throughput.md). With the shipped network (``playout="ppo"``, the default) a decision takes
 about 10-40 ms on one core at the defaults (docs/results.md); a playout policy that is a per-row
 bot (``"expert"``, ``"greedy"``, ``"random"``) is asked row by row and is far slower (the
 expert: about 0.3 ms per seat and pick).
