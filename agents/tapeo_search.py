@@ -31,9 +31,13 @@ seat picks at once, in secret):
 All the playouts of one decision run together in the batched engine
 (:class:`tapeo_env.rules.batched.BatchedTapeo`, loaded with the record of the samples,
 :func:`~tapeo_env.rules.batched.state_record`): ``candidates x determinizations x
-playouts`` games step at once, and an ONNX playout policy is asked for every seat of every game
-in one call per pick (decisions per second: ``python -m hod.benchmarks.tapeo_search_speed``; the
-network is about 60% of a decision's time there). With the shipped network (``playout="ppo"``, the default) a decision takes
+playouts`` games step at once, and an ONNX playout policy is asked in one call per pick, for
+every seat of every game that has more than one legal kind in hand, once per distinct
+(observation, mask) (a forced seat picks its one kind; equal rows get equal logits: at the
+benchmark's positions 18% fewer rows than every seat of every game). Decisions per second:
+``python -m hod.benchmarks.tapeo_search_speed``; the network (onnxruntime, near the core's
+peak) is about 60% of a decision's time there, so the search is bounded by it
+(docs/throughput.md). With the shipped network (``playout="ppo"``, the default) a decision takes
 about 10-40 ms on one core at the defaults (docs/results.md); a playout policy that is a per-row
 bot (``"expert"``, ``"greedy"``, ``"random"``) is asked row by row and is far slower (the
 expert: about 0.3 ms per seat and pick).
@@ -50,8 +54,10 @@ from pathlib import Path
 from typing import Any, Optional
 
 import numpy as np
+from numba import njit
 
 from hod.core.errors import ConfigError
+from hod.core.jit import cache_kernels
 from tapeo_env.rules import engine
 from tapeo_env.rules.batched import BatchedTapeo, state_record
 from tapeo_env.rules.observation import decode, encode
@@ -92,6 +98,102 @@ def playout_values(final_scores: np.ndarray, winners: np.ndarray, seat: int, mar
     share = np.where(won[:, seat], 1.0 / np.maximum(won.sum(axis=1), 1), 0.0)
     margin = pts[:, seat] - (pts.sum(axis=1) - pts[:, seat]) / (n - 1)
     return share + margin_weight * margin / 100.0
+
+
+_CACHED = cache_kernels(__file__)
+#: The masked logit of an illegal kind (the export's graph writes -1e8 there).
+_ILLEGAL = np.float32(-1e8)
+
+
+@njit(cache=_CACHED)
+def _rows_to_ask(obs, mask, out, ask, which):
+    """The rows a playout pick must ask the network for, without repeats.
+
+    A row with one legal kind gets it in ``out`` (int64 (R,): the pick of a forced seat; the
+    other rows' entries are overwritten later). The rows with more than one legal kind are asked
+    once per distinct (observation, mask): the first row of each distinct one goes to
+    ``ask[:u]``, and ``which[r]`` (int64 (R,)) is the index in ``ask`` of the row that row ``r``
+    repeats (itself if first; -1 for a forced row). Rows are equal when their bytes are (the
+    float32 observation compared bit for bit). Returns u.
+
+    Args: ``obs`` float32 (R, W) and ``mask`` int8 (R, K), C-contiguous, at least one legal kind
+    per row.
+    """
+    R, W = obs.shape
+    K = mask.shape[1]
+    bits = obs.view(np.uint32)
+    size = 1
+    while size < 2 * R:
+        size *= 2
+    table = np.full(size, -1, np.int64)
+    u = 0
+    for r in range(R):
+        legal, last = 0, -1
+        h = np.uint64(14695981039346656037)
+        for k in range(K):
+            if mask[r, k]:
+                legal += 1
+                last = k
+            h = (h ^ np.uint64(mask[r, k])) * np.uint64(1099511628211)
+        out[r] = last
+        which[r] = -1
+        if legal < 2:
+            continue
+        for j in range(W):
+            h = (h ^ np.uint64(bits[r, j])) * np.uint64(1099511628211)
+        slot = np.int64(h & np.uint64(size - 1))
+        while True:
+            e = table[slot]
+            if e < 0:
+                table[slot] = u
+                ask[u] = r
+                which[r] = u
+                u += 1
+                break
+            q = ask[e]
+            same = True
+            for k in range(K):
+                if mask[q, k] != mask[r, k]:
+                    same = False
+                    break
+            if same:
+                for j in range(W):
+                    if bits[q, j] != bits[r, j]:
+                        same = False
+                        break
+            if same:
+                which[r] = e
+                break
+            slot = (slot + 1) & (size - 1)
+    return u
+
+
+@njit(cache=_CACHED)
+def _sampled_picks(logits, which, u, out):
+    """``out[r]`` for each row r with ``which[r] >= 0``: the inverse of the softmax's cumulative
+    distribution of ``logits[which[r]]`` (float32 (m, K), masked: illegal kinds at -1e8, so their
+    probability is 0) at ``u[r]`` (float64 (R,), in [0, 1)), scaled by ``1 - 1e-12`` so that the
+    pick is a legal kind. The same float64 operations, in the same order, as numpy's
+    ``exp(z - z.max())``, ``cumsum`` and ``(cum <= u * total * (1 - 1e-12)).sum()`` on each row."""
+    K = logits.shape[1]
+    cum = np.empty(K, np.float64)
+    for r in range(which.shape[0]):
+        if which[r] < 0:
+            continue
+        z = logits[which[r]]
+        top = np.float64(z[0])
+        for k in range(1, K):
+            top = max(top, np.float64(z[k]))
+        acc = 0.0
+        for k in range(K):
+            if z[k] > _ILLEGAL:                  # an illegal kind's exp(-1e8 - top) is 0.0: acc unchanged
+                acc += np.exp(np.float64(z[k]) - top)
+            cum[k] = acc
+        x = u[r] * acc * (1.0 - 1e-12)
+        c = 0
+        for k in range(K):
+            c += cum[k] <= x
+        out[r] = c
 
 
 def _check_int(name: str, value: Any, low: int) -> int:
@@ -215,9 +317,10 @@ class SearchBot(CandidateSearchBot):
         n = cfg.num_players
         eng = self._engine(cfg, D * P * C)
         # game (d, p, c) is row (d * P + p) * C + c: the candidates of one playout are neighbours
-        eng.load_state(state_record([st for st in states for _ in range(P * C)], cfg))
+        eng.load_state(state_record(states, cfg).take(np.repeat(np.arange(D), P * C)))
         u = self.rng.random((D * P, n))
-        picks = self._policy_picks(eng, u, first_of=C)          # (D * P, n), the others' picks
+        # the others' picks (D * P, n): one game of each playout asked (its candidates' games are equal now)
+        picks = self._policy_picks(eng, u, games=np.arange(0, D * P * C, C) if C > 1 else None)
         picks = np.repeat(picks, C, axis=0)
         picks[:, seat] = np.tile(np.asarray(cands, np.int64), D * P)
         eng.step(picks)
@@ -254,25 +357,29 @@ class SearchBot(CandidateSearchBot):
             eng = self._engines[key] = BatchedTapeo(cfg, batch, seed=0)
         return eng
 
-    def _policy_picks(self, eng: BatchedTapeo, u: np.ndarray, first_of: int = 1) -> np.ndarray:
-        """The playout policy's picks, int64 (G, n), for games ``0, first_of, 2 * first_of, ...``.
+    def _policy_picks(self, eng: BatchedTapeo, u: np.ndarray, games: Optional[np.ndarray] = None) -> np.ndarray:
+        """The playout policy's picks, int64 (G, n), for the games ``games`` (None: all, in order).
 
         ``u`` (G, n) are uniform numbers in [0, 1): a network's pick is the inverse of its
         softmax's cumulative distribution at ``u`` (so equal positions with equal ``u`` pick
-        alike); a per-row bot is asked with its own generator."""
+        alike); a seat with one legal kind picks it without asking the network (the inverse at
+        any ``u`` is that kind: every other kind's probability is 0), and rows equal bit for bit
+        are asked once (onnxruntime's logits of a row do not depend on the other rows of the
+        batch); a per-row bot is asked with its own generator."""
         n = eng.num_players
-        obs = eng.observe()[::first_of]
-        mask = eng.legal_mask()[::first_of]
+        obs = eng.observe(games)
+        mask = eng.legal_mask(games)
         G = obs.shape[0]
         obs = obs.reshape(G * n, -1)
         mask = mask.reshape(G * n, -1)
         if self._network:
-            _, logits = self._policy.run(obs, mask)
-            z = logits.astype(np.float64)
-            p = np.exp(z - z.max(axis=1, keepdims=True))
-            cum = np.cumsum(p, axis=1)
-            x = u.reshape(-1, 1) * cum[:, -1:] * (1.0 - 1e-12)   # below the total: a legal kind
-            return (cum <= x).sum(axis=1).reshape(G, n).astype(np.int64)
+            # a forced seat picks its one legal kind; equal rows are asked once (equal logits)
+            out, ask, which = np.empty(G * n, np.int64), np.empty(G * n, np.int64), np.empty(G * n, np.int64)
+            ask = ask[:_rows_to_ask(obs, mask, out, ask, which)]
+            if ask.size:
+                _, logits = self._policy.run(obs[ask], mask[ask])
+                _sampled_picks(logits, which, np.ascontiguousarray(u, np.float64).reshape(-1), out)
+            return out.reshape(G, n)
         out = np.empty(G * n, np.int64)
         for r in range(G * n):
             out[r] = self._policy.act({"observation": obs[r], "action_mask": mask[r]})

@@ -106,3 +106,29 @@ def test_later_processes_and_spawned_workers_load_the_kernels_from_the_cache(tmp
     assert child("here") == ([6, -3, -3], 0, 1)                # an empty cache: compiled (one miss)
     assert child("here") == ([6, -3, -3], 1, 0)                # loaded from the disk cache
     assert child("spawn") == ([6, -3, -3], 1, 0)               # a spawned worker too
+
+
+def _numba_start(cwd, code: str) -> str:
+    """stdout of ``code`` run in a fresh interpreter in ``cwd``."""
+    r = subprocess.run([sys.executable, "-c", textwrap.dedent(code)], cwd=cwd, capture_output=True, text=True,
+                       timeout=120)
+    assert r.returncode == 0, r.stderr
+    return r.stdout.strip()
+
+
+def test_import_numba_skips_scipy_and_yaml_and_still_reads_numba_config_files(tmp_path):
+    """hod.core.jit.import_numba: numba starts without importing scipy or PyYAML (neither left in
+    sys.modules), and a .numba_config.yaml in the working folder is read as plain ``import numba``
+    reads it (``boundscheck: 1`` gives config.BOUNDSCHECK 1 in both; None without the file)."""
+    pytest.importorskip("yaml")
+    probe = """
+        import sys
+        {start}
+        from numba.core import config
+        print(config.BOUNDSCHECK, "scipy" in sys.modules, "yaml" in sys.modules)
+    """
+    ours = probe.format(start="from hod.core.jit import import_numba; import_numba()")
+    plain = probe.format(start="import numba")
+    assert _numba_start(tmp_path, ours) == "None False False"
+    (tmp_path / ".numba_config.yaml").write_text("boundscheck: 1\n")
+    assert _numba_start(tmp_path, plain).split()[0] == "1" and _numba_start(tmp_path, ours).split()[0] == "1"

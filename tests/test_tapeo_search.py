@@ -231,6 +231,47 @@ def test_registered_and_played_in_the_tournament():
     assert [b.games for b in res.bots] == [3, 3, 3]
 
 
+def test_rows_to_ask_skip_forced_seats_and_ask_equal_rows_once():
+    """_rows_to_ask on 5 rows: rows 0 and 3 have one legal kind (picks 1 and 2, not asked); rows 1
+    and 4 are equal (asked once: row 4 repeats ask[0] = row 1); row 2 has row 1's mask but one
+    observation entry differs by the smallest float32 step (asked: rows are compared bit for bit)."""
+    from hod.agents.tapeo_search import _rows_to_ask
+
+    mask = np.array([[0, 1, 0], [1, 0, 1], [1, 0, 1], [0, 0, 1], [1, 0, 1]], np.int8)
+    obs = np.zeros((5, 4), np.float32)
+    obs[:, 0] = 0.5
+    obs[2, 3] = np.nextafter(np.float32(0), np.float32(1))
+    out, ask, which = (np.full(5, -7, np.int64) for _ in range(3))
+    u = _rows_to_ask(obs, mask, out, ask, which)
+    assert u == 2 and ask[:u].tolist() == [1, 2] and which.tolist() == [-1, 0, 1, -1, 0]
+    assert out[[0, 3]].tolist() == [1, 2]
+
+
+def test_sampled_picks_invert_the_softmax_as_numpy_does():
+    """_sampled_picks by hand: logits [-1e8, 0, 0] (kind 0 illegal) give cum [0, 1, 2]; the pick is
+    the count of cum <= u * 2 * (1 - 1e-12): u = 0 -> 1 (the illegal kind never), u = 0.5 -> 1
+    (x just under 1), u = 0.51 -> 2 (x = 1.02); and on 2,000 random masked rows it equals the
+    numpy form it replaced (exp(z - max), cumsum, (cum <= x).sum()) row for row; a row with
+    ``which`` -1 (a forced seat) is left as it was."""
+    from hod.agents.tapeo_search import _sampled_picks
+
+    logits = np.array([[-1e8, 0, 0]], np.float32)
+    out = np.full(4, -7, np.int64)
+    _sampled_picks(logits, np.array([0, 0, 0, -1]), np.array([0.0, 0.5, 0.51, 0.9]), out)
+    assert out.tolist() == [1, 1, 2, -7]          # which = -1: row 3 left as it was
+    rng = np.random.default_rng(5)
+    mask = rng.random((2000, 10)) < 0.5
+    mask[np.arange(2000), rng.integers(0, 10, 2000)] = True
+    logits = np.where(mask, rng.normal(0, 3, (2000, 10)), -1e8).astype(np.float32)
+    u = rng.random(2000)
+    z = logits.astype(np.float64)
+    cum = np.cumsum(np.exp(z - z.max(axis=1, keepdims=True)), axis=1)
+    want = (cum <= u.reshape(-1, 1) * cum[:, -1:] * (1.0 - 1e-12)).sum(axis=1)
+    out = np.full(2000, -7, np.int64)
+    _sampled_picks(logits, np.arange(2000, dtype=np.int64), u, out)
+    assert np.array_equal(out, want) and mask[np.arange(2000), out].all()
+
+
 # ---- the same decisions before and after the playouts' speed-ups -------------------------------------
 DECISIONS_FILE = __import__("pathlib").Path(__file__).with_name("data") / "tapeo_search_decisions.json"
 #: (players, game seed) of the recorded positions: up to 5 positions of each seeded random game.

@@ -25,10 +25,11 @@ from __future__ import annotations
 from typing import Optional
 
 import numpy as np
-from numba import njit
 
 from .errors import ConfigError
-from .jit import cache_kernels
+from .jit import cache_kernels, import_numba
+
+njit = import_numba().njit      # numba without the scipy and yaml imports of its start (hod.core.jit)
 
 _U64 = np.uint64
 _GOLDEN = _U64(0x9E3779B97F4A7C15)

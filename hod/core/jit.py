@@ -15,10 +15,12 @@ compile without a disk cache (each process compiles them once, a warning says so
 from __future__ import annotations
 
 import os
+import sys
 import tempfile
+import types
 import warnings
 
-__all__ = ["cache_kernels", "prepare_target", "parallel_for"]
+__all__ = ["cache_kernels", "import_numba", "parallel_for", "prepare_target"]
 
 
 def _writable(path: str) -> bool:
@@ -118,6 +120,52 @@ def prepare_target() -> None:
         if block and sys.modules.get("scipy.linalg", 0) is None:
             del sys.modules["scipy.linalg"]
     _TARGET_READY = True
+
+
+class _YamlOnUse(types.ModuleType):
+    """Stands for ``yaml`` in numba's config module (see :func:`import_numba`): the real PyYAML is
+    imported the first time numba uses it (``yaml.safe_load`` of a ``.numba_config.yaml``)."""
+
+    def __getattr__(self, name: str):
+        import importlib
+
+        if sys.modules.get("yaml") is self:
+            del sys.modules["yaml"]
+        return getattr(importlib.import_module("yaml"), name)
+
+
+def import_numba() -> types.ModuleType:
+    """``import numba``, without the two imports numba's start makes that a compiled kernel never
+    uses (numba 0.68, measured with ``-X importtime``: together 5-15% of numba's own import):
+
+    * ``scipy`` (``numba/__init__`` imports it only to refuse a SciPy older than 1.0; numba's
+      BLAS-backed functions import ``scipy.linalg`` when they are compiled, as before): absent
+      while numba imports, so that check is skipped;
+    * ``yaml`` (``numba.core.config`` imports PyYAML at start to read a ``.numba_config.yaml``
+      if the working folder holds one, now or at a later compile): where PyYAML is installed, a
+      stand-in that imports it on first use, so such a file is read exactly as before.
+
+    Nothing changes when numba is imported already (then returned as it is), and neither name
+    stays in ``sys.modules`` unless it was there or numba read a config file. Idempotent.
+    """
+    if "numba" in sys.modules:
+        return sys.modules["numba"]
+    import importlib.util
+
+    scipy_absent = "scipy" not in sys.modules
+    yaml = None
+    if "yaml" not in sys.modules and importlib.util.find_spec("yaml") is not None:
+        yaml = sys.modules["yaml"] = _YamlOnUse("yaml")
+    if scipy_absent:
+        sys.modules["scipy"] = None          # an import of it raises ImportError meanwhile
+    try:
+        import numba
+    finally:
+        if scipy_absent and "scipy" in sys.modules and sys.modules["scipy"] is None:
+            del sys.modules["scipy"]
+        if yaml is not None and sys.modules.get("yaml") is yaml:
+            del sys.modules["yaml"]
+    return numba
 
 
 def parallel_for(min_batch: "int | None", games: int) -> bool:

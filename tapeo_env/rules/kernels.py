@@ -37,9 +37,11 @@ included, load them instead of compiling. See the README's "Times" for the cold 
 from __future__ import annotations
 
 import numpy as np
-from numba import njit as _njit, prange
 
-from hod.core.jit import cache_kernels, prepare_target
+from hod.core.jit import cache_kernels, import_numba, prepare_target
+
+import_numba()          # numba without the scipy and yaml imports of its start (hod.core.jit)
+from numba import njit as _njit, prange  # noqa: E402
 from .cards import BREAD, CHURRO, CROQUETA, FREELOADER, HAM_SLICES, MAX_HAND_SIZE, MAX_PLAYERS, MIN_PLAYERS, NUM_KINDS, PEPPER, PRAWNS, TORTILLA
 from .engine import CHURROS_KEPT_ACROSS_ROUNDS, FREELOADER_STEALS_FREELOADER, LAST_TAPA_AUTOMATIC
 from .observation import LAYOUT, SCORE_SCALE
