@@ -6,7 +6,8 @@ the OpenSkill ratings with their mu +- 2 sigma intervals, the easy / medium / ha
 head-to-head matrix, and writes ``PREFIX.md``, ``PREFIX.json`` and ``PREFIX.png``;
 ``--update-strength`` also records the ratings and labels as the table size's entries in the shipped
 ``agents/strength.json`` (the other sizes kept; read by ``hod.agents.strength``, shown by the play
-commands). See docs/tournament.md, "Strength ladder".
+commands); ``--record PREFIX.json`` records a finished run's saved result instead of playing. See
+docs/tournament.md, "Strength ladder".
 """
 from __future__ import annotations
 

@@ -36,9 +36,11 @@ The scheme (details in docs/tournament.md):
 from __future__ import annotations
 
 import functools
+import json
 import math
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
+from pathlib import Path
 from typing import Any, Callable, Optional, Sequence
 
 import numpy as np
@@ -359,11 +361,8 @@ def load_ladder_result(path) -> LadderResult:
         ConfigError: not a ladder result (the fields expected named), or a partial one (its
             ratings are over part of the tables).
     """
-    import json
-    from dataclasses import fields
-
     try:
-        data = json.loads(open(path, encoding="utf-8").read())
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
         raise ConfigError(f"{path}: cannot read a ladder result ({e})") from None
     names = [f.name for f in fields(LadderResult)]
