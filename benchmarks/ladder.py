@@ -4,8 +4,10 @@
 plays every registered bot of the game against every other (search bots at two budgets), prints
 the OpenSkill ratings with their mu +- 2 sigma intervals, the easy / medium / hard labels and the
 head-to-head matrix, and writes ``PREFIX.md``, ``PREFIX.json`` and ``PREFIX.png``;
-``--update-strength`` also records the ratings and labels in the shipped ``agents/strength.json``
-(read by ``hod.agents.strength``, shown by the play commands). See docs/tournament.md, "Strength ladder".
+``--update-strength`` also records the ratings and labels as the table size's entries in the shipped
+``agents/strength.json`` (the other sizes kept; read by ``hod.agents.strength``, shown by the play
+commands); ``--record PREFIX.json`` records a finished run's saved result instead of playing. See
+docs/tournament.md, "Strength ladder".
 """
 from __future__ import annotations
 
@@ -14,12 +16,11 @@ import shlex
 import sys
 from typing import Optional, Sequence
 
-from hod.agents.strength import STRENGTH_FILE, load_strengths
-from hod.core.atomic import atomic_write_json
+from hod.agents.strength import STRENGTH_FILE, load_strengths, record_strengths
 from hod.core.commands import EXIT_PARTIAL, interrupted_status, long_command
 from hod.agents.model_card import CheckpointError
 from hod.core.errors import ConfigError
-from hod.evaluation.ladder import LadderEntry, ladder_entries, run_ladder
+from hod.evaluation.ladder import LadderEntry, ladder_entries, load_ladder_result, run_ladder
 from hod.evaluation.tournament import TournamentInterrupted, WorkerDied
 from hod.evaluation.cli_options import (GAMES_OPTION, SEED_OPTION, add_seating_option, int_option, prepare_out_prefix,
                                        save_outputs)
@@ -53,10 +54,29 @@ def _parser() -> argparse.ArgumentParser:
     add_seating_option(p, "seat orders of every table, as in the tournament (default auto)")
     p.add_argument("--out", metavar="PREFIX", help="write PREFIX.md, PREFIX.json and PREFIX.png")
     p.add_argument("--update-strength", action="store_true",
-                   help=f"record the ratings and labels in {STRENGTH_FILE.name} (replaces the game's entries)")
+                   help=f"record the ratings and labels in {STRENGTH_FILE.name} as the entries of this table size "
+                        "(replaces that size's entries, keeps the other sizes)")
+    p.add_argument("--record", metavar="RESULT.json",
+                   help=f"record a finished ladder's saved PREFIX.json in {STRENGTH_FILE.name} (its labels recomputed "
+                        "by today's rule; with --out, rewrite PREFIX.md/.json/.png too) and exit, playing nothing")
     p.add_argument("--list-bots", action="store_true", help="print the ladder's pool for --game and --players and exit")
     p.add_argument("--no-progress", dest="progress", action="store_false", help="no progress bars")
     return p
+
+
+def _record(args) -> int:
+    """``--record``: the saved result's entries into the strength file (ConfigError when it is of
+    another game or table size than ``--game`` / ``--players``)."""
+    res = load_ladder_result(args.record)
+    if (res.game, res.players) != (args.game, args.players):
+        raise ConfigError(f"{args.record} is the {res.players}-player ladder of {res.game!r}; legal: "
+                          f"--game {res.game} --players {res.players}")
+    if args.out:
+        prepare_out_prefix(args.out)
+    save_outputs(res, args.out)
+    record_strengths(res.game, res.players, res.strength_entries(), STRENGTH_FILE)
+    print(f"updated {STRENGTH_FILE} ({res.game}, {res.players} players) from {args.record}")
+    return 0
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
@@ -73,6 +93,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         if args.list_bots:
             print(" ".join(e.label for e in pool))
             return 0
+        if args.update_strength or args.record:
+            load_strengths(STRENGTH_FILE)   # a bad file fails now, before playing
+        if args.record:
+            return _record(args)
         bots = args.bots
         if bots and any(is_policy_file(b) for b in bots):
             if args.update_strength:
@@ -103,10 +127,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             res.command = "python -m hod.benchmarks.ladder " + shlex.join(shown)
             kept = save_outputs(res, args.out)
             if args.update_strength and not res.partial:
-                data = load_strengths()
-                data[args.game] = res.strength_entries()
-                atomic_write_json(STRENGTH_FILE, data)
-                print(f"updated {STRENGTH_FILE}")
+                record_strengths(args.game, args.players, res.strength_entries(), STRENGTH_FILE)
+                print(f"updated {STRENGTH_FILE} ({args.game}, {args.players} players)")
         if stopped is not None:
             skipped = f"; {STRENGTH_FILE.name} not updated" if args.update_strength else ""
             print(f"error: {stopped}; {kept if res is not None else 'nothing to keep'}{skipped}", file=sys.stderr)

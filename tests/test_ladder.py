@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from hod import agents
-from hod.agents.strength import LABELS, STRENGTH_FILE, label_for, load_strengths, strength
+from hod.agents.strength import LABELS, STRENGTH_FILE, label_for, load_strengths, measured_sizes, separate_labels, strength
 from hod.apps import play
 from hod.apps.play_robada import main as robada_main
 from hod.apps.play_tapeo import main as tapeo_main
@@ -50,9 +50,18 @@ def test_matrix_is_antisymmetric_with_ties_shared(tiny):
 
 def test_labels_follow_the_documented_rule(tiny):
     mu_random, mu_best = tiny.row("random")["mu"], tiny.rows[0]["mu"]
-    for r in tiny.rows:
-        assert r["level"] == label_for(r["mu"], mu_random, mu_best)
-    assert tiny.row("random")["level"] == "easy" and tiny.rows[0]["level"] == "hard"
+    for r in tiny.rows:   # step 1
+        assert r["threshold_level"] == label_for(r["mu"], mu_random, mu_best)
+    assert tiny.row("random")["threshold_level"] == "easy" and tiny.rows[0]["threshold_level"] == "hard"
+    # step 2 (8 games a pair: the intervals overlap, and the labels merge)
+    assert [r["level"] for r in tiny.rows] == separate_labels(
+        [r["mu"] for r in tiny.rows], [r["low"] for r in tiny.rows], [r["high"] for r in tiny.rows],
+        [r["threshold_level"] for r in tiny.rows])
+    md = tiny.to_markdown()
+    moved = [r for r in tiny.rows if r["threshold_level"] != r["level"]]
+    for r in moved:
+        assert f"{r['label']} ({r['threshold_level']} -> {r['level']})" in md
+    assert ("none moved." in md) == (not moved)
     assert label_for(0.0, 0.0, 3.0) == "easy"
     assert label_for(0.99, 0.0, 3.0) == "easy"
     assert label_for(1.0, 0.0, 3.0) == "medium"
@@ -132,29 +141,36 @@ def test_shipped_strengths_are_read_and_follow_the_rule():
     data = load_strengths()
     assert STRENGTH_FILE.is_file() and set(data) >= {"tapeo", "robada"}
     for game, bots in data.items():
-        assert agents.strength(game, "expert") == bots["expert"]
-        mus = {b: e["rating"] for b, e in bots.items()}
-        for b, e in bots.items():
-            assert e["label"] in LABELS
-            assert e["label"] == label_for(e["rating"], mus["random"], max(mus.values()))
-            assert e["interval"][0] < e["rating"] < e["interval"][1]
-            assert e["players"] == 2 and e["games"] > 0 and e["command"].startswith("python -m hod.benchmarks.ladder")
-        # every bot the registry makes at 2 players is measured
-        assert {e.label for e in ladder_entries(game, 2)} <= set(bots)
-    assert agents.strength("tapeo", "no_such_bot") is None
+        for n in measured_sizes(game):
+            at = {b: sizes[n] for b, sizes in bots.items() if n in sizes}
+            assert agents.strength(game, "expert", n) == at["expert"]
+            names = list(at)
+            mus = [at[b]["rating"] for b in names]
+            # the rule, step 1 then step 2, on the size's own ladder (random's rating, the best's)
+            first = [label_for(m, at["random"]["rating"], max(mus)) for m in mus]
+            lows, highs = [at[b]["interval"][0] for b in names], [at[b]["interval"][1] for b in names]
+            assert [at[b]["label"] for b in names] == separate_labels(mus, lows, highs, first)
+            for b, e in at.items():
+                assert e["label"] in LABELS and e["players"] == n
+                assert e["interval"][0] < e["rating"] < e["interval"][1]
+                assert e["games"] > 0 and e["command"].startswith("python -m hod.benchmarks.ladder")
+                assert f"--players {n}" in e["command"]
+        # every bot the registry makes at 2 players is measured there
+        assert {e.label for e in ladder_entries(game, 2)} <= {b for b, s in bots.items() if 2 in s}
+    assert agents.strength("tapeo", "no_such_bot", 2) is None
     with pytest.raises(ConfigError, match="legal values"):
-        agents.strength("chess", "expert")
+        agents.strength("chess", "expert", 2)
 
 
 def test_missing_file_means_unrated(tmp_path):
-    assert strength("tapeo", "expert", path=tmp_path / "none.json") is None
+    assert strength("tapeo", "expert", 2, path=tmp_path / "none.json") is None
 
 
-def test_play_help_lists_labels(capsys):
+def test_play_help_lists_labels_at_the_default_size(capsys):
     ap = play.build_parser("tapeo", "play", "", 2, 6, 4)
     text = " ".join(ap.format_help().split())
-    expert = agents.strength("tapeo", "expert")["label"]
-    assert f"expert ({expert})" in text
+    assert "label at 4 players" in text
+    assert f"expert ({play.strength_label('tapeo', 'expert', 4)})" in text
 
 
 @pytest.mark.parametrize("main,game", [(tapeo_main, "tapeo"), (robada_main, "robada")])
@@ -164,5 +180,8 @@ def test_play_start_shows_the_chosen_opponents_labels(main, game):
                 stdin=io.StringIO("q\n"), stdout=out)
     assert code == 0
     text = out.getvalue()
+    assert "Opponents' strength at 3 players" in text
     for seat, name in ((1, "random"), (2, "expert")):
-        assert f"player_{seat} {name}: {agents.strength(game, name)['label']} (rating" in text
+        entry = agents.strength(game, name, 3)
+        shown = f"{entry['label']} (rating {entry['rating']:.1f})" if entry else "unrated"
+        assert f"player_{seat} {name}: {shown}" in text

@@ -10,6 +10,8 @@ import httpx
 import numpy as np
 import pytest
 
+from hod.agents.strength import strength
+
 from _web_helpers import client, new_game, play_out  # noqa: F401 (client: the fixture)
 
 import robada_env
@@ -27,9 +29,16 @@ def test_index_options_and_pages(client):
     # for 2 and 4 players (its model card), so at 3 the default is the next strongest, expert
     assert opts["tapeo"]["default_opponent"]["4"] == "ppo"
     assert opts["robada"]["default_opponent"]["2"] == "ppo" and opts["robada"]["default_opponent"]["3"] == "expert"
-    labels = {b["name"]: b["label"] for b in opts["tapeo"]["bots"]}
+    # each bot's label and rating per table size: the entry measured at that size (agents/strength.json)
+    for game, o in opts.items():
+        for b in o["bots"]:
+            assert set(b["labels"]) == set(b["ratings"]) == {str(n) for n in o["players"]}
+            for n, label in b["labels"].items():
+                entry = strength(game, b["name"], int(n))
+                assert label == (entry["label"] if entry else "unrated")
+                assert b["ratings"][n] == (None if entry is None else round(entry["rating"], 1))
+    labels = {b["name"]: b["labels"]["2"] for b in opts["tapeo"]["bots"]}
     assert set(labels) >= {"ppo", "expert", "greedy", "random"} and labels["random"] == "easy"
-    assert all(b["label"] in ("easy", "medium", "hard", "unrated") for g in opts.values() for b in g["bots"])
     assert client.get("/static/app.js").status_code == 200
 
 
@@ -43,6 +52,9 @@ def test_tapeo_first_view_and_whole_game_with_record(client):
     assert (v["step"], t["round"], t["pick"], t["picks"], t["in_hand"]) == (0, 1, 1, 7, 8)
     assert sum(x["count"] for x in t["hand"]) == 8 and t["known_hands"] == [] and t["reveals"] == []
     assert [s["bot"] for s in v["seats"]] == [None, "ppo", "expert", "greedy"] and v["seats"][0]["you"]
+    for s in v["seats"][1:]:   # each opponent's label at the table's size, 4
+        e = strength("tapeo", s["bot"], 4)
+        assert (s["label"], s["rating"]) == ((e["label"], round(e["rating"], 1)) if e else ("unrated", None))
     assert client.get(f"/api/games/{gid}/record").status_code == 409    # not over yet
     end = play_out(client, gid)
     assert end["step"] == 21 and end["choices"] == []                  # 3 rounds x 7 decisions

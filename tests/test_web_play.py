@@ -49,17 +49,20 @@ def _entry(rating, label, players=2):
 def test_difficulty_is_the_strongest_bot_of_its_label_at_the_table_size(tmp_path, monkeypatch):
     monkeypatch.setattr("hod.apps.web.difficulty.onnx_available", lambda: True)   # ppo, search: ONNX
     path = tmp_path / "strength.json"
-    path.write_text(json.dumps({"tapeo": {
+    path.write_text(json.dumps({"version": 2, "strengths": {"tapeo": {
         # 2-player entries: easy {random -3, greedy -1} -> greedy; medium {expert 16, ranking 31} -> ranking;
         # hard {ppo 35} -> ppo (search_d8 is no registered bot: never dealt)
-        "random": _entry(-3, "easy"), "greedy": _entry(-1, "easy"), "expert": _entry(16, "medium"),
-        "ranking": _entry(31, "medium"), "ppo": _entry(35, "hard"), "search_d8": _entry(99, "hard"),
-        # a 4-player entry: at 4 players only entries measured at 4 count
-        "search": _entry(40, "hard", players=4)}, "robada": {}}))
+        "random": {"2": _entry(-3, "easy")}, "greedy": {"2": _entry(-1, "easy")},
+        "expert": {"2": _entry(16, "medium")}, "ranking": {"2": _entry(31, "medium")},
+        # ppo also measured at 4 players, where it is medium
+        "ppo": {"2": _entry(35, "hard"), "4": _entry(20, "medium", players=4)},
+        "search_d8": {"2": _entry(99, "hard")},
+        # at 4 players only entries measured at 4 count
+        "search": {"4": _entry(40, "hard", players=4)}}, "robada": {}}}))
     two = difficulty_bots("tapeo", 2, path)
     assert two == {"bots": {"easy": "greedy", "medium": "ranking", "hard": "ppo"}, "measured_at": 2, "note": None}
     four = difficulty_bots("tapeo", 4, path)
-    assert four == {"bots": {"easy": None, "medium": None, "hard": "search"}, "measured_at": 4, "note": None}
+    assert four == {"bots": {"easy": None, "medium": "ppo", "hard": "search"}, "measured_at": 4, "note": None}
     # 3 players: no 3-player entry, so the 2-player labels stand in, and the page is told so
     three = difficulty_bots("tapeo", 3, path)
     assert three["bots"] == two["bots"] and three["measured_at"] == 2
@@ -67,15 +70,16 @@ def test_difficulty_is_the_strongest_bot_of_its_label_at_the_table_size(tmp_path
     # no entry at all: nothing to deal
     assert difficulty_bots("robada", 2, path)["bots"] == {"easy": None, "medium": None, "hard": None}
     # an install without onnxruntime cannot run ppo (a shipped ONNX export) nor Tapeo's search
-    # (its playouts run it): no hard bot left at 2 players, none at 4
+    # (its playouts run it): no hard bot left at 2 players; at 4 neither ppo (medium) nor search (hard)
     monkeypatch.setattr("hod.apps.web.difficulty.onnx_available", lambda: False)
     assert difficulty_bots("tapeo", 2, path)["bots"] == {"easy": "greedy", "medium": "ranking", "hard": None}
-    assert difficulty_bots("tapeo", 4, path)["bots"]["hard"] is None
+    assert difficulty_bots("tapeo", 4, path)["bots"] == {"easy": None, "medium": None, "hard": None}
 
 
 def test_a_bot_that_does_not_play_the_table_size_is_never_a_difficulty(tmp_path, monkeypatch):
     monkeypatch.setattr("hod.apps.web.difficulty.onnx_available", lambda: True)
     path = tmp_path / "strength.json"
+    # (a format-1 file, 2-player entries only: still read, and 3 players falls back to them)
     # Ronda Robada's ppo was trained for 2 and 4 players (its model card): at 3 the hard bot is expert
     path.write_text(json.dumps({"robada": {"ppo": _entry(28, "hard"), "expert": _entry(27, "hard"),
                                            "random": _entry(8, "easy")}}))

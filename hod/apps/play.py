@@ -173,30 +173,37 @@ def parse_opponents(game: str, values: Optional[Sequence[str]], num_opponents: i
     return split
 
 
-def strength_label(game: str, name: str) -> str:
-    """The difficulty label of bot ``name`` measured by the strength ladder (``"easy"``,
-    ``"medium"``, ``"hard"``; :func:`hod.agents.strength.strength`), or ``"unrated"``."""
-    entry = strength(game, name)
+def strength_label(game: str, name: str, players: int) -> str:
+    """The difficulty label of bot ``name`` measured by the strength ladder at a table of
+    ``players`` (``"easy"``, ``"medium"``, ``"hard"``; :func:`hod.agents.strength.strength`), or
+    ``"unrated"`` where the ladder has not measured it at that size.
+
+    Raises:
+        ConfigError: unknown game or table size (legal values listed)."""
+    entry = strength(game, name, players)
     return entry["label"] if entry else "unrated"
 
 
-def labelled_names(game: str) -> str:
-    """The registered bots of ``game`` with their ladder labels: ``"expert (medium), greedy (easy), ..."``."""
-    return ", ".join(f"{n} ({strength_label(game, n)})" for n in names(game))
+def labelled_names(game: str, players: int) -> str:
+    """The registered bots of ``game`` with their ladder labels at ``players``:
+    ``"expert (medium), greedy (easy), ..."``."""
+    return ", ".join(f"{n} ({strength_label(game, n, players)})" for n in names(game))
 
 
 def opponents_line(game: str, table: "PlayOptions") -> str:
-    """The line naming each computer seat's bot and its ladder label (and rating), printed at the start."""
+    """The line naming each computer seat's bot and its ladder label (and rating) at the table's
+    size, printed at the start."""
     parts = []
+    n = table.players
     for seat in sorted(table.opponents):
         name = table.opponents[seat]
-        entry = strength(game, name)
+        entry = strength(game, name, n)
         if entry:
-            parts.append(f"player_{seat} {name}: {entry['label']} (rating {entry['rating']:.1f}, "
-                         f"{entry['players']}-player ladder)")
+            parts.append(f"player_{seat} {name}: {entry['label']} (rating {entry['rating']:.1f})")
         else:
             parts.append(f"player_{seat} {name}: unrated")
-    return "Opponents' strength (docs/results.md, 'Strength ladder'): " + "; ".join(parts) + "."
+    return (f"Opponents' strength at {n} players (the {n}-player strength ladder, docs/results.md, "
+            f"'Strength ladder'): " + "; ".join(parts) + ".")
 
 
 def bot_seed(seed: int, seat: int) -> int:
@@ -228,8 +235,9 @@ def build_parser(game: str, prog: str, description: str, min_players: int, max_p
                     help=f"players at the table, you included (default {default_players})")
     ap.add_argument("--opponents", nargs="+", metavar="BOT",
                     help="registered bot for the computer seats: one name for all of them, or one per "
-                         f"opponent seat in seat order (registered now, with the strength ladder's label: "
-                         f"{labelled_names(game)}; default: the first of ppo > expert > greedy > random "
+                         f"opponent seat in seat order (registered now, with the strength ladder's label at "
+                         f"{default_players} players: {labelled_names(game, default_players)}; the labels at the "
+                         f"table's size are printed at the start; default: the first of ppo > expert > greedy > random "
                          "that plays the table size, not the strongest: the search bots rate higher)")
     ap.add_argument("--seed", type=non_negative_int, default=None,
                     help="seed of the deal and of the bots, a non-negative int (default: a fresh one, printed)")

@@ -29,20 +29,24 @@ The scheme (details in docs/tournament.md):
   (ties 1/2; :func:`hod.evaluation.stats.pairwise_scores`); with 2 players, a's win rate against
   b. ``W[a][b] + W[b][a] = 1``.
 * **Labels**: :func:`hod.agents.strength.label_for` (easy / medium / hard by the place of the
-  rating between ``random`` and the best bot).
+  rating between ``random`` and the best bot), then :func:`hod.agents.strength.separate_labels`
+  (a bot whose interval reaches the interval of the strongest bot of the label above takes that
+  label, so neighbouring labels do not overlap); the markdown says which bots moved.
 """
 from __future__ import annotations
 
 import functools
+import json
 import math
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
+from pathlib import Path
 from typing import Any, Callable, Optional, Sequence
 
 import numpy as np
 
 from hod import agents
-from hod.agents.strength import label_for
+from hod.agents.strength import label_for, separate_labels
 from hod.core.atomic import atomic_write_bytes, atomic_write_json, atomic_write_text, json_safe
 from hod.core.errors import ConfigError
 from hod.core.games import get_game
@@ -53,7 +57,8 @@ from .schedule import MAX_GAMES
 from .tournament import TournamentInterrupted, TournamentStopped, WorkerDied, run_tournament
 from .workers import check_workers
 
-__all__ = ["LadderEntry", "LadderResult", "SMALL_BUDGET", "ladder_entries", "run_ladder", "table_plan"]
+__all__ = ["LadderEntry", "LadderResult", "SMALL_BUDGET", "ladder_entries", "load_ladder_result", "run_ladder",
+           "table_plan"]
 
 #: Determinizations of the small budget of every search bot (the default budget is the bot's own).
 SMALL_BUDGET = 8
@@ -161,7 +166,8 @@ class LadderResult:
         tables: the labels at each table.
         rows: one dict per bot, strongest first: ``label``, ``name``, ``options``, ``mu``,
             ``sigma``, ``low``, ``high`` (mu -+ 2 sigma), ``level`` (easy / medium / hard),
-            ``games``, ``win_rate`` (its mean win share over all its games).
+            ``games``, ``win_rate`` (its mean win share over all its games), ``threshold_level``
+            (its label before :func:`~hod.agents.strength.separate_labels`).
         labels: the pool's labels in matrix order (the order of ``rows``).
         matrix: ``W[a][b]`` (None on the diagonal and for pairs that never met).
         matrix_games: games a and b played at the same table.
@@ -231,6 +237,11 @@ class LadderResult:
         for i, r in enumerate(self.rows, 1):
             lines.append(f"| {i} | {r['label']} | {r['mu']:.2f} | [{r['low']:.2f}, {r['high']:.2f}] | {r['sigma']:.2f} "
                          f"| {r['level']} | {r['games']} | {100 * r['win_rate']:.1f}% |")
+        moved = [f"{r['label']} ({r.get('threshold_level', r['level'])} -> {r['level']})" for r in self.rows
+                 if r.get("threshold_level", r["level"]) != r["level"]]
+        lines += ["", "Labels: by the place between random and the best bot, then merged where the interval of the "
+                  "strongest bot of a label reaches the interval of the strongest bot of the label above: "
+                  + (", ".join(moved) + " moved." if moved else "none moved.")]
         lines += ["", f"Head to head ({what} of the row against the column, ties 1/2):", "",
                   "| | " + " | ".join(self.labels) + " |", "|---|" + "---:|" * len(self.labels)]
         for a, row in zip(self.labels, self.matrix):
@@ -329,6 +340,49 @@ def run_ladder(
     return result
 
 
+def _levels(is_random: Sequence[bool], mus: Sequence[float], lows: Sequence[float],
+            highs: Sequence[float]) -> tuple[list[str], list[str]]:
+    """Per bot, the label of :func:`~hod.agents.strength.label_for` (``random``'s rating, or the
+    lowest where the pool has no ``random``, and the best) and the final label after
+    :func:`~hod.agents.strength.separate_labels`."""
+    rand = [i for i, r in enumerate(is_random) if r]
+    mu_random = mus[rand[0]] if rand else min(mus)
+    mu_best = max(mus)
+    first = [label_for(mu, mu_random, mu_best) for mu in mus]
+    return first, separate_labels(mus, lows, highs, first)
+
+
+def load_ladder_result(path) -> LadderResult:
+    """A finished ladder's result saved by :meth:`LadderResult.save_json`, its labels recomputed by
+    today's rule (:func:`_levels`; a result saved before :func:`~hod.agents.strength.separate_labels`
+    gets ``threshold_level`` and its final labels). Only JSON is read (nothing is executed).
+
+    Raises:
+        ConfigError: not a ladder result (the fields expected named), or a partial one (its
+            ratings are over part of the tables).
+    """
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
+        raise ConfigError(f"{path}: cannot read a ladder result ({e})") from None
+    names = [f.name for f in fields(LadderResult)]
+    if not isinstance(data, dict) or set(data) - set(names) or not {"game", "players", "rows", "entries"} <= set(data):
+        raise ConfigError(f"{path}: not a ladder result (PREFIX.json of python -m hod.benchmarks.ladder); "
+                          f"expected the fields {names}")
+    res = LadderResult(**data)
+    if res.partial:
+        raise ConfigError(f"{path}: a partial ladder ({res.stopped}); legal: the result of a run that finished")
+    try:
+        mus = [float(r["mu"]) for r in res.rows]
+        first, levels = _levels([r["name"] == "random" and not r["options"] for r in res.rows], mus,
+                                [float(r["low"]) for r in res.rows], [float(r["high"]) for r in res.rows])
+    except (KeyError, TypeError, ValueError) as e:
+        raise ConfigError(f"{path}: a row without mu / low / high / name / options ({e!r})") from None
+    for r, a, b in zip(res.rows, first, levels):
+        r["threshold_level"], r["level"] = a, b
+    return res
+
+
 def _league(game: str, players: int, games: int, seed: int, entries: list[LadderEntry], plan: list,
             played: list, seatings: set, elapsed: float) -> LadderResult:
     """The ratings, matrix and labels of the tables ``played`` (the first ``len(played)`` of the
@@ -351,17 +405,17 @@ def _league(game: str, players: int, games: int, seed: int, entries: list[Ladder
             count[ix] += 1
     ratings = _stats.openskill_league(league, m)
     mus = [mu for mu, _ in ratings]
-    rand = [i for i, e in enumerate(entries) if e.name == "random" and not e.options]
-    mu_random = mus[rand[0]] if rand else min(mus)
-    mu_best = max(mus)
     order = sorted(range(m), key=lambda i: -mus[i])
+    lows = [mu - INTERVAL_SIGMAS * sigma for mu, sigma in ratings]
+    highs = [mu + INTERVAL_SIGMAS * sigma for mu, sigma in ratings]
+    first, levels = _levels([e.name == "random" and not e.options for e in entries], mus, lows, highs)
     rows = []
     for i in order:
         mu, sigma = ratings[i]
         rows.append({
             "label": entries[i].label, "name": entries[i].name, "options": dict(entries[i].options),
-            "mu": mu, "sigma": sigma, "low": mu - INTERVAL_SIGMAS * sigma, "high": mu + INTERVAL_SIGMAS * sigma,
-            "level": label_for(mu, mu_random, mu_best), "games": int(count[i]),
+            "mu": mu, "sigma": sigma, "low": lows[i], "high": highs[i],
+            "level": levels[i], "threshold_level": first[i], "games": int(count[i]),
             "win_rate": float(shares[i] / count[i]) if count[i] else math.nan,
         })
     matrix = [[None if a == b or met[a, b] == 0 else float(score[a, b] / met[a, b]) for b in order] for a in order]

@@ -1,10 +1,9 @@
 """The home page's difficulty choice: easy / medium / hard, each the strongest bot of that label
 on the strength ladder (``agents/strength.json``, :mod:`agents.strength`) at the table size.
 
-A ladder entry says the table size it was measured at (its ``players``). For a table of ``n`` the
-labels of the entries measured at ``n`` are used; where the file has no entry for ``n`` (today the
-ladder is played at 2 players only) the 2-player labels stand in, and the answer says so (the page
-shows the note). Only bots that play ``n`` (:func:`hod.apps.play.supports`: a trained bot's model
+The file holds the entries of each table size the ladder was played at. For a table of ``n`` the
+labels measured at ``n`` are used; only where the file has no entry for ``n`` do the 2-player
+labels stand in, and then the answer says so (the page shows the note). Only bots that play ``n`` (:func:`hod.apps.play.supports`: a trained bot's model
 card lists its table sizes) and that this install can run (:func:`hod.apps.play.needs_onnx`) are
 candidates; among a label's candidates the highest ``rating`` wins.
 """
@@ -14,7 +13,7 @@ from pathlib import Path
 from typing import Optional
 
 from hod.agents.registry import names
-from hod.agents.strength import LABELS, STRENGTH_FILE, load_strengths
+from hod.agents.strength import LABELS, STRENGTH_FILE, load_strengths, measured_sizes
 from hod.apps.play import needs_onnx, onnx_available, supports
 
 #: The table size whose labels stand in where the ladder has no entry for a table size.
@@ -39,19 +38,18 @@ def difficulty_bots(game: str, players: int, path: str | Path = STRENGTH_FILE) -
         :data:`FALLBACK_PLAYERS`, and then ``note`` says so.
 
     Raises:
-        ConfigError: unknown game (from the registry).
+        ConfigError: unknown game (from the registry); a bad strength file
+            (:func:`hod.agents.strength.load_strengths`).
     """
     registered = names(game)
+    measured = players if players in measured_sizes(game, path) else FALLBACK_PLAYERS
     table = load_strengths(path).get(game, {})
-    entries = {n: e for n, e in table.items() if n in registered and isinstance(e, dict)}
-    sizes = {int(e.get("players", FALLBACK_PLAYERS)) for e in entries.values()}
-    measured = players if players in sizes else FALLBACK_PLAYERS
+    entries = {n: sizes[measured] for n, sizes in table.items() if n in registered and measured in sizes}
     runnable = onnx_available()
     best: dict[str, Optional[str]] = {}
     for label in LABELS:
         candidates = [(float(e["rating"]), n) for n, e in entries.items()
-                      if e.get("label") == label and int(e.get("players", FALLBACK_PLAYERS)) == measured
-                      and supports(game, n, players) and (runnable or not needs_onnx(game, n))]
+                      if e["label"] == label and supports(game, n, players) and (runnable or not needs_onnx(game, n))]
         best[label] = max(candidates)[1] if candidates else None
     note = None if measured == players else (
         f"Difficulty labels measured at {FALLBACK_PLAYERS} players (the strength ladder has no {players}-player "

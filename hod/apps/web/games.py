@@ -77,8 +77,9 @@ class IllegalChoice(GameError):
 
 def options() -> dict:
     """What the new-game form offers: for each game its title, table sizes, default table size,
-    and every registered bot with its strength label (``agents/strength.json``) and the table
-    sizes it plays; the default opponent per table size (the shipped PPO opponent where it plays
+    and every registered bot with its strength label and rating per table size (``labels``,
+    ``ratings``: keyed by the size as a string, ``"unrated"`` / None where the ladder has not
+    measured it there; ``agents/strength.json``) and the table sizes it plays; the default opponent per table size (the shipped PPO opponent where it plays
     that size, :func:`hod.apps.play.default_opponent`); the bot each difficulty deals per table
     size (``difficulty``: :func:`hod.apps.web.difficulty.difficulty_bots`, keyed by the size as a
     string); and the game's blurb, rules panel and scoring legend (:func:`hod.apps.web.guide.guide`)."""
@@ -88,10 +89,11 @@ def options() -> dict:
         sizes = list(range(info.min_players, info.max_players + 1))
         bots = []
         for name in names(game):
-            entry = strength(game, name)
+            entries = {n: strength(game, name, n) for n in sizes}
             counts = player_counts(game, name)
-            bots.append({"name": name, "label": strength_label(game, name),
-                         "rating": None if entry is None else round(float(entry["rating"]), 1),
+            bots.append({"name": name, "labels": {str(n): e["label"] if e else "unrated" for n, e in entries.items()},
+                         "ratings": {str(n): None if e is None else round(float(e["rating"]), 1)
+                                     for n, e in entries.items()},
                          "players": sizes if counts is None else [int(k) for k in counts]})
         out[game] = {"title": cls.session_cls.title, "players": sizes, "default_players": cls.default_players,
                      "bots": bots, "default_opponent": {str(n): default_opponent(game, None, n) for n in sizes},
@@ -269,9 +271,9 @@ class WebGame:
         seats = []
         for i in range(t.players):
             bot = t.opponents.get(i)
-            entry = strength(self.game, bot) if bot else None
+            entry = strength(self.game, bot, t.players) if bot else None
             seats.append({"seat": i, "name": self.session.names[i], "you": i == t.seat, "bot": bot,
-                          "label": strength_label(self.game, bot) if bot else None,
+                          "label": strength_label(self.game, bot, t.players) if bot else None,
                           "rating": None if entry is None else round(float(entry["rating"]), 1)})
         view = {"id": self.id, "game": self.game, "title": self.session.title, "players": t.players,
                 "seat": t.seat,

@@ -66,7 +66,7 @@ async function newGamePage() {
       h("span", {text: ordinal(k + 1)}),
       h("select", {class: "opponent", onchange: () => { custom = true; }},
         o.bots.filter((b) => b.players.includes(n)).map((b) => h("option", {value: b.name, selected: b.name === bot,
-          text: `${b.name} (${b.label}${b.rating === null ? "" : ", rating " + b.rating})`}))))));
+          text: `${b.name} (${b.labels[n]}${b.ratings[n] === null ? "" : ", rating " + b.ratings[n]})`}))))));
   }
   $("players").addEventListener("change", () => fill(false));
   fill(true);
