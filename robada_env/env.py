@@ -24,7 +24,7 @@ observations.
 
 ``max_cycles`` (both forms) counts cycles, PettingZoo's meaning: a cycle is every seat taking one
 turn, i.e. ``num_players`` turns; a turn is all the decisions of one seat, ended by its ``drop``
-or ``confirm`` (:meth:`RobadaRules.ends_turn`). The env truncates right after the turn that
+or ``confirm`` (:attr:`RobadaRules.turn_ends`). The env truncates right after the turn that
 completes ``max_cycles`` cycles (never in the middle of a turn). A game has at most 40 turns
 (each plays one hand card), so the default (``GAME.default_max_cycles`` = 1000, more than the 432
 decisions of the longest game) never truncates a real game. Rewards come at the end of the game
@@ -55,7 +55,6 @@ from robada_env.rules.render import render_text
 DEFAULT_MAX_CYCLES = GAME.default_max_cycles
 #: The observation layout version an env emits unless told (``observation_version``).
 DEFAULT_OBSERVATION_VERSION = 1
-_NOOP_ONLY = [NOOP]
 
 
 def observation_of(s: State, seat: int, version: int = DEFAULT_OBSERVATION_VERSION) -> dict[str, np.ndarray]:
@@ -92,6 +91,8 @@ class RobadaRules:
     state_high = STATE_HIGH
     noop = NOOP
     round_rewards = False
+    #: per action id: 1 if the decision ends the seat's turn (a drop or a confirm), else 0
+    turn_ends = tuple(int(DROP <= a < TAP or a == CONFIRM) for a in range(NUM_ACTIONS))
     legal_mask = staticmethod(legal_mask)
     scores = staticmethod(engine.scores)
     winners = staticmethod(engine.winners)
@@ -106,27 +107,21 @@ class RobadaRules:
     def new_game(self, seed: int) -> State:
         return engine.new_game(self.config, seed=seed)
 
-    @staticmethod
-    def to_act(s: State) -> int:
-        return s.current
+    to_act = staticmethod(State.current.fget)          # State.current, the seat to act
 
     @staticmethod
     def check_action(s: State, seat: int, action: object, agent: str) -> int:
-        legal = legal_actions(s) if seat == s.current else _NOOP_ONLY
+        legal = legal_actions(s)                       # ``seat`` is the seat to act
         # one type check for both games (hod.core.errors.action_id); a plain int skips the call
         a = action if (type(action) is int and 0 <= action < NUM_ACTIONS) else action_id(action, NUM_ACTIONS)
         if a is None or a not in legal:
             raise IllegalActionError(agent, action, legal, action_name)
         return a
 
-    @staticmethod
-    def apply(s: State, action: int) -> bool:
-        apply_action(s, action)
-        return False                                  # no round ends before the game's end
+    #: returns None: no round ends before the game's end
+    apply = staticmethod(apply_action)
+    terminal = staticmethod(engine.is_terminal)
 
-    @staticmethod
-    def ends_turn(action: int) -> bool:
-        return DROP <= action < TAP or action == CONFIRM     # a drop or a confirm ends the turn
 
     def observe(self, s: State, seat: int) -> tuple:
         return _observe(s, seat, self.observation_version)
@@ -136,10 +131,6 @@ class RobadaRules:
         if self.observation_version == 2:
             obs = np.concatenate([obs, action_features(obs, masks, s.config)], axis=1)
         return obs, masks
-
-    @staticmethod
-    def terminal(s: State) -> bool:
-        return s.terminal
 
     @staticmethod
     def render(s: State, agents: Optional[list]) -> str:

@@ -12,6 +12,7 @@ from __future__ import annotations
 from hod.adapters.game_env import AECGameEnv, EnvOption, ParallelGameEnv
 from hod.adapters.wrappers import factory_options, wrap_aec
 from tapeo_env.rules import engine
+from tapeo_env.rules.cards import NUM_KINDS
 from tapeo_env.rules.engine import Config, State, apply_checked_actions, check_pick, legal_mask, legal_masks
 from tapeo_env.rules.game import ENV_NAME, GAME
 from tapeo_env.rules.global_state import STATE_HIGH, encode_state
@@ -42,6 +43,7 @@ class TapeoRules:
     obs_high = OBS_HIGH
     state_high = STATE_HIGH
     noop = None
+    turn_ends = (1,) * NUM_KINDS        # a simultaneous step is every seat's turn (not read)
     layout = LAYOUT
     legal_mask = staticmethod(legal_mask)
     check_action = staticmethod(check_pick)
@@ -63,10 +65,6 @@ class TapeoRules:
         return 0
 
     @staticmethod
-    def ends_turn(action: int) -> bool:
-        return True
-
-    @staticmethod
     def observe(state: State, seat: int) -> tuple:
         return encode(state, seat), legal_mask(state, seat)
 
@@ -74,9 +72,7 @@ class TapeoRules:
     def observe_all(state: State) -> tuple:
         return encode_all(state), legal_masks(state)
 
-    @staticmethod
-    def terminal(state: State) -> bool:
-        return state.terminal
+    terminal = staticmethod(State.terminal.fget)      # State.terminal
 
     @staticmethod
     def render(state: State, agents: list) -> str:

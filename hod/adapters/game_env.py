@@ -28,7 +28,7 @@ What every game gets from here, once (docs/DESIGN.md, "Environment contract"): t
 and the seed checks (:mod:`hod.adapters.options`), the illegal-action modes
 (:mod:`hod.adapters.wrappers`), ``max_cycles`` in cycles (a cycle is every seat taking one turn:
 ``num_players`` turns; a simultaneous step is every seat's turn, a sequential decision ends a
-turn when ``rules.ends_turn(action)``), the rewards (the reward scheme's value of the standings,
+turn when ``rules.turn_ends[action]``), the rewards (the reward scheme's value of the standings,
 paid as its change at the game's end and, when ``rules.round_rewards``, at each round's end, so a
 game's rewards add up to its final reward), the end-of-game and pending infos, forfeits, records,
 render and PettingZoo's global state (:class:`hod.adapters.env_support.GlobalState`).
@@ -42,7 +42,7 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv, ParallelEnv
 
-from hod.core.errors import IllegalActionError, ResetNeededError, check_choice
+from hod.core.errors import IllegalActionError, ResetNeededError, action_id, check_choice
 from hod.core.games import GameInfo
 from hod.core.rewards import final_rewards
 from . import env_support
@@ -366,7 +366,7 @@ class AECGameEnv(GameEnvCore, AECEnv):
             self._lose(agent, seat)
             return
         self._cumulative_rewards[agent] = 0.0
-        self._after(*self._play(a, 1 if R.ends_turn(a) else 0))
+        self._after(*self._play(a, R.turn_ends[a]))
         self.agent_selection = self.possible_agents[R.to_act(s)]
         if self.render_mode == "human":
             self.render()
@@ -449,11 +449,15 @@ class ParallelGameEnv(GameEnvCore, ParallelEnv):
             terminated, truncated = True, False
         else:
             rewards, info_list, terminated, truncated = self._play(move, turns)
-        obs = self._observe_all()
+        obs_rows, masks = self._rules.observe_all(self.game_state)         # as _observe_all, inline
+        obs = {a: {"observation": o, "action_mask": m} for a, o, m in zip(agents, obs_rows, masks)}
         rew = dict.fromkeys(agents, 0.0) if rewards is self._no_reward else dict(zip(agents, rewards.tolist()))
         terms = dict.fromkeys(agents, terminated)
         truncs = dict.fromkeys(agents, truncated)
-        infos = pending_infos(agents) if info_list is None else dict(zip(agents, info_list))
+        if info_list is None:   # env_support.pending_infos, inline
+            infos = {a: {"final_score": 0, "win_share": 0.0} for a in agents}
+        else:
+            infos = dict(zip(agents, info_list))
         if terminated or truncated:
             self.agents = []
         if self.render_mode == "human":
@@ -504,13 +508,11 @@ class ParallelGameEnv(GameEnvCore, ParallelEnv):
         move, offenders = None, []
         for i, a in enumerate(live):
             act = actions.get(a, noop)
-            if i != actor_seat and type(act) is int and act == noop:
-                continue
-            try:
-                aid = R.check_action(s, i, act, a)
-            except IllegalActionError as e:
-                offenders.append((i, e))
-                continue
             if i == actor_seat:
-                move = aid
-        return move, (1 if not offenders and R.ends_turn(move) else 0), offenders
+                try:
+                    move = R.check_action(s, i, act, a)
+                except IllegalActionError as e:
+                    offenders.append((i, e))
+            elif not (type(act) is int and act == noop) and action_id(act, self.game.num_actions) != noop:
+                offenders.append((i, IllegalActionError(a, act, [noop], self.game.action_names.__getitem__)))
+        return move, (0 if offenders else R.turn_ends[move]), offenders

@@ -207,6 +207,9 @@ class SingleGame(Protocol):
     Attributes:
         config: the ``Config`` of the table.
         layout: the layout of the observations emitted (:class:`hod.core.layout.ObsLayout`).
+        turn_ends: per action id (a tuple of A ints, 1 or 0), whether that decision of a
+            sequential game ends the seat's turn (``max_cycles`` counts turns; Ronda Robada: a
+            ``drop`` or a ``confirm``). A simultaneous step is every seat's turn (not read).
         round_rewards: whether the change of the standings' value is paid at each round's end
             (Tapeo's ``round_rewards`` option); else only at the game's end.
     """
@@ -220,6 +223,7 @@ class SingleGame(Protocol):
     config: Any
     layout: Any
     round_rewards: bool
+    turn_ends: tuple
 
     def new_game(self, seed: int) -> Any:
         """The game of this table dealt from ``seed`` (an int in ``0..2**64-1``): the engine's
@@ -235,19 +239,17 @@ class SingleGame(Protocol):
         Robada: ``no-op`` only)."""
 
     def check_action(self, state: Any, seat: int, action: object, agent: str) -> int:
-        """``action`` as an int if ``seat`` may take it now (a seat not to act only ``noop``).
-        Actions are Python or numpy integers of the action space only
+        """``action`` as an int if ``seat`` may take it now: any seat of a simultaneous game, the
+        seat to act of a sequential one (the adapter itself refuses anything but ``noop`` from
+        the others). Actions are Python or numpy integers of the action space only
         (:func:`hod.core.errors.action_id`). Raises ``IllegalActionError`` naming ``agent`` and
         the legal actions; changes nothing."""
 
-    def apply(self, state: Any, move: Any) -> bool:
+    def apply(self, state: Any, move: Any) -> Optional[bool]:
         """Apply a checked move: a simultaneous game's list of one action per seat, a sequential
         game's one action of the seat to act. Returns True if a scoring round ended (read only
-        while the game goes on: a game with no round before its end returns False)."""
-
-    def ends_turn(self, action: int) -> bool:
-        """Whether this decision of a sequential game ends the seat's turn (``max_cycles`` counts
-        turns; Ronda Robada: a ``drop`` or a ``confirm``). A simultaneous step is every seat's turn."""
+        while the game goes on and only when :attr:`round_rewards`: a game with no round before
+        its end may return None)."""
 
     def observe(self, state: Any, seat: int) -> tuple:
         """``(observation float32 (layout.size,), mask int8 (A,))`` of ``seat``, fresh arrays."""
