@@ -9,26 +9,17 @@ One agent acts at a time; a turn is several decisions of the same agent (``start
 runner until the run is confirmed. See the package docstring for the action table and
 :mod:`robada_env.rules.observation` for the observation layout.
 
-Parallel form (:class:`RobadaParallelEnv`):
-Ronda Robada is turn-based, so the Parallel form makes every agent submit an action at every
-step, and only one of them matters:
-
-* the seat to act gets its real action mask and its action is applied (one decision per step,
-  exactly as one AEC step);
-* every other seat gets a mask that allows only ``no-op`` (action 26) and must send it
-  (a missing action for such a seat counts as ``no-op``; a missing action for the seat to act
-  is a ``ValueError`` naming it).
-
-So a Parallel episode is the same sequence of decisions as an AEC episode, with the same
-observations.
+Parallel form: every agent submits an action at every step and only the seat to act's matters
+(one decision per step, exactly as one AEC step, with the same observations); every other seat's
+mask allows only ``no-op`` (action 26), which it must send or leave out (a missing action for
+the seat to act is a ``ValueError`` naming it).
 
 ``max_cycles`` (both forms) counts cycles, PettingZoo's meaning: a cycle is every seat taking one
-turn, i.e. ``num_players`` turns; a turn is all the decisions of one seat, ended by its ``drop``
-or ``confirm`` (:attr:`RobadaRules.turn_ends`). The env truncates right after the turn that
-completes ``max_cycles`` cycles (never in the middle of a turn). A game has at most 40 turns
-(each plays one hand card), so the default (``GAME.default_max_cycles`` = 1000, more than the 432
-decisions of the longest game) never truncates a real game. Rewards come at the end of the game
-to every seat at once; all agents terminate together.
+turn, i.e. ``num_players`` turns, a turn ended by a ``drop`` or a ``confirm``
+(:attr:`RobadaRules.turn_ends`); the env truncates right after the turn that completes
+``max_cycles`` cycles. A game has at most 40 turns, so the default (``GAME.default_max_cycles`` =
+1000) never truncates a real game. Rewards come at the end of the game to every seat at once;
+all agents terminate together.
 """
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Pieces of the PettingZoo adapters that both games share (docs/DESIGN.md, "Environment
+"""Pieces of the PettingZoo adapter (:mod:`hod.adapters.game_env`) and of the test fake env (docs/DESIGN.md, "Environment
 contract"): the end-of-game infos, the outcome of an illegal action under
 ``illegal_action="lose"``, starting and ending an AEC episode, rendering with no game, and the
 error for stepping with no game in progress, and PettingZoo's global state (:class:`GlobalState`:

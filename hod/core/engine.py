@@ -1,4 +1,5 @@
-"""The batched-engine protocol every game's batched engine implements, and its state record.
+"""The batched-engine protocol every game's batched engine implements, and its state record; and
+the single-game interface (:class:`SingleGame`) each game binds for the PettingZoo adapter.
 
 A batched engine plays B games of one game (one ``Config``) at once. Every game declares its
 engine in its :class:`hod.core.games.GameInfo` (``batched_engine = "module:Class"``); the
