@@ -101,7 +101,7 @@ def _replay_and_compare(eng, snaps, episodes):
             assert (g.round, g.pick) == (snap["round"][b], snap["pick"][b])
             ended = O.apply_actions(g, [int(a) for a in snap["picks"][b]])
             want = np.zeros(n)
-            if ended and (eng.round_rewards or g.terminal):   # as tapeo_env.env._TapeoCore._resolve
+            if ended and (eng.round_rewards or g.terminal):   # as hod.adapters.game_env.GameEnvCore._play
                 if g.terminal:
                     value = final_rewards(g.final_scores, g.winners, eng.reward_scheme)
                 else:

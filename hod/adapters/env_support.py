@@ -1,6 +1,6 @@
-"""Pieces of the PettingZoo adapters that both games share (docs/DESIGN.md, "Environment
-contract"): the end-of-game infos, the outcome of an illegal action under
-``illegal_action="lose"``, starting and ending an AEC episode, rendering with no game, and the
+"""Pieces of the PettingZoo adapter (:mod:`hod.adapters.game_env`), also used by the fake game of
+the training tests (docs/DESIGN.md, "Environment contract"): the end-of-game infos, the outcome
+of an illegal action under ``illegal_action="lose"``, starting and ending an AEC episode, rendering with no game, and the
 error for stepping with no game in progress, and PettingZoo's global state (:class:`GlobalState`:
 ``state()`` and ``state_space``). Nothing here knows a game's rules: each game passes its own
 scores, winners and state encoder.

@@ -63,7 +63,17 @@ class ResetEnforcingWrapper(wrappers.OrderEnforcingWrapper):
             raise ResetNeededError(NOT_STARTED)
         if not self.env.agents:
             raise ResetNeededError(GAME_OVER)
-        super().step(action)
+        # what PettingZoo's step does once both checks passed, without its attribute forwarding
+        self._has_updated = True
+        self.env.step(action)
+
+    def last(self, observe: bool = True):
+        """The raw env's ``last()`` once reset (the same tuple: the raw env reads its own
+        attributes, where PettingZoo's ``AECEnv.last`` on the wrapper forwards each through two
+        ``__getattr__`` levels); before the first ``reset()``, PettingZoo's (it raises)."""
+        if not self._has_reset:
+            return super().last(observe)
+        return self.env.last(observe)
 
     def state(self):
         """The raw env's global state (``state()``); before the first ``reset()`` it raises

@@ -1,4 +1,5 @@
-"""The batched-engine protocol every game's batched engine implements, and its state record.
+"""The batched-engine protocol every game's batched engine implements, and its state record; and
+the single-game interface (:class:`SingleGame`) each game binds for the PettingZoo adapter.
 
 A batched engine plays B games of one game (one ``Config``) at once. Every game declares its
 engine in its :class:`hod.core.games.GameInfo` (``batched_engine = "module:Class"``); the
@@ -37,7 +38,7 @@ from typing import Any, NamedTuple, Optional, Protocol, runtime_checkable
 
 import numpy as np
 
-__all__ = ["BatchedEngine", "EngineStep", "StateRecord"]
+__all__ = ["BatchedEngine", "EngineStep", "SingleGame", "StateRecord"]
 
 
 class EngineStep(NamedTuple):
@@ -178,6 +179,104 @@ class BatchedEngine(Protocol):
 
     def nbytes(self) -> dict:
         """Memory held in bytes: at least ``{"state": ..., "per_game_state": ...}``."""
+
+
+@runtime_checkable
+class SingleGame(Protocol):
+    """One game at a time, as the PettingZoo adapter (:mod:`hod.adapters.game_env`) plays it: the
+    single-game interface each game binds in its ``env.py`` over its single-game engine
+    (``rules/engine.py``, ``observation.py``, ``render.py``, ``record.py``, ``global_state.py``).
+    ``tests/test_game_env.py`` checks every declared game's binding against it.
+
+    Built once per environment, ``Rules(config, **env_options)``: ``config`` the game's
+    ``Config``, the env options those the class declares (``options``). ``state`` below is the
+    engine's state of one game (its ``State``), changed in place by :meth:`apply`; ``seat`` an int
+    in ``0..n-1``; A = ``num_actions`` of the game's declaration.
+
+    Class attributes:
+        Config: the game's rules ``Config`` class, built as ``Config(num_players=n, **rule
+            options)`` (the declaration's ``rule_options``); it refuses bad values
+            (``ConfigError`` naming the legal ones).
+        default_num_players: the table size when none is given.
+        options: the env options (``hod.adapters.game_env.EnvOption``) besides the common ones
+            and the rule options (Tapeo: ``round_rewards``; Ronda Robada: ``observation_version``).
+        obs_high, state_high: upper bounds of the observation and of the global state (a float
+            or float32 arrays of the layouts' sizes; the lower bound is 0).
+        noop: the action of a seat that is not to act (a sequential game's Parallel form), or
+            None (a simultaneous game: every seat acts).
+
+    Attributes:
+        config: the ``Config`` of the table.
+        layout: the layout of the observations emitted (:class:`hod.core.layout.ObsLayout`).
+        turn_ends: per action id (a tuple of A ints, 1 or 0), whether that decision of a
+            sequential game ends the seat's turn (``max_cycles`` counts turns; Ronda Robada: a
+            ``drop`` or a ``confirm``). A simultaneous step is every seat's turn (not read).
+        round_rewards: whether the change of the standings' value is paid at each round's end
+            (Tapeo's ``round_rewards`` option); else only at the game's end.
+    """
+
+    Config: Any
+    default_num_players: int
+    options: tuple
+    obs_high: Any
+    state_high: Any
+    noop: Optional[int]
+    config: Any
+    layout: Any
+    round_rewards: bool
+    turn_ends: tuple
+
+    def new_game(self, seed: int) -> Any:
+        """The game of this table dealt from ``seed`` (an int in ``0..2**64-1``): the engine's
+        ``new_game(config, seed=seed)``."""
+
+    def to_act(self, state: Any) -> int:
+        """The seat to decide now: the seat to act in a sequential game; 0 in a simultaneous one
+        (its AEC form then asks the seats in seat order)."""
+
+    def legal_mask(self, state: Any, seat: int) -> np.ndarray:
+        """int8 (A,): 1 for each action ``seat`` may take now (a fresh array); once the game is
+        over, and for a seat that is not to act, the game's own convention (Tapeo: all 0; Ronda
+        Robada: ``no-op`` only)."""
+
+    def check_action(self, state: Any, seat: int, action: object, agent: str) -> int:
+        """``action`` as an int if ``seat`` may take it now: any seat of a simultaneous game, the
+        seat to act of a sequential one (the adapter itself refuses anything but ``noop`` from
+        the others). Actions are Python or numpy integers of the action space only
+        (:func:`hod.core.errors.action_id`). Raises ``IllegalActionError`` naming ``agent`` and
+        the legal actions; changes nothing."""
+
+    def apply(self, state: Any, move: Any) -> Optional[bool]:
+        """Apply a checked move: a simultaneous game's list of one action per seat, a sequential
+        game's one action of the seat to act. Returns True if a scoring round ended (read only
+        while the game goes on and only when :attr:`round_rewards`: a game with no round before
+        its end may return None)."""
+
+    def observe(self, state: Any, seat: int) -> tuple:
+        """``(observation float32 (layout.size,), mask int8 (A,))`` of ``seat``, fresh arrays."""
+
+    def observe_all(self, state: Any) -> tuple:
+        """``(float32 (n, layout.size), int8 (n, A))``: :meth:`observe` of every seat, fresh arrays."""
+
+    def terminal(self, state: Any) -> bool:
+        """Whether the game is over."""
+
+    def scores(self, state: Any) -> Any:
+        """Each seat's points, length n: so far, the final scores once the game is over."""
+
+    def winners(self, state: Any) -> Any:
+        """The seats winning on :meth:`scores` now (the final winners once over), ascending."""
+
+    def render(self, state: Any, agents: list) -> str:
+        """The position as text (``agents``: the name of each seat)."""
+
+    def record(self, state: Any, seed: Optional[int], players: Optional[list]) -> dict:
+        """The JSON record of the finished game (the game's ``rules/record.py`` ``make_record``;
+        ``RecordError`` when it is not finished)."""
+
+    def encode_state(self, state: Any) -> np.ndarray:
+        """The global state, float32 (state layout size,), in ``[0, state_high]``
+        (PettingZoo's ``state()``; a module-level function, so the environments pickle)."""
 
 
 def check_games(games, batch_size: int) -> np.ndarray:
