@@ -470,17 +470,28 @@ def enumerate_plans(view, legal, rules, plans):
 
 
 @njit
-def plan_values(view, legal, rules, weights, plans, values):
-    """:func:`enumerate_plans`, then :func:`evaluate_plan` of each into ``values`` float64
-    (MAX_PLANS,). Returns the number of plans."""
+def plan_values(view, legal, rules, weights, plans, scores):
+    """:func:`enumerate_plans`, then :func:`evaluate_plan` of each into ``scores`` float64
+    (MAX_PLANS, 4): value, damage, follow, and 1.0 if the replies were priced (0.0: the plan ends
+    the game). Returns the number of plans."""
     c = enumerate_plans(view, legal, rules, plans)
     act, pgain, prun, ploose, ptop, ppts, phand, psteps, pn = plans
     n = view[V_N]
     scratch = np.empty((8, _R), np.int64)
     for i in range(c):
-        values[i] = evaluate_plan(view, prun[i], pgain[i], ploose[i], ptop[i, :n], ppts[i, :n], phand[i], rules,
-                                  weights, scratch)[0]
+        value, damage, follow, replied = evaluate_plan(view, prun[i], pgain[i], ploose[i], ptop[i, :n], ppts[i, :n],
+                                                       phand[i], rules, weights, scratch)
+        scores[i, 0] = value
+        scores[i, 1] = damage
+        scores[i, 2] = follow
+        scores[i, 3] = 1.0 if replied else 0.0
     return c
+
+
+@njit
+def new_scores():
+    """Empty score rows of :func:`plan_values`: float64 (MAX_PLANS, 4)."""
+    return np.empty((MAX_PLANS, 4), np.float64)
 
 
 @njit
@@ -628,6 +639,13 @@ def view_from_record(hand_cnt, hand_size, loose_cnt, pile_top, pile_pts, seen_cn
     view[V_LAST] = (lr - seat) % n if lr >= 0 else -1
 
 
+def record_buffers(s) -> tuple:
+    """The packed one-game record of a :class:`robada_env.rules.engine.State` as :func:`playouts`
+    reads it: ``(b8 int8, b16 int16, bb bool, lay int64)`` (the state's own buffers, not copied:
+    :func:`playouts` copies them before it plays)."""
+    return s._b8, s._b16, s._bb, s._t.lay
+
+
 @njit
 def playouts(b8, b16, bb, lay, rules, weights, cand_steps, cand_len, seat, streams, margin_weight, out):
     """Play each candidate move on a copy of the packed game (``b8``, ``b16``, ``bb``, ``lay``:
@@ -653,7 +671,8 @@ def playouts(b8, b16, bb, lay, rules, weights, cand_steps, cand_len, seat, strea
     view = np.empty(VIEW_SIZE, np.int64)
     legal = np.empty(NUM_ACTIONS, np.int64)
     plans = new_plans()
-    values = np.empty(MAX_PLANS, np.float64)
+    scores = new_scores()
+    values = scores[:, 0]
     n = lay[25]
     for c in range(cand_steps.shape[0]):
         s8[:] = b8
@@ -684,7 +703,7 @@ def playouts(b8, b16, bb, lay, rules, weights, cand_steps, cand_len, seat, strea
             else:
                 view_from_record(hand_cnt, hand_size, loose_cnt, pile_top, pile_pts, seen_cnt, run_start, run_next,
                                  run_active, run_pts, deck_left, last_runner, p, view)
-                k = plan_values(view, legal[:nl], rules, weights, plans, values)
+                k = plan_values(view, legal[:nl], rules, weights, plans, scores)
                 a = plans[0][pick(values, k, st[p])]
                 if mask[0, 0, a] == 0:
                     return c
