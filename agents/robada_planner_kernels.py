@@ -97,7 +97,7 @@ VIEW_SIZE = V_LAST + 1
 
 
 # ---- the run pieces the evaluation prices --------------------------------------------------------
-@njit_inline
+@njit
 def _opp_run(loose, top, pts, n, j, r, inv, final, rules, lo, tp):
     """The run seat ``j`` makes starting with rank ``r``, every step taken (the walk), the pile of
     most points when several show the needed rank (its own counts 0). ``final``: the game's last
@@ -136,7 +136,7 @@ def _opp_run(loose, top, pts, n, j, r, inv, final, rules, lo, tp):
     return gathered, damage, path, steps
 
 
-@njit_inline
+@njit
 def _my_run_gain(loose, top, pts, n, r, inv, rules, lo, tp):
     """Margin I gain with a run starting with rank ``r``, every step taken (my own pile counts 0,
     another's ``1 + 1/(n-1)`` times its points). ``lo``, ``tp``: scratch."""
@@ -171,7 +171,7 @@ def _p_none(pool, k, h):
     return p
 
 
-@njit_inline
+@njit
 def _my_best(hand, loose, top, pts, n, inv, rules, lo, tp):
     """My best run gain with a card of ``hand`` on this table (0 if none starts)."""
     best = 0.0
@@ -355,7 +355,8 @@ def _extend(c, first, start, need, gain, loose, top, pts, hand, n, inv, mid_run,
     """Every stopping point of the run from here, depth first (``ExpertBot._extend``): a plan
     that confirms now, then the plans of each next step (a tap, or each takeable pile in seat
     order, R3). An explicit stack in place of the recursion, children pushed in reverse, so the
-    plans come in the same order."""
+    plans come in the same order. (Scalar loops, no slice assignments: numba compiles them much
+    faster.)"""
     depth = 2 * _R * _S + 4
     s_first = np.empty(depth, np.int64)
     s_need = np.empty(depth, np.int64)
@@ -366,63 +367,74 @@ def _extend(c, first, start, need, gain, loose, top, pts, hand, n, inv, mid_run,
     s_pp = np.empty((depth, _S), np.int64)
     s_path = np.empty((depth, MAX_STEPS), np.int64)
     s_len = np.empty(depth, np.int64)
+    lo = np.empty(_R, np.int64)
+    tp = np.empty(_S, np.int64)
+    pp = np.empty(_S, np.int64)
+    pa = np.empty(MAX_STEPS, np.int64)
     t = np.empty(_S, np.int64)
     own = rules[R_TAKE_OWN] != 0
-    sp = 0
-    s_first[0], s_need[0], s_gain[0], s_mid[0], s_len[0] = first, need, gain, mid_run, plen
-    s_lo[0] = loose
-    s_tp[0, :n] = top[:n]
-    s_pp[0, :n] = pts[:n]
-    s_path[0, :plen] = path[:plen]
+    s_first[0] = first
+    s_need[0] = need
+    s_gain[0] = gain
+    s_mid[0] = mid_run
+    s_len[0] = plen
+    for x in range(_R):
+        s_lo[0, x] = loose[x]
+    for x in range(n):
+        s_tp[0, x] = top[x]
+        s_pp[0, x] = pts[x]
+    for x in range(plen):
+        s_path[0, x] = path[x]
     sp = 1
     while sp > 0:
         sp -= 1
         f, nd, g, mid, ln = s_first[sp], s_need[sp], s_gain[sp], s_mid[sp], s_len[sp]
-        lo = s_lo[sp].copy()
-        tp = s_tp[sp, :n].copy()
-        pp = s_pp[sp, :n].copy()
-        pa = s_path[sp].copy()
+        for x in range(_R):
+            lo[x] = s_lo[sp, x]
         for x in range(n):
+            tp[x] = s_tp[sp, x]
+            pp[x] = s_pp[sp, x]
             t[x] = tp[x]
+        for x in range(ln):
+            pa[x] = s_path[sp, x]
         t[0] = start                                     # the starting card ends on top (R5)
         pa[ln] = CONFIRM
         c = _emit(c, f, g, True, lo, t, pp, hand, pa, ln + 1, n, act, pgain, prun, ploose, ptop, ppts, phand,
                   psteps, pn)
         nxt = rules[R_AFTER_STEP + nd] if nd >= 0 else -1
-        if _must_tap(nd, lo):                            # R3: the step is a tap
-            s_first[sp] = TAP if mid else f
-            s_need[sp] = nxt
-            s_gain[sp] = g + _PTS[nd]
-            s_mid[sp] = False
-            s_lo[sp] = lo
-            s_lo[sp, nd] -= 1
-            s_tp[sp, :n] = tp
-            s_pp[sp, :n] = pp
-            s_pp[sp, 0] += _PTS[nd]
-            s_path[sp, :ln] = pa[:ln]
-            s_path[sp, ln] = TAP
-            s_len[sp] = ln + 1
-            sp += 1
-            continue
-        for k in range(n - 1, -1, -1):                   # R3: each takeable pile, pushed in reverse
-            if not _pile_takeable(nd, tp[k], k, 0, own):
+        tap = _must_tap(nd, lo)
+        for k in range(n - 1, -2, -1):                   # the children, pushed in reverse: k = -1 a tap
+            if tap:
+                if k >= 0:
+                    continue
+            elif k < 0 or not _pile_takeable(nd, tp[k], k, 0, own):
                 continue
-            gk = g
-            s_pp[sp, :n] = pp
-            if k != 0:
-                gk += pp[k] * (1.0 + inv)
-                s_pp[sp, 0] += pp[k]
-                s_pp[sp, k] = 0
-            s_first[sp] = TAKE + k if mid else f
+            for x in range(_R):
+                s_lo[sp, x] = lo[x]
+            for x in range(n):
+                s_tp[sp, x] = tp[x]
+                s_pp[sp, x] = pp[x]
+            for x in range(ln):
+                s_path[sp, x] = pa[x]
             s_need[sp] = nxt
-            s_gain[sp] = gk
             s_mid[sp] = False
-            s_lo[sp] = lo
-            s_tp[sp, :n] = tp
-            s_tp[sp, k] = -1
-            s_path[sp, :ln] = pa[:ln]
-            s_path[sp, ln] = TAKE + k
             s_len[sp] = ln + 1
+            if k < 0:                                    # R3: the step is a tap
+                s_first[sp] = TAP if mid else f
+                s_gain[sp] = g + _PTS[nd]
+                s_lo[sp, nd] -= 1
+                s_pp[sp, 0] += _PTS[nd]
+                s_path[sp, ln] = TAP
+            else:                                        # R3: take the pile of seat k
+                gk = g
+                if k != 0:
+                    gk += pp[k] * (1.0 + inv)
+                    s_pp[sp, 0] += pp[k]
+                    s_pp[sp, k] = 0
+                s_first[sp] = TAKE + k if mid else f
+                s_gain[sp] = gk
+                s_tp[sp, k] = -1
+                s_path[sp, ln] = TAKE + k
             sp += 1
     return c
 
@@ -434,10 +446,19 @@ def enumerate_plans(view, legal, rules, plans):
     act, pgain, prun, ploose, ptop, ppts, phand, psteps, pn = plans
     n = view[V_N]
     inv = 1.0 / (n - 1)
-    hand = view[V_HAND:V_HAND + _R].copy()
-    loose = view[V_LOOSE:V_LOOSE + _R].copy()
-    top = view[V_TOP:V_TOP + n].copy()
-    pts = view[V_PTS:V_PTS + n].copy()
+    hand = np.empty(_R, np.int64)
+    loose = np.empty(_R, np.int64)
+    h = np.empty(_R, np.int64)
+    lo = np.empty(_R, np.int64)
+    top = np.empty(_S, np.int64)
+    pts = np.empty(_S, np.int64)
+    p = np.empty(_S, np.int64)
+    for x in range(_R):
+        hand[x] = view[V_HAND + x]
+        loose[x] = view[V_LOOSE + x]
+    for x in range(n):
+        top[x] = view[V_TOP + x]
+        pts[x] = view[V_PTS + x]
     path = np.zeros(MAX_STEPS, np.int64)
     c = 0
     if view[V_RUN]:
@@ -446,24 +467,23 @@ def enumerate_plans(view, legal, rules, plans):
                        rules, act, pgain, prun, ploose, ptop, ppts, phand, psteps, pn)
     for i in range(legal.shape[0]):
         a = legal[i]
-        if a < DROP:
-            s = a - START
-            h = hand.copy()
-            h[s] -= 1
-            lo = loose.copy()
-            lo[s] -= 1
-            p = pts.copy()
-            p[0] += 2 * _PTS[s]
-            path[0] = a
-            c = _extend(c, a, s, rules[R_AFTER_START + s], 2.0 * _PTS[s], lo, top, p, h, n, inv, False, path, 1,
+        if a >= TAP:
+            continue
+        r = a - START if a < DROP else a - DROP
+        for x in range(_R):
+            h[x] = hand[x]
+            lo[x] = loose[x]
+        for x in range(n):
+            p[x] = pts[x]
+        h[r] -= 1
+        path[0] = a
+        if a < DROP:                     # start r: the hand card and a loose card
+            lo[r] -= 1
+            p[0] += 2 * _PTS[r]
+            c = _extend(c, a, r, rules[R_AFTER_START + r], 2.0 * _PTS[r], lo, top, p, h, n, inv, False, path, 1,
                         rules, act, pgain, prun, ploose, ptop, ppts, phand, psteps, pn)
-        elif a < TAP:
-            r = a - DROP
-            h = hand.copy()
-            h[r] -= 1
-            lo = loose.copy()
+        else:                            # drop r: one more loose card
             lo[r] += 1
-            path[0] = a
             c = _emit(c, a, 0.0, False, lo, top, pts, h, path, 1, n, act, pgain, prun, ploose, ptop, ppts, phand,
                       psteps, pn)
     return c
@@ -608,34 +628,33 @@ def pick(values, c, st):
 
 
 # ---- playouts ------------------------------------------------------------------------------------
-@njit_inline
-def view_from_record(hand_cnt, hand_size, loose_cnt, pile_top, pile_pts, seen_cnt, run_start, run_next, run_active,
-                     run_pts, deck_left, last_runner, seat, view):
-    """``view`` int64 (VIEW_SIZE,) of ``seat`` in game 0 of the record's fields
-    (``robada_env.rules.observation.view_of``: seat-relative, what the seat knows, R9)."""
-    n = hand_cnt.shape[1]
+@njit
+def view_from_record(b8, b16, bb, lay, seat, view):
+    """``view`` int64 (VIEW_SIZE,) of ``seat`` in the packed one-game record (``b8``, ``b16``,
+    ``bb`` at the field offsets ``lay`` of :func:`robada_env.rules.kernels.unpack`; the numbers
+    of ``robada_env.rules.observation.view_of``: seat-relative, what the seat knows, R9)."""
+    n = lay[25]
     view[V_N] = n
     for r in range(_R):
-        h = hand_cnt[0, seat, r]
+        h = b8[lay[3] + seat * _R + r]                   # hand_cnt
         view[V_HAND + r] = h
-        view[V_LOOSE + r] = loose_cnt[0, r]
-        view[V_UNSEEN + r] = COPIES_PER_RANK - seen_cnt[0, r] - h
+        view[V_LOOSE + r] = b8[lay[6] + r]               # loose_cnt
+        view[V_UNSEEN + r] = COPIES_PER_RANK - b8[lay[11] + r] - h       # 4 - seen_cnt - my hand
     t = seat
     for k in range(n):
-        view[V_HS + k] = hand_size[0, t]
-        top = pile_top[0, t]
+        view[V_HS + k] = b8[lay[4] + t]                  # hand_size
+        top = b8[lay[8] + t]                             # pile_top (a card id)
         view[V_TOP + k] = top % _R if top >= 0 else -1
-        view[V_PTS + k] = pile_pts[0, t]
+        view[V_PTS + k] = b16[lay[10] + t]               # pile_pts
         t += 1
         if t == n:
             t = 0
-    run = run_active[0]
-    view[V_RUN] = 1 if run else 0
-    view[V_RSTART] = run_start[0]
-    view[V_NEED] = run_next[0]
-    view[V_RPTS] = run_pts[0]
-    view[V_DECK] = deck_left[0]
-    lr = last_runner[0]
+    view[V_RUN] = 1 if bb[lay[17]] else 0                # run_active
+    view[V_RSTART] = b8[lay[14]]
+    view[V_NEED] = b8[lay[16]]                           # run_next
+    view[V_RPTS] = b16[lay[19]]
+    view[V_DECK] = b8[lay[1]]
+    lr = b8[lay[22]]                                     # last_runner
     view[V_LAST] = (lr - seat) % n if lr >= 0 else -1
 
 
@@ -662,8 +681,8 @@ def playouts(b8, b16, bb, lay, rules, weights, cand_steps, cand_len, seat, strea
         out: float64 (C,) the scores.
 
     Returns:
-        -1, or the index of a candidate whose step or an expert's plan was not legal (the rules
-        the experts plan under are not the game's).
+        -1; or ``c`` when a step of candidate ``c`` is not legal, ``C + c`` when an expert's plan in
+        its playout is not (the rules the experts plan under are not the game's): nothing scored.
     """
     s8, s16, sb = b8.copy(), b16.copy(), bb.copy()
     mask = np.zeros((1, 1, NUM_ACTIONS), np.int8)
@@ -674,25 +693,23 @@ def playouts(b8, b16, bb, lay, rules, weights, cand_steps, cand_len, seat, strea
     scores = new_scores()
     values = scores[:, 0]
     n = lay[25]
+    o_pts, o_cur, o_end = lay[10], lay[21], lay[23]      # pile_pts, current, terminal
     for c in range(cand_steps.shape[0]):
-        s8[:] = b8
-        s16[:] = b16
-        sb[:] = bb
-        st[:] = streams
-        (deck, deck_left, hand_cards, hand_cnt, hand_size, hand_total, loose_cnt, pile_cnt, pile_top, pile_size,
-         pile_pts, seen_cnt, run_cnt, run_card, run_start, run_rank, run_next, run_active, run_size, run_pts,
-         run_taken, current, last_runner, terminal, decisions) = _k.unpack(s8, s16, sb, lay)
-        _k.mask_game(hand_cnt, loose_cnt, pile_top, run_next, run_active, current, terminal, 0, rules, mask[0, 0])
+        for x in range(b8.shape[0]):                    # a fresh copy of the game (scalar loops: they
+            s8[x] = b8[x]                                # compile faster than slice assignments)
+        for x in range(b16.shape[0]):
+            s16[x] = b16[x]
+        for x in range(bb.shape[0]):
+            sb[x] = bb[x]
+        for x in range(streams.shape[0]):
+            for y in range(streams.shape[1]):
+                st[x, y] = streams[x, y]
+        _k.start_one(s8, s16, sb, lay, 2, rules, mask)              # the mask alone
         for i in range(cand_len[c]):
-            a = cand_steps[c, i]
-            if mask[0, 0, a] == 0:
+            if _k.step_one(s8, s16, sb, lay, cand_steps[c, i], rules, mask) < 0:
                 return c
-            _k.step_game(deck, deck_left, hand_cards, hand_cnt, hand_size, hand_total, loose_cnt, pile_cnt, pile_top,
-                         pile_size, pile_pts, seen_cnt, run_cnt, run_card, run_start, run_rank, run_next, run_active,
-                         run_size, run_pts, run_taken, current, last_runner, terminal, decisions, 0, a, rules)
-            _k.mask_game(hand_cnt, loose_cnt, pile_top, run_next, run_active, current, terminal, 0, rules, mask[0, 0])
-        while not terminal[0]:
-            p = current[0]
+        while not sb[o_end]:
+            p = s8[o_cur]
             nl = 0
             for a in range(NUM_ACTIONS):
                 if mask[0, 0, a]:
@@ -701,28 +718,23 @@ def playouts(b8, b16, bb, lay, rules, weights, cand_steps, cand_len, seat, strea
             if nl == 1:
                 a = legal[0]
             else:
-                view_from_record(hand_cnt, hand_size, loose_cnt, pile_top, pile_pts, seen_cnt, run_start, run_next,
-                                 run_active, run_pts, deck_left, last_runner, p, view)
+                view_from_record(s8, s16, sb, lay, p, view)
                 k = plan_values(view, legal[:nl], rules, weights, plans, scores)
                 a = plans[0][pick(values, k, st[p])]
-                if mask[0, 0, a] == 0:
-                    return c
-            _k.step_game(deck, deck_left, hand_cards, hand_cnt, hand_size, hand_total, loose_cnt, pile_cnt, pile_top,
-                         pile_size, pile_pts, seen_cnt, run_cnt, run_card, run_start, run_rank, run_next, run_active,
-                         run_size, run_pts, run_taken, current, last_runner, terminal, decisions, 0, a, rules)
-            _k.mask_game(hand_cnt, loose_cnt, pile_top, run_next, run_active, current, terminal, 0, rules, mask[0, 0])
-        best = pile_pts[0, 0]
+            if _k.step_one(s8, s16, sb, lay, a, rules, mask) < 0:
+                return cand_steps.shape[0] + c
+        best = s16[o_pts]
         for i in range(1, n):
-            if pile_pts[0, i] > best:
-                best = pile_pts[0, i]
+            if s16[o_pts + i] > best:
+                best = s16[o_pts + i]
         count = 0
         rest = 0
         for i in range(n):
-            if pile_pts[0, i] == best:
+            if s16[o_pts + i] == best:
                 count += 1
             if i != seat:
-                rest += pile_pts[0, i]
-        mine = pile_pts[0, seat]
+                rest += s16[o_pts + i]
+        mine = s16[o_pts + seat]
         share = 1.0 / count if mine == best else 0.0
         out[c] = share + margin_weight * (mine - rest / (n - 1)) / 100.0
     return -1

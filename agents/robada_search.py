@@ -313,19 +313,23 @@ class RolloutBot(CandidateSearchBot):
         by :func:`playout_score`. Returns float64 (C,).
 
         Raises:
-            RulesMismatchError: a candidate's step or a playout expert's plan is not legal in the
-                game (its rules are not the bot's).
+            IllegalActionError: a candidate's step is not legal (as ``engine.apply_action``).
+            RulesMismatchError: a playout expert's plan is not legal in the game (its rules are
+                not the bot's).
         """
         streams = np.stack([_pk.pcg_state(np.random.default_rng(int(x))) for x in seeds])
         out = np.empty(len(lengths), np.float64)
         b8, b16, bb, lay = _pk.record_buffers(base)
         bad = _pk.playouts(b8, b16, bb, lay, self._rules_array, self._playout_weights, steps, lengths, base.current,
                            streams, self.margin_weight, out)
+        if 0 <= bad < len(lengths):      # the move itself: the engine's own refusal (IllegalActionError)
+            s = base.clone()
+            for a in steps[bad, :lengths[bad]].tolist():
+                engine.apply_action(s, a)
         if bad >= 0:
             raise RulesMismatchError(
-                f"{type(self).__name__}: the move {steps[bad, :lengths[bad]].tolist()} or a playout expert's plan is not "
-                f"legal in the belief state (the bot plays the rules {self.rules.as_dict()}; give it the table's rule "
-                f"options {list(ROBADA_RULE_OPTIONS)})")
+                f"{type(self).__name__}: a playout expert's plan is not legal in the belief state (the bot plays the "
+                f"rules {self.rules.as_dict()}; give it the table's rule options {list(ROBADA_RULE_OPTIONS)})")
         return out
 
 
