@@ -19,7 +19,10 @@ pile showing that rank, one's own only with ``may_take_own_pile``, R3), a whole 
 its end (``walk_run``) and who gets the leftovers (``leftovers_receiver``, R7 and
 ``leftovers_to_last_runner``). On confirm the starting card becomes the pile's visible card (R5).
 Given the table, a run is therefore deterministic except for which pile to take when several
-show the needed rank, so a bot can work out every possible stopping point exactly.
+show the needed rank, so a bot can work out every possible stopping point exactly. The expert's
+planner runs compiled (:mod:`hod.agents.robada_planner_kernels`) on the same rules: the one greedy
+walk (:func:`robada_env.rules.runs.walk`, compiled by :mod:`robada_env.rules.kernels`) and the
+rule tables of :func:`robada_env.rules.kernels.rules_array`.
 
 The observation does not say which rule options the table plays, so the bots are told: every bot
 here takes ``rules=Config(...)`` or the options themselves as keyword arguments
@@ -285,7 +288,9 @@ class ExpertBot(Bot):
     + ``future_weight`` x follow-up.
 
     The best plan (highest value; exact ties broken with the seeded generator) gives the action.
-    Typical cost: well under a millisecond per decision (plain-Python integer arithmetic).
+    The planner is compiled (:mod:`hod.agents.robada_planner_kernels`, one kernel call per
+    decision: tens of microseconds); its first use in a fresh install compiles it (about 30-45 s
+    of CPU once, then numba's disk cache loads it).
 
     Every run rule comes from :mod:`robada_env.rules.runs` under the bot's ``rules`` (R2
     ``closing_ace``, R3 ``may_take_own_pile``, R7 ``leftovers_to_last_runner``), for its own plans

@@ -30,9 +30,11 @@ the turn on its own (which spends fresh determinizations on every stopping decis
 It needs the hidden state only through ``belief`` (``needs_belief = True``): the tournament
 (``hod.evaluation.tournament``), the play CLI and the imitation warm start
 (``hod.training.imitation``) pass ``belief(rng) -> State`` built on
-``robada_env.sample_consistent_state``. Cost: about ``candidates x determinizations`` playouts of
-1-5 ms each per decision with more than one candidate (about 5 s per 2-player game at the
-defaults on one core), so it is a strong baseline and a teacher, not a fast opponent.
+``robada_env.sample_consistent_state``. Cost: about ``candidates x determinizations`` playouts per
+decision with more than one candidate, each one call of the compiled playout kernel
+(:func:`hod.agents.robada_planner_kernels.playouts`, about 0.5-1 ms a playout: the candidate's
+move, then the compiled expert in every seat to the end); about 0.8 s per 2-player game for
+``search`` at its defaults on one core (docs/throughput.md).
 
 Rules: the bot is told the table's rule options like every Ronda Robada bot (``rules=`` or
 ``closing_ace`` / ``may_take_own_pile`` / ``leftovers_to_last_runner``); its expert and the
