@@ -73,9 +73,11 @@ _BITS = runs.STEP_BITS
 _MASK = runs.STEP_MASK
 #: A plan's actions: the start, at most 10 steps, the confirm.
 MAX_STEPS = 12
-#: Plans of one decision, at most (3 starts x the stopping points and pile choices of a run, and
-#: the drops: far fewer in any game; :func:`enumerate_plans` raises beyond).
-MAX_PLANS = 2048
+#: Plans of one decision, at most. A run has at most 11 stopping points (the start and 10 steps) and
+#: branches only where several piles show the needed rank; a taken pile is empty and the next
+#: steps need other ranks, so n <= 4 piles give at most 4 branches in all (4, or 2 x 2): <= 44 plans
+#: a start, 3 starts and 3 drops <= 135. :func:`enumerate_plans` raises beyond.
+MAX_PLANS = 256
 _EPS = 1e-9
 
 # offsets into ``view`` (int64)

@@ -142,3 +142,23 @@ def test_planner_weights_repeat_the_last_seat_weight():
     assert rules_array(Config()).dtype == np.int8
     with pytest.raises(Exception, match="opp_weights"):
         planner_weights(ExpertParams(opp_weights=()))
+
+
+@pytest.mark.parametrize("own", [True, False])
+def test_every_pile_showing_the_needed_rank_branches_as_the_python_planner(own):
+    """4 players, every pile shows a 5 and I start 4 (loose 4c): the run's 5 can be any of the 4
+    piles (3 without my own, R3), then taps the loose 6c and 7c; the same plans as the Python planner,
+    in its order, and within MAX_PLANS."""
+    from _robada_helpers import position
+
+    s = position(["4o 7o Ro", "Ab 2b 3b", "Ae 2e 3e", "Ac 2c 3c"], loose="4c 6c 7c",
+                 piles=["Co 5o", "Cc 5c", "Ce 5e", "Cb 5b"], n=4, may_take_own_pile=own)
+    config = s.config
+    view, legal = view_of(s, 0), engine.legal_actions(s)
+    mine = ExpertBot(seed=0, rules=config).plans(view, legal)
+    theirs = OraclePlanner(config, seed=0).plans(view, legal)
+    runs = [q.steps for q in theirs if q.steps[0] == legal[0]]
+    # start 4: confirm at once, or take one of the piles (4 or 3), then confirm / tap 6 / tap 7 -> 1 + 4 x 3
+    assert len(runs) == (1 + 4 * 3 if own else 1 + 3 * 3)
+    assert [q.steps for q in mine] == [q.steps for q in theirs] and len(mine) <= pk.MAX_PLANS
+    assert [_plan_fields(q) for q in mine] == [_plan_fields(q) for q in theirs]
