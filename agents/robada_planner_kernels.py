@@ -668,19 +668,18 @@ def record_buffers(s) -> tuple:
 
 
 @njit
-def playouts(b8, b16, bb, lay, rules, weights, cand_steps, cand_len, seat, streams, margin_weight, out):
+def playouts(b8, b16, bb, lay, rules, weights, cand_steps, cand_len, streams, out):
     """Play each candidate move on a copy of the packed game (``b8``, ``b16``, ``bb``, ``lay``:
     :class:`robada_env.rules.engine.State`'s record), then the game to its end with the expert in
-    every seat (a seat with one legal action plays it without the expert), and score it for
-    ``seat`` (``playout_score``: win share + ``margin_weight`` x margin / 100).
+    every seat (a seat with one legal action plays it without the expert); the final points of
+    each playout into ``out`` (the caller scores them: ``hod.agents.robada_search.playout_score``).
 
     Args:
         rules: int8 (22,). weights: float64 (5,) (the playout experts' weights).
         cand_steps: int64 (C, 12), cand_len int64 (C,): the candidates' actions.
-        seat: the seat scored (absolute).
         streams: uint64 (n, 6): each seat's expert's PCG64 stream at the start of every playout
             (the same for every candidate: common random numbers).
-        out: float64 (C,) the scores.
+        out: int64 (C, n): the final points of each seat (absolute seats) after each playout.
 
     Returns:
         -1; or ``c`` when a step of candidate ``c`` is not legal, ``C + c`` when an expert's plan in
@@ -725,18 +724,6 @@ def playouts(b8, b16, bb, lay, rules, weights, cand_steps, cand_len, seat, strea
                 a = plans[0][pick(values, k, st[p])]
             if _k.step_one(s8, s16, sb, lay, a, rules, mask) < 0:
                 return cand_steps.shape[0] + c
-        best = s16[o_pts]
-        for i in range(1, n):
-            if s16[o_pts + i] > best:
-                best = s16[o_pts + i]
-        count = 0
-        rest = 0
         for i in range(n):
-            if s16[o_pts + i] == best:
-                count += 1
-            if i != seat:
-                rest += s16[o_pts + i]
-        mine = s16[o_pts + seat]
-        share = 1.0 / count if mine == best else 0.0
-        out[c] = share + margin_weight * (mine - rest / (n - 1)) / 100.0
+            out[c, i] = s16[o_pts + i]                  # the final points (R8)
     return -1

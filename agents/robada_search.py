@@ -320,10 +320,9 @@ class RolloutBot(CandidateSearchBot):
                 not the bot's).
         """
         streams = np.stack([_pk.pcg_state(np.random.default_rng(int(x))) for x in seeds])
-        out = np.empty(len(lengths), np.float64)
+        points = np.empty((len(lengths), base.n), np.int64)
         b8, b16, bb, lay = _pk.record_buffers(base)
-        bad = _pk.playouts(b8, b16, bb, lay, self._rules_array, self._playout_weights, steps, lengths, base.current,
-                           streams, self.margin_weight, out)
+        bad = _pk.playouts(b8, b16, bb, lay, self._rules_array, self._playout_weights, steps, lengths, streams, points)
         if 0 <= bad < len(lengths):      # the move itself: the engine's own refusal (IllegalActionError)
             s = base.clone()
             for a in steps[bad, :lengths[bad]].tolist():
@@ -332,7 +331,8 @@ class RolloutBot(CandidateSearchBot):
             raise RulesMismatchError(
                 f"{type(self).__name__}: a playout expert's plan is not legal in the belief state (the bot plays the "
                 f"rules {self.rules.as_dict()}; give it the table's rule options {list(ROBADA_RULE_OPTIONS)})")
-        return out
+        seat = base.current
+        return np.array([playout_score(p, seat, self.margin_weight) for p in points.tolist()], np.float64)
 
 
 class SearchBot(RolloutBot):
