@@ -33,8 +33,8 @@ It needs the hidden state only through ``belief`` (``needs_belief = True``): the
 ``robada_env.sample_consistent_state``. Cost: about ``candidates x determinizations`` playouts per
 decision with more than one candidate, each one call of the compiled playout kernel
 (:func:`hod.agents.robada_planner_kernels.playouts`, about 0.5-1 ms a playout: the candidate's
-move, then the compiled expert in every seat to the end); about 0.8 s per 2-player game for
-``search`` at its defaults on one core (docs/throughput.md).
+move, then the compiled expert in every seat to the end); about 0.6-0.8 s per 2-player game
+for ``search`` at its defaults on one core (docs/throughput.md).
 
 Rules: the bot is told the table's rule options like every Ronda Robada bot (``rules=`` or
 ``closing_ace`` / ``may_take_own_pile`` / ``leftovers_to_last_runner``); its expert and the
