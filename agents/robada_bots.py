@@ -289,7 +289,7 @@ class ExpertBot(Bot):
 
     The best plan (highest value; exact ties broken with the seeded generator) gives the action.
     The planner is compiled (:mod:`hod.agents.robada_planner_kernels`, one kernel call per
-    decision: tens of microseconds); its first use in a fresh install compiles it (about 30-45 s
+    decision: tens of microseconds); its first use in a fresh install compiles it (about 40 s
     of CPU once, then numba's disk cache loads it).
 
     Every run rule comes from :mod:`robada_env.rules.runs` under the bot's ``rules`` (R2
