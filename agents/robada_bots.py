@@ -19,7 +19,10 @@ pile showing that rank, one's own only with ``may_take_own_pile``, R3), a whole 
 its end (``walk_run``) and who gets the leftovers (``leftovers_receiver``, R7 and
 ``leftovers_to_last_runner``). On confirm the starting card becomes the pile's visible card (R5).
 Given the table, a run is therefore deterministic except for which pile to take when several
-show the needed rank, so a bot can work out every possible stopping point exactly.
+show the needed rank, so a bot can work out every possible stopping point exactly. The expert's
+planner runs compiled (:mod:`hod.agents.robada_planner_kernels`) on the same rules: the one greedy
+walk (:func:`robada_env.rules.runs.walk`, compiled by :mod:`robada_env.rules.kernels`) and the
+rule tables of :func:`robada_env.rules.kernels.rules_array`.
 
 The observation does not say which rule options the table plays, so the bots are told: every bot
 here takes ``rules=Config(...)`` or the options themselves as keyword arguments
@@ -30,30 +33,29 @@ of playing something else.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Optional
 
 import numpy as np
 
 from hod.core.errors import ConfigError
 from robada_env.rules.actions import CONFIRM, DROP, START, TAKE, TAP, action_name
-from robada_env.rules.cards import NUM_RANKS, RANK_POINTS
-from robada_env.rules.engine import Config
+from robada_env.rules.cards import RANK_POINTS
+from robada_env.rules.engine import MAX_PLAYERS, Config
+from robada_env.rules.kernels import rules_array
 from robada_env.rules.observation import ObsView, decode
-from robada_env.rules.runs import (TAP_STEP, can_start, extension_options, leftovers_receiver,
-                                   next_after_start, next_after_step, walk_run)
+from robada_env.rules.runs import TAP_STEP, walk_run
 
+from . import robada_planner_kernels as _pk
 from .base import BeliefSampler, Bot, Observation, check_observation, legal_actions
 from .rules import ROBADA_RULE_OPTIONS, robada_rules
 
-__all__ = ["GreedyBot", "ExpertParams", "ExpertBot", "greedy_run_points", "Plan", "RulesMismatchError"]
+__all__ = ["GreedyBot", "ExpertParams", "ExpertBot", "greedy_run_points", "Plan", "RulesMismatchError", "view_array"]
 
 _P = RANK_POINTS
 _EPS = 1e-9
 #: The published rules (every option at its default).
 _DEFAULT_RULES = Config()
-#: Entries of an expert's memo of replies before it is cleared (bounded memory).
-_REPLY_CACHE = 20_000
 
 
 class RulesMismatchError(RuntimeError):
@@ -223,6 +225,9 @@ class Plan:
     damage: float = 0.0
     follow: float = 0.0
     steps: tuple = ()
+    #: ``(view, value, damage, follow, replied)`` computed with the plan by :meth:`ExpertBot.plans`
+    #: (one kernel call for every plan), read back by :meth:`ExpertBot.evaluate` for that same view
+    _score: Any = field(default=None, repr=False, compare=False)
 
     @property
     def loose_key(self) -> tuple:
@@ -283,7 +288,9 @@ class ExpertBot(Bot):
     + ``future_weight`` x follow-up.
 
     The best plan (highest value; exact ties broken with the seeded generator) gives the action.
-    Typical cost: well under a millisecond per decision (plain-Python integer arithmetic).
+    The planner is compiled (:mod:`hod.agents.robada_planner_kernels`, one kernel call per
+    decision: tens of microseconds); its first use in a fresh install compiles it (about 40 s
+    of CPU once, then numba's disk cache loads it).
 
     Every run rule comes from :mod:`robada_env.rules.runs` under the bot's ``rules`` (R2
     ``closing_ace``, R3 ``may_take_own_pile``, R7 ``leftovers_to_last_runner``), for its own plans
@@ -309,14 +316,10 @@ class ExpertBot(Bot):
         if params is not None and not isinstance(params, ExpertParams):
             raise ConfigError(f"params={params!r}: legal values are None or an ExpertParams")
         self.params = params if params is not None else ExpertParams()
-        # memo of the replies to a table (:func:`_reply` is a pure function of its key); it pays
-        # off within a turn, whose later decisions re-plan the stopping points of the first
-        self._replies: dict = {}
-
-    def reset(self, seed: Optional[int] = None) -> None:
-        """Start a new game (clears the memo of replies); reseeds as :meth:`Bot.reset`."""
-        super().reset(seed)
-        self._replies = {}
+        self._rules = rules_array(self.rules)
+        self._weights = planner_weights(self.params)
+        self._plans = _pk.new_plans()          # the planner's plan and score rows (reused)
+        self._scores = _pk.new_scores()
 
     def act(self, observation: Observation, belief: Optional[BeliefSampler] = None) -> int:
         """The first action of the best plan.
@@ -346,33 +349,48 @@ class ExpertBot(Bot):
         legal = legal_actions(observation).tolist()
         if len(legal) == 1:
             return int(legal[0]), {}
-        view = decode(observation["observation"])
-        plans = self.plans(view, legal)
-        values = [self.evaluate(view, p) for p in plans]
-        action = _check_planned(self, plans[_pick(values, self.rng)].action, legal)
+        actions, values = self.plan_values(decode(observation["observation"]), legal)
+        action = _check_planned(self, actions[_pick(values, self.rng)], legal)
         best: dict = {}
-        for plan, v in zip(plans, values):
-            best[plan.action] = max(best.get(plan.action, -np.inf), v / 100.0)
+        for a, v in zip(actions, values):
+            best[a] = max(best.get(a, -np.inf), v / 100.0)
         return action, best
 
     def act_view(self, view: ObsView, legal: list) -> int:
         """:meth:`act` on a decoded observation and its legal actions (list of ints, at least
-        one), e.g. from :func:`robada_env.rules.observation.view_of` (search playouts); the same
-        generator draws as :meth:`act`.
+        one), e.g. from :func:`robada_env.rules.observation.view_of`; the same generator draws as
+        :meth:`act`.
 
         Raises:
             RulesMismatchError: as :meth:`act`.
         """
         if len(legal) == 1:
             return int(legal[0])
-        plans = self.plans(view, legal)
-        values = [self.evaluate(view, p) for p in plans]
-        return _check_planned(self, plans[_pick(values, self.rng)].action, legal)
+        actions, values = self.plan_values(view, legal)
+        return _check_planned(self, actions[_pick(values, self.rng)], legal)
 
     # -- plans ------------------------------------------------------------------------------
 
+    def plan_values(self, view: ObsView, legal: list) -> tuple[list, list]:
+        """The first action and the value (:meth:`evaluate`) of every plan (:meth:`plans`), in
+        the plans' order, from one call of the compiled planner
+        (:func:`hod.agents.robada_planner_kernels.plan_values`), without building the plans.
+
+        Args:
+            view: the decoded observation of the seat to act.
+            legal: the legal actions (ints) of its mask.
+
+        Returns:
+            ``(actions, values)``: two lists of the same length >= 1 (ints, floats in margin points).
+        """
+        c = _pk.plan_values(view_array(view), np.asarray(legal, np.int64), self._rules, self._weights,
+                            self._plans, self._scores)
+        return self._plans[0][:c].tolist(), self._scores[:c, 0].tolist()
+
     def plans(self, view: ObsView, legal: list) -> list:
-        """Every way to finish the turn (see the class docstring), as :class:`Plan` objects.
+        """Every way to finish the turn (see the class docstring), as :class:`Plan` objects
+        (:func:`hod.agents.robada_planner_kernels.enumerate_plans`: the start or a drop, then, for a
+        run, every stopping point, depth first; with a run in progress, confirming now first).
 
         Args:
             view: the decoded observation of the seat to act.
@@ -382,250 +400,61 @@ class ExpertBot(Bot):
             list of :class:`Plan`, at least one (a run in progress can always be confirmed, and
             with no run every ``drop`` of ``legal`` is a plan).
         """
+        c = _pk.plan_values(view_array(view), np.asarray(legal, np.int64), self._rules, self._weights,
+                            self._plans, self._scores)
         n = view.num_players
-        inv = 1.0 / (n - 1)
-        out: list = []
-        hand = list(view.hand)
-        loose = list(view.loose)
-        top = list(view.pile_top)
-        pts = list(view.pile_points)
-        if view.run_active:
-            # my pile after confirming = what it holds now + everything the run has gathered
-            # (if the run took my pile, pile_points[0] is 0 and the run holds it)
-            pts[0] += view.run_points
-            need = -1 if view.run_closed else view.run_next
-            self._extend(out, CONFIRM, view.run_start, need, 0.0, loose, top, pts, hand, n, inv, True, ())
-            return out
-        for a in legal:
-            if a < DROP:
-                s = a - START
-                h = list(hand)
-                h[s] -= 1
-                lo = list(loose)
-                lo[s] -= 1
-                p = list(pts)
-                p[0] += 2 * _P[s]
-                self._extend(out, a, s, next_after_start(s, self.rules.closing_ace), 2.0 * _P[s], lo, top, p, h,
-                             n, inv, False, (a,))
-            elif a < TAP:
-                r = a - DROP
-                h = list(hand)
-                h[r] -= 1
-                lo = list(loose)
-                lo[r] += 1
-                out.append(Plan(a, 0.0, False, lo, list(top), list(pts), h, steps=(a,)))
-        return out
-
-    def _extend(self, out: list, first: int, start: int, need: int, gain: float, loose: list,
-                top: list, pts: list, hand: list, n: int, inv: float, mid_run: bool, path: tuple) -> None:
-        """Depth-first walk of a run's stopping points. ``first`` is the plan's action (for a run
-        in progress: CONFIRM until the walk takes a step, then that step's action); ``path`` the
-        actions taken so far this walk. The steps are those of
-        :func:`robada_env.rules.runs.extension_options` under the bot's rules."""
-        t = list(top)
-        t[0] = start  # the starting card ends on top of my pile (R5)
-        out.append(Plan(first, gain, True, loose, t, pts, hand, steps=path + (CONFIRM,)))
-        rules = self.rules
-        tap, seats = extension_options(need, loose, top, 0, rules.may_take_own_pile)
-        if tap:
-            lo = list(loose)
-            lo[need] -= 1
-            p = list(pts)
-            p[0] += _P[need]
-            self._extend(out, TAP if mid_run else first, start, next_after_step(need, rules.closing_ace),
-                         gain + _P[need], lo, top, p, hand, n, inv, False, path + (TAP,))
-            return
-        for k in seats:
-            tp = list(top)
-            tp[k] = -1
-            p = list(pts)
-            g = gain
-            if k != 0:
-                g += pts[k] * (1.0 + inv)
-                p[0] += pts[k]
-                p[k] = 0
-            self._extend(out, TAKE + k if mid_run else first, start, next_after_step(need, rules.closing_ace),
-                         g, loose, tp, p, hand, n, inv, False, path + (TAKE + k,))
+        act, gain, run, loose, top, pts, hand, steps, nsteps = (x[:c].tolist() for x in self._plans)
+        scores = self._scores[:c].tolist()
+        return [Plan(act[i], gain[i], run[i], loose[i], top[i][:n], pts[i][:n], hand[i],
+                     steps=tuple(steps[i][:nsteps[i]]), _score=(view, *scores[i]))
+                for i in range(c)]
 
     # -- evaluation -------------------------------------------------------------------------
 
     def evaluate(self, view: ObsView, plan: Plan) -> float:
         """Value of ``plan`` in margin points: its gain minus the expected damage of the next
-        seats' replies (rules 2, 3, 5, 6 of the class docstring). Also stored in ``plan.value``."""
-        n = view.num_players
-        inv = 1.0 / (n - 1)
-        my_left = sum(plan.hand)
-        others = list(view.hand_sizes[1:])
-        cards_after = my_left + sum(others)
-        last_runner = 0 if plan.run else view.last_runner
-        value = plan.gain
-        rules = self.rules
-        if cards_after == 0:
-            if view.deck_left == 0:  # my action ends the game: leftovers to the last runner (R7)
-                left = sum(_P[r] * plan.loose[r] for r in range(NUM_RANKS))
-                receiver = leftovers_receiver(last_runner, rules.leftovers_to_last_runner)
-                if receiver == 0:
-                    value += left
-                elif receiver > 0:
-                    value -= left * inv
-                plan.value = value
-                return value
-            others = [3] * (n - 1)  # re-deal (R6): every seat gets 3 fresh cards
-        unseen = view.unseen
-        pool = sum(unseen)
-        final_reply = view.deck_left == 0 and cards_after == 1
-        weights = self.params.opp_weights
-        fw = self.params.future_weight
-        total_damage = 0.0
-        follow = 0.0
-        for j in range(1, n):
-            h = others[j - 1]
-            if h == 0:
-                continue
-            w = weights[min(j - 1, len(weights) - 1)]
-            key = (plan.loose_key, j, h, unseen, final_reply and h == 1, last_runner, fw > 0.0 and j == 1)
-            got = self._replies.get(key)
-            if got is None:
-                got = _reply(plan, j, h, unseen, pool, n, inv, final_reply and h == 1,
-                             last_runner, fw > 0.0 and j == 1, rules)
-                if len(self._replies) >= _REPLY_CACHE:
-                    self._replies.clear()
-                self._replies[key] = got
-            damage, mine = got
-            total_damage += w * damage
-            follow += mine
-        value += fw * follow - self.params.damage_weight * total_damage
-        plan.damage, plan.follow = total_damage, follow
-        plan.value = value
-        return value
-
-
-def _opp_run(loose: list, top: list, pts: list, n: int, j: int, r: int, inv: float,
-             final: bool, want_table: bool = False, rules: Config = _DEFAULT_RULES) -> tuple:
-    """The run seat ``j`` would make starting with rank ``r``: every step taken
-    (:func:`robada_env.rules.runs.walk_run` under ``rules``), the pile with most points for ``j``
-    when several show the needed rank (its own pile, if it may take it, counts 0). ``final``:
-    this run is the game's last action, so j also gets the leftovers when the rules give them to
-    the last runner (R7).
-
-    Returns:
-        ``(what j gathers, damage to my margin)``, plus ``(loose, top, pts)`` after the run when
-        ``want_table``.
-    """
-    values = list(pts)
-    values[j] = 0  # its own pile gains it nothing
-    walk = walk_run(r, loose, top, j, values, rules.closing_ace, rules.may_take_own_pile)
-    lo = walk.loose
-    table = 2 * _P[r]
-    mine = 0
-    other = 0
-    for rank, seat in walk.steps:
-        if seat == TAP_STEP:
-            table += _P[rank]
-        elif seat == j:
-            pass  # its own pile: no gain, the run just goes on
-        elif seat == 0:
-            mine += pts[0]
+        seats' replies (rules 2, 3, 5, 6, 7 of the class docstring;
+        :func:`hod.agents.robada_planner_kernels.evaluate_plan`). Also stored in ``plan.value``
+        (and the replies' damage and my follow-up in ``plan.damage`` and ``plan.follow``, unless
+        the plan ends the game)."""
+        got = plan._score
+        if got is not None and got[0] is view:       # valued with the plan (plans), same numbers
+            value, damage, follow, replied = got[1:]
         else:
-            other += pts[seat]
-    if final and leftovers_receiver(j, rules.leftovers_to_last_runner) == j:
-        table += sum(_P[x] * lo[x] for x in range(NUM_RANKS))
-    gathered = table + mine + other
-    damage = table * inv + mine * (1.0 + inv)
-    if not want_table:
-        return gathered, damage
-    tp = walk.tops  # taken piles at -1
-    p = list(pts)
-    for _, seat in walk.steps:
-        if seat != TAP_STEP and seat != j:
-            p[seat] = 0
-    tp[j] = r
-    p[j] += gathered
-    return gathered, damage, lo, tp, p
+            value, damage, follow, replied = _pk.evaluate_one(
+                view_array(view), bool(plan.run), float(plan.gain), np.asarray(plan.loose, np.int64),
+                np.asarray(plan.top, np.int64), np.asarray(plan.pts, np.int64), np.asarray(plan.hand, np.int64),
+                self._rules, self._weights)
+        if replied:
+            plan.damage, plan.follow = float(damage), float(follow)
+        plan.value = float(value)
+        return plan.value
 
 
-def _my_run_gain(loose: list, top: list, pts: list, n: int, r: int, inv: float,
-                 rules: Config = _DEFAULT_RULES) -> float:
-    """Margin I gain with a run starting with rank ``r`` and taking every step
-    (:func:`robada_env.rules.runs.walk_run` under ``rules``; the pile with most points when
-    several show the needed rank; my own pile counts 0, another's ``1 + 1/(n-1)`` times its
-    points)."""
-    values = list(pts)
-    values[0] = 0  # my own pile gains me nothing
-    walk = walk_run(r, loose, top, 0, values, rules.closing_ace, rules.may_take_own_pile)
-    gain = 2.0 * _P[r]
-    for rank, seat in walk.steps:
-        if seat == TAP_STEP:
-            gain += _P[rank]
-        else:
-            gain += values[seat] * (1.0 + inv)
-    return gain
+def planner_weights(params: ExpertParams) -> np.ndarray:
+    """The weights of ``params`` as the compiled planner takes them: float64 (5,), the damage
+    weight of the 1st, 2nd and 3rd next seat (``opp_weights``, its last entry repeated for later
+    seats), ``future_weight``, ``damage_weight``.
 
-
-def _p_none(pool: int, k: int, h: int) -> float:
-    """Chance that ``h`` cards drawn from ``pool`` hold none of ``k`` marked ones
-    (hypergeometric: C(pool - k, h) / C(pool, h))."""
-    p = 1.0
-    for i in range(h):
-        if pool - k - i <= 0:
-            return 0.0
-        p *= (pool - k - i) / (pool - i)
-    return p
-
-
-def _my_best(hand: list, loose: list, top: list, pts: list, n: int, inv: float,
-             rules: Config = _DEFAULT_RULES) -> float:
-    """My best run gain (margin points) with a card of ``hand`` on this table; 0 if none starts
-    (:func:`robada_env.rules.runs.can_start`)."""
-    best = 0.0
-    for r in range(NUM_RANKS):
-        if hand[r] and can_start(r, hand, loose):
-            g = _my_run_gain(loose, top, pts, n, r, inv, rules)
-            if g > best:
-                best = g
-    return best
-
-
-def _reply(plan: Plan, j: int, h: int, unseen: tuple, pool: int, n: int, inv: float,
-           final: bool, last_runner: int, future: bool, rules: Config = _DEFAULT_RULES) -> tuple:
-    """Seat ``j``'s best reply on the table ``plan`` leaves, when ``j`` holds ``h`` cards drawn
-    from the ``pool`` cards I have not seen (``unseen`` per rank). ``final``: j's reply is the
-    game's last action (leftovers, R7). ``future``: also return my expected best run on the
-    table after the reply (with the cards ``plan`` keeps in my hand). Runs follow ``rules``.
-
-    Returns:
-        ``(expected damage to my margin, expected best next run of mine or 0.0)``.
+    Raises:
+        ConfigError: ``opp_weights`` is empty.
     """
-    loose, top, pts = plan.loose, plan.top, plan.pts
-    future = future and any(plan.hand)
-    cands = []
-    for r in range(NUM_RANKS):
-        if loose[r] and unseen[r]:  # j may hold a card of rank r (can_start with an unseen hand)
-            cands.append((r,) + _opp_run(loose, top, pts, n, j, r, inv, final, False, rules) + (unseen[r],))
-    cands.sort(key=lambda x: -x[1])
-    damage = 0.0
-    mine = 0.0
-    none_before = 1.0
-    marked = 0
-    for r, g, d, u in cands:
-        marked += u
-        none_now = _p_none(pool, marked, h)
-        p = none_before - none_now
-        damage += d * p
-        if future and p > 0.0:
-            _, _, lo, tp, pp = _opp_run(loose, top, pts, n, j, r, inv, final, True, rules)
-            mine += p * _my_best(plan.hand, lo, tp, pp, n, inv, rules)
-        none_before = none_now
-        if none_now <= 0.0:
-            break
-    if none_before > 0.0:
-        if final:  # j cannot run: the leftovers go to the last runner, if the rules say so (R7)
-            left = sum(_P[x] * loose[x] for x in range(NUM_RANKS))
-            receiver = leftovers_receiver(last_runner, rules.leftovers_to_last_runner)
-            if receiver == 0:
-                damage -= none_before * left
-            elif receiver > 0:
-                damage += none_before * left * inv
-        if future:  # j drops a card; the table I see stays as the plan left it
-            mine += none_before * _my_best(plan.hand, loose, top, pts, n, inv, rules)
-    return damage, mine
+    w = tuple(params.opp_weights)
+    if not w:
+        raise ConfigError(f"opp_weights={params.opp_weights!r}: legal values are non-empty tuples of numbers")
+    seats = [float(w[min(i, len(w) - 1)]) for i in range(MAX_PLAYERS - 1)]
+    return np.array(seats + [float(params.future_weight), float(params.damage_weight)], np.float64)
+
+
+def view_array(view: ObsView) -> np.ndarray:
+    """What the compiled planner reads of ``view`` (:mod:`hod.agents.robada_planner_kernels`,
+    the ``V_*`` offsets): int64 (VIEW_SIZE,), seat-relative, seats past n zero.
+
+    Args:
+        view: a decoded observation (:func:`robada_env.rules.observation.decode` or ``view_of``).
+    """
+    pad = (0,) * (MAX_PLAYERS - view.num_players)
+    return np.array((view.num_players, *view.hand, *view.hand_sizes, *pad, *view.loose, *view.pile_top, *pad,
+                     *view.pile_points, *pad, 1 if view.run_active else 0, view.run_start,
+                     -1 if view.run_closed else view.run_next, view.run_points, view.deck_left, *view.unseen,
+                     view.last_runner), np.int64)

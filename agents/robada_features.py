@@ -113,7 +113,7 @@ def plan_features(observation: np.ndarray, action_mask: np.ndarray, rules: Optio
 def plan_features_batch(observations: np.ndarray, action_masks: np.ndarray,
                         rules: Optional[Config] = None) -> np.ndarray:
     """:func:`plan_features` of M decisions: float32 (M, 135) for observations float32 (M, 192)
-    and masks (M, 27) (one row at a time: the planner is plain Python), under ``rules``.
+    and masks (M, 27) (one row at a time: one planner kernel call per row), under ``rules``.
 
     Raises:
         ValueError: not two 2-D arrays with the same M, or any row :func:`plan_features` refuses.

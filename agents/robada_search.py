@@ -30,9 +30,11 @@ the turn on its own (which spends fresh determinizations on every stopping decis
 It needs the hidden state only through ``belief`` (``needs_belief = True``): the tournament
 (``hod.evaluation.tournament``), the play CLI and the imitation warm start
 (``hod.training.imitation``) pass ``belief(rng) -> State`` built on
-``robada_env.sample_consistent_state``. Cost: about ``candidates x determinizations`` playouts of
-1-5 ms each per decision with more than one candidate (about 5 s per 2-player game at the
-defaults on one core), so it is a strong baseline and a teacher, not a fast opponent.
+``robada_env.sample_consistent_state``. Cost: about ``candidates x determinizations`` playouts per
+decision with more than one candidate, each one call of the compiled playout kernel
+(:func:`hod.agents.robada_planner_kernels.playouts`, about 0.5-1 ms a playout: the candidate's
+move, then the compiled expert in every seat to the end); about 0.6-0.8 s per 2-player game
+for ``search`` at its defaults on one core (docs/throughput.md).
 
 Rules: the bot is told the table's rule options like every Ronda Robada bot (``rules=`` or
 ``closing_ace`` / ``may_take_own_pile`` / ``leftovers_to_last_runner``); its expert and the
@@ -48,10 +50,12 @@ import numpy as np
 from hod.core.errors import ConfigError
 from robada_env.rules import engine
 from robada_env.rules.engine import Config
-from robada_env.rules.observation import decode, view_of
+from robada_env.rules.kernels import rules_array
+from robada_env.rules.observation import decode
 
+from . import robada_planner_kernels as _pk
 from .base import BeliefSampler, CandidateSearchBot, Observation, check_observation, legal_actions
-from .robada_bots import ExpertBot, RulesMismatchError, _check_planned
+from .robada_bots import ExpertBot, ExpertParams, RulesMismatchError, _check_planned, planner_weights
 from .robada_inference import ExpertModel, InferenceBelief
 from .rules import ROBADA_RULE_OPTIONS, robada_rules
 
@@ -128,7 +132,9 @@ class RolloutBot(CandidateSearchBot):
         self.window = float(window)
         self.margin_weight = float(margin_weight)
         self._expert = ExpertBot(seed=seed, rules=self.rules)
-        self._players = [ExpertBot(rules=self.rules) for _ in range(engine.MAX_PLAYERS)]
+        # the playout experts (the shipped expert's weights), as the compiled planner takes them
+        self._rules_array = rules_array(self.rules)
+        self._playout_weights = planner_weights(ExpertParams())
 
     def reset(self, seed: Optional[int] = None) -> None:
         """Start a new game; reseeds the bot's generator (and its expert's) when ``seed`` is given."""
@@ -154,11 +160,10 @@ class RolloutBot(CandidateSearchBot):
             return [int(legal[0])]
         view = decode(observation["observation"])
         best: dict = {}
-        for plan in self._expert.plans(view, legal):  # never empty (ExpertBot.plans)
-            _check_planned(self, plan.action, legal)
-            v = self._expert.evaluate(view, plan)
-            if v > best.get(plan.action, -np.inf):
-                best[plan.action] = v
+        for a, v in zip(*self._expert.plan_values(view, legal)):  # never empty (ExpertBot.plans)
+            _check_planned(self, a, legal)
+            if v > best.get(a, -np.inf):
+                best[a] = v
         ranked = sorted(best, key=lambda a: -best[a])
         top = best[ranked[0]]
         return [int(a) for a in ranked[: self.candidates] if best[a] >= top - self.window]
@@ -211,11 +216,14 @@ class RolloutBot(CandidateSearchBot):
             )
         totals = np.zeros(len(plans))
         weights = 0.0
+        steps = np.zeros((len(plans), _pk.MAX_STEPS), np.int64)
+        lengths = np.array([len(p) for p in plans], np.int64)
+        for i, p in enumerate(plans):
+            steps[i, :len(p)] = p
         for base, w in self._determinizations(observation, belief):
             self._check_rules(base.config)
             seeds = self.rng.integers(2**31, size=base.n)
-            for i, steps in enumerate(plans):
-                totals[i] += w * self._playout(base, steps, base.current, seeds)
+            totals += w * self._playouts(base, steps, lengths, seeds)
             weights += w
         return {steps: float(t) / weights for steps, t in zip(plans, totals)}
 
@@ -298,19 +306,33 @@ class RolloutBot(CandidateSearchBot):
                 f"RolloutBot was told the rules {self.rules.as_dict()} but its belief states play "
                 f"{config.as_dict()} (options {list(ROBADA_RULE_OPTIONS)}): give it the table's rule options")
 
-    def _playout(self, base: "engine.State", steps: tuple, seat: int, seeds: np.ndarray) -> float:
-        """Play the actions ``steps`` on a copy of ``base``, then the expert in every seat to the end."""
-        s = base.clone()
-        for action in steps:
-            engine.apply_action(s, action)
-        players = self._players
-        for k in range(s.n):
-            players[k].reset(int(seeds[k]))
-        while not s.terminal:
-            p = s.current
-            legal = engine.legal_actions(s)
-            engine.apply_action(s, legal[0] if len(legal) == 1 else players[p].act_view(view_of(s, p), legal))
-        return playout_score(s.points, seat, self.margin_weight)
+    def _playouts(self, base: "engine.State", steps: np.ndarray, lengths: np.ndarray, seeds: np.ndarray) -> np.ndarray:
+        """The score of each candidate's playout on ``base`` (one call of
+        :func:`hod.agents.robada_planner_kernels.playouts`): play candidate ``i``'s actions
+        ``steps[i, :lengths[i]]`` on a copy of ``base``, then the expert in every seat to the end,
+        seat ``k``'s expert drawing its tie-breaks from ``numpy.random.default_rng(seeds[k])``
+        anew for every candidate (common random numbers); scored for the seat to act in ``base``
+        by :func:`playout_score`. Returns float64 (C,).
+
+        Raises:
+            IllegalActionError: a candidate's step is not legal (as ``engine.apply_action``).
+            RulesMismatchError: a playout expert's plan is not legal in the game (its rules are
+                not the bot's).
+        """
+        streams = np.stack([_pk.pcg_state(np.random.default_rng(int(x))) for x in seeds])
+        points = np.empty((len(lengths), base.n), np.int64)
+        b8, b16, bb, lay = _pk.record_buffers(base)
+        bad = _pk.playouts(b8, b16, bb, lay, self._rules_array, self._playout_weights, steps, lengths, streams, points)
+        if 0 <= bad < len(lengths):      # the move itself: the engine's own refusal (IllegalActionError)
+            s = base.clone()
+            for a in steps[bad, :lengths[bad]].tolist():
+                engine.apply_action(s, a)
+        if bad >= 0:
+            raise RulesMismatchError(
+                f"{type(self).__name__}: a playout expert's plan is not legal in the belief state (the bot plays the "
+                f"rules {self.rules.as_dict()}; give it the table's rule options {list(ROBADA_RULE_OPTIONS)})")
+        seat = base.current
+        return np.array([playout_score(p, seat, self.margin_weight) for p in points.tolist()], np.float64)
 
 
 class SearchBot(RolloutBot):

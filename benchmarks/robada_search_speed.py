@@ -1,6 +1,6 @@
-"""Speed of the Ronda Robada search bots: decisions/s and playouts/s, before and after the fast path.
+"""Speed of the Ronda Robada search bots: decisions/s and playouts/s at their registered budgets.
 
-``python -m hod.benchmarks.robada_search_speed [--positions 12] [--determinizations 16] [--players 2]``
+``python -m hod.benchmarks.robada_search_speed [--positions 12] [--determinizations D] [--players 2] [--games N]``
 
 Positions: the first ``--positions`` decisions of seat 0 with more than one candidate in seeded
 expert games. Each mode decides them all (``act`` with the tournament's uniform belief, or the
@@ -8,21 +8,22 @@ expert games. Each mode decides them all (``act`` with the tournament's uniform 
 wall-clock on a shared machine; wall-clock is printed too). Playouts = candidates x
 determinizations per decision.
 
-Modes:
+Modes (each at its registered budget unless ``--determinizations`` is given):
 
-* ``rollout, before``: the playout path of the first ``rollout`` bot: every playout step encodes
-  the observation vector, the expert decodes it, and the expert values every plan afresh (no memo);
-* ``rollout, after``: :func:`robada_env.rules.observation.view_of` straight from the state,
-  :meth:`ExpertBot.act_view`, the expert's memo of replies, single-action steps without the expert;
-* ``search, one action``: the ``search`` bot as registered: ``after`` plus the belief from the
-  opponents' play (posteriors once per decision), each decision of a turn searched on its own
-  (``whole_turn=False``, the default);
+* ``rollout``: the ``rollout`` bot as registered (48 determinizations, the uniform belief);
+* ``search, one action``: the ``search`` bot as registered (32 determinizations, the belief from
+  the opponents' play, each decision of a turn searched on its own, ``whole_turn=False``);
 * ``search, whole turn``: ``SearchBot(whole_turn=True)``: whole-turn moves (start, taps and
   takes, confirm) are the candidates, one search per turn.
 
+Every playout is one call of the compiled planner's playout kernel
+(:func:`hod.agents.robada_planner_kernels.playouts`: the candidate's move, then the expert in
+every seat to the end). Before it (commit 37aa7d5) each playout stepped the single-game engine
+from Python with the Python planner in every seat; docs/throughput.md has both runs.
+
 ``--games N`` also plays N seeded games of each ``search`` mode against the expert (at
-``--players``, the bot in seat 0, its default 32 determinizations) and reports CPU seconds per game
-and searched decisions per game: the cost a user of the bot sees.
+``--players``, the bot in seat 0, its registered 32 determinizations) and reports CPU seconds per
+game and searched decisions per game: the cost a user of the bot sees.
 """
 from __future__ import annotations
 
@@ -31,49 +32,14 @@ import functools
 import time
 from typing import Optional, Sequence
 
-import numpy as np
-
 from hod.agents.robada_bots import ExpertBot
-from hod.agents.robada_search import RolloutBot, SearchBot, playout_score
+from hod.agents.robada_search import RolloutBot, SearchBot
 from hod.evaluation.cli_options import SEED_OPTION, int_option
 from robada_env.rules import engine
 from robada_env.rules.engine import Config
 from robada_env.rules.observation import encode
 
 PROG = "python -m hod.benchmarks.robada_search_speed"
-
-
-class _NoMemo(dict):
-    """A dict that stores nothing: the expert without its memo of replies."""
-
-    def __setitem__(self, key, value) -> None:
-        pass
-
-
-class _ExpertBefore(ExpertBot):
-    def reset(self, seed: Optional[int] = None) -> None:
-        super().reset(seed)
-        self._replies = _NoMemo()
-
-
-class _RolloutBefore(RolloutBot):
-    """``rollout`` with the playout path it had before the fast path (see the module docstring)."""
-
-    def __init__(self, *args, **kwargs) -> None:
-        super().__init__(*args, **kwargs)
-        self._players = [_ExpertBefore(rules=self.rules) for _ in range(engine.MAX_PLAYERS)]
-
-    def _playout(self, base, steps, seat, seeds):
-        s = base.clone()
-        for action in steps:
-            engine.apply_action(s, action)
-        for k in range(s.n):
-            self._players[k].reset(int(seeds[k]))
-        while not s.terminal:
-            p = s.current
-            engine.apply_action(s, self._players[p].act({"observation": encode(s, p),
-                                                         "action_mask": engine.legal_mask(s, p)}))
-        return playout_score(s.points, seat, self.margin_weight)
 
 
 def positions(n: int, count: int, seed: int) -> list:
@@ -110,8 +76,7 @@ def time_mode(bot, states: list) -> dict:
 
 def modes_table() -> list:
     """``[(mode name, bot factory)]`` of the modes in the module docstring, in its order."""
-    return [("rollout, before", _RolloutBefore), ("rollout, after", RolloutBot),
-            ("search, one action", SearchBot),
+    return [("rollout", RolloutBot), ("search, one action", SearchBot),
             ("search, whole turn", functools.partial(SearchBot, whole_turn=True))]
 
 
@@ -141,7 +106,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     ap = argparse.ArgumentParser(prog=PROG, description=__doc__.split("\n\n")[0])
     ap.add_argument("--players", type=int, default=2, choices=(2, 3, 4))
     ap.add_argument("--positions", type=int_option(1), default=12, help=">= 1 (default 12)")
-    ap.add_argument("--determinizations", type=int_option(1), default=16, help=">= 1 (default 16)")
+    ap.add_argument("--determinizations", type=int_option(1), default=None,
+                    help=">= 1 (default: each bot's registered budget, 48 for rollout, 32 for search)")
     ap.add_argument("--seed", type=SEED_OPTION, default=0, help="0..2**64-1 (default 0)")
     ap.add_argument("--games", type=int_option(0), default=0,
                     help="also time this many whole games per search mode (>= 0, default 0)")
@@ -149,11 +115,13 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     config = Config(num_players=args.players)
     states = positions(args.players, args.positions, args.seed)
     modes = modes_table()
-    print(f"{args.players} players, {len(states)} positions, {args.determinizations} determinizations")
+    budget = "registered budgets" if args.determinizations is None else f"{args.determinizations} determinizations"
+    print(f"{args.players} players, {len(states)} positions, {budget}")
     print("| mode | decisions | playouts | CPU s | decisions/s | playouts/s | wall s |")
     print("|---|---:|---:|---:|---:|---:|---:|")
     for name, cls in modes:
-        r = time_mode(cls(seed=args.seed, determinizations=args.determinizations, rules=config), states)
+        budget = {} if args.determinizations is None else {"determinizations": args.determinizations}
+        r = time_mode(cls(seed=args.seed, rules=config, **budget), states)
         print(f"| {name} | {r['decisions']} | {r['playouts']} | {r['cpu_s']:.1f} | "
               f"{r['decisions'] / r['cpu_s']:.2f} | {r['playouts'] / r['cpu_s']:.0f} | {r['wall_s']:.1f} |",
               flush=True)
@@ -161,7 +129,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         print(f"\n{args.games} games against experts, the bot in seat 0 (32 determinizations)")
         print("| mode | games | CPU s per game | searched decisions per game |")
         print("|---|---:|---:|---:|")
-        for name, cls in modes[2:]:  # the two search modes
+        for name, cls in modes[1:]:  # the two search modes
             r = time_games(cls(seed=args.seed, rules=config), args.players, args.games, args.seed)
             print(f"| {name} | {r['games']} | {r['cpu_s_per_game']:.2f} | {r['searched_per_game']:.1f} |", flush=True)
     return 0

@@ -225,11 +225,79 @@ def test_a_move_that_no_longer_finishes_the_turn_is_dropped():
 def test_speed_benchmark_times_the_modes_it_names(capsys):
     from hod.benchmarks import robada_search_speed as bench
     bots = {name: make(seed=0) for name, make in bench.modes_table()}
-    assert [type(b).__name__ for b in bots.values()] == ["_RolloutBefore", "RolloutBot", "SearchBot", "SearchBot"]
-    assert [b.whole_turn for b in bots.values()] == [False, False, False, True]
+    assert [type(b).__name__ for b in bots.values()] == ["RolloutBot", "SearchBot", "SearchBot"]
+    assert [b.whole_turn for b in bots.values()] == [False, False, True]
+    assert [b.determinizations for b in bots.values()] == [48, 32, 32]      # the registered budgets
     # one tiny run: both search modes are timed over a whole game
     assert bench.main(["--positions", "1", "--determinizations", "1", "--games", "1"]) == 0
     rows = [line.split("|") for line in capsys.readouterr().out.splitlines() if line.startswith("| search, ")]
     per_game = {r[1].strip(): float(r[4]) for r in rows if len(r) == 6}
     assert set(per_game) == {"search, one action", "search, whole turn"}
     assert all(v > 0 for v in per_game.values())
+
+
+# ---- the same decisions before and after the playouts moved onto the compiled planner --------------
+DECISIONS_FILE = __import__("pathlib").Path(__file__).with_name("data") / "robada_search_decisions.json"
+#: (players, game seed) of the recorded positions: 4 positions of each seeded expert game.
+DECISION_GAMES = ((2, 21), (3, 22), (4, 23))
+#: The bots recorded at each position: (registry name, options); the registered budgets.
+DECISION_BOTS = (("rollout", {}), ("search", {}), ("search", {"whole_turn": True}))
+
+
+def _decision_positions():
+    """[(players, game seed, decision index, state)]: in each game of :data:`DECISION_GAMES`
+    (experts in every seat, seeded), every 4th decision with more than one legal action, 4 of
+    them; the seat to act decides."""
+    out = []
+    for n, seed in DECISION_GAMES:
+        config = engine.Config(num_players=n)
+        s = engine.new_game(config, seed=seed)
+        experts = [ExpertBot(seed=seed + k, rules=config) for k in range(n)]
+        i = found = 0
+        while not s.terminal and found < 4:
+            legal = legal_actions(s)
+            if len(legal) > 1:
+                if i % 4 == 0:
+                    out.append((n, seed, i, s.clone()))
+                    found += 1
+                i += 1
+            engine.apply_action(s, experts[s.current].act(obs_of(s)))
+    return out
+
+
+def _decide(name, options, state, bot_seed):
+    """The registered bot's (its registered budget) action and values at ``state``, values as hex."""
+    bot = agents.make("robada", name, seed=bot_seed, **options)
+    seat = state.current
+    action, values = bot.decide(obs_of(state), lambda rng: engine.sample_consistent_state(state, seat, rng))
+    return int(action), {str(a): float(v).hex() for a, v in sorted(values.items())}
+
+
+def record_decisions() -> None:
+    """Write :data:`DECISIONS_FILE` from the current code (run once, before a change to the playouts:
+    ``python -c "import sys; sys.path[:0] = ['tests']; import test_robada_search as t; t.record_decisions()"``)."""
+    from hod.core.atomic import atomic_write_json
+
+    rows = []
+    for k, (n, seed, i, s) in enumerate(_decision_positions()):
+        for name, options in DECISION_BOTS:
+            action, values = _decide(name, options, s, 2000 + k)
+            rows.append({"players": n, "game_seed": seed, "decision": i, "bot": name, "options": options,
+                         "bot_seed": 2000 + k, "action": action, "values": values})
+    atomic_write_json(DECISIONS_FILE, {"bots": "robada rollout and search (registered budgets)", "positions": rows})
+
+
+def test_search_bots_make_the_recorded_decisions():
+    """``rollout``, ``search`` and ``search`` with whole-turn moves make exactly the decisions (and
+    values, bit for bit) that the code before the compiled playouts made on 12 fixed positions and
+    seeds (tests/data, recorded by :func:`record_decisions` at commit 37aa7d5)."""
+    import json
+
+    want = json.loads(DECISIONS_FILE.read_text())["positions"]
+    got = [(n, seed, i, s, name, options) for k, (n, seed, i, s) in enumerate(_decision_positions())
+           for name, options in DECISION_BOTS]
+    assert len(want) == len(got) == 36
+    assert sum(len(w["values"]) > 1 for w in want) >= 20        # most of them searched several candidates
+    for w, (n, seed, i, s, name, options) in zip(want, got):
+        assert (w["players"], w["game_seed"], w["decision"], w["bot"], w["options"]) == (n, seed, i, name, options)
+        assert _decide(name, options, s, w["bot_seed"]) == (w["action"], w["values"]), w

@@ -72,6 +72,11 @@ _can_start = njit_inline(runs.can_start)
 _must_tap = njit_inline(runs.must_tap)
 _pile_takeable = njit_inline(runs.pile_takeable)
 _leftovers_receiver = njit_inline(runs.leftovers_receiver)
+#: The greedy walk of a run (:func:`robada_env.rules.runs.walk`: taps first, else the takeable pile of
+#: highest value, R2, R3), compiled from the one source over the compiled rules above; the v2
+#: summaries (:func:`walk_gain`) and the expert's planner (:mod:`hod.agents.robada_planner_kernels`)
+#: both walk with it.
+walk = njit_inline(runs._walk_source(_must_tap, _pile_takeable))
 
 _R = NUM_RANKS
 _S = MAX_PLAYERS
@@ -654,11 +659,11 @@ def resample_one(b8, b16, bb, lay, seat, perm, rules, mask, pool):
 @njit_inline
 def walk_gain(need, loose, tops, pts, runner, rules):
     """Follow a run that needs rank ``need`` (-1: closed) to its end, every step the rules allow
-    (R2, R3), as :func:`robada_env.rules.runs.walk_run` with ``pile_values`` = the piles' points,
-    the runner's own pile valued 0 (taking it gains the runner nothing): each step taps a loose card
-    of the needed rank when there is one (R3), else takes the takeable pile (showing that rank; the
-    runner's own only with ``may_take_own_pile``, R3) of highest value, the first in seat order on
-    a tie; with none the run stops. The next rank after each step is ``rules[R_AFTER_STEP + r]`` (R2).
+    (R2, R3): :func:`walk` with the piles' points as their values, the runner's own pile valued 0
+    (taking it gains the runner nothing): each step taps a loose card of the needed rank when there
+    is one (R3), else takes the takeable pile (showing that rank; the runner's own only with
+    ``may_take_own_pile``, R3) of highest value, the first in seat order on a tie; with none the
+    run stops. The next rank after each step is ``rules[R_AFTER_STEP + r]`` (R2).
 
     Args:
         need: int, the rank needed next, or -1.
@@ -674,28 +679,18 @@ def walk_gain(need, loose, tops, pts, runner, rules):
         the piles of other seats), the number of steps, a bit mask of the seats whose pile was
         taken (bit k: seat k), and the rank the run would need next when it stopped (-1: closed).
     """
+    path, steps, end = walk(need, loose, tops, pts, runner, 0, rules[R_TAKE_OWN] != 0,
+                            rules[R_AFTER_STEP:R_AFTER_STEP + _R])
     gain = 0
-    steps = 0
     taken = 0
-    n = tops.shape[0]
-    while need >= 0:
-        if _must_tap(need, loose):                       # R3: a loose card must be tapped first
-            loose[need] -= 1
+    for i in range(steps):
+        code = (path >> (runs.STEP_BITS * i)) & runs.STEP_MASK
+        if code == 0:                                    # a tapped loose card
             gain += _PTS[need]
-        else:                                            # R3: else the best takeable pile
-            best = -1
-            best_v = -1
-            for k in range(n):
-                if _pile_takeable(need, tops[k], k, runner, rules[R_TAKE_OWN] != 0):   # R3 (runs.pile_takeable)
-                    v = 0 if k == runner else pts[k]
-                    if v > best_v:
-                        best = k
-                        best_v = v
-            if best < 0:
-                break
-            tops[best] = -1
-            gain += best_v
-            taken |= 1 << best
-        steps += 1
+        else:                                            # a pile: another seat's adds its points
+            k = code - 1
+            if k != runner:
+                gain += pts[k]
+            taken |= 1 << k
         need = rules[R_AFTER_STEP + need]
-    return gain, steps, taken, need
+    return gain, steps, taken, end

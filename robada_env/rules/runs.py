@@ -30,7 +30,8 @@ from .cards import ACE, NUM_RANKS, REY
 
 __all__ = [
     "RUN_CLOSED", "NOBODY", "TAP_STEP", "next_after_start", "next_after_step", "can_start", "startable_ranks",
-    "may_take_pile", "must_tap", "pile_takeable", "takeable_piles", "extension_options", "RunWalk", "walk_run",
+    "may_take_pile", "must_tap", "pile_takeable", "takeable_piles", "extension_options", "RunWalk", "STEP_BITS", "STEP_MASK", "NEVER", "walk",
+    "walk_run",
     "leftovers_receiver",
 ]
 
@@ -203,10 +204,81 @@ class RunWalk(NamedTuple):
     need: int
 
 
+#: Bits per step in the path :func:`walk` returns: step ``i`` is ``(path >> (STEP_BITS * i)) &
+#: STEP_MASK``, the taken pile's seat + 1, or 0 for a tap (:data:`TAP_STEP` + 1).
+STEP_BITS = 3
+STEP_MASK = (1 << STEP_BITS) - 1
+#: A pile value :func:`walk` never takes (the walk takes the pile of highest value > -1).
+NEVER = -1
+
+
+def _walk_source(must_tap, pile_takeable):
+    """:func:`walk` written over the rule functions it asks (``must_tap``, ``pile_takeable``):
+    called with this module's functions it is :func:`walk` (plain Python), and
+    :mod:`robada_env.rules.kernels` compiles the same source over their compiled twins (numba
+    ``njit`` of this module's functions), so the greedy walk is written once."""
+
+    def walk(need, loose, tops, values, runner, own_value, may_take_own_pile, after_step):
+        """Follow a run that needs rank ``need`` to its end, taking every step the rules allow
+        (R2, R3): each step taps a loose card of the needed rank when there is one
+        (:func:`must_tap`); otherwise it takes the takeable pile (:func:`pile_takeable`) of highest
+        ``values[seat]`` (the runner's own pile: ``own_value``; the first in seat order on a tie; a
+        pile valued :data:`NEVER` is never taken); with no such pile the run stops. The run needs ``after_step[rank]`` after a step
+        that gathered ``rank`` (:func:`next_after_step`).
+
+        Args:
+            need: int, the rank needed next (:data:`RUN_CLOSED`: the run is over).
+            loose: (10,) int loose cards per rank; the tapped cards are removed (in place).
+            tops: (n,) int visible rank per seat, -1 for an empty pile; the taken piles are set to
+                -1 (in place).
+            values: (n,) int value of taking each seat's pile (>= 0), or :data:`NEVER` (e.g. the
+                piles' points).
+            runner: the runner's seat in the frame of ``tops``.
+            own_value: the value of the runner's own pile (in place of ``values[runner]``).
+            may_take_own_pile: ``Config.may_take_own_pile`` (R3).
+            after_step: (10,) int, ``next_after_step(rank, closing_ace)`` of each rank (R2).
+
+        Returns:
+            ``(path, steps, need)``: the steps packed in an int (:data:`STEP_BITS` per step:
+            seat + 1 of a taken pile, 0 for a tap; the ranks follow from ``need`` and
+            ``after_step``), their number (at most 10: the ranks after the start up to the
+            closing Ace), and the rank the run would need next when it stopped, or :data:`RUN_CLOSED`.
+        """
+        path = 0
+        steps = 0
+        while need >= 0:
+            if must_tap(need, loose):                    # R3: a loose card of the needed rank first
+                loose[need] -= 1
+                code = 0
+            else:                                        # R3: else the best takeable pile, if any
+                best = -1
+                best_v = NEVER
+                for k in range(len(tops)):
+                    if pile_takeable(need, tops[k], k, runner, may_take_own_pile):
+                        v = own_value if k == runner else values[k]
+                        if v > best_v:
+                            best = k
+                            best_v = v
+                if best < 0:
+                    break
+                tops[best] = -1
+                code = best + 1
+            path |= code << (STEP_BITS * steps)
+            steps += 1
+            need = after_step[need]
+        return path, steps, need
+
+    return walk
+
+
+walk = _walk_source(must_tap, pile_takeable)
+
+
 def walk_run(start: int, loose: Sequence[int], tops: Sequence[int], runner: int = 0,
-             pile_values: Optional[Sequence[Optional[float]]] = None, closing_ace: bool = True,
+             pile_values: Optional[Sequence[Optional[int]]] = None, closing_ace: bool = True,
              may_take_own_pile: bool = True) -> RunWalk:
-    """Follow the run that starts with ``start``, taking every step the rules allow (R2, R3).
+    """Follow the run that starts with ``start``, taking every step the rules allow (R2, R3):
+    :func:`walk` after the start, its steps unpacked.
 
     Each step taps a loose card of the needed rank when there is one (R3); otherwise it takes
     the takeable pile (:func:`extension_options`) of highest ``pile_values[seat]`` (the first
@@ -219,8 +291,8 @@ def walk_run(start: int, loose: Sequence[int], tops: Sequence[int], runner: int 
         loose: (10,) loose cards per rank before the start (the starting loose card included).
         tops: (n,) visible rank per seat, -1 for an empty pile.
         runner: the runner's seat in the frame of ``tops``.
-        pile_values: (n,) value of taking each seat's pile, ``None`` for a pile the caller never
-            takes; default: every takeable pile worth 0.
+        pile_values: (n,) value of taking each seat's pile (ints >= 0), ``None`` for a pile the
+            caller never takes; default: every takeable pile worth 0.
         closing_ace: ``Config.closing_ace`` (R2).
         may_take_own_pile: ``Config.may_take_own_pile`` (R3).
 
@@ -228,38 +300,29 @@ def walk_run(start: int, loose: Sequence[int], tops: Sequence[int], runner: int 
         :class:`RunWalk`.
 
     Raises:
-        ValueError: ``start`` is not a rank or no loose card of that rank is on the table.
+        ValueError: ``start`` is not a rank, no loose card of that rank is on the table, or a
+            pile value is negative.
     """
     if not 0 <= start < NUM_RANKS or loose[start] <= 0:
         raise ValueError(f"a run cannot start with rank {start!r}: it needs a loose card of that rank")
+    if pile_values is not None and any(v is not None and v < 0 for v in pile_values):
+        raise ValueError(f"pile_values={list(pile_values)!r}: legal values are ints >= 0 and None")
+    values = [0] * len(tops) if pile_values is None else [NEVER if v is None else v for v in pile_values]
     lo = list(loose)
     lo[start] -= 1
     tp = list(tops)
-    steps: list = []
+    need = next_after_start(start, closing_ace)
     after = _AFTER_STEP[bool(closing_ace)]
-    need = _AFTER_START[bool(closing_ace)][start]
-    while need >= 0:
-        if must_tap(need, lo):  # R3: a loose card of the needed rank must be tapped
-            lo[need] -= 1
-            steps.append((need, TAP_STEP))
-        else:  # R3: else the best takeable pile (takeable_piles), if any
-            best, best_v = -1, None
-            for k, t in enumerate(tp):                 # (t == need first: a fast pre-filter)
-                if t == need and pile_takeable(need, t, k, runner, may_take_own_pile):
-                    v = 0 if pile_values is None else pile_values[k]
-                    if v is not None and (best_v is None or v > best_v):
-                        best, best_v = k, v
-            if best < 0:
-                break
-            tp[best] = -1
-            steps.append((need, best))
+    path, count, end = walk(need, lo, tp, values, runner, values[runner], may_take_own_pile, after)
+    steps: list = []
+    for i in range(count):
+        code = (path >> (STEP_BITS * i)) & STEP_MASK
+        steps.append((need, code - 1))
         need = after[need]
-    return RunWalk(steps, lo, tp, need)
+    return RunWalk(steps, lo, tp, end)
 
 
-#: ``next_after_start`` / ``next_after_step`` of every rank, by ``closing_ace`` (lookup tables
-#: built from the two functions, for the inner loop of :func:`walk_run`).
-_AFTER_START = {ca: tuple(next_after_start(r, ca) for r in range(NUM_RANKS)) for ca in (True, False)}
+#: ``next_after_step`` of every rank, by ``closing_ace`` (the lookup table :func:`walk` takes).
 _AFTER_STEP = {ca: tuple(next_after_step(r, ca) for r in range(NUM_RANKS)) for ca in (True, False)}
 
 
