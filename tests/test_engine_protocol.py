@@ -261,3 +261,31 @@ def test_reset_refuses_a_generator_seed_outside_the_seed_range(game, seed):
     with pytest.raises(ConfigError, match=r"legal values None, an int in 0\.\.2\*\*64-1, or a list"):
         eng.reset(seed=seed)
     assert eng.state.same_as(before)
+    with pytest.raises(ConfigError, match=r"legal values None, an int in 0\.\.2\*\*64-1, or a list"):
+        load_object(info.batched_engine)(info.min_players, 2, seed=seed)     # the constructor's seed too
+
+
+@pytest.mark.parametrize("game", INSTALLED)
+def test_using_the_engine_before_reset_is_refused(game):
+    """Before its first reset a batched engine holds no game: masks, observations and steps are
+    refused (they used to answer from zeroed arrays in Tapeo: an all-zero mask, junk observations)."""
+    info = get_game(game)
+    eng = load_object(info.batched_engine)(info.min_players, 2, seed=0)
+    for call in (eng.legal_mask, eng.observe, lambda: eng.step(np.zeros((2, eng.movers), np.int64))):
+        with pytest.raises(RuntimeError, match="reset"):
+            call()
+    eng.reset(seed=0)
+    assert eng.legal_mask().any(axis=-1).all()
+
+
+@pytest.mark.parametrize("game", INSTALLED)
+def test_reset_refuses_a_repeated_game_and_changes_nothing(game):
+    """reset(games=[0, 0], seeds=[1, 2]) used to deal game 0 from seed 2 and drop seed 1."""
+    info = get_game(game)
+    eng = load_object(info.batched_engine)(info.min_players, 3, seed=0)
+    eng.reset(seed=0)
+    before = eng.state.copy()
+    with pytest.raises(ConfigError, match=r"distinct; repeated: \[0\]"):
+        eng.reset(games=[0, 0, 2], seeds=[1, 2, 3])
+    assert eng.state.same_as(before)
+    eng.reset(games=[0, 2], seeds=[1, 3])                     # distinct: fine

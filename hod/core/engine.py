@@ -279,13 +279,15 @@ class SingleGame(Protocol):
         (PettingZoo's ``state()``; a module-level function, so the environments pickle)."""
 
 
-def check_games(games, batch_size: int) -> np.ndarray:
+def check_games(games, batch_size: int, distinct: bool = False) -> np.ndarray:
     """The game indices a call names: intp (G,) from None (all), int indices in
-    ``0..batch_size-1`` or a bool mask of shape (batch_size,). (Calls that change games, ``step``
-    and ``load_state``, also require the indices to be distinct.)
+    ``0..batch_size-1`` or a bool mask of shape (batch_size,). Calls that change games (``reset``,
+    ``step``, ``load_state``) ask for ``distinct`` indices: a repeated game would take two seeds,
+    actions or records and keep one.
 
     Raises:
-        ConfigError: a mask of another shape, indices out of range or not integers.
+        ConfigError: a mask of another shape, indices out of range, not integers, or repeated
+            where ``distinct``.
     """
     from .errors import ConfigError
 
@@ -302,6 +304,10 @@ def check_games(games, batch_size: int) -> np.ndarray:
     g = g.astype(np.intp, copy=False)
     if g.size and (g.min() < 0 or g.max() >= batch_size):
         raise ConfigError(f"game indices must be in 0..{batch_size - 1}")
+    if distinct and g.size > 1:
+        values, counts = np.unique(g, return_counts=True)
+        if (counts > 1).any():
+            raise ConfigError(f"the games named must be distinct; repeated: {values[counts > 1][:10].tolist()}")
     return g
 
 

@@ -258,6 +258,7 @@ class BatchedRobada:
         check_choice("reward_scheme", reward_scheme, REWARD_SCHEMES)
         self.config = config
         self.reward_scheme = reward_scheme
+        check_generator_seed(seed)
         self.rng = np.random.default_rng(seed)
         self.batch_size = B
         self.num_players = n = config.num_players
@@ -442,7 +443,7 @@ class BatchedRobada:
             ConfigError: ``decks`` of the wrong shape or not permutations of 0..39; malformed
                 ``seeds``; a game index out of range (nothing is changed).
         """
-        g = self._games(games)
+        g = self._all if games is None else check_games(games, self.batch_size, distinct=True)
         m = g.size
         check_generator_seed(seed)
         if decks is None:

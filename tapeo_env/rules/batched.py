@@ -153,7 +153,9 @@ class BatchedTapeo:
         self.round_rewards = bool(round_rewards)
         self.num_players = self.movers = n = cfg.num_players
         self.hand_size = cfg.hand_size
+        check_generator_seed(seed)
         self.rng = np.random.default_rng(seed)
+        self._reset_called = False
         self._state = BatchedState.zeros(B, cfg)
         self._deck = np.asarray(cfg.deck, np.int16)
         self._deck_cards = deck_cards(cfg.deck).astype(np.int8)
@@ -192,7 +194,7 @@ class BatchedTapeo:
         Raises:
             ConfigError: malformed ``deals``, ``seeds`` or ``games`` (nothing is changed).
         """
-        g = check_games(games, self.batch_size)
+        g = check_games(games, self.batch_size, distinct=True)
         cfg = self.config
         check_generator_seed(seed)
         if seeds is not None:
@@ -223,6 +225,11 @@ class BatchedTapeo:
         s.round[g] = 0
         self._phi[g] = 0.0
         self._deal(g)
+        self._reset_called = True
+
+    def _check_reset(self) -> None:
+        if not self._reset_called:
+            raise RuntimeError("call reset() (or load_state()) before using the batched engine")
 
     def load_state(self, state: BatchedState, games: Optional[np.ndarray] = None) -> None:
         """Put the G games of ``state`` (a :class:`BatchedState`, e.g. another engine's
@@ -235,7 +242,7 @@ class BatchedTapeo:
             ConfigError: a record of another type, game count or shape, or repeated games
                 (nothing is changed).
         """
-        g = check_games(games, self.batch_size)
+        g = check_games(games, self.batch_size, distinct=True)
         s = self._state
         check_record(state, s, g)
         self._check_values(state)
@@ -246,6 +253,7 @@ class BatchedTapeo:
         if state.deals is None and s.deals is not None:
             s.deals[g] = 0
         self._set_potentials(g)
+        self._reset_called = True
 
     def _check_values(self, state: BatchedState) -> None:
         """Refuse a record whose values no game of this engine's config can reach, before any
@@ -349,7 +357,12 @@ class BatchedTapeo:
         return out
 
     def legal_mask(self, games: Optional[np.ndarray] = None) -> np.ndarray:
-        """int8 (G, n, K): 1 for each kind in the hand a seat holds (all zeros once over)."""
+        """int8 (G, n, K): 1 for each kind in the hand a seat holds (all zeros once over).
+
+        Raises:
+            RuntimeError: before the first :meth:`reset` (or :meth:`load_state`).
+        """
+        self._check_reset()
         hands = self._state.hands if games is None else self._state.hands[check_games(games, self.batch_size)]
         return (hands > 0).view(np.int8)
 
@@ -364,7 +377,9 @@ class BatchedTapeo:
         Raises:
             ConfigError: bad games, seats (not distinct seats in 0..n-1) or ``out`` (not a
                 C-contiguous float32 array of that shape).
+            RuntimeError: before the first :meth:`reset` (or :meth:`load_state`).
         """
+        self._check_reset()
         g = self._all if games is None else check_games(games, self.batch_size)
         S = self._all_seats if seats is None else check_seats(seats, self.num_players)
         out = observation_buffer(out, (g.size, S.size, OBS_SIZE), games is None, self._obs_buffers)
@@ -405,6 +420,7 @@ class BatchedTapeo:
             IllegalActionError: a pick outside a seat's hand (names the first offending game
                 and seat and its legal actions); nothing is changed.
         """
+        self._check_reset()
         s, n = self._state, self.num_players
         full = games is None
         g = self._all if full else check_games(games, self.batch_size)
