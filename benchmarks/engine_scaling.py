@@ -15,7 +15,7 @@ seeded; :func:`hod.benchmarks.engine_speed.bench_engine`), is measured twice in 
    same games bit for bit: ``tests/test_*_batched.py``) and the sampler's rows over the threads.
 
 The ratio of the two is the scaling. What stays serial: the Python calls per step, the deals of
-the finished games (:mod:`hod.core.deal`, numpy) and the generator's random numbers. numba's
+the finished games (:mod:`hod.core.deal`, compiled, one game after another) and the generator's random numbers. numba's
 thread pool starts at the first parallel call, after the process is widened to ``--cpus``, so
 its threads may run on all of them. The threading layer numba chose is printed.
 """
