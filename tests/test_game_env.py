@@ -176,7 +176,10 @@ def test_an_env_option_is_checked_as_every_option_is(bad):
     for make in (robada_env.raw_env, robada_env.parallel_env, robada_env.env):
         with pytest.raises(ConfigError) as e:
             make(observation_version=bad)
-        assert str(e.value) == f"observation_version={bad!r} is not allowed; legal values: [1, 2]"
+        # True == 1 and 2.0 == 2 are of the wrong type: the message says which value they equal
+        hint = {True: " (equal to 1 but of type bool: give an int)", 2.0: " (equal to 2 but of type float: give an int)"}
+        why = hint.get(bad, "") if isinstance(bad, (bool, float)) else ""
+        assert str(e.value) == f"observation_version={bad!r} is not allowed{why}; legal values: [1, 2]"
 
 
 @pytest.mark.parametrize("game", ["tapeo", "robada"])

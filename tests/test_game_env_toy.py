@@ -214,7 +214,8 @@ def test_options_come_from_the_declaration_and_the_binding():
                             "'reward_scheme', 'illegal_action', 'max_cycles', 'hints', 'stones']")
     with pytest.raises(ConfigError, match=r"stones=6 is not allowed; legal values: \[5, 7\]"):
         pile_raw_env(stones=6)
-    with pytest.raises(ConfigError, match=r"hints=1 is not allowed; legal values: \[False, True\]"):
+    with pytest.raises(ConfigError, match=r"hints=1 is not allowed \(equal to True but of type int: give a bool\); "
+                                          r"legal values: \[False, True\]"):
         pile_raw_env(hints=1)
     env = pile_raw_env(num_players=3, stones=7, hints=True, render_mode="ansi")
     assert env.hints is True and env.config == PileConfig(3, 7) and env.max_cycles == 50

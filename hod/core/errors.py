@@ -61,7 +61,17 @@ def check_choice(name: str, value: object, legal: Iterable[object]) -> None:
     :func:`_same_kind`); the message lists the legal values."""
     legal = list(legal)
     if not any(_same_kind(value, ok) and value == ok for ok in legal):
-        raise ConfigError(f"{name}={value!r} is not allowed; legal values: {legal}")
+        kind = ""
+        try:
+            like = next((ok for ok in legal if ok is not None and bool(value == ok)), None)
+        except (TypeError, ValueError):       # an array or another value without a plain ==
+            like = None
+        if like is not None:
+            t = type(value)
+            tname = t.__qualname__ if t.__module__ == "builtins" else f"{t.__module__}.{t.__qualname__}"
+            want = type(like).__name__
+            kind = f" (equal to {like!r} but of type {tname}: give {'an' if want[0] in 'aeiou' else 'a'} {want})"
+        raise ConfigError(f"{name}={value!r} is not allowed{kind}; legal values: {legal}")
 
 
 def check_int_range(name: str, value: object, lo: int, hi: int) -> int:
