@@ -214,3 +214,19 @@ def test_an_export_path_that_is_not_a_file_is_refused_naming_the_legal_values():
     C.validate_config("tapeo", C.override_keys(cfg, {"heuristics": ["expert", V1]}))
     with pytest.raises(ConfigError, match="no bot"):   # a teacher is still a registered bot only
         C.validate_config("tapeo", C.override_keys(cfg, {"heuristics": ["expert"], "bc_teacher": V1}))
+
+
+def test_an_export_whose_card_lacks_a_table_size_of_the_run_is_refused(tmp_path):
+    # a copy of the v1 export whose card says it plays 2 players only (as a best response trained at 2)
+    import json
+    import shutil
+
+    onnx = tmp_path / "br_2p.onnx"
+    shutil.copyfile(V1, onnx)
+    card = json.loads(open(V1[:-len(".onnx")] + ".json").read())
+    card["player_counts"] = [2]
+    (tmp_path / "br_2p.json").write_text(json.dumps(card))
+    cfg = C.override_keys(C.load_config("tapeo"), {"heuristics": ["expert", str(onnx)], "players": [2, 3]})
+    with pytest.raises(ConfigError, match=r"heuristics: '.*br_2p.onnx' plays \[2\] players, not \[3\] of players=\[2, 3\]"):
+        C.validate_config("tapeo", cfg)
+    C.validate_config("tapeo", C.override_keys(cfg, {"players": [2]}))
