@@ -178,3 +178,55 @@ def test_batched_tapeo_env_reports_scores_and_opponents_to_the_pool():
     p.refresh_weights()
     assert env.opponents.signature() != before       # the env takes the new weights before its next step
     assert env.opponents.push_if_changed(env.venv) is True
+
+
+V1 = "agents/opponents/tapeo_ppo_v1.onnx"   # a shipped export, registered as "ppo_v1"
+
+
+def test_an_export_path_is_a_pool_member_that_plays_as_the_registered_bot_of_that_file():
+    # differential: the member named by the file's path against the registered bot of the same
+    # file ("ppo_v1"), both as batch policies (argmax of the masked logits) on the same rows
+    from hod import agents
+    from hod.training.pool import bot_player_counts, is_export_path
+
+    assert is_export_path(V1) and not is_export_path("ppo_v1")
+    assert bot_player_counts("tapeo", V1) == agents.player_counts("tapeo", "ppo_v1") == (2, 3, 4, 5, 6)
+    p = OpponentPool("tapeo", [V1, "ppo_v1"], 0, p_latest=0.0, p_past=0.0, p_heuristic=1.0)
+    src = BatchOpponents("tapeo", p)
+    assert src.weights_now() == {"heuristic:" + V1: 0.5, "heuristic:ppo_v1": 0.5}
+    by_path, by_name = src.policy("heuristic:" + V1), src.policy("heuristic:ppo_v1")
+    r = np.random.default_rng(3)
+    obs = r.random((64, OBS)).astype(np.float32)
+    mask = (r.random((64, ACTIONS)) < 0.5).astype(np.int8)
+    mask[np.arange(64), r.integers(ACTIONS, size=64)] = 1     # at least one legal action per row
+    a = by_path(obs, mask)
+    assert np.array_equal(a, by_name(obs, mask))
+    assert mask[np.arange(64), a].all()
+    assert type(p.make_bot("heuristic:" + V1, seed=0)).__name__ == "OnnxPolicy"   # single-game tables
+
+
+def test_an_export_path_that_is_not_a_file_is_refused_naming_the_legal_values():
+    with pytest.raises(ConfigError, match="no such file 'runs/none.onnx'; legal: a registered bot of 'tapeo'"):
+        OpponentPool("tapeo", ["ranking", "runs/none.onnx"], 0)
+    cfg = C.override_keys(C.load_config("tapeo"), {"heuristics": ["expert", "runs/none.onnx"]})
+    with pytest.raises(ConfigError, match="no such file 'runs/none.onnx'"):
+        C.validate_config("tapeo", cfg)
+    C.validate_config("tapeo", C.override_keys(cfg, {"heuristics": ["expert", V1]}))
+    with pytest.raises(ConfigError, match="no bot"):   # a teacher is still a registered bot only
+        C.validate_config("tapeo", C.override_keys(cfg, {"heuristics": ["expert"], "bc_teacher": V1}))
+
+
+def test_an_export_whose_card_lacks_a_table_size_of_the_run_is_refused(tmp_path):
+    # a copy of the v1 export whose card says it plays 2 players only (as a best response trained at 2)
+    import json
+    import shutil
+
+    onnx = tmp_path / "br_2p.onnx"
+    shutil.copyfile(V1, onnx)
+    card = json.loads(open(V1[:-len(".onnx")] + ".json").read())
+    card["player_counts"] = [2]
+    (tmp_path / "br_2p.json").write_text(json.dumps(card))
+    cfg = C.override_keys(C.load_config("tapeo"), {"heuristics": ["expert", str(onnx)], "players": [2, 3]})
+    with pytest.raises(ConfigError, match=r"heuristics: '.*br_2p.onnx' plays \[2\] players, not \[3\] of players=\[2, 3\]"):
+        C.validate_config("tapeo", cfg)
+    C.validate_config("tapeo", C.override_keys(cfg, {"players": [2]}))

@@ -20,6 +20,8 @@ label                batch policy
                      a :class:`~hod.training.numpy_policy.NumpyBatchPolicy` on the export's actor
                      (one matrix product per batch; argmax, as the registered bot plays, unless
                      ``heuristic_options`` say ``{ppo = {deterministic = false}}``)
+``heuristic:<path>`` an ONNX export file (``*.onnx``, :func:`hod.training.pool.is_export_path`, e.g.
+                     an exploiter): the same as a shipped opponent of that file (argmax)
 ``heuristic:<bot>``  the game's ``BotPolicy`` around ``agents.make(game, bot)`` (one call per
                      row: as fast as the bot)
 ===================  =========================================================================

@@ -30,7 +30,7 @@ from hod.core.rewards import REWARD_SCHEMES
 from hod.evaluation.schedule import MAX_GAMES
 from hod.evaluation.workers import MAX_WORKERS
 
-from .pool import WEIGHTINGS, check_bot_names, check_observation_only
+from .pool import WEIGHTINGS, bot_player_counts, check_bot_names, check_observation_only
 
 CONFIG_DIR = Path(__file__).resolve().parent / "configs"
 SECTIONS = ("env", "ppo", "imitation", "run", "pool", "eval")
@@ -222,19 +222,20 @@ SEED_MAX = 2**31 - 1
 MAX_ROLLOUT = 1 << 20
 
 
-def _check_bots(game: str, names: list[str], observation_only: bool = False) -> list[str]:
-    return check_bot_names(game, names, observation_only=observation_only)
+def _check_bots(game: str, names: list[str], observation_only: bool = False, exports: bool = False) -> list[str]:
+    return check_bot_names(game, names, observation_only=observation_only, exports=exports)
 
 
 def _check_table_sizes(game: str, names: list[str], sizes: list[int], key: str, sizes_key: str) -> None:
     """Refuse a bot of ``names`` that does not play every table size of ``sizes``: a trained
-    policy plays the sizes of its model card (:func:`hod.agents.player_counts`).
+    policy plays the sizes of its model card (:func:`hod.training.pool.bot_player_counts`: a
+    registered bot's or an export path's).
 
     Raises:
         ValueError: the bot, the sizes it plays and the sizes asked are named.
     """
     for name in dict.fromkeys(names):
-        counts = agents.player_counts(game, name)
+        counts = bot_player_counts(game, name)
         bad = sorted({p for p in sizes if counts is not None and p not in counts})
         if bad:
             raise ValueError(f"{key}: {name!r} plays {sorted(set(counts))} players, not {bad} of {sizes_key}="
@@ -372,7 +373,7 @@ class TrainingConfig(EvaluationConfig):
     p_latest: Probability
     p_past: Probability
     p_heuristic: Probability
-    heuristics: list[Annotated[str, Strict()]] = Field(min_length=1, description="registered bot names")
+    heuristics: list[Annotated[str, Strict()]] = Field(min_length=1, description="registered bot names or ONNX export paths (.onnx)")
     heuristic_options: dict[str, dict[str, Any]] = Field(
         default_factory=dict, description="a table {heuristic name: {option: value}}")
     opponent_deterministic: Annotated[bool, Strict()]
@@ -399,7 +400,7 @@ class TrainingConfig(EvaluationConfig):
     @field_validator("heuristics")
     @classmethod
     def _heuristics(cls, v: list[str], info: ValidationInfo) -> list[str]:
-        return _check_bots(_game(info), v)   # search bots: only with engine "single" (_across_keys)
+        return _check_bots(_game(info), v, exports=True)   # search bots: only with engine "single" (_across_keys)
 
     @field_validator("bc_teacher")
     @classmethod

@@ -18,6 +18,12 @@ An *opponent source* hands the training environments one label per opponent seat
   ``heuristic``  ``p_heuristic`` one of the heuristic bots, uniformly
   =============  ==============  =========================================================
 
+  A heuristic is a registered bot name or the path of an ONNX export on the plain observation
+  (``*.onnx``, ``python -m hod.training.export``; :func:`is_export_path`), e.g. an exploiter (a best
+  response to the learner, :mod:`hod.training.best_response`) kept as a fixed league member: it is
+  built as :class:`hod.agents.onnx_policy.OnnxPolicy` (argmax of its masked logits), its table
+  sizes read from its model card.
+
   A category with no member yet (no snapshot, no latest copy) is skipped and the other
   probabilities are renormalised. Policy opponents sample from their masked softmax
   (``deterministic=False``, more varied play) unless told otherwise.
@@ -37,6 +43,7 @@ Nothing here imports torch: policies are :class:`hod.training.numpy_policy.Numpy
 from __future__ import annotations
 
 from collections import OrderedDict, deque
+from pathlib import Path
 from typing import Any, Iterable, Optional, Protocol, Sequence, runtime_checkable
 
 import numpy as np
@@ -74,6 +81,27 @@ class OpponentSource(Protocol):
         a label listed twice is drawn twice as often where the source says so)."""
 
 
+def is_export_path(name: Any) -> bool:
+    """Whether a pool member ``name`` is the path of an ONNX export (a str ending ``.onnx``) rather
+    than a registered bot name (no registered name ends so)."""
+    return isinstance(name, str) and name.endswith(".onnx")
+
+
+def bot_player_counts(game: str, name: str) -> Optional[tuple]:
+    """The table sizes bot ``name`` plays (None: every size): an export path's from its model card
+    (:func:`hod.agents.onnx_policy.card_player_counts`, None when the card is missing: building the
+    bot then fails with the reason), a registered bot's from :func:`hod.agents.player_counts`.
+
+    Raises:
+        ConfigError: an unregistered name that is not an export path (the registered names listed).
+    """
+    if is_export_path(name):
+        from hod.agents.onnx_policy import card_player_counts
+
+        return card_player_counts(name)
+    return agents.player_counts(game, name)
+
+
 def registered_bot_names(game: str) -> list[str]:
     """Bot names ``agents.make`` knows for ``game``.
 
@@ -84,7 +112,8 @@ def registered_bot_names(game: str) -> list[str]:
 
 
 def make_named_bot(game: str, name: str, seed: Optional[int] = None, **rules: Any) -> Bot:
-    """``agents.make(game, name, seed=seed, **rules)``.
+    """``agents.make(game, name, seed=seed, **rules)``; for an export path (:func:`is_export_path`)
+    ``OnnxPolicy(name, game=game, seed=seed, **rules)`` (its card checked against the game).
 
     Args:
         rules: the table's rule options (:mod:`hod.agents.rules`), and the bot's own options if any
@@ -93,19 +122,29 @@ def make_named_bot(game: str, name: str, seed: Optional[int] = None, **rules: An
     Raises:
         ConfigError: unknown game or bot name (the registered names are listed) or a bad rule
             option (the legal values are named).
+        hod.agents.model_card.CheckpointError: an export path whose file or card is unusable or
+            made for another game (the reason named).
     """
+    if is_export_path(name):
+        from hod.agents.onnx_policy import OnnxPolicy
+
+        return OnnxPolicy(name, game=game, seed=seed, **rules)
     return agents.make(game, name, seed=seed, **rules)
 
 
-def check_bot_names(game: str, names: Iterable[str], observation_only: bool = False) -> list[str]:
+def check_bot_names(game: str, names: Iterable[str], observation_only: bool = False,
+                    exports: bool = False) -> list[str]:
     """Return ``names`` as a list after checking each is registered.
 
     Args:
         observation_only: also refuse search bots (``needs_belief``): opponents of the training
             envs decide from their observation alone, nobody gives them belief samples.
+        exports: also accept the paths of existing ONNX exports (:func:`is_export_path`; the
+            pool's ``heuristics``); the file is loaded only when the bot is made.
 
     Raises:
-        ConfigError: empty list, unknown name (the registered names are listed) or, with
+        ConfigError: empty list, unknown name (the registered names are listed), an export path
+            that is not an existing file (or any export path without ``exports``) or, with
             ``observation_only``, a search bot (the usable names are listed).
     """
     names = [names] if isinstance(names, str) else list(names)
@@ -113,8 +152,13 @@ def check_bot_names(game: str, names: Iterable[str], observation_only: bool = Fa
     if not names:
         raise ConfigError(f"give at least one opponent; registered for {game}: {known}")
     for n in names:
-        if n not in known:
-            raise ConfigError(f"no bot {n!r} for {game!r}; registered: {known}")
+        if exports and is_export_path(n):
+            if not Path(n).is_file():
+                raise ConfigError(f"no such file {n!r}; legal: a registered bot of {game!r} {known} or the path of "
+                                  f"an existing ONNX export (.onnx, python -m hod.training.export)")
+        elif n not in known:
+            raise ConfigError(f"no bot {n!r} for {game!r}; registered: {known}"
+                              + (" or the path of an existing ONNX export (.onnx)" if exports else ""))
     if observation_only:
         check_observation_only(game, names)
     return names
@@ -232,7 +276,7 @@ class OpponentPool:
         if max_size < 0:
             raise ConfigError(f"pool max_size={max_size!r} must be >= 0; legal values: integers 0, 1, 2, ...")
         self.game = game
-        self.heuristics = check_bot_names(game, heuristics, observation_only=not search_bots)
+        self.heuristics = check_bot_names(game, heuristics, observation_only=not search_bots, exports=True)
         self.options = {k: dict(v) for k, v in (options or {}).items()}
         self.max_size = int(max_size)
         self.probs = {k: float(v) for k, v in probs.items()}
