@@ -22,7 +22,7 @@ from hod.adapters.game_env import AECGameEnv, ParallelGameEnv
 from hod.core.engine import SingleGame
 from hod.core.errors import ConfigError, IllegalActionError
 from hod.core.games import game_names, get_game
-from tests.oracles import robada_env_v0, tapeo_env_v0
+from oracles import robada_env_v0, tapeo_env_v0
 
 OLD = {"tapeo": tapeo_env_v0, "robada": robada_env_v0}
 NEW = {"tapeo": tapeo_env, "robada": robada_env}

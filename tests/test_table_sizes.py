@@ -66,7 +66,7 @@ def test_make_refuses_a_table_size_the_card_does_not_list():
     assert agents.make("robada", "ppo", seed=0, num_players=4).player_counts == (2, 4)
     assert agents.make("robada", "expert", seed=0, num_players=3).player_counts is None   # every size
     for bad in (5, 1, 3.0, True):
-        with pytest.raises(ConfigError, match=r"num_players=.* is not allowed; legal values: \[2, 3, 4\]"):
+        with pytest.raises(ConfigError, match=r"num_players=.* is not allowed.*; legal values: \[2, 3, 4\]"):
             agents.make("robada", "expert", seed=0, num_players=bad)
 
 
