@@ -23,10 +23,9 @@ from __future__ import annotations
 
 import argparse
 import os
-from pathlib import Path
 from typing import Optional
 
-from hod.benchmarks.engine_speed import ENGINE_ROWS, _cpus, bench_engine
+from hod.benchmarks.engine_speed import ENGINE_ROWS, _cpus, bench_engine, emit
 
 PROG = "python -m hod.benchmarks.engine_scaling"
 
@@ -77,12 +76,7 @@ def main(argv: Optional[list[str]] = None) -> dict:
         os.sched_setaffinity(0, available)
     header = (f"Random legal play; one core = CPU {min(args.cpus)}, then CPUs {sorted(args.cpus)} "
               f"(numba threading layer {result['layer']}); median of {args.repeats} runs of >= {args.seconds:g} s.")
-    text = format_markdown(result, header)
-    if args.out:
-        from hod.core.atomic import atomic_write_text
-
-        atomic_write_text(Path(args.out), text)
-    print(text, end="")
+    emit(format_markdown(result, header), args.out)
     return result
 
 

@@ -368,13 +368,17 @@ def main(argv: Optional[list[str]] = None) -> dict:
 
     where = "; ".join(f"{g}: {importlib.import_module(get_game(g).batched_engine.partition(':')[0]).__file__}"
                       for g, _ in ENGINE_ROWS)
-    text = format_markdown(result, header + f"\nEngines: {where}.")
-    if args.out:
+    emit(format_markdown(result, header + f"\nEngines: {where}."), args.out)
+    return result
+
+
+def emit(text: str, out: Optional[str]) -> None:
+    """Print the table ``text``; with ``out``, also write it there (atomically)."""
+    if out:
         from hod.core.atomic import atomic_write_text
 
-        atomic_write_text(Path(args.out), text)
+        atomic_write_text(Path(out), text)
     print(text, end="")
-    return result
 
 
 if __name__ == "__main__":
