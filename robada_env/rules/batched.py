@@ -546,9 +546,7 @@ class BatchedRobada:
         """
         self._check_reset()
         full = games is None
-        g = self._all if full else check_games(games, self.batch_size)
-        if not full and np.unique(g).size != g.size:
-            raise ConfigError("step: the games named must be distinct")
+        g = self._all if full else check_games(games, self.batch_size, distinct=True)
         a = actions if type(actions) is np.ndarray else np.asarray(actions)
         if a.shape != (g.size, 1) or not (a.dtype.kind in "iu" or a.size == 0):
             raise ValueError(f"actions must be an int array of shape ({g.size}, 1), got {a.dtype} {a.shape}")

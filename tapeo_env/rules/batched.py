@@ -423,9 +423,7 @@ class BatchedTapeo:
         self._check_reset()
         s, n = self._state, self.num_players
         full = games is None
-        g = self._all if full else check_games(games, self.batch_size)
-        if not full and np.unique(g).size != g.size:
-            raise ConfigError("step: the games named must be distinct")
+        g = self._all if full else check_games(games, self.batch_size, distinct=True)
         G = g.size
         picks = np.asarray(actions)
         if picks.shape != (G, n):
