@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import json
 import math
+import numbers
 from functools import lru_cache
 from pathlib import Path
 from typing import Optional, Sequence
@@ -153,7 +154,7 @@ def _check_entry(where: str, entry, players: int) -> dict:
 def _size(where: str, game: str, key) -> int:
     counts = list(get_game(game).player_counts)
     n = int(key) if isinstance(key, str) and key.isdigit() and key.isascii() else key
-    if isinstance(n, bool) or n not in counts:
+    if isinstance(n, bool) or not isinstance(n, numbers.Integral) or n not in counts:
         raise ConfigError(f"{where}: table size {key!r}; legal values for {game!r}: {[str(c) for c in counts]}")
     return n
 
@@ -247,8 +248,8 @@ def strength(game: str, name: str, players: int, path: str | Path = STRENGTH_FIL
     """
     _check_game(game)
     counts = list(get_game(game).player_counts)
-    if isinstance(players, bool) or players not in counts:
-        raise ConfigError(f"players={players!r}: legal values for {game!r}: {counts}")
+    if isinstance(players, bool) or not isinstance(players, numbers.Integral) or players not in counts:
+        raise ConfigError(f"players={players!r}: legal values for {game!r}: {counts} (an int)")
     entry = _load(str(path)).get(game, {}).get(name, {}).get(players)
     return dict(entry) if entry else None
 

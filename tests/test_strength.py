@@ -131,6 +131,13 @@ def test_lookups_refuse_bad_game_and_size(tmp_path):
     assert strength("tapeo", "expert", 2, path) is None and measured_sizes("tapeo", path) == []
     with pytest.raises(ConfigError, match=r"players=7: legal values for 'tapeo': \[2, 3, 4, 5, 6\]"):
         strength("tapeo", "expert", 7, path)
+    # 3.0 == 3 compares equal to a legal size, but a table has a whole number of seats: refused
+    # like True (== 1), not looked up as 3.
+    for bad in (3.0, True, "3"):
+        with pytest.raises(ConfigError, match=r"legal values for 'tapeo': \[2, 3, 4, 5, 6\] \(an int\)"):
+            strength("tapeo", "expert", bad, path)
+    with pytest.raises(ConfigError, match=r"table size 3.0; legal values"):
+        record_strengths("tapeo", 3.0, {"expert": _entry(1, "easy", 3)}, path)
     with pytest.raises(ConfigError, match="unknown game 'chess'"):
         strength("chess", "expert", 2, path)
     with pytest.raises(ConfigError, match=r"'players' is 2 in the entry of the 3-player table"):
