@@ -217,3 +217,14 @@ def test_naming_ppo_without_onnxruntime_is_a_usage_error(no_onnxruntime, capsys)
     assert "need onnxruntime, which is not installed (pip install 'house-of-decks-rl[onnx]')" in err
     # the search bot's playouts run the shipped network: not playable without onnxruntime either
     assert "bots playable now: ['expert', 'greedy', 'random', 'ranking']" in err
+
+
+def test_running_the_shared_module_names_the_play_commands_instead_of_exiting_silently():
+    import subprocess
+    import sys
+
+    # `python -m hod.apps.play` used to exit 0 printing nothing; it is not a command itself, so it
+    # exits 2 (a usage error, as argparse does) and names the two play commands of the two games.
+    done = subprocess.run([sys.executable, "-m", "hod.apps.play"], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2 and done.stdout == ""
+    assert "python -m hod.apps.play_tapeo" in done.stderr and "python -m hod.apps.play_robada" in done.stderr

@@ -15,7 +15,7 @@ Exit codes of both commands (docs/play.md):
 from __future__ import annotations
 
 import argparse
-import importlib
+import importlib.util
 import os
 import re
 import sys
@@ -27,6 +27,7 @@ import numpy as np
 
 from hod.core.deal import game_seed
 from hod.core.errors import ConfigError
+from hod.core.games import game_names, get_game
 
 from hod.agents.onnx_policy import shipped_opponents
 from hod.agents.registry import factory, make, names, player_counts
@@ -560,7 +561,7 @@ class GameSession:
         path = self.table.record
         if not path:
             return []
-        save = importlib.import_module(f"{self.game}_env").save_record
+        save = get_game(self.game).module().save_record
         players = player_labels(self.table)
         return [record_line(path, self.game, lambda: save(path, self.env.record(players=players)), "load_record")]
 
@@ -575,3 +576,20 @@ class GameSession:
     def score_so_far(self) -> list[str]:
         """Lines of the score of an unfinished game (each game's own)."""
         raise NotImplementedError
+
+
+def play_commands() -> list[str]:
+    """The terminal play commands installed, one per game that has a ``hod.apps.play_<game>``
+    module (``"python -m hod.apps.play_tapeo"``, ...), in the order of
+    :func:`hod.core.games.game_names`."""
+    return [f"python -m hod.apps.play_{g}" for g in game_names()
+            if importlib.util.find_spec(f"hod.apps.play_{g}") is not None]
+
+
+if __name__ == "__main__":
+    # This module is the shared part of the play commands, not a command itself: say which ones
+    # to run rather than exit silently (usage error, as argparse exits).
+    print("hod.apps.play holds what the play commands share; play a game with one of:", file=sys.stderr)
+    for line in play_commands():
+        print(f"  {line}", file=sys.stderr)
+    sys.exit(2)
