@@ -142,6 +142,10 @@ def test_illegal_actions_raise_the_old_errors_under_raise(game, form):
                      lambda e: e.step({a: (bad if i == 1 else _action(np.random.default_rng(0),
                                                                       e.action_mask(a), False))
                                        for i, a in enumerate(e.agents)})]       # seat 1 bad
+        if form == "parallel_env" and game == "robada" and bad is None:
+            # seat 1 is not to act: None is its "no action" now (test_robada_env.py::
+            # test_parallel_agents_not_to_act_may_send_none), an illegal action only in the old env
+            calls = calls[:1]
         for call in calls:
             errors = []
             for e in (old, new):

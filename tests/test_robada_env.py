@@ -199,6 +199,19 @@ def test_parallel_illegal_actions():
     assert rew == {"player_0": -1.0, "player_1": 0.0} and all(term.values()) and env.agents == []
 
 
+def test_parallel_agents_not_to_act_may_send_none():
+    # A seat not to act may send the no-op, leave its action out, or send None ("no action", as
+    # AEC steps a finished agent with None); under illegal_action="lose" None used to count as
+    # an illegal action and end the game with player_1 losing a turn it did not have.
+    for mode in ("lose", "raise"):
+        env = robada_env.parallel_env(illegal_action=mode)
+        env.reset(seed=4)
+        legal = int(np.flatnonzero(env.action_mask("player_0"))[0])
+        _, rew, term, _, _ = env.step({"player_0": legal, "player_1": None})
+        assert not any(term.values()) and rew == {"player_0": 0.0, "player_1": 0.0}
+        assert env.agents == ["player_0", "player_1"] and len(env.game_state.history) == 1
+
+
 # ---------------------------------------------------------------- misc contract
 
 def test_ansi_render_shows_the_table():

@@ -491,8 +491,8 @@ class ParallelGameEnv(GameEnvCore, ParallelEnv):
         return picks, self.config.num_players, offenders
 
     def _joint_sequential(self, actions: dict) -> tuple[Any, int, list]:
-        """The seat to act decides; every other live agent sends ``rules.noop`` (or leaves it
-        out); the move is the actor's action."""
+        """The seat to act decides; every other live agent sends ``rules.noop`` (or None, or
+        leaves it out: none of them is an illegal action); the move is the actor's action."""
         R, s = self._rules, self.game_state
         live, noop = self.agents, R.noop
         actor_seat = R.to_act(s)
@@ -513,6 +513,7 @@ class ParallelGameEnv(GameEnvCore, ParallelEnv):
                     move = R.check_action(s, i, act, a)
                 except IllegalActionError as e:
                     offenders.append((i, e))
-            elif not (type(act) is int and act == noop) and action_id(act, self.game.num_actions) != noop:
+            elif act is not None and not (type(act) is int and act == noop) \
+                    and action_id(act, self.game.num_actions) != noop:
                 offenders.append((i, IllegalActionError(a, act, [noop], self.game.action_names.__getitem__)))
         return move, (0 if offenders else R.turn_ends[move]), offenders
