@@ -2,7 +2,9 @@
 game without a hand edit going unnoticed: each game of the ``hod.games`` entry points has its
 package among ``root_packages`` (else import-linter never reads it), its ``rules`` on the rules
 floor and in the "pure" contract, its ``env`` on the adapters floor and forbidden to the bots, and
-each bots module of the ``hod.bots`` entry points on the bots floor, kept from the adapters. The
+each bots module of the ``hod.bots`` entry points on the bots floor (``hod.agents``'s own in its
+layer; a game package's, e.g. ``kuhn_env.bots``, on the layer right above it, since it builds on
+``hod.agents.base``), kept from the adapters. The
 forbidden contracts reach every game by wildcards (``*.rules``, ``*.env``, ``*.bots``); the layers
 contract cannot (import-linter's layers take no wildcards), so this test is what keeps it whole.
 The game's packages must also be in setuptools' ``packages`` (else a wheel leaves them out).
@@ -80,11 +82,15 @@ def gaps(config: dict, games: dict[str, str], bots: set[str]) -> list[str]:
         for forbidden in ([pure, f"{pkg}.env"], [apart, f"{pkg}.env"]):
             if not covered(forbidden[1], forbidden[0]["forbidden_modules"]):
                 out.append(f"{game}: contract {forbidden[0]['name']!r}: forbidden_modules do not cover {forbidden[1]!r}")
+    game_bots_floor = bots_floor - 1          # above hod.agents, below hod.evaluation
+    if layer_of(layers, "hod.evaluation") != game_bots_floor - 1:
+        out.append(f"no layer of the games' bots modules between 'hod.evaluation' and 'hod.agents'")
     for mod in sorted(bots):
         if mod.split(".")[0] not in config["root_packages"] and not mod.startswith("hod."):
             out.append(f"bots module {mod}: root_packages lacks {mod.split('.')[0]!r}")
-        if layer_of(layers, mod) != bots_floor:
-            out.append(f"bots module {mod}: layer {bots_floor} ({layers['layers'][bots_floor]!r}) lacks {mod!r}")
+        want = bots_floor if covered(mod, ["hod.agents"]) else game_bots_floor
+        if layer_of(layers, mod) != want:
+            out.append(f"bots module {mod}: layer {want} ({layers['layers'][want]!r}) lacks {mod!r}")
         if not covered(mod, apart["source_modules"]):
             out.append(f"bots module {mod}: contract {BOTS_APART!r}: source_modules do not cover it")
     return out
@@ -97,12 +103,19 @@ def test_every_declared_game_and_bots_module_is_covered_by_the_contracts():
     assert not missing, "pyproject.toml [tool.importlinter] misses:\n" + "\n".join(missing)
 
 
+def _set_layer(config: dict, holding: str, value: str) -> None:
+    layers = config["contracts"][0]["layers"]
+    layers[layer_of(config["contracts"][0], holding)] = value
+
+
 @pytest.mark.parametrize("edit,want", [
     (lambda c: c["root_packages"].remove("robada_env"), "robada: root_packages lacks 'robada_env'"),
-    (lambda c: c["contracts"][0]["layers"].__setitem__(5, "tapeo_env.rules"),
-     "robada: layer 5 ('tapeo_env.rules') lacks 'robada_env.rules'"),
-    (lambda c: c["contracts"][0]["layers"].__setitem__(3, "hod.agents | tapeo_env.env"),
-     "robada: layer 3 ('hod.agents | tapeo_env.env') lacks 'robada_env.env'"),
+    (lambda c: _set_layer(c, "tapeo_env.rules", "tapeo_env.rules"),
+     "robada: layer 6 ('tapeo_env.rules') lacks 'robada_env.rules'"),
+    (lambda c: _set_layer(c, "hod.agents", "hod.agents | tapeo_env.env"),
+     "robada: layer 4 ('hod.agents | tapeo_env.env') lacks 'robada_env.env'"),
+    (lambda c: _set_layer(c, "kuhn_env.bots", "hod.agents.bots"),
+     "bots module kuhn_env.bots: layer 3 ('hod.agents.bots') lacks 'kuhn_env.bots'"),
     (lambda c: c["contracts"][2].__setitem__("source_modules", ["hod.core", "tapeo_env.rules"]),
      f"robada: contract {PURE!r}: source_modules do not cover 'robada_env.rules'"),
     (lambda c: c["contracts"][1].__setitem__("forbidden_modules", ["hod.adapters", "tapeo_env.env"]),
@@ -121,6 +134,7 @@ def test_a_bots_module_left_out_is_reported():
     got = gaps(config, {}, {"chess_env.bots"})
     assert got == ["bots module chess_env.bots: root_packages lacks 'chess_env'",
                    f"bots module chess_env.bots: layer 3 ({config['contracts'][0]['layers'][3]!r}) lacks 'chess_env.bots'"]
+    assert gaps(config, {}, {"hod.agents.chess_bots"}) == []           # hod.agents's own: its layer covers it
 
 
 def test_every_declared_game_package_is_packaged():
