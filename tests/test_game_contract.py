@@ -41,9 +41,10 @@ def rule_sets(game: str) -> list[dict]:
 
 
 #: (game, table size, rule options, reward scheme) of the engine checks: both sizes under the
-#: printed rules (the largest with ``win_loss``), the smallest under every other rule set.
-ENGINE_CASES = ([(g, n, {}, "win_loss" if n == get_game(g).max_players > get_game(g).min_players else "points")
-                 for g, n in SIZES]
+#: printed rules with ``points``, the largest with ``win_loss`` and ``margin`` too, the smallest
+#: under every other rule set (``margin``).
+ENGINE_CASES = ([(g, n, {}, "points") for g, n in SIZES]
+                + [(g, get_game(g).max_players, {}, s) for g in GAMES for s in ("win_loss", "margin")]
                 + [(g, get_game(g).min_players, r, "margin") for g in GAMES for r in rule_sets(g)[1:]])
 BOT_CASES = [(g, b) for g in GAMES for b in agents.names(g)]
 

@@ -249,3 +249,15 @@ def test_every_node_equals_openspiels_kuhn_poker():
                 walk(history + (a,))
         walk(())
     assert nodes == 6 * 9            # per deal: the root, 2 after one action, 4 after two, 2 after three
+
+
+def test_a_belief_sample_keeps_what_the_seat_knows():
+    """K4: seat 1 holding the Queen after seat 0's bet knows its card and the bet; seat 0's card is
+    the Jack or the King (each 1/2), never its own Queen; the real game is not changed."""
+    s = play((KING, QUEEN), (B,))
+    rng = np.random.default_rng(0)
+    seen = [kuhn_env.sample_consistent_state(s, 1, rng) for _ in range(200)]
+    assert all(x.cards[1] == QUEEN and x.history == [B] and not x.terminal for x in seen)
+    assert {x.cards[0] for x in seen} == {JACK, KING}
+    assert 70 <= sum(x.cards[0] == JACK for x in seen) <= 130        # about half of 200
+    assert s.cards == (KING, QUEEN) and s.history == [B]
