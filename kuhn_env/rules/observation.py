@@ -34,22 +34,36 @@ _HIST = LAYOUT.offsets["history"].start
 _ONE = np.zeros(1, np.intp)
 
 
+def _history_table() -> np.ndarray:
+    """float32 (27, 6): the history piece of every history, indexed by :func:`_history_code`."""
+    table = np.zeros((3 ** MAX_DECISIONS, 2 * MAX_DECISIONS), np.float32)
+    for code in range(3 ** MAX_DECISIONS):
+        for t in range(MAX_DECISIONS):
+            a = code // 3 ** t % 3 - 1            # -1: not taken; else the action
+            if a >= 0:
+                table[code, 2 * t + a] = 1.0
+    return table
+
+
+_HISTORY = _history_table()
+_POWERS = 3 ** np.arange(MAX_DECISIONS)
+_SEAT = np.eye(NUM_PLAYERS, dtype=np.float32)
+_CARD = np.eye(NUM_CARDS, dtype=np.float32)
+
+
+def _history_code(history: np.ndarray) -> np.ndarray:
+    """intp (G,): each history (int8 (G, 3), -1 after the last action) as the base-3 number of
+    its actions plus one (0: not taken)."""
+    return (history.astype(np.intp) + 1) @ _POWERS
+
+
 def encode_batch(rec: KuhnState, g: np.ndarray, seats: np.ndarray, out: np.ndarray) -> np.ndarray:
-    """Write the observation of seat ``seats[j]`` (intp (G, S)) of each game ``g`` (intp (G,))
+    """Write the observation of seat ``seats[:, j]`` (intp (G, S)) of each game ``g`` (intp (G,))
     into ``out[:, j]`` (float32 (G, S, 11), overwritten); returns ``out``. K4: the observer's
-    seat, its card, the actions taken."""
-    G, S = seats.shape
-    out[...] = 0.0
-    rows = np.repeat(np.arange(G), S)
-    cols = np.tile(np.arange(S), G)
-    st = seats.reshape(-1)
-    out[rows, cols, st] = 1.0
-    out[rows, cols, NUM_PLAYERS + rec.cards[g[rows], st]] = 1.0
-    h, n = rec.history[g], rec.length[g]
-    for t in range(MAX_DECISIONS):
-        taken = np.flatnonzero(n > t)
-        if taken.size:
-            out[taken, :, _HIST + 2 * t + h[taken, t]] = 1.0
+    seat, its card, the actions taken (the same for every seat)."""
+    out[:, :, :NUM_PLAYERS] = _SEAT[seats]
+    out[:, :, NUM_PLAYERS:_HIST] = _CARD[np.take_along_axis(rec.cards[g], seats, axis=1)]
+    out[:, :, _HIST:] = _HISTORY[_history_code(rec.history[g])][:, None, :]
     return out
 
 
