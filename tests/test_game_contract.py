@@ -166,39 +166,47 @@ def _table_size(game: str, bot: str) -> int:
 
 @pytest.mark.parametrize("game,bot", BOT_CASES, ids=[f"{g}-{b}" for g, b in BOT_CASES])
 def test_every_registered_bot_plays_legal_actions_under_every_rule_option(game, bot):
-    """The bot in seat 0 (random bots in the others) plays its first decisions of a seeded game,
-    through the unwrapped AEC env (``illegal_action="raise"``: an illegal action fails the test),
-    under the printed rules and each rule option at each other legal value; a search bot gets the
-    game's belief samples, as in the tournament."""
+    """The bot (random bots in the other seats) makes 6 decisions, at most 3 a game, in seat 0 and
+    seat 1 of seeded games by turns (as many games as that takes, at most 8), through the unwrapped AEC env
+    (``illegal_action="raise"``: an illegal action fails the test), under the printed rules and
+    each rule option at each other legal value; a search bot gets the game's belief samples, as
+    in the tournament."""
     info = get_game(game)
     mod = info.module()
     n = _table_size(game, bot)
     sampler = getattr(mod, "sample_consistent_state", None)
     for r, rules in enumerate(rule_sets(game)):
         me = agents.make(game, bot, seed=r, num_players=n, **rules)
-        others = [agents.make(game, "random", seed=100 + i, **rules) for i in range(1, n)]
+        others = [agents.make(game, "random", seed=100 + i, **rules) for i in range(n)]
         env = make_raw_env(game, n, illegal_action="raise", **rules)
-        env.reset(seed=20 + r)
-        decisions = 0
-        for agent in env.agent_iter():
-            obs, _, term, trunc, _ = env.last()
-            if term or trunc:
-                env.step(None)
-                continue
-            seat = env.possible_agents.index(agent)
-            if seat == 0:
-                if decisions == 6:
+        decisions, seats = 0, set()
+        for k in range(8):
+            if decisions >= 6:
+                break
+            mine = k % 2 if n > 1 else 0                 # the bot's seat in this game
+            env.reset(seed=20 + 10 * r + k)
+            in_game = 0
+            for agent in env.agent_iter():
+                obs, _, term, trunc, _ = env.last()
+                if term or trunc:
+                    env.step(None)
+                    continue
+                seat = env.possible_agents.index(agent)
+                if seat != mine:
+                    env.step(others[seat].act(obs))
+                    continue
+                if decisions == 6 or in_game == 3:
                     break
                 decisions += 1
+                in_game += 1
+                seats.add(seat)
                 if getattr(me, "needs_belief", False):
-                    def belief(g):
-                        return sampler(env.unwrapped.game_state, 0, g)
-                    belief.seat = 0
+                    def belief(g, seat=seat):
+                        return sampler(env.unwrapped.game_state, seat, g)
+                    belief.seat = seat
                     action = me.act(obs, belief)
                 else:
                     action = me.act(obs)
                 assert obs["action_mask"][action] == 1, (rules, action)
-            else:
-                action = others[seat - 1].act(obs)
-            env.step(action)
-        assert decisions >= 1, rules
+                env.step(action)
+        assert decisions == 6 and seats == set(range(min(n, 2))), (rules, decisions, seats)
