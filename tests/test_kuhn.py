@@ -93,6 +93,18 @@ def test_rewards_of_a_game_worked_by_hand(scheme, rewards):
     assert list(out[1].values()) == rewards
 
 
+def test_the_batched_engine_says_who_acts():
+    """Seat 0 acts first, then seat 1, then seat 0 again after pass-bet (K2)."""
+    eng = BatchedKuhn(2, 3, seed=0)
+    eng.reset(seeds=[0, 1, 2])
+    assert eng.current.tolist() == [0, 0, 0]
+    eng.step(np.array([[P], [B], [P]]))
+    assert eng.current.tolist() == [1, 1, 1]
+    res = eng.step(np.array([[B], [P], [P]]))
+    assert res.game_over.tolist() == [False, True, True] and eng.current.tolist() == [0, 0, 0]
+    np.testing.assert_array_equal(eng.observe(seats=None)[:, 0, :2], [[1, 0]] * 3)      # seat 0's view
+
+
 def test_every_deal_is_reached_by_some_seed():
     assert {new_game(seed=s).cards for s in range(60)} == set(DEALS)
 

@@ -86,6 +86,12 @@ class BatchedKuhn:
         """bool (B,): each game is over (the live array: read it, do not write to it)."""
         return self._state.terminal
 
+    @property
+    def current(self) -> np.ndarray:
+        """int8 (B,): the seat to act in each game (K2; after the end: the seat after the last
+        actor), as Ronda Robada's engine's ``current``. A new array."""
+        return (self._state.length % NUM_PLAYERS).astype(np.int8)
+
     def load_state(self, state: KuhnState, games=None) -> None:
         """Put the G games of ``state`` into rows ``games`` (None: all B).
 
