@@ -203,6 +203,12 @@ def test_bad_input_is_refused_naming_the_legal_values():
         new_game(cards=[1, 1])
     with pytest.raises(ConfigError, match="either seed or cards"):
         new_game(seed=1, cards=[0, 1])
+    s = new_game(cards=[0, 1])
+    for bad in (1.0, True, NOOP, 3, -1, "1"):
+        with pytest.raises(IllegalActionError, match=r"for player_0; legal actions: \[0 \(pass\), 1 \(bet\)\]"):
+            apply_action(s, bad)
+    apply_action(s, np.int64(BET))             # a numpy integer is an action
+    assert s.history == [BET] and s.current == 1
     eng = BatchedKuhn(2, 3, seed=0)
     eng.reset(seed=0)
     rec = eng.state.copy()

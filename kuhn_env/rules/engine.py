@@ -18,7 +18,7 @@ import numpy as np
 
 from hod.core.deal import check_seed, draw_seeds, shuffled
 from hod.core.engine import StateRecord
-from hod.core.errors import ConfigError, IllegalActionError, check_choice
+from hod.core.errors import ConfigError, IllegalActionError, action_id, check_choice
 
 #: Card ids (K1): Jack < Queen < King.
 JACK, QUEEN, KING = 0, 1, 2
@@ -269,14 +269,16 @@ def legal_mask(state: State, seat: int) -> np.ndarray:
 
 
 def apply_action(state: State, action: int) -> None:
-    """The seat to act plays ``action`` (K2).
+    """The seat to act plays ``action`` (K2): a Python or numpy integer.
 
     Raises:
-        IllegalActionError: an action outside :func:`legal_actions` (named); nothing changes.
+        IllegalActionError: anything but a legal action (:func:`legal_actions`, named: a float,
+            a bool or an action outside them); nothing changes.
     """
-    if type(action) is not int or illegal(state.record, _ONE, np.array([action]))[0]:
+    a = action_id(action, NUM_ACTIONS)         # a Python or numpy integer of the action space only
+    if a is None or illegal(state.record, _ONE, np.array([a]))[0]:
         raise IllegalActionError(f"player_{state.current}", action, legal_actions(state), action_name)
-    apply_actions(state.record, _ONE, np.array([action]))
+    apply_actions(state.record, _ONE, np.array([a]))
 
 
 def is_terminal(state: State) -> bool:
