@@ -72,9 +72,7 @@ class GameInfo:
         batched_engine: ``"module:Class"`` of the batched engine (implements
             :class:`hod.core.engine.BatchedEngine`).
         vector_env: ``"module:Class"`` of the vectorized training env (opponents inside).
-        rules_file: the rules text the game implements: a file under ``shared/rules/``
-            (``"tapeo.txt"``), or a path from the repository root for a game whose rules live in
-            its folder (``"kuhn_env/RULES.md"``).
+        rules_file: the rules text the game implements (under ``shared/rules/``).
         state_layout: the global-state layout (PettingZoo's ``state()``, for critics that see
             the whole position during training): flat float32 vector of ``state_layout.size``
             values, version ``state_layout.version``; None if the game has none.
