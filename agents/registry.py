@@ -2,8 +2,13 @@
 
 Where the names come from, in this order (a later one replaces an earlier one of the same name):
 
-1. the game's declaration, :attr:`hod.core.games.GameInfo.bots` (``"module:Class"`` strings,
-   imported only when a bot of that name is made or inspected);
+1. the bots that register themselves for the game: the installed entry points of the group
+   ``hod.bots`` (:data:`ENTRY_POINT_GROUP`) named after the game, each naming a mapping in its bot
+   module, registry name -> factory or ``"module:attr"`` string (the string's module imported only
+   when a bot of that name is made or inspected). ``pyproject.toml``: ``tapeo =
+   "hod.agents.tapeo_bots:BOTS"``; a game in one folder registers its own (``kuhn =
+   "kuhn_env.bots:BOTS"``), and another distribution may add bots to any game the same way. The
+   game's declaration (:class:`hod.core.games.GameInfo`) names no bot: the registry points down;
 2. the shipped trained opponents, ``agents/opponents/<game>_ppo*.onnx`` (``"ppo"``, ...);
 3. :func:`register` calls at run time (a user's own bots).
 """
@@ -11,6 +16,8 @@ from __future__ import annotations
 
 import functools
 import inspect
+from collections.abc import Mapping
+from importlib.metadata import entry_points
 from typing import Any, Callable, Dict, Optional, Tuple, Union
 
 from hod.core.errors import ConfigError, check_choice
@@ -22,6 +29,9 @@ from .onnx_policy import card_player_counts, shipped_factories, shipped_opponent
 #: A factory ``f(seed=..., **kwargs) -> Bot``, or its ``"module:attr"`` entry point.
 Factory = Union[str, Callable[..., Bot]]
 _REGISTERED: Dict[Tuple[str, str], Factory] = {}
+#: Entry-point group of the bots a package registers for a game: name = the game, value =
+#: ``"module:MAPPING"``, a mapping of registry names to factories (or their ``"module:attr"``).
+ENTRY_POINT_GROUP = "hod.bots"
 
 
 def _check_game(game: str) -> str:
@@ -30,8 +40,30 @@ def _check_game(game: str) -> str:
     return game
 
 
+@functools.lru_cache(maxsize=None)
+def installed_bots(game: str) -> Dict[str, Factory]:
+    """The bots the installed packages register for ``game`` (entry points of
+    :data:`ENTRY_POINT_GROUP` named ``game``, in the order of their values; a later one replaces an
+    earlier bot of the same name): registry name -> factory or ``"module:attr"``. Loading an entry
+    point imports its bot module (not the modules its strings name). Read once per process.
+
+    Raises:
+        ConfigError: an entry point that cannot be loaded or is not a mapping of non-empty
+            string names to callables or ``"module:attr"`` strings (the entry point named).
+    """
+    out: Dict[str, Factory] = {}
+    for ep in sorted(entry_points(group=ENTRY_POINT_GROUP, name=game), key=lambda e: e.value):
+        bots = load_object(ep.value)
+        if not isinstance(bots, Mapping) or not all(
+                isinstance(k, str) and k and (isinstance(f, str) or callable(f)) for k, f in bots.items()):
+            raise ConfigError(f"entry point {ENTRY_POINT_GROUP} {ep.name} = {ep.value} is not a mapping of bot names "
+                              f"to factories or 'module:attr' strings")
+        out.update(bots)
+    return out
+
+
 def _factories(game: str) -> Dict[str, Factory]:
-    out: Dict[str, Factory] = dict(get_game(_check_game(game)).bots)
+    out: Dict[str, Factory] = dict(installed_bots(_check_game(game)))
     out.update(shipped_factories(game))
     out.update({n: f for (g, n), f in _REGISTERED.items() if g == game})
     return out
@@ -39,7 +71,8 @@ def _factories(game: str) -> Dict[str, Factory]:
 
 def register(game: str, name: str, factory: Factory) -> None:
     """Register ``factory(seed=..., **kwargs) -> Bot`` (or its ``"module:attr"`` string) as bot
-    ``name`` of ``game``; it replaces a declared bot of the same name.
+    ``name`` of ``game``; it replaces an installed bot (:func:`installed_bots`) or shipped opponent of
+    the same name.
 
     Raises:
         ConfigError: unknown game (legal values listed) or an empty name.

@@ -8,7 +8,7 @@ and points, the run in progress, hand sizes, cards left in the deck and which ra
 A turn is several decisions (``start`` or ``drop``, then ``tap`` / ``take`` ..., then ``confirm``);
 each decision is made afresh from the current observation, which holds the run in progress. The
 returned action is always one the mask allows. Ties are broken with the bot's own seeded
-generator. Importing this module registers them: ``agents.make("robada", "greedy", seed=0)`` and
+generator. This module registers them for the game (:data:`BOTS`): ``agents.make("robada", "greedy", seed=0)`` and
 ``agents.make("robada", "expert", seed=0)``.
 
 Run mechanics both bots rely on (docs/robada_rules.md, RULINGS R2-R5, R7) come from the rules
@@ -458,3 +458,15 @@ def view_array(view: ObsView) -> np.ndarray:
                      *view.pile_points, *pad, 1 if view.run_active else 0, view.run_start,
                      -1 if view.run_closed else view.run_next, view.run_points, view.deck_left, *view.unseen,
                      view.last_runner), np.int64)
+
+
+#: Ronda Robada's bots, registered for the game by this module (entry-point group ``hod.bots``:
+#: ``robada = "hod.agents.robada_bots:BOTS"``, read by :mod:`hod.agents.registry`): registry name ->
+#: factory, or the ``"module:attr"`` of one in another module (imported when that bot is made).
+BOTS = {
+    "random": "hod.agents.base:RandomBot",
+    "greedy": GreedyBot,
+    "expert": ExpertBot,
+    "rollout": "hod.agents.robada_search:RolloutBot",
+    "search": "hod.agents.robada_search:SearchBot",
+}

@@ -4,7 +4,7 @@ text, tapeo.txt 'Tips and strategy', as an expected-value scorer over the legal 
 Both decide from the seat's observation dict only (decoded with
 :func:`tapeo_env.rules.observation.decode`), score every tapa with the scoring functions of
 :mod:`tapeo_env.rules.scoring` (the one source of truth: nothing is re-implemented here), and break ties
-with their own seeded generator. Importing this module registers them:
+with their own seeded generator. This module registers them for the game (:data:`BOTS`):
 ``agents.make("tapeo", "greedy", seed=0)`` and ``agents.make("tapeo", "expert", seed=0)``.
 """
 from __future__ import annotations
@@ -429,3 +429,15 @@ class RankingBot(Bot):
     def act(self, observation: Observation, belief: Optional[BeliefSampler] = None) -> int:
         legal = legal_actions(observation)
         return int(legal[np.argmax(self.priority[legal])])
+
+
+#: Tapeo's bots, registered for the game by this module (entry-point group ``hod.bots``:
+#: ``tapeo = "hod.agents.tapeo_bots:BOTS"``, read by :mod:`hod.agents.registry`): registry name ->
+#: factory, or the ``"module:attr"`` of one in another module (imported when that bot is made).
+BOTS = {
+    "random": "hod.agents.base:RandomBot",
+    "greedy": GreedyBot,
+    "expert": ExpertBot,
+    "ranking": RankingBot,
+    "search": "hod.agents.tapeo_search:SearchBot",
+}

@@ -284,12 +284,16 @@ def run(games: list[str], batch_sizes: tuple[int, ...], seconds: float, repeats:
                 rows.append({"game": game, "players": n, "env": "batched", "kind": "note",
                              "note": f"not available: {e}"})
             tables = 64 if quick else 1024
+            if get_game(game).vector_env is None:       # a game declared without a training env
+                rows.append({"game": game, "players": n, "env": "vector env", "kind": "note",
+                             "note": "not available: the game declares no vector_env"})
+                continue
             name = get_game(game).vector_env.rpartition(":")[2]
             add(game, n, f"{name} ({tables} tables)", bench_vec_env(game, n, tables, seconds, repeats), "vec")
     ppo_rows: list[dict] = []
     if ppo:
         tiny = {"tables": 8, "n_steps": 16, "batch_size": 128, "n_epochs": 1}   # --quick: a smoke run
-        for game in games:
+        for game in [g for g in games if get_game(g).vector_env is not None]:   # the games PPO trains on
             for engine in (("batched",) if quick else ppo_engines):
                 r = bench_ppo(game, engine, 256 if quick else ppo_steps, overrides=tiny if quick else None)
                 ppo_rows.append(r)

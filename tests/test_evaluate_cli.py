@@ -49,7 +49,7 @@ def test_evaluate_a_training_checkpoint_and_a_bot_name(tmp_path, capsys):
 
 @pytest.mark.parametrize("argv, legal", [
     (["no_such.onnx"], "legal POLICY: an ONNX export (.onnx), a training checkpoint (.zip) or a registered bot"),
-    (["expert"], "give --game; legal games: ['robada', 'tapeo'"),
+    (["expert"], "give --game; legal games: ['kuhn', 'robada', 'tapeo'"),
     (["expret", "--game", "tapeo"], "registered bots: ['expert', 'greedy'"),
     (["README.md"], "legal POLICY"),
     ([str(TAPEO_ONNX), "--game", "robada"], "trained for game 'tapeo', not 'robada'"),

@@ -94,7 +94,7 @@ def test_format_1_is_read_as_its_sizes(tmp_path):
 @pytest.mark.parametrize("content,message", [
     ({"version": 3, "strengths": {}}, r"format version 3; legal values: 2"),
     ({"version": 2, "tapeo": {}}, r"expected \{\"version\": 2, \"strengths\""),
-    ({"version": 2, "strengths": {"chess": {}}}, r"unknown game 'chess'; legal values: \['robada', 'tapeo'"),      # + games other tests declare
+    ({"version": 2, "strengths": {"chess": {}}}, r"unknown game 'chess'; legal values: \['kuhn', 'robada', 'tapeo'"),      # + games other tests declare
     ({"version": 2, "strengths": {"robada": {"expert": {"5": _entry(1, "easy", 5)}}}},
      r"robada.expert: table size '5'; legal values for 'robada': \['2', '3', '4'\]"),
     ({"version": 2, "strengths": {"tapeo": {"expert": {"3": _entry(1, "easy", 4)}}}},

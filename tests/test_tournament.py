@@ -368,7 +368,7 @@ def test_reports_are_written(fake, tmp_path):
 
 def test_cli_rejects_unknown_game(capsys):
     assert main(["--game", "chess", "--lineup", "random", "random"]) == 2
-    assert "legal values: ['robada', 'tapeo'" in capsys.readouterr().err
+    assert "legal values: ['kuhn', 'robada', 'tapeo'" in capsys.readouterr().err
 
 
 def test_cli_lists_bots(capsys):

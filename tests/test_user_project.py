@@ -28,7 +28,7 @@ SCRIPT = textwrap.dedent("""
     from hod.core.games import game_names, get_game
     from hod.evaluation.tournament import run_tournament
 
-    assert game_names() == ["robada", "tapeo"]
+    assert game_names() == ["kuhn", "robada", "tapeo"]
     made = []
     for game in game_names():
         info = get_game(game)

@@ -36,6 +36,7 @@ from pettingzoo import AECEnv
 
 from hod.adapters.env_support import begin_aec_step, final_infos, start_aec_episode
 from hod.adapters.wrappers import ILLEGAL_ACTION_MODES, ILLEGAL_REWARD
+from hod.agents.registry import register
 from hod.core.errors import IllegalActionError, check_choice, check_int_range
 from hod.core.games import GameInfo, game_names, register_game
 from hod.core.layout import ObsLayout, Piece
@@ -201,10 +202,12 @@ def sample_consistent_state(state: dict, seat: int, rng: np.random.Generator) ->
 
 def register_fake_game() -> None:
     """Declare the fake game as ``"fake"`` (2-4 players, simultaneous; only the ``random`` bot)
-    with :func:`hod.core.games.register_game` (idempotent)."""
+    with :func:`hod.core.games.register_game`, and its bot with :func:`hod.agents.registry.register`
+    (idempotent)."""
 
     if "fake" not in game_names():
         register_game(FAKE_GAME)
+    register("fake", "random", "hod.agents.base:RandomBot")
 
 
 #: The fake game's declaration (registered by :func:`register_fake_game`).
@@ -212,5 +215,5 @@ FAKE_GAME = GameInfo(
     name="fake", title="Fake", package="hod.training.fake_env", env_name="fake_v0", gym_id="fake/Fake-v0",
     min_players=2, max_players=4, dynamics="simultaneous", num_actions=NUM_ACTIONS,
     action_names=tuple(str(a) for a in range(NUM_ACTIONS)), layout=LAYOUT, max_game_length=ROUNDS * 4,
-    default_max_cycles=100, bots={"random": "hod.agents.base:RandomBot"},
+    default_max_cycles=100,
 )

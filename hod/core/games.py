@@ -7,8 +7,10 @@ these declarations instead of branching on the game's name.
 
 The table of games is found through the Python entry-point group ``hod.games`` (declared in
 ``pyproject.toml``: ``tapeo = "tapeo_env.rules.game:GAME"``), so adding a third game is one folder
-(its rules, its adapter and this declaration), one entry-point line, and its bots. Loading a
-declaration imports its game package; nothing here imports any game at import time.
+(its rules, its adapter and this declaration), one entry-point line, and its bots, which register
+themselves for the game (entry-point group ``hod.bots``, read by :mod:`hod.agents.registry`: the
+declaration holds facts about the game only). Loading a declaration imports its game package;
+nothing here imports any game at import time.
 
 Nothing here imports gymnasium, PettingZoo or torch.
 """
@@ -16,7 +18,7 @@ from __future__ import annotations
 
 import functools
 import importlib
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from importlib.metadata import entry_points
 from typing import Any, Mapping, Optional
 
@@ -67,9 +69,6 @@ class GameInfo:
         max_game_length: most steps (simultaneous: picks; sequential: decisions) one game takes.
         default_max_cycles: the envs' default ``max_cycles``.
         rule_options: the engine's rule options with their defaults and rulings.
-        bots: registry name -> ``"module:factory"`` of the game's hand-written bots (loaded
-            lazily by :mod:`hod.agents.registry`; the shipped trained opponents are added from
-            their files).
         batched_engine: ``"module:Class"`` of the batched engine (implements
             :class:`hod.core.engine.BatchedEngine`).
         vector_env: ``"module:Class"`` of the vectorized training env (opponents inside).
@@ -95,7 +94,6 @@ class GameInfo:
     max_game_length: int
     default_max_cycles: int
     rule_options: tuple[RuleOption, ...] = ()
-    bots: Mapping[str, str] = field(default_factory=dict)
     batched_engine: Optional[str] = None
     vector_env: Optional[str] = None
     rules_file: str = ""

@@ -33,13 +33,6 @@ GAME = GameInfo(
         RuleOption("may_take_own_pile", True, (True, False), "ronda_robada.txt 'Your pile', RULINGS R3"),
         RuleOption("leftovers_to_last_runner", True, (True, False), "ronda_robada.txt, RULINGS R7"),
     ),
-    bots={
-        "random": "hod.agents.base:RandomBot",
-        "greedy": "hod.agents.robada_bots:GreedyBot",
-        "expert": "hod.agents.robada_bots:ExpertBot",
-        "rollout": "hod.agents.robada_search:RolloutBot",
-        "search": "hod.agents.robada_search:SearchBot",
-    },
     batched_engine="robada_env.rules.batched:BatchedRobada",
     vector_env="hod.training.robada_vector:RobadaVecEnv",
     rules_file="ronda_robada.txt",

@@ -32,13 +32,6 @@ GAME = GameInfo(
     max_game_length=NUM_ROUNDS * (MAX_HAND_SIZE - 1),
     default_max_cycles=100,
     rule_options=(),
-    bots={
-        "random": "hod.agents.base:RandomBot",
-        "greedy": "hod.agents.tapeo_bots:GreedyBot",
-        "expert": "hod.agents.tapeo_bots:ExpertBot",
-        "ranking": "hod.agents.tapeo_bots:RankingBot",
-        "search": "hod.agents.tapeo_search:SearchBot",
-    },
     batched_engine="tapeo_env.rules.batched:BatchedTapeo",
     vector_env="hod.training.tapeo_vector:TapeoVecEnv",
     rules_file="tapeo.txt",
