@@ -587,9 +587,12 @@ def play_commands() -> list[str]:
 
 
 if __name__ == "__main__":
-    # This module is the shared part of the play commands, not a command itself: say which ones
-    # to run rather than exit silently (usage error, as argparse exits).
-    print("hod.apps.play holds what the play commands share; play a game with one of:", file=sys.stderr)
-    for line in play_commands():
-        print(f"  {line}", file=sys.stderr)
-    sys.exit(2)
+    # This module is the shared part of the play commands, not a command itself: `--help` says
+    # so, and a plain run is a usage error (exit 2) that names the commands to run.
+    _commands = play_commands()
+    _parser = argparse.ArgumentParser(
+        prog="python -m hod.apps.play",
+        description="What the terminal play commands share; not a command itself. Play a game with: "
+                    + ", ".join(_commands))
+    _parser.parse_args()
+    _parser.error("not a command itself; play a game with one of: " + ", ".join(_commands))
