@@ -282,3 +282,56 @@ def test_one_or_two_workers_give_the_same_corrected_result():
     assert a.to_dict(include_games=True)["games"] == b.to_dict(include_games=True)["games"]
     assert a.bots[0].corrected == b.bots[0].corrected
     assert not math.isnan(a.bots[0].corrected["margin"])
+
+
+# ------------------------------------------------------------------ the value network's files
+
+
+def _hand_arrays(d, n=2, hidden=3):
+    """Arrays of a network whose last layer is 0: its output is b3 * y_scale + y_mean whatever the state."""
+    z = np.zeros
+    return {"x_mean": z(d), "x_scale": np.ones(d), "w1": z((d, hidden)), "b1": z(hidden), "w2": z((hidden, hidden)),
+            "b2": z(hidden), "w3": z((hidden, 2 * n)), "b3": np.array([1.0, 2.0, 3.0, 4.0]),
+            "y_mean": np.full(2 * n, 10.0), "y_scale": np.full(2 * n, 2.0)}
+
+
+def _card(**over):
+    info = get_game("robada")
+    return {"format": 1, "name": "robada-2p-test", "game": "robada", "num_players": 2,
+            "state_layout": info.state_layout.game, "state_version": info.state_layout.version, **over}
+
+
+def test_value_network_files_round_trip_without_pickle(tmp_path):
+    from hod.evaluation.luck_value import load_value, save_value
+    d = get_game("robada").state_layout.size
+    save_value(str(tmp_path / "v"), _hand_arrays(d), _card())
+    v = load_value(str(tmp_path / "v.npz"), "robada", 2)
+    # (b3 * 2 + 10) = (12, 14, 16, 18): points (12, 14), win shares (16, 18), whatever the state
+    assert v(reng.new_game(reng.Config(num_players=2), seed=1)).tolist() == [[12.0, 14.0], [16.0, 18.0]]
+    assert v.name == "robada-2p-test"
+    with pytest.raises(ConfigError, match=r"does not fit this table.*'num_players': 2"):
+        load_value(str(tmp_path / "v.npz"), "robada", 3)
+    with pytest.raises(ConfigError, match="cannot load the value network"):
+        load_value(str(tmp_path / "missing.npz"), "robada", 2)
+
+
+def test_self_play_data_has_one_row_per_chance_event():
+    from hod.evaluation.luck_value import collect
+    x, y, g = collect("robada", 2, "greedy", 2, seed=0)
+    # 2 games (one deal, two seat orders) x 6 deals (36 cards, 6 a deal) = 12 rows
+    assert x.shape == (12, get_game("robada").state_layout.size) and y.shape == (12, 4)
+    assert g.tolist() == [0] * 12
+    assert (y[:, 2:].sum(axis=1) == 1.0).all()            # win shares by seat add up to 1
+    r = run_tournament("robada", ["greedy", "greedy"], 2, seed=0)
+    first = r.games[0]                                     # seat s holds slot seating[s]
+    assert y[0, :2].tolist() == [first["points"][first["seating"][s]] for s in range(2)]
+
+
+def test_commands_refuse_a_value_without_a_correction_and_bad_tables(capsys):
+    from hod.benchmarks.tournament import main as tournament_main
+    from hod.evaluation.luck_value import main as value_main
+    assert tournament_main(["--game", "tapeo", "--lineup", "greedy", "random", "--games", "2", "--estimator",
+                            "plain", "--value", "x.npz", "--no-progress"]) == 2
+    assert "legal: with --estimator corrected or both" in capsys.readouterr().err
+    assert value_main(["--game", "tapeo", "--players", "9", "--out", "x"]) == 2
+    assert "legal values: [2, 3, 4, 5, 6]" in capsys.readouterr().err
