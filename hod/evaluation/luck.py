@@ -33,6 +33,7 @@ action terms); only chance events are corrected.
 from __future__ import annotations
 
 import math
+import signal
 from dataclasses import dataclass
 from typing import Any, Callable, Optional, Protocol, Sequence
 
@@ -41,8 +42,9 @@ import numpy as np
 from hod.core.errors import ConfigError
 from hod.core.games import game_names, get_game, load_object
 
+from . import play as _play
 from . import stats as _stats
-from .play import BotSpec, GameOutcome, TournamentTable, WorkerFailure
+from .play import BotSpec, GameOutcome, TournamentTable
 from .schedule import ScheduledGame
 
 #: Values of ``estimator`` (:func:`hod.evaluation.tournament.run_tournament`, ``--estimator``).
@@ -214,14 +216,23 @@ class LuckTable(TournamentTable):
     """A :class:`~hod.evaluation.play.TournamentTable` whose games also return their luck
     (:class:`LuckOutcome`).
 
+    Args:
+        game, num_players, specs, env_kwargs: as the base table's.
+        luck: the value function and samples (:class:`LuckSpec`).
+        tracker: the :class:`LuckTracker` shown the states (default: one built from ``luck``
+            and the game's chance hook; :mod:`hod.evaluation.luck_value` passes a recorder).
+
     Raises:
         ConfigError: the game declares no chance hook; the errors of the base table.
     """
 
-    def __init__(self, game: str, num_players: int, specs: Sequence[BotSpec], env_kwargs: dict, luck: LuckSpec):
+    def __init__(self, game: str, num_players: int, specs: Sequence[BotSpec], env_kwargs: dict, luck: LuckSpec,
+                 tracker: Optional[LuckTracker] = None):
         super().__init__(game, num_players, specs, env_kwargs)
-        hook = chance_hook(game)
-        self.tracker = LuckTracker(hook, luck.value or hook.value, luck.samples, num_players)
+        if tracker is None:
+            hook = chance_hook(game)
+            tracker = LuckTracker(hook, luck.value or hook.value, luck.samples, num_players)
+        self.tracker = tracker
         self.env = _ObservedEnv(self.env, self.tracker)
 
     def _play(self, spec: ScheduledGame) -> LuckOutcome:
@@ -236,29 +247,13 @@ class LuckTable(TournamentTable):
         return LuckOutcome(out.index, out.points, out.win_share, out.steps, tuple(lp), tuple(lw), self.tracker.seen)
 
 
-_LUCK_TABLE: Optional[LuckTable] = None
-
-
 def init_luck_worker(game: str, num_players: int, specs: Sequence[BotSpec], env_kwargs: dict, luck: LuckSpec) -> None:
-    """Process-pool initializer of a luck-tracking tournament (:func:`hod.evaluation.play.init_worker`'s
-    signals, then this worker's :class:`LuckTable`)."""
-    global _LUCK_TABLE
-    import signal
-
+    """Process-pool initializer of a luck-tracking tournament: the signals of
+    :func:`hod.evaluation.play.init_worker`, and this worker's table is a :class:`LuckTable`, so
+    :func:`hod.evaluation.play.play_chunk` (its failures carried back the same way) plays on it."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
-    _LUCK_TABLE = LuckTable(game, num_players, specs, env_kwargs, luck)
-
-
-def play_luck_chunk(chunk: Sequence[ScheduledGame]):
-    """:func:`hod.evaluation.play.play_chunk` on the worker's :class:`LuckTable`."""
-    import traceback
-
-    assert _LUCK_TABLE is not None, "init_luck_worker was not called"
-    try:
-        return [_LUCK_TABLE.play(s) for s in chunk]
-    except Exception as e:
-        return WorkerFailure(RuntimeError, (f"{type(e).__name__}: {e}",), {}, traceback.format_exc())
+    _play._TABLE = LuckTable(game, num_players, specs, env_kwargs, luck)
 
 
 def _interval(values: np.ndarray) -> tuple[float, float, float, float]:

@@ -124,9 +124,8 @@ def collect(game: str, num_players: int, bot: str, games: int, seed: int) -> tup
     info = get_game(game)
     encode = load_object(info.state_encoder)
     specs = [BotSpec(name=bot) for _ in range(num_players)]
-    table = LuckTable(game, num_players, specs, {}, LuckSpec())
     rec = _Recorder(chance_hook(game), encode, num_players)
-    table.tracker = table.env._tracker = rec
+    table = LuckTable(game, num_players, specs, {}, LuckSpec(), tracker=rec)
     seating = resolve_seating("auto", num_players, games)
     xs, ys, gs = [], [], []
     for spec in make_schedule(games, num_players, seed, True, seating):

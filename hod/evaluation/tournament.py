@@ -414,7 +414,7 @@ def run_tournament(
         pool_fns, initargs = (init_worker, play_chunk), (game, n, specs, env_kwargs)
     else:
         table = _luck.LuckTable(game, n, specs, env_kwargs, luck_spec)
-        pool_fns, initargs = (_luck.init_luck_worker, _luck.play_luck_chunk), (game, n, specs, env_kwargs, luck_spec)
+        pool_fns, initargs = (_luck.init_luck_worker, play_chunk), (game, n, specs, env_kwargs, luck_spec)
     running = effective_workers(workers, len(schedule))   # never more processes than games or CPUs
 
     from tqdm.auto import tqdm
@@ -467,7 +467,7 @@ def _play_in_workers(chunks, running: int, initargs: tuple, outcomes: dict, bar,
     """Play ``chunks`` in ``running`` worker processes, storing each finished game in
     ``outcomes`` (by game index) as its chunk comes back, in any order; ``initializer(*initargs)``
     builds each worker's table, ``play(chunk)`` plays a chunk (:func:`~hod.evaluation.play.init_worker`
-    and :func:`~hod.evaluation.play.play_chunk`, or their luck-tracking forms in :mod:`hod.evaluation.luck`).
+    and :func:`~hod.evaluation.play.play_chunk`, or :func:`hod.evaluation.luck.init_luck_worker` with the latter).
 
     Returns:
         None, or the ``BrokenProcessPool`` of a worker that died (the chunks that had finished

@@ -22,10 +22,6 @@ from . import engine
 from .engine import State
 from .scoring import round_points
 
-#: Weight of the round points of "bar + hand held" in :func:`heuristic_value` (a seat keeps about
-#: half the tapas it holds at 2 players: the hands alternate; any weight keeps the correction
-#: unbiased, a good one shrinks its variance).
-HOLDINGS_WEIGHT = 0.5
 #: Temperature (points) of the win-share softmax of :func:`heuristic_value`.
 WIN_TEMPERATURE = 8.0
 
@@ -65,9 +61,9 @@ def heuristic_value(state: State) -> np.ndarray:
     """A cheap value of the whole position (no training): float64 (2, n), row 0 the expected
     final points of each seat, row 1 its expected win share (rows sum to 1).
 
-    Points: the finished rounds' points (``scores_so_far``) plus :data:`HOLDINGS_WEIGHT` times
-    the round points (:func:`tapeo_env.rules.scoring.round_points`, the engines' scoring) of each
-    seat's bar plus the hand it holds, as if the round ended with that hand on its bar. Win
+    Points: the finished rounds' points (``scores_so_far``) plus ``1 / n`` times the round points (:func:`tapeo_env.rules.scoring.round_points`, the engines' scoring) of each
+    seat's bar plus the hand it holds, as if the round ended with that hand on its bar (the hands
+    go round the table, so a seat keeps about one tapa in n of those it holds). Win
     share: softmax of the points over :data:`WIN_TEMPERATURE`. Any function of the state keeps
     the luck correction unbiased; this one is only meant to follow the deal's value.
     """
@@ -75,7 +71,7 @@ def heuristic_value(state: State) -> np.ndarray:
     pts = state.scores_so_far().astype(np.float64)
     if not state.terminal:
         held = state.bars.astype(np.int64) + state.hands.astype(np.int64)
-        pts = pts + HOLDINGS_WEIGHT * round_points(held, state.config.rulings)
+        pts = pts + round_points(held, state.config.rulings) / n
     z = (pts - pts.max()) / WIN_TEMPERATURE
     w = np.exp(z)
     out = np.empty((2, n), np.float64)
