@@ -335,3 +335,5 @@ def test_commands_refuse_a_value_without_a_correction_and_bad_tables(capsys):
     assert "legal: with --estimator corrected or both" in capsys.readouterr().err
     assert value_main(["--game", "tapeo", "--players", "9", "--out", "x"]) == 2
     assert "legal values: [2, 3, 4, 5, 6]" in capsys.readouterr().err
+    assert value_main(["--game", "robada", "--games", "4", "--epochs", "0", "--out", "x"]) == 2
+    assert "--epochs 1..100000" in capsys.readouterr().err

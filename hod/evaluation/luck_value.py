@@ -225,6 +225,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             raise ConfigError(f"--players {args.players}; legal values: {list(info.player_counts)}")
         if not 2 <= args.games <= 1_000_000 or args.games % args.players:
             raise ConfigError(f"--games {args.games}; legal values: a multiple of {args.players} in 2..1000000")
+        if not 1 <= args.hidden <= 4096 or not 1 <= args.epochs <= 100_000:
+            raise ConfigError(f"--hidden {args.hidden} --epochs {args.epochs}; legal values: --hidden 1..4096, "
+                              f"--epochs 1..100000")
         t0 = time.perf_counter()
         x, y, g = collect(args.game, args.players, args.bot, args.games, args.seed)
         t1 = time.perf_counter()
