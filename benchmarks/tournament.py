@@ -18,6 +18,8 @@ from hod.agents.rules import table_rules
 from hod.evaluation.cli_options import (GAMES_OPTION, SEED_OPTION, add_seating_option, parse_env_kwargs,
                                         parse_json_object, prepare_out_prefix, save_outputs)
 from hod.evaluation.schedule import MAX_GAMES
+from hod.evaluation.luck import DEFAULT_SAMPLES, ESTIMATORS, check_samples
+from hod.evaluation.luck_value import load_value
 from hod.evaluation.play import check_game
 from hod.evaluation.tournament import TournamentInterrupted, WorkerDied, run_tournament
 from hod.evaluation.workers import MAX_WORKERS, describe, effective_workers, workers_option
@@ -72,6 +74,15 @@ def with_bot_options(game: str, lineup: Sequence[str], bot_options: dict, env_kw
 
 
 
+def _luck_samples(text: str) -> int:
+    """argparse ``type=`` of ``--luck-samples``: an int in 1..4096 (argparse's usage error, exit
+    status 2, naming the range, otherwise)."""
+    try:
+        return check_samples(int(text))
+    except (ValueError, ConfigError):
+        raise argparse.ArgumentTypeError(f"invalid value {text!r}; legal values: an int in 1..4096") from None
+
+
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="python -m hod.benchmarks.tournament",
@@ -97,6 +108,18 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--bot-options", default="{}", metavar="JSON",
                    help='options of lineup bots as a JSON object {name: {option: value}}, e.g. '
                    '\'{"search": {"determinizations": 64}}\' (every seat of that name gets them)')
+    p.add_argument("--estimator", choices=ESTIMATORS, default=None,
+                   help="plain: the plain estimates only (the report as before); corrected / both: the "
+                        "luck-corrected win rate and margin (chance events dealt again with the game's chance "
+                        "hook, its cheap value function) with their intervals and the variance ratio, instead of "
+                        "/ beside the plain ones (default both; plain for a game that declares no chance hook; "
+                        "docs/tournament.md)")
+    p.add_argument("--luck-samples", type=_luck_samples, default=DEFAULT_SAMPLES, metavar="K",
+                   help=f"outcomes dealt again per chance event for the correction, 1..4096 (default {DEFAULT_SAMPLES})")
+    p.add_argument("--value", metavar="NPZ",
+                   help="value function of the correction: a value network file (PREFIX.npz with its card "
+                        "PREFIX.json, python -m hod.evaluation.luck_value) fitted for this game and table size; "
+                        "default: the game's cheap value (its chance hook's)")
     p.add_argument("--out", metavar="PREFIX", help="write PREFIX.md, PREFIX.json and PREFIX.png")
     p.add_argument("--no-progress", dest="progress", action="store_false", help="no progress bar")
     p.add_argument("--list-bots", action="store_true", help="print the registered bots and exit")
@@ -125,6 +148,14 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         env_kwargs = parse_env_kwargs(args.env_kwargs)
         bot_options = parse_json_object(args.bot_options, "--bot-options", _BOT_OPTIONS_EXAMPLE)
         lineup = with_bot_options(args.game, args.lineup, bot_options, env_kwargs)
+        if args.estimator is None:   # both where the game can correct its luck
+            args.estimator = "both" if get_game(args.game).chance_hook else "plain"
+        value = None
+        if args.value:
+            if args.estimator == "plain":
+                raise ConfigError("--value is the value function of the luck correction; legal: with --estimator "
+                                  "corrected or both")
+            value = load_value(args.value, args.game, len(args.lineup))
         if args.out:  # fail before playing, not after
             prepare_out_prefix(args.out)
     except (ConfigError, CheckpointError) as e:
@@ -139,7 +170,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             res = run_tournament(
                 args.game, lineup, args.games, seed=args.seed, workers=args.workers,
                 duplicate=args.duplicate, progress=args.progress, env_kwargs=env_kwargs,
-                seating=args.seating,
+                seating=args.seating, estimator=args.estimator, luck_samples=args.luck_samples,
+                value=value,
             )
         except ConfigError as e:
             print(f"error: {e}", file=sys.stderr)

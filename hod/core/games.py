@@ -78,6 +78,9 @@ class GameInfo:
             values, version ``state_layout.version``; None if the game has none.
         state_encoder: ``"module:function"`` of the game's ``encode_state(state) -> float32
             (state_layout.size,)`` over its engine ``State`` (loaded lazily, :func:`load_object`).
+        chance_hook: ``"module:object"`` of the game's chance events for luck-corrected evaluation
+            (``count(state)``, ``redeal(state, seed)``, ``value(state)``: the protocol
+            :class:`hod.evaluation.luck.ChanceHook`); None if the game has none.
     """
 
     name: str
@@ -99,6 +102,7 @@ class GameInfo:
     rules_file: str = ""
     state_layout: Optional[ObsLayout] = None
     state_encoder: Optional[str] = None
+    chance_hook: Optional[str] = None
 
     def __post_init__(self) -> None:
         if self.dynamics not in DYNAMICS:

@@ -81,9 +81,50 @@ def scheme_line(r: "TournamentResult") -> str:
     return line
 
 
+def _luck_row(b: "BotStats", bold: bool = False) -> str:
+    c = b.corrected
+    label = f"*{b.label}*" if bold else b.label
+    hw = c["half_width_ratio"]
+    cells = [
+        label,
+        _pct(b.win_rate), _ci(*c["plain_win_ci_t"], _pct), _pct(c["win_rate"]), _ci(*c["win_ci"], _pct),
+        _num(hw["win_rate"]),
+        _num(b.margin), _ci(*b.margin_ci, _num), _num(c["margin"]), _ci(*c["margin_ci"], _num), _num(hw["margin"]),
+        _num(c["var_ratio"]["win_rate"], 3), _num(c["var_ratio"]["margin"], 3),
+    ]
+    return "| " + " | ".join(cells) + " |"
+
+
+def luck_section(r: "TournamentResult") -> list[str]:
+    """The Markdown lines of the luck-corrected estimates (:mod:`hod.evaluation.luck`) beside the
+    plain ones; empty for a plain run (``r.estimator == "plain"``)."""
+    if getattr(r, "estimator", "plain") == "plain" or not r.bots or r.bots[0].corrected is None:
+        return []
+    lk = r.luck or {}
+    lines = [
+        "### Luck-corrected estimates",
+        "",
+        f"Value function `{lk.get('value')}`, {lk.get('samples')} outcomes dealt again per chance event, "
+        f"{_num(lk.get('events_per_game'), 1)} chance events per game. Intervals: 95% Student t over deal "
+        "means (the plain win rate's too, for a like-for-like comparison). hw ratio: corrected / plain "
+        "half-width; var ratio: corrected / plain variance of the deal means.",
+        "",
+        "| bot | win rate | 95% CI (t) | corrected | 95% CI (t) | hw ratio | mean margin | 95% CI "
+        "| corrected | 95% CI | hw ratio | var ratio (win) | var ratio (margin) |",
+        "|---|---:|---|---:|---|---:|---:|---|---:|---|---:|---:|---:|",
+    ]
+    lines += [_luck_row(b) for b in r.bots]
+    lines += [_luck_row(b, bold=True) for b in r.aggregates]
+    lines.append("")
+    return lines
+
+
 def markdown(r: "TournamentResult", include_timing: bool = True) -> str:
-    """The full Markdown report (see docs/tournament.md for the column definitions)."""
+    """The full Markdown report (see docs/tournament.md for the column definitions); a corrected
+    run (``r.estimator`` ``"both"``) adds the luck-corrected table after the bots table, and
+    ``"corrected"`` shows it in the bots table's place."""
     title = game_title(r.game)
+    corrected_only = getattr(r, "estimator", "plain") == "corrected"
     lines = [
         f"## Tournament: {title}, {r.num_players} players",
         "",
@@ -91,19 +132,25 @@ def markdown(r: "TournamentResult", include_timing: bool = True) -> str:
         + (f" Environment options: `{r.env_kwargs}`." if r.env_kwargs else "")
         + (f" Bot options: `{json.dumps(r.bot_options, sort_keys=True)}`." if r.bot_options else ""),
         "",
-        "| bot | games | win rate | 95% CI (Wilson) | mean points | 95% CI | mean margin | 95% CI "
-        "| rating mu | sigma | ordinal |",
-        "|---|---:|---:|---|---:|---|---:|---|---:|---:|---:|",
     ]
-    lines += [_bot_row(b) for b in r.bots]
-    lines += [_bot_row(b, bold=True) for b in r.aggregates]
+    if not corrected_only:
+        lines += [
+            "| bot | games | win rate | 95% CI (Wilson) | mean points | 95% CI | mean margin | 95% CI "
+            "| rating mu | sigma | ordinal |",
+            "|---|---:|---:|---|---:|---|---:|---|---:|---:|---:|",
+        ]
+        lines += [_bot_row(b) for b in r.bots]
+        lines += [_bot_row(b, bold=True) for b in r.aggregates]
+        lines += [
+            "",
+            "Win rate: ties shared (1/k each for k tied winners). Margin: points minus the mean points "
+            "of the other seats. Points and margin intervals: Student t over deal means. Rating: "
+            "OpenSkill Plackett-Luce averaged over 16 game orders, ordinal = mu - 3 sigma."
+            + (" Aggregate rows (italics): per game mean over the named bot's seats." if r.aggregates else ""),
+            "",
+        ]
+    lines += luck_section(r)
     lines += [
-        "",
-        "Win rate: ties shared (1/k each for k tied winners). Margin: points minus the mean points "
-        "of the other seats. Points and margin intervals: Student t over deal means. Rating: "
-        "OpenSkill Plackett-Luce averaged over 16 game orders, ordinal = mu - 3 sigma."
-        + (" Aggregate rows (italics): per game mean over the named bot's seats." if r.aggregates else ""),
-        "",
         "### Head to head",
         "",
         "Share of games in which the row bot finished ahead of the column bot (a tie counts 1/2).",

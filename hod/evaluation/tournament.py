@@ -48,6 +48,7 @@ from hod.core.games import get_game
 
 from . import report as _report
 from . import stats as _stats
+from . import luck as _luck
 from .play import (
     BotSpec,
     GameOutcome,
@@ -87,6 +88,9 @@ class BotStats:
         rating_mu, rating_sigma: OpenSkill Plackett-Luce rating after all games (None for
             aggregates); rating_ordinal = mu - 3 sigma.
         seat_games: games played at each seat (list of n ints).
+        corrected: the luck-corrected estimates (:func:`hod.evaluation.luck.luck_stats`: win
+            rate, points and margin with 95% t intervals over deal means, the variance ratios
+            and the luck's mean), None for a plain run.
     """
 
     label: str
@@ -103,6 +107,7 @@ class BotStats:
     rating_sigma: Optional[float]
     rating_ordinal: Optional[float]
     seat_games: list[int]
+    corrected: Optional[dict] = None
 
 
 @dataclass
@@ -136,6 +141,10 @@ class TournamentResult:
             ``num_games`` games that finished, of ``games_planned``, and the seat orders and
             deals are no longer balanced. stopped: why it stopped ("" for a whole run).
         games_planned: the games the run was asked for.
+        estimator: ``"plain"``, ``"corrected"`` or ``"both"`` (:data:`hod.evaluation.luck.ESTIMATORS`);
+            luck: for a corrected run, ``{"value", "samples", "events_per_game"}`` (the value
+            function's name, the outcomes dealt again per chance event, the mean number of
+            events), else None. A plain run's dict and report have neither key (as before).
     """
 
     game: str
@@ -160,10 +169,17 @@ class TournamentResult:
     partial: bool = False
     stopped: str = ""
     games_planned: int = 0
+    estimator: str = "plain"
+    luck: Optional[dict] = None
 
     def to_dict(self, include_games: bool = True) -> dict:
         """JSON-ready dict (nan becomes None); ``include_games=False`` drops the per-game list."""
         d = asdict(self)
+        if self.estimator == "plain":   # a plain run's keys, as before the luck correction
+            for k in ("estimator", "luck"):
+                d.pop(k)
+            for row in d["bots"] + d["aggregates"]:
+                row.pop("corrected")
         if not include_games:
             d.pop("games")
         return json_safe(d)
@@ -308,6 +324,9 @@ def run_tournament(
     env_kwargs: Optional[dict] = None,
     progress_desc: Optional[str] = None,
     seating: str = "auto",
+    estimator: str = "plain",
+    value: Optional[Callable] = None,
+    luck_samples: int = _luck.DEFAULT_SAMPLES,
 ) -> TournamentResult:
     """Play ``num_games`` games of ``game`` between the bots of ``lineup`` and measure them.
 
@@ -335,6 +354,14 @@ def run_tournament(
             ``"auto"`` (every permutation when n! <= 24 and ``num_games`` is a multiple of n!,
             else the rotations; :func:`hod.evaluation.schedule.resolve_seating`). The result's
             ``seating`` says which was played.
+        estimator: ``"plain"`` (default), ``"corrected"`` or ``"both"``: also measure the
+            luck-corrected win rate, points and margin (:mod:`hod.evaluation.luck`: at each
+            chance event the value the deal added is subtracted, estimated by dealing it again
+            ``luck_samples`` times with the game's chance hook); the rows' ``corrected``.
+        value: the value function of the correction, ``V(state) -> float64 (2, n)`` (expected
+            points, expected win share); None = the game's cheap value (its chance hook's
+            ``value``). Picklable when ``workers > 1``.
+        luck_samples: outcomes dealt again per chance event, 1..4096 (default 16).
 
     Returns:
         :class:`TournamentResult`.
@@ -352,12 +379,18 @@ def run_tournament(
             seed/workers, instances with workers > 1, unpicklable factories with workers > 1, a
             bot that declares the table sizes it plays (:attr:`hod.agents.base.Bot.player_counts`,
             e.g. a trained policy from its model card) without ``len(lineup)`` (the supported
-            sizes are named).
+            sizes are named), a bad ``estimator`` or ``luck_samples``, a correction asked of a
+            game that declares no chance hook.
         IllegalActionError: a bot played an action outside the mask (with a note naming the game).
     """
     check_game(game)
     workers = check_workers(workers)
     seed = check_seed(seed)
+    estimator = _luck.check_estimator(estimator)
+    luck_spec = None
+    if estimator != "plain":
+        luck_spec = _luck.LuckSpec(value, _luck.check_samples(luck_samples))
+        _luck.chance_hook(game)   # the game declares one, before any game is played
     env_kwargs = dict(env_kwargs or {})
     for reserved in ("num_players", "illegal_action"):
         if reserved in env_kwargs:
@@ -376,7 +409,12 @@ def run_tournament(
     n = len(specs)
     seating = resolve_seating(seating, n, num_games)
     schedule = make_schedule(num_games, n, seed, bool(duplicate), seating)
-    table = TournamentTable(game, n, specs, env_kwargs)  # checks the player count and builds every bot
+    if luck_spec is None:
+        table = TournamentTable(game, n, specs, env_kwargs)  # checks the player count and builds every bot
+        pool_fns, initargs = (init_worker, play_chunk), (game, n, specs, env_kwargs)
+    else:
+        table = _luck.LuckTable(game, n, specs, env_kwargs, luck_spec)
+        pool_fns, initargs = (_luck.init_luck_worker, play_chunk), (game, n, specs, env_kwargs, luck_spec)
     running = effective_workers(workers, len(schedule))   # never more processes than games or CPUs
 
     from tqdm.auto import tqdm
@@ -393,7 +431,7 @@ def run_tournament(
         else:
             size = max(1, min(50, len(schedule) // (running * 8)))
             chunks = [schedule[i : i + size] for i in range(0, len(schedule), size)]
-            stop = _play_in_workers(chunks, running, (game, n, specs, env_kwargs), outcomes, bar)
+            stop = _play_in_workers(chunks, running, initargs, outcomes, bar, *pool_fns)
     except KeyboardInterrupt as e:
         stop = e
     finally:
@@ -405,6 +443,10 @@ def run_tournament(
     if played:
         result = summarize(game, bases, labels, played, [outcomes[s.index] for s in played], seed, bool(duplicate),
                            env_kwargs, seating, games_per_deal=per_deal)
+        if luck_spec is not None:
+            result.estimator = estimator
+            result.luck["value"] = _luck.value_name(game, value)
+            result.luck["samples"] = luck_spec.samples
         result.workers = running
         result.elapsed_s = elapsed
         result.games_per_s = len(played) / elapsed if elapsed > 0 else math.inf
@@ -420,9 +462,12 @@ def run_tournament(
     raise WorkerDied(message, result, len(played), len(schedule)) from stop
 
 
-def _play_in_workers(chunks, running: int, initargs: tuple, outcomes: dict, bar) -> Optional[BaseException]:
+def _play_in_workers(chunks, running: int, initargs: tuple, outcomes: dict, bar, initializer=init_worker,
+                     play=play_chunk) -> Optional[BaseException]:
     """Play ``chunks`` in ``running`` worker processes, storing each finished game in
-    ``outcomes`` (by game index) as its chunk comes back, in any order.
+    ``outcomes`` (by game index) as its chunk comes back, in any order; ``initializer(*initargs)``
+    builds each worker's table, ``play(chunk)`` plays a chunk (:func:`~hod.evaluation.play.init_worker`
+    and :func:`~hod.evaluation.play.play_chunk`, or :func:`hod.evaluation.luck.init_luck_worker` with the latter).
 
     Returns:
         None, or the ``BrokenProcessPool`` of a worker that died (the chunks that had finished
@@ -432,9 +477,9 @@ def _play_in_workers(chunks, running: int, initargs: tuple, outcomes: dict, bar)
         the exception a game raised in a worker (rebuilt, :class:`WorkerFailure`), and
         KeyboardInterrupt; the workers are stopped first in both cases.
     """
-    with ProcessPoolExecutor(max_workers=running, initializer=init_worker, initargs=initargs) as pool:
+    with ProcessPoolExecutor(max_workers=running, initializer=initializer, initargs=initargs) as pool:
         try:
-            pending = {pool.submit(play_chunk, c) for c in chunks}
+            pending = {pool.submit(play, c) for c in chunks}
             while pending:
                 done, pending = wait(pending, return_when=FIRST_COMPLETED)
                 broken = None
@@ -500,6 +545,17 @@ def summarize(
     marg = _stats.margins(points)
     keys = _stats.finish_keys(points, shares)
     ratings = _stats.openskill_ratings(keys)
+    luck = _luck.slot_luck(outcomes)   # None for a plain run
+    if luck is not None:
+        luck_p, luck_w, events = luck
+        luck_m = _stats.margins(luck_p)   # margins are linear in points
+
+    def corrected(slots, w, p, m) -> Optional[dict]:
+        if luck is None:
+            return None
+        s = list(slots)
+        return _luck.luck_stats(w, p, m, luck_w[:, s].mean(axis=1), luck_p[:, s].mean(axis=1),
+                                luck_m[:, s].mean(axis=1), deals)
 
     def row(label, slots, w, p, m, rating, seat_games) -> BotStats:
         wins = float(w.sum())
@@ -521,6 +577,7 @@ def summarize(
             rating_sigma=sigma,
             rating_ordinal=None if mu is None else mu - 3 * sigma,
             seat_games=seat_games,
+            corrected=corrected(slots, w, p, m),
         )
 
     def seat_counts(slots) -> list[int]:
@@ -562,6 +619,8 @@ def summarize(
             "points": list(o.points),
             "win_share": list(o.win_share),
             "steps": o.steps,
+            **({"luck_points": list(o.luck_points), "luck_win_share": list(o.luck_win_share), "events": o.events}
+               if luck is not None else {}),
         }
         for s, o in zip(schedule, outcomes)
     ]
@@ -583,6 +642,8 @@ def summarize(
         games=games,
         seating=seating,
         games_planned=G,
+        estimator="plain" if luck is None else "both",
+        luck=None if luck is None else {"value": None, "samples": None, "events_per_game": float(events.mean())},
     )
 
 

@@ -38,4 +38,5 @@ GAME = GameInfo(
     rules_file="ronda_robada.txt",
     state_layout=STATE_LAYOUT,          # the global state (PettingZoo state()), version 1
     state_encoder="robada_env.rules.global_state:encode_state",
+    chance_hook="robada_env.rules.chance:HOOK",   # the deals, for luck-corrected evaluation
 )

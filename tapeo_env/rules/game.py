@@ -37,4 +37,5 @@ GAME = GameInfo(
     rules_file="tapeo.txt",
     state_layout=STATE_LAYOUT,          # the global state (PettingZoo state()), version 1
     state_encoder="tapeo_env.rules.global_state:encode_state",
+    chance_hook="tapeo_env.rules.chance:HOOK",   # the deals, for luck-corrected evaluation
 )
