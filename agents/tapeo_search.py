@@ -66,11 +66,15 @@ from .base import BeliefSampler, CandidateSearchBot, Observation, legal_actions
 from .onnx_policy import OnnxPolicy
 from .tapeo_bots import ExpertBot
 
-__all__ = ["SearchBot", "playout_values", "PLAYOUT_POLICIES"]
+__all__ = ["SearchBot", "playout_values", "PLAYOUT_POLICIES", "PLAYOUT_NETWORK"]
 
 #: Playout policies a :class:`SearchBot` accepts: the registered Tapeo bots that decide from the
 #: observation alone (the search bot itself needs a belief, so it is not one of them).
 PLAYOUT_POLICIES = ("ppo", "expert", "greedy", "random")
+#: The network the playouts of ``playout="ppo"`` run (``distilled=True``, the default): a small
+#: network trained to pick as the shipped ``ppo`` picks (``python -m
+#: hod.benchmarks.tapeo_playout_distill``; its model card names the teacher), loaded by name.
+PLAYOUT_NETWORK = Path(__file__).resolve().with_name("tapeo_playout.onnx")
 
 
 def playout_values(final_scores: np.ndarray, winners: np.ndarray, seat: int, margin_weight: float) -> np.ndarray:
@@ -169,6 +173,31 @@ def _rows_to_ask(obs, mask, out, ask, which):
 
 
 @njit(cache=_CACHED)
+def _rows_with_choice(mask, out, ask, which):
+    """The rows a playout pick asks the network for when repeats are not looked for (a small
+    network: asking a repeated row again costs less than finding it): a row with one legal kind
+    gets it in ``out`` (int64 (R,)) and ``which[r] = -1``; the others go to ``ask[:u]`` in order,
+    ``which[r]`` their index there. ``mask`` int8 (R, K), at least one legal kind per row.
+    Returns u."""
+    R, K = mask.shape
+    u = 0
+    for r in range(R):
+        legal, last = 0, -1
+        for k in range(K):
+            if mask[r, k]:
+                legal += 1
+                last = k
+        out[r] = last
+        if legal < 2:
+            which[r] = -1
+        else:
+            ask[u] = r
+            which[r] = u
+            u += 1
+    return u
+
+
+@njit(cache=_CACHED)
 def _sampled_picks(logits, which, u, out):
     """``out[r]`` for each row r with ``which[r] >= 0``: the inverse of the softmax's cumulative
     distribution of ``logits[which[r]]`` (float32 (m, K), masked: illegal kinds at -1e8, so their
@@ -220,6 +249,11 @@ class SearchBot(CandidateSearchBot):
             Tapeo ONNX export (with its card beside it) to use as the playout policy, e.g. a
             network of an expert-iteration run searching over its own policy
             (:mod:`hod.training.expert_iteration`).
+        distilled: with ``playout="ppo"`` and no ``playout_model``: True (default) plays the
+            playouts with :data:`PLAYOUT_NETWORK`, the small network distilled from the shipped
+            ``ppo`` (the candidates are still ranked by ``ppo`` itself); False plays them with
+            ``ppo`` (the bot before 2026-12-02's distillation, decision for decision; about 2x
+            slower). Ignored otherwise.
 
     Raises:
         ConfigError: an option outside its legal values (the message names them), an unknown
@@ -236,7 +270,7 @@ class SearchBot(CandidateSearchBot):
 
     def __init__(self, seed: Optional[int] = None, determinizations: int = 32, playouts: int = 1,
                  playout: str = "ppo", candidates: int = 10, margin_weight: float = 1.0,
-                 playout_model: Optional[str] = None, **options: Any) -> None:
+                 playout_model: Optional[str] = None, distilled: bool = True, **options: Any) -> None:
         super().__init__(seed, **options)
         self.determinizations = _check_int("determinizations", determinizations, 1)
         self.playouts = _check_int("playouts", playouts, 1)
@@ -257,7 +291,14 @@ class SearchBot(CandidateSearchBot):
         else:
             from .registry import make   # the registry imports the declarations, which name this module
             self._policy = make("tapeo", playout, seed=seed)
+        if distilled not in (True, False):
+            raise ConfigError(f"distilled={distilled!r}: legal values are True and False")
+        self.distilled = bool(distilled)
         self._network = isinstance(self._policy, OnnxPolicy)
+        # the network of the playouts (the ranking at the root stays self._policy's)
+        self._playout_net = self._policy
+        if self._network and self.distilled and playout_model is None:
+            self._playout_net = OnnxPolicy(PLAYOUT_NETWORK, game="tapeo", seed=seed)   # CheckpointError if unusable
         self._expert = self._policy if isinstance(self._policy, ExpertBot) else ExpertBot(seed=seed)
         self._engines: dict = {}
 
@@ -375,9 +416,12 @@ class SearchBot(CandidateSearchBot):
         if self._network:
             # a forced seat picks its one legal kind; equal rows are asked once (equal logits)
             out, ask, which = np.empty(G * n, np.int64), np.empty(G * n, np.int64), np.empty(G * n, np.int64)
-            ask = ask[:_rows_to_ask(obs, mask, out, ask, which)]
+            if self._playout_net is self._policy:   # the big network: repeats are worth finding
+                ask = ask[:_rows_to_ask(obs, mask, out, ask, which)]
+            else:
+                ask = ask[:_rows_with_choice(mask, out, ask, which)]
             if ask.size:
-                _, logits = self._policy.run(obs[ask], mask[ask])
+                _, logits = self._playout_net.run(obs[ask], mask[ask])
                 _sampled_picks(logits, which, np.ascontiguousarray(u, np.float64).reshape(-1), out)
             return out.reshape(G, n)
         out = np.empty(G * n, np.int64)
