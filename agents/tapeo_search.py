@@ -5,7 +5,8 @@ handled by sampling the other seats' picks from a playout policy (tapeo.txt 'Eac
 seat picks at once, in secret):
 
 1. **Candidates.** The legal kinds, ranked by the playout policy's preference at the real
-   observation (the network's logits for an ONNX policy such as the shipped ``ppo``, else the
+   observation (the network's logits for an ONNX policy such as the shipped ``ppo``, the shipped
+   network itself even when the playouts run the distilled one (step 3), else the
    expert's values, :meth:`hod.agents.tapeo_bots.ExpertBot.values`), at most ``candidates`` of
    them. A decision with one candidate (one kind in hand, or ``candidates=1``) plays it, with no
    search.
@@ -19,7 +20,12 @@ seat picks at once, in secret):
    decision are drawn from the playout policy (once, shared by every candidate: the picks are
    simultaneous, so they cannot depend on the candidate), then for each candidate the pick is
    revealed and the game is played to its end with the playout policy in every seat (the bot's
-   own later picks included). Every candidate sees the same determinizations, the same picks of
+   own later picks included). With ``playout="ppo"`` (the default) the playouts sample from
+   :data:`PLAYOUT_NETWORK`, a 157 -> 32 -> 32 -> 10 network distilled from the shipped ``ppo``
+   (its softmax matched on 766,409 positions of ``ppo``'s own games at 2-6 players; held out:
+   0.0021 nats of KL per row, the same argmax on 99.1% of rows; ``python -m
+   hod.benchmarks.tapeo_playout_distill``, its card names the teacher), about 10x cheaper per row
+   than ``ppo``; ``distilled=False`` samples from ``ppo`` itself. Every candidate sees the same determinizations, the same picks of
    the others at this decision and the same random numbers in its playouts (common random
    numbers), so the comparison between candidates has little noise.
 4. **Value.** A finished playout scores ``win share + margin_weight * margin / 100`` for the seat:
@@ -32,15 +38,17 @@ All the playouts of one decision run together in the batched engine
 (:class:`tapeo_env.rules.batched.BatchedTapeo`, loaded with the record of the samples,
 :func:`~tapeo_env.rules.batched.state_record`): ``candidates x determinizations x
 playouts`` games step at once, and an ONNX playout policy is asked in one call per pick, for
-every seat of every game that has more than one legal kind in hand, once per distinct
-(observation, mask) (a forced seat picks its one kind; equal rows get equal logits: at the
-benchmark's positions 18% fewer rows than every seat of every game). Decisions per second:
-``python -m hod.benchmarks.tapeo_search_speed``; the network (onnxruntime, near the core's
-peak) is about 60% of a decision's time there, so the search is bounded by it
-(docs/throughput.md). With the shipped network (``playout="ppo"``, the default) a decision takes
-about 10-40 ms on one core at the defaults (docs/results.md); a playout policy that is a per-row
-bot (``"expert"``, ``"greedy"``, ``"random"``) is asked row by row and is far slower (the
-expert: about 0.3 ms per seat and pick).
+every seat of every game that has more than one legal kind in hand (a forced seat picks its one
+kind); the shipped ``ppo`` (``distilled=False`` or ``playout_model``) once per distinct
+(observation, mask) too (equal rows get equal logits: at the benchmark's positions 18% fewer
+rows), the distilled network, for which finding the repeats costs more than asking them, for
+every such row. Decisions per second: ``python -m hod.benchmarks.tapeo_search_speed``; with the
+distilled playouts a decision takes about 10 ms of one core at the benchmark's 4-player
+positions, of which the playout network is about a quarter, the 32 belief samples a fifth and
+the batched engine (observe, step, load) another quarter (docs/results.md, "Distilled
+playouts"); with ``distilled=False`` about 2.5x longer, the network then 60% of it. A playout
+policy that is a per-row bot (``"expert"``, ``"greedy"``, ``"random"``) is asked row by row and
+is far slower (the expert: about 0.3 ms per seat and pick).
 
 The seat searched for is ``belief.seat`` when the belief carries it (the tournament's does),
 checked against the first sample; otherwise the seat whose observation of every sample equals
@@ -258,7 +266,8 @@ class SearchBot(CandidateSearchBot):
     Raises:
         ConfigError: an option outside its legal values (the message names them), an unknown
             option, or ``act`` needing a search without ``belief``.
-        CheckpointError: a ``playout_model`` that is not a usable Tapeo export.
+        CheckpointError: a ``playout_model`` (or, ``distilled``, :data:`PLAYOUT_NETWORK`) that is
+            not a usable Tapeo export.
         ImportError: ``playout="ppo"`` without onnxruntime.
     """
 
