@@ -14,7 +14,7 @@ fraction of the cost; the root candidates are still ranked by the teacher itself
    playout policy); every row of a seat with more than one legal kind is kept with the teacher's
    logits: the positions a playout meets.
 2. **Training.** A tanh MLP ``157 -> hidden... -> 10`` (torch, one thread, Adam, batches of 1024,
-   the learning rate halved for the last third), loss: the cross-entropy of the student's masked
+   learning rate 2e-3, divided by 4 for the last third of the epochs), loss: the cross-entropy of the student's masked
    softmax against the teacher's (= KL + the teacher's entropy). 5% of the games are held out:
    the report gives their KL (nats per row) and the share of rows where both argmaxes agree.
 3. **Export.** The graph is the one :mod:`hod.training.export` writes (inputs ``observation``
@@ -184,7 +184,23 @@ def graph_bytes(weights: list, card: dict, opset: int = 17) -> bytes:
 
 def distill(out: Path = DEFAULT_OUT, hidden: tuple = (32, 32), games: int = 2000, epochs: int = 10,
             seed: int = 0, teacher: str = "ppo") -> dict:
-    """Rows, training and export (module docstring); returns the card written."""
+    """Rows, training and export (module docstring, steps 1-3): writes ``out``, its card
+    ``out.with_suffix(".json")`` and its golden vectors (``NAME.golden.json``), atomically, and
+    returns the card.
+
+    Args:
+        out: the ``.onnx`` file to write (the search loads :data:`DEFAULT_OUT`).
+        hidden: the hidden layers' widths.
+        games: games played per table size (2..6) for the rows.
+        epochs: passes over the training rows.
+        seed: seed of the games, the sampling, the split and torch.
+        teacher: the registered Tapeo ONNX bot distilled (default the shipped ``ppo``).
+
+    Raises:
+        hod.agents.model_card.CheckpointError: the teacher cannot be loaded, or the written export
+            fails the loader's checks (golden vectors are written through it).
+        ImportError: torch or onnx missing.
+    """
     from hod import agents
     from hod.training.export import golden_path, interface, write_golden
 
