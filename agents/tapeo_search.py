@@ -25,9 +25,10 @@ seat picks at once, in secret):
    (its softmax matched on 766,409 positions of ``ppo``'s own games at 2-6 players; held out:
    0.0021 nats of KL per row, the same argmax on 99.1% of rows; ``python -m
    hod.benchmarks.tapeo_playout_distill``, its card names the teacher), about 10x cheaper per row
-   than ``ppo``; ``distilled=False`` samples from ``ppo`` itself. Every candidate sees the same determinizations, the same picks of
-   the others at this decision and the same random numbers in its playouts (common random
-   numbers), so the comparison between candidates has little noise.
+   than ``ppo``; ``distilled=False`` samples from ``ppo`` itself. Every candidate sees the same
+   determinizations, the same picks of the others at this decision and the same random numbers
+   in its playouts (common random numbers), so the comparison between candidates has little
+   noise.
 4. **Value.** A finished playout scores ``win share + margin_weight * margin / 100`` for the seat:
    the win share is 1 for the only winner and 1/k for each of k shared winners, 0 otherwise
    (T10: most points, then most churros); the margin is the seat's final points minus the mean of
@@ -46,7 +47,7 @@ every such row. Decisions per second: ``python -m hod.benchmarks.tapeo_search_sp
 distilled playouts a decision takes about 10 ms of one core at the benchmark's 4-player
 positions, of which the playout network is about a quarter, the 32 belief samples a fifth and
 the batched engine (observe, step, load) another quarter (docs/results.md, "Distilled
-playouts"); with ``distilled=False`` about 2.5x longer, the network then 60% of it. A playout
+playouts"); with ``distilled=False`` about 3x longer, the network then 60-70% of it. A playout
 policy that is a per-row bot (``"expert"``, ``"greedy"``, ``"random"``) is asked row by row and
 is far slower (the expert: about 0.3 ms per seat and pick).
 
@@ -260,7 +261,7 @@ class SearchBot(CandidateSearchBot):
         distilled: with ``playout="ppo"`` and no ``playout_model``: True (default) plays the
             playouts with :data:`PLAYOUT_NETWORK`, the small network distilled from the shipped
             ``ppo`` (the candidates are still ranked by ``ppo`` itself); False plays them with
-            ``ppo`` (the bot before 2026-12-02's distillation, decision for decision; about 2x
+            ``ppo`` (the bot before 2026-12-02's distillation, decision for decision; about 3x
             slower). Ignored otherwise.
 
     Raises:
@@ -300,7 +301,7 @@ class SearchBot(CandidateSearchBot):
         else:
             from .registry import make   # the registry imports the declarations, which name this module
             self._policy = make("tapeo", playout, seed=seed)
-        if distilled not in (True, False):
+        if not isinstance(distilled, (bool, np.bool_)):
             raise ConfigError(f"distilled={distilled!r}: legal values are True and False")
         self.distilled = bool(distilled)
         self._network = isinstance(self._policy, OnnxPolicy)
@@ -315,6 +316,8 @@ class SearchBot(CandidateSearchBot):
         """Start a new game; reseeds the bot's generator (and its policy's) when ``seed`` is given."""
         super().reset(seed)
         self._policy.reset(seed)
+        if self._playout_net is not self._policy:
+            self._playout_net.reset(seed)
         self._expert.reset(seed)
 
     # ---- step 1 -----------------------------------------------------------------------------

@@ -375,8 +375,9 @@ def test_the_playouts_run_the_distilled_network_unless_told_otherwise():
     ppo = old._policy.path
     assert SearchBot(seed=0, playout_model=str(ppo))._playout_net.path == ppo
     assert SearchBot(seed=0, playout="expert")._playout_net is not None
-    with pytest.raises(ConfigError, match="distilled='yes': legal values are True and False"):
-        SearchBot(seed=0, distilled="yes")
+    for bad in ("yes", 1):
+        with pytest.raises(ConfigError, match=f"distilled={bad!r}: legal values are True and False"):
+            SearchBot(seed=0, distilled=bad)
 
 
 def test_the_playout_network_is_a_checked_export_with_its_card_and_golden_vectors():
