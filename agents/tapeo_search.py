@@ -433,7 +433,11 @@ class SearchBot(CandidateSearchBot):
             else:
                 ask = ask[:_rows_with_choice(mask, out, ask, which)]
             if ask.size:
-                _, logits = self._playout_net.run(obs[ask], mask[ask])
+                net = self._playout_net
+                if net.obs_size == obs.shape[1]:   # the game's observation is the network's input
+                    logits = net.logits(obs[ask], mask[ask])
+                else:
+                    _, logits = net.run(obs[ask], mask[ask])
                 _sampled_picks(logits, which, np.ascontiguousarray(u, np.float64).reshape(-1), out)
             return out.reshape(G, n)
         out = np.empty(G * n, np.int64)

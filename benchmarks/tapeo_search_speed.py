@@ -11,8 +11,8 @@ reseeded per position, with the tournament's belief
 (:func:`tapeo_env.rules.engine.sample_consistent_state`). Timed in CPU seconds of this process
 (``time.process_time``, fairer than wall-clock on a shared machine; one thread: onnxruntime
 runs with one intra-op thread), the median of ``--repeats`` passes over the positions after one
-warm-up pass. Also printed: the share of that time spent in the networks (``OnnxPolicy.run`` of
-the ranking and the playout networks).
+warm-up pass. Also printed: the share of that time spent in the networks (``OnnxPolicy.run`` and
+``OnnxPolicy.logits`` of the ranking and the playout networks).
 """
 from __future__ import annotations
 
@@ -57,14 +57,18 @@ def run(players: int = 4, count: int = 20, seed: int = 0, repeats: int = 3) -> d
     spent = [0.0]
     nets = {id(p): p for p in (bot._policy, getattr(bot, "_playout_net", None)) if isinstance(p, OnnxPolicy)}
     for policy in nets.values():
-        def timed_run(*a, inner=policy.run, **k):
-            t0 = time.process_time()
-            try:
-                return inner(*a, **k)
-            finally:
-                spent[0] += time.process_time() - t0
+        for method in ("run", "logits"):
+            if not hasattr(policy, method):   # an older OnnxPolicy (the code before the benchmark's)
+                continue
 
-        policy.run = timed_run
+            def timed(*a, inner=getattr(policy, method), **k):
+                t0 = time.process_time()
+                try:
+                    return inner(*a, **k)
+                finally:
+                    spent[0] += time.process_time() - t0
+
+            setattr(policy, method, timed)
 
     def one_pass() -> list:
         acts = []

@@ -400,8 +400,11 @@ def test_the_playout_network_is_a_checked_export_with_its_card_and_golden_vector
     assert check_graph_tensors(PLAYOUT_NETWORK.read_bytes(), "playout") == 6444
     golden = load_golden(golden_path(PLAYOUT_NETWORK))
     assert golden["model"] == PLAYOUT_NETWORK.name and golden["count"] == 32
-    action, logits = OnnxPolicy(PLAYOUT_NETWORK, game="tapeo").run(golden["observation"], golden["action_mask"])
+    net = OnnxPolicy(PLAYOUT_NETWORK, game="tapeo")
+    action, logits = net.run(golden["observation"], golden["action_mask"])
     assert np.array_equal(action, golden["action"]) and np.abs(logits - golden["logits"]).max() <= 1e-5
+    # the playouts' fast path (no conversions, logits only) gives run's logits bit for bit
+    assert np.array_equal(net.logits(golden["observation"], golden["action_mask"]), logits)
     assert all(golden["action_mask"][i, a] == 1 for i, a in enumerate(golden["action"]))
 
 
