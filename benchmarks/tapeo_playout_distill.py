@@ -20,9 +20,10 @@ fraction of the cost; the root candidates are still ranked by the teacher itself
 3. **Export.** The graph is the one :mod:`hod.training.export` writes (inputs ``observation``
    float32 [batch, 157] and ``action_mask`` int8 [batch, 10], the mask applied inside,
    outputs ``action`` and ``logits``), built with ``onnx.helper`` from the weights; the model
-   card is the teacher's (game, layout, sizes, player counts) with ``algorithm``
-   ``"distillation"``, the student's ``policy.net_arch``, and a ``training`` entry naming the
-   teacher (file and sha256), the rows, the epochs, the seed and the held-out figures; then its
+   card takes the teacher's interface (game, layout, sizes, player counts, rules; not its
+   training, evaluations or pool), with ``algorithm`` ``"distillation"``, the student's
+   ``policy.net_arch``, the libraries, and a ``training`` entry naming the teacher (file and
+   sha256), the rows, the epochs, the seed and the held-out figures; then its
    golden vectors (:func:`hod.training.export.write_golden`). Loaded like every export
    (:class:`hod.agents.onnx_policy.OnnxPolicy`: sha256, operators, shapes; no pickle).
 
@@ -215,8 +216,16 @@ def distill(out: Path = DEFAULT_OUT, hidden: tuple = (32, 32), games: int = 2000
           f"in {time.time() - t0:.0f} s", flush=True)
     weights, report = train(obs, mask, logits, tuple(hidden), epochs, seed, holdout)
     print(f"held out: {report}", flush=True)
-    card = json.loads(json.dumps(tbot.model_card))
-    card.pop("onnx", None)
+    import onnx
+    import torch
+
+    # the teacher's interface (game, layout, sizes, table sizes, rules); not its training,
+    # evaluations or pool, which describe the teacher
+    card = {k: json.loads(json.dumps(tbot.model_card[k])) for k in
+            ("format", "card_version", "game", "player_counts", "obs_layout_version", "obs_size", "obs_encoder",
+             "num_actions", "rules") if k in tbot.model_card}
+    card["created"] = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+    card["libraries"] = {"numpy": np.__version__, "torch": torch.__version__, "onnx": onnx.__version__}
     card["algorithm"] = "distillation"
     card["policy"] = {"net_arch": [int(h) for h in hidden], "activation": "tanh"}
     card["training"] = {
