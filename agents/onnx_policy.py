@@ -415,6 +415,21 @@ class OnnxPolicy(Bot):
         action, logits = self.session.run(["action", "logits"], {"observation": obs, "action_mask": mask})
         return action, logits
 
+    def logits(self, observation: np.ndarray, action_mask: np.ndarray) -> np.ndarray:
+        """The masked logits float32 [B, A] of network inputs already in the graph's form: the
+        second output of :meth:`run`, bit for bit, without its conversions and checks and without
+        the argmax (for a caller in a loop that builds the arrays itself, e.g. the Tapeo search's
+        playouts).
+
+        Args:
+            observation: float32 C-contiguous [B, obs_size] (an encoder's features included).
+            action_mask: int8 [B, num_actions].
+
+        Raises:
+            onnxruntime's own errors on other dtypes or shapes (nothing is converted).
+        """
+        return self.session.run(["logits"], {"observation": observation, "action_mask": action_mask})[0]
+
     def act(self, observation: Observation, belief: Optional[BeliefSampler] = None) -> int:
         legal_actions(observation)  # raises on an empty mask
         action, logits = self.run(observation["observation"], observation["action_mask"])

@@ -5,7 +5,8 @@ handled by sampling the other seats' picks from a playout policy (tapeo.txt 'Eac
 seat picks at once, in secret):
 
 1. **Candidates.** The legal kinds, ranked by the playout policy's preference at the real
-   observation (the network's logits for an ONNX policy such as the shipped ``ppo``, else the
+   observation (the network's logits for an ONNX policy such as the shipped ``ppo``, the shipped
+   network itself even when the playouts run the distilled one (step 3), else the
    expert's values, :meth:`hod.agents.tapeo_bots.ExpertBot.values`), at most ``candidates`` of
    them. A decision with one candidate (one kind in hand, or ``candidates=1``) plays it, with no
    search.
@@ -19,9 +20,15 @@ seat picks at once, in secret):
    decision are drawn from the playout policy (once, shared by every candidate: the picks are
    simultaneous, so they cannot depend on the candidate), then for each candidate the pick is
    revealed and the game is played to its end with the playout policy in every seat (the bot's
-   own later picks included). Every candidate sees the same determinizations, the same picks of
-   the others at this decision and the same random numbers in its playouts (common random
-   numbers), so the comparison between candidates has little noise.
+   own later picks included). With ``playout="ppo"`` (the default) the playouts sample from
+   :data:`PLAYOUT_NETWORK`, a 157 -> 32 -> 32 -> 10 network distilled from the shipped ``ppo``
+   (its softmax matched on 766,409 positions of ``ppo``'s own games at 2-6 players; held out:
+   0.0021 nats of KL per row, the same argmax on 99.1% of rows; ``python -m
+   hod.benchmarks.tapeo_playout_distill``, its card names the teacher), about 10x cheaper per row
+   than ``ppo``; ``distilled=False`` samples from ``ppo`` itself. Every candidate sees the same
+   determinizations, the same picks of the others at this decision and the same random numbers
+   in its playouts (common random numbers), so the comparison between candidates has little
+   noise.
 4. **Value.** A finished playout scores ``win share + margin_weight * margin / 100`` for the seat:
    the win share is 1 for the only winner and 1/k for each of k shared winners, 0 otherwise
    (T10: most points, then most churros); the margin is the seat's final points minus the mean of
@@ -32,15 +39,17 @@ All the playouts of one decision run together in the batched engine
 (:class:`tapeo_env.rules.batched.BatchedTapeo`, loaded with the record of the samples,
 :func:`~tapeo_env.rules.batched.state_record`): ``candidates x determinizations x
 playouts`` games step at once, and an ONNX playout policy is asked in one call per pick, for
-every seat of every game that has more than one legal kind in hand, once per distinct
-(observation, mask) (a forced seat picks its one kind; equal rows get equal logits: at the
-benchmark's positions 18% fewer rows than every seat of every game). Decisions per second:
-``python -m hod.benchmarks.tapeo_search_speed``; the network (onnxruntime, near the core's
-peak) is about 60% of a decision's time there, so the search is bounded by it
-(docs/throughput.md). With the shipped network (``playout="ppo"``, the default) a decision takes
-about 10-40 ms on one core at the defaults (docs/results.md); a playout policy that is a per-row
-bot (``"expert"``, ``"greedy"``, ``"random"``) is asked row by row and is far slower (the
-expert: about 0.3 ms per seat and pick).
+every seat of every game that has more than one legal kind in hand (a forced seat picks its one
+kind); the shipped ``ppo`` (``distilled=False`` or ``playout_model``) once per distinct
+(observation, mask) too (equal rows get equal logits: at the benchmark's positions 18% fewer
+rows), the distilled network, for which finding the repeats costs more than asking them, for
+every such row. Decisions per second: ``python -m hod.benchmarks.tapeo_search_speed``; with the
+distilled playouts a decision takes about 10 ms of one core at the benchmark's 4-player
+positions, of which the playout network is about a quarter, the 32 belief samples a fifth and
+the batched engine (observe, step, load) another quarter (docs/results.md, "Distilled
+playouts"); with ``distilled=False`` about 3x longer, the network then 60-70% of it. A playout
+policy that is a per-row bot (``"expert"``, ``"greedy"``, ``"random"``) is asked row by row and
+is far slower (the expert: about 0.3 ms per seat and pick).
 
 The seat searched for is ``belief.seat`` when the belief carries it (the tournament's does),
 checked against the first sample; otherwise the seat whose observation of every sample equals
@@ -66,11 +75,15 @@ from .base import BeliefSampler, CandidateSearchBot, Observation, legal_actions
 from .onnx_policy import OnnxPolicy
 from .tapeo_bots import ExpertBot
 
-__all__ = ["SearchBot", "playout_values", "PLAYOUT_POLICIES"]
+__all__ = ["SearchBot", "playout_values", "PLAYOUT_POLICIES", "PLAYOUT_NETWORK"]
 
 #: Playout policies a :class:`SearchBot` accepts: the registered Tapeo bots that decide from the
 #: observation alone (the search bot itself needs a belief, so it is not one of them).
 PLAYOUT_POLICIES = ("ppo", "expert", "greedy", "random")
+#: The network the playouts of ``playout="ppo"`` run (``distilled=True``, the default): a small
+#: network trained to pick as the shipped ``ppo`` picks (``python -m
+#: hod.benchmarks.tapeo_playout_distill``; its model card names the teacher), loaded by name.
+PLAYOUT_NETWORK = Path(__file__).resolve().with_name("tapeo_playout.onnx")
 
 
 def playout_values(final_scores: np.ndarray, winners: np.ndarray, seat: int, margin_weight: float) -> np.ndarray:
@@ -169,6 +182,31 @@ def _rows_to_ask(obs, mask, out, ask, which):
 
 
 @njit(cache=_CACHED)
+def _rows_with_choice(mask, out, ask, which):
+    """The rows a playout pick asks the network for when repeats are not looked for (a small
+    network: asking a repeated row again costs less than finding it): a row with one legal kind
+    gets it in ``out`` (int64 (R,)) and ``which[r] = -1``; the others go to ``ask[:u]`` in order,
+    ``which[r]`` their index there. ``mask`` int8 (R, K), at least one legal kind per row.
+    Returns u."""
+    R, K = mask.shape
+    u = 0
+    for r in range(R):
+        legal, last = 0, -1
+        for k in range(K):
+            if mask[r, k]:
+                legal += 1
+                last = k
+        out[r] = last
+        if legal < 2:
+            which[r] = -1
+        else:
+            ask[u] = r
+            which[r] = u
+            u += 1
+    return u
+
+
+@njit(cache=_CACHED)
 def _sampled_picks(logits, which, u, out):
     """``out[r]`` for each row r with ``which[r] >= 0``: the inverse of the softmax's cumulative
     distribution of ``logits[which[r]]`` (float32 (m, K), masked: illegal kinds at -1e8, so their
@@ -220,11 +258,17 @@ class SearchBot(CandidateSearchBot):
             Tapeo ONNX export (with its card beside it) to use as the playout policy, e.g. a
             network of an expert-iteration run searching over its own policy
             (:mod:`hod.training.expert_iteration`).
+        distilled: with ``playout="ppo"`` and no ``playout_model``: True (default) plays the
+            playouts with :data:`PLAYOUT_NETWORK`, the small network distilled from the shipped
+            ``ppo`` (the candidates are still ranked by ``ppo`` itself); False plays them with
+            ``ppo`` (the bot before 2026-12-02's distillation, decision for decision; about 3x
+            slower). Ignored otherwise.
 
     Raises:
         ConfigError: an option outside its legal values (the message names them), an unknown
             option, or ``act`` needing a search without ``belief``.
-        CheckpointError: a ``playout_model`` that is not a usable Tapeo export.
+        CheckpointError: a ``playout_model`` (or, ``distilled``, :data:`PLAYOUT_NETWORK`) that is
+            not a usable Tapeo export.
         ImportError: ``playout="ppo"`` without onnxruntime.
     """
 
@@ -236,7 +280,7 @@ class SearchBot(CandidateSearchBot):
 
     def __init__(self, seed: Optional[int] = None, determinizations: int = 32, playouts: int = 1,
                  playout: str = "ppo", candidates: int = 10, margin_weight: float = 1.0,
-                 playout_model: Optional[str] = None, **options: Any) -> None:
+                 playout_model: Optional[str] = None, distilled: bool = True, **options: Any) -> None:
         super().__init__(seed, **options)
         self.determinizations = _check_int("determinizations", determinizations, 1)
         self.playouts = _check_int("playouts", playouts, 1)
@@ -257,7 +301,14 @@ class SearchBot(CandidateSearchBot):
         else:
             from .registry import make   # the registry imports the declarations, which name this module
             self._policy = make("tapeo", playout, seed=seed)
+        if not isinstance(distilled, (bool, np.bool_)):
+            raise ConfigError(f"distilled={distilled!r}: legal values are True and False")
+        self.distilled = bool(distilled)
         self._network = isinstance(self._policy, OnnxPolicy)
+        # the network of the playouts (the ranking at the root stays self._policy's)
+        self._playout_net = self._policy
+        if self._network and self.distilled and playout_model is None:
+            self._playout_net = OnnxPolicy(PLAYOUT_NETWORK, game="tapeo", seed=seed)   # CheckpointError if unusable
         self._expert = self._policy if isinstance(self._policy, ExpertBot) else ExpertBot(seed=seed)
         self._engines: dict = {}
 
@@ -265,6 +316,8 @@ class SearchBot(CandidateSearchBot):
         """Start a new game; reseeds the bot's generator (and its policy's) when ``seed`` is given."""
         super().reset(seed)
         self._policy.reset(seed)
+        if self._playout_net is not self._policy:
+            self._playout_net.reset(seed)
         self._expert.reset(seed)
 
     # ---- step 1 -----------------------------------------------------------------------------
@@ -375,9 +428,16 @@ class SearchBot(CandidateSearchBot):
         if self._network:
             # a forced seat picks its one legal kind; equal rows are asked once (equal logits)
             out, ask, which = np.empty(G * n, np.int64), np.empty(G * n, np.int64), np.empty(G * n, np.int64)
-            ask = ask[:_rows_to_ask(obs, mask, out, ask, which)]
+            if self._playout_net is self._policy:   # the big network: repeats are worth finding
+                ask = ask[:_rows_to_ask(obs, mask, out, ask, which)]
+            else:
+                ask = ask[:_rows_with_choice(mask, out, ask, which)]
             if ask.size:
-                _, logits = self._policy.run(obs[ask], mask[ask])
+                net = self._playout_net
+                if net.obs_size == obs.shape[1]:   # the game's observation is the network's input
+                    logits = net.logits(obs[ask], mask[ask])
+                else:
+                    _, logits = net.run(obs[ask], mask[ask])
                 _sampled_picks(logits, which, np.ascontiguousarray(u, np.float64).reshape(-1), out)
             return out.reshape(G, n)
         out = np.empty(G * n, np.int64)

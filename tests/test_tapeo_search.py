@@ -273,7 +273,10 @@ def test_sampled_picks_invert_the_softmax_as_numpy_does():
 
 
 # ---- the same decisions before and after the playouts' speed-ups -------------------------------------
+#: The bot with the shipped ``ppo`` in its playouts (``distilled=False``; recorded at 37aa7d5's code).
 DECISIONS_FILE = __import__("pathlib").Path(__file__).with_name("data") / "tapeo_search_decisions.json"
+#: The registered bot, its playouts on the distilled network (recorded when it became the default).
+DISTILLED_DECISIONS_FILE = DECISIONS_FILE.with_name("tapeo_search_decisions_distilled.json")
 #: (players, game seed) of the recorded positions: up to 5 positions of each seeded random game.
 DECISION_GAMES = ((2, 11), (4, 12), (4, 13), (6, 14))
 
@@ -290,9 +293,10 @@ def _decision_positions():
     return out
 
 
-def _decide(state, seat, bot_seed):
-    """The registered ``search`` bot's (its registered budget) action and values at ``state``."""
-    bot = agents.make("tapeo", "search", seed=bot_seed)
+def _decide(state, seat, bot_seed, **options):
+    """The registered ``search`` bot's (its registered budget, ``options`` added) action and values
+    at ``state``."""
+    bot = agents.make("tapeo", "search", seed=bot_seed, **options)
     belief = lambda rng: engine.sample_consistent_state(state, seat, rng)  # noqa: E731
     belief.seat = seat
     obs = obs_of(state, seat)
@@ -301,33 +305,161 @@ def _decide(state, seat, bot_seed):
     return int(bot.act(obs, belief)), {str(a): float(v).hex() for a, v in values.items()}
 
 
-def record_decisions() -> None:
-    """Write :data:`DECISIONS_FILE` from the current code (run once, before a change to the playouts:
-    ``python -c "import sys; sys.path[:0] = ['tests']; import test_tapeo_search as t; t.record_decisions()"``)."""
+def record_decisions(distilled: bool = True) -> None:
+    """Write :data:`DISTILLED_DECISIONS_FILE` (``distilled=False``: :data:`DECISIONS_FILE`) from the
+    current code (run once, before a change to the playouts that must keep the decisions, and again
+    when a change of the playout policy changes them on purpose: ``python -c "import sys;
+    sys.path[:0] = ['tests']; import test_tapeo_search as t; t.record_decisions()"``)."""
     from hod.core.atomic import atomic_write_json
 
+    options = {} if distilled else {"distilled": False}
     rows = []
     for k, (n, seed, i, seat, s) in enumerate(_decision_positions()):
-        action, values = _decide(s, seat, 1000 + k)
+        action, values = _decide(s, seat, 1000 + k, **options)
         rows.append({"players": n, "game_seed": seed, "position": i, "seat": seat, "bot_seed": 1000 + k,
                      "action": action, "values": values})
-    atomic_write_json(DECISIONS_FILE, {"bot": "tapeo search (registered budget)", "positions": rows})
+    bot = "tapeo search (registered budget)" + ("" if distilled else ", distilled=False")
+    atomic_write_json(DISTILLED_DECISIONS_FILE if distilled else DECISIONS_FILE, {"bot": bot, "positions": rows})
 
 
-def test_search_makes_the_recorded_decisions():
-    """The registered ``search`` bot makes exactly the decisions (and values, bit for bit) that the
-    code before the playouts' speed-ups made on 20 fixed positions and seeds (tests/data, recorded
-    by :func:`record_decisions`)."""
+@pytest.mark.parametrize("distilled", [False, True], ids=["ppo_playouts", "distilled_playouts"])
+def test_search_makes_the_recorded_decisions(distilled):
+    """The ``search`` bot makes exactly the decisions (and values, bit for bit) recorded on 20 fixed
+    positions and seeds (tests/data, :func:`record_decisions`): with the shipped ``ppo`` in its
+    playouts (``distilled=False``) those of 37aa7d5's code, before the playouts' speed-ups; the
+    registered bot (the distilled playout network) those recorded when it became the default."""
     pytest.importorskip("onnxruntime")
     import json
 
-    want = json.loads(DECISIONS_FILE.read_text())["positions"]
+    want = json.loads((DISTILLED_DECISIONS_FILE if distilled else DECISIONS_FILE).read_text())["positions"]
     got = _decision_positions()
     assert len(want) == len(got) == 20
     for w, (n, seed, i, seat, s) in zip(want, got):
         assert (w["players"], w["game_seed"], w["position"], w["seat"]) == (n, seed, i, seat)
-        action, values = _decide(s, seat, w["bot_seed"])
+        action, values = _decide(s, seat, w["bot_seed"], **({} if distilled else {"distilled": False}))
         assert (action, values) == (w["action"], w["values"]), w
+
+
+def test_the_distilled_and_the_ppo_playouts_decide_alike_on_the_recorded_positions():
+    """The two recorded files are of the same positions, seeds and candidates. The distilled
+    network samples a different pick now and then (its softmax is not the teacher's to the bit), so
+    a playout may go another way and the values move by Monte Carlo noise: 13 of the 20 decisions
+    are the same, and where they differ the distilled bot's kind was a near tie for the ppo bot
+    (its value there within 0.05 of the best, the largest gap 0.048, where the values of one
+    position spread 0.135 on average)."""
+    import json
+
+    old = json.loads(DECISIONS_FILE.read_text())["positions"]
+    new = json.loads(DISTILLED_DECISIONS_FILE.read_text())["positions"]
+    assert [(o["players"], o["game_seed"], o["position"], o["bot_seed"]) for o in old] == \
+        [(w["players"], w["game_seed"], w["position"], w["bot_seed"]) for w in new]
+    assert all(o["values"].keys() == w["values"].keys() for o, w in zip(old, new))   # same candidates
+    assert sum(o["action"] == w["action"] for o, w in zip(old, new)) == 13
+    for o, w in zip(old, new):
+        v = {k: float.fromhex(x) for k, x in o["values"].items()}
+        assert v[str(w["action"])] >= max(v.values()) - 0.05
+
+
+def test_the_playouts_run_the_distilled_network_unless_told_otherwise():
+    """``distilled`` (default True): the playouts of ``playout="ppo"`` run PLAYOUT_NETWORK and the
+    candidates are still ranked by the shipped ``ppo``; False plays them with ``ppo``; a
+    ``playout_model`` or a per-row playout bot ignores it; a value that is not a bool is refused."""
+    pytest.importorskip("onnxruntime")
+    from hod.agents.onnx_policy import OnnxPolicy
+    from hod.agents.tapeo_search import PLAYOUT_NETWORK
+
+    bot = agents.make("tapeo", "search", seed=0)
+    assert bot._playout_net.path == PLAYOUT_NETWORK and bot._policy.path.name == "tapeo_ppo.onnx"
+    old = SearchBot(seed=0, distilled=False)
+    assert old._playout_net is old._policy and isinstance(old._policy, OnnxPolicy)
+    ppo = old._policy.path
+    assert SearchBot(seed=0, playout_model=str(ppo))._playout_net.path == ppo
+    assert SearchBot(seed=0, playout="expert")._playout_net is not None
+    for bad in ("yes", 1):
+        with pytest.raises(ConfigError, match=f"distilled={bad!r}: legal values are True and False"):
+            SearchBot(seed=0, distilled=bad)
+
+
+def test_the_playout_network_is_a_checked_export_with_its_card_and_golden_vectors():
+    """agents/tapeo_playout.onnx: loaded as every export (sha256 against its card, operators,
+    shapes: no pickle), its card names the teacher and the distillation, and onnxruntime gives its
+    golden vectors (0 action mismatches, logits within 1e-5). Its size: 157*32 + 32 + 32*32 + 32
+    + 32*10 + 10 = 6,442 weights, + 2 numbers of the mask's constants (the 0 it compares with
+    and the -1e8 of an illegal kind) = 6,444 stored numbers."""
+    pytest.importorskip("onnxruntime")
+    import json
+
+    from hod.agents.onnx_policy import OnnxPolicy, check_graph_tensors
+    from hod.agents.tapeo_search import PLAYOUT_NETWORK
+    from hod.training.export import golden_path, load_golden
+
+    card = json.loads(PLAYOUT_NETWORK.with_suffix(".json").read_text())
+    assert card["algorithm"] == "distillation" and card["policy"] == {"net_arch": [32, 32], "activation": "tanh"}
+    assert card["training"]["teacher"]["file"] == "tapeo_ppo.onnx" and card["game"] == "tapeo"
+    assert card["onnx"]["file"] == PLAYOUT_NETWORK.name and card["onnx"]["interface"]["self_contained"]
+    assert check_graph_tensors(PLAYOUT_NETWORK.read_bytes(), "playout") == 6444
+    golden = load_golden(golden_path(PLAYOUT_NETWORK))
+    assert golden["model"] == PLAYOUT_NETWORK.name and golden["count"] == 32
+    net = OnnxPolicy(PLAYOUT_NETWORK, game="tapeo")
+    action, logits = net.run(golden["observation"], golden["action_mask"])
+    assert np.array_equal(action, golden["action"]) and np.abs(logits - golden["logits"]).max() <= 1e-5
+    # the playouts' fast path (no conversions, logits only) gives run's logits bit for bit
+    assert np.array_equal(net.logits(golden["observation"], golden["action_mask"]), logits)
+    assert all(golden["action_mask"][i, a] == 1 for i, a in enumerate(golden["action"]))
+
+
+def test_rows_with_choice_skip_forced_seats_only():
+    """_rows_with_choice on 4 rows: rows 0 and 2 have one legal kind (picks 1 and 2, not asked),
+    rows 1 and 3 two each (asked, even though they are equal: ask = [1, 3])."""
+    from hod.agents.tapeo_search import _rows_with_choice
+
+    mask = np.array([[0, 1, 0], [1, 0, 1], [0, 0, 1], [1, 0, 1]], np.int8)
+    out, ask, which = (np.full(4, -7, np.int64) for _ in range(3))
+    u = _rows_with_choice(mask, out, ask, which)
+    assert u == 2 and ask[:u].tolist() == [1, 3] and which.tolist() == [-1, 0, -1, 1]
+    assert out[[0, 2]].tolist() == [1, 2]
+
+
+def test_the_distillation_graph_is_the_export_s_masked_mlp_worked_by_hand():
+    """hod.benchmarks.tapeo_playout_distill.graph_bytes on a 3 -> 2 -> 2 tanh MLP: x = [1, 0, 0],
+    W1 = [[1, 0, 0], [0, 0, 0]], b1 = 0: h = tanh([1, 0]) = [0.761594, 0]; W2 = I, b2 = [0, 1]:
+    logits [0.761594, 1]; the mask [1, 0] sets kind 1 to -1e8 (action 0), [1, 1] keeps both
+    (action 1). The graph uses only the export's operators (the loader's check)."""
+    pytest.importorskip("onnxruntime")
+    import onnx
+    import onnxruntime as ort
+
+    from hod.agents.onnx_policy import check_graph_operators
+    from hod.benchmarks.tapeo_playout_distill import graph_bytes
+
+    w = [(np.array([[1, 0, 0], [0, 0, 0]], np.float32), np.zeros(2, np.float32)),
+         (np.eye(2, dtype=np.float32), np.array([0, 1], np.float32))]
+    data = graph_bytes(w, {"game": "test"})
+    check_graph_operators(onnx.load_from_string(data), "hand")
+    sess = ort.InferenceSession(data, providers=["CPUExecutionProvider"])
+    action, logits = sess.run(["action", "logits"], {"observation": np.array([[1, 0, 0]] * 2, np.float32),
+                                                     "action_mask": np.array([[1, 0], [1, 1]], np.int8)})
+    assert action.tolist() == [0, 1]
+    assert logits[0, 0] == pytest.approx(0.761594, abs=1e-6) and logits[0, 1] == np.float32(-1e8)
+    assert logits[1].tolist() == pytest.approx([0.761594, 1.0], abs=1e-6)
+
+
+def test_distillation_rows_are_the_teacher_s_choices_in_its_own_games():
+    """playout_rows on 3 games of 2 players: every row has more than one legal kind, carries the
+    teacher's logits of that row, and the rows cover whole games: 3 rounds x (10 - 1) picks with a
+    choice at most per seat, so at most 3 x 9 x 2 = 54 rows a game, and game 0's first pick (10
+    tapas in hand: more than one kind) is there for both seats."""
+    pytest.importorskip("onnxruntime")
+    from hod.benchmarks.tapeo_playout_distill import playout_rows
+
+    teacher = agents.make("tapeo", "ppo", seed=0)
+    obs, mask, logits, game = playout_rows(teacher, 2, 3, seed=0)
+    assert obs.dtype == np.float32 and obs.shape[1] == 157 and mask.shape == logits.shape == (obs.shape[0], 10)
+    assert (mask.sum(axis=1) > 1).all()
+    assert np.array_equal(teacher.run(obs, mask)[1], logits)
+    assert sorted(set(game.tolist())) == [0, 1, 2] and all((game == g).sum() <= 54 for g in range(3))
+    first = engine.new_game(engine.Config(num_players=2), seed=1000 * 2)
+    assert all(np.array_equal(obs[i], encode(first, i)) for i in range(2))
 
 
 def test_search_speed_benchmark_smoke_and_refusals(capsys):

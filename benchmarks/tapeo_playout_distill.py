@@ -1,0 +1,268 @@
+"""Distil the Tapeo ``search`` bot's playout network from the shipped ``ppo``: ``python -m hod.benchmarks.tapeo_playout_distill``.
+
+``python -m hod.benchmarks.tapeo_playout_distill [--out agents/tapeo_playout.onnx] [--hidden 32 32]
+[--games 2000] [--epochs 10] [--seed 0]``
+
+The search bot (:mod:`hod.agents.tapeo_search`) spends most of a decision in the playout
+policy's network. Its playouts only need the teacher's *distribution* over the picks, so a much
+smaller network trained to match it (soft targets: the teacher's masked softmax) plays them at a
+fraction of the cost; the root candidates are still ranked by the teacher itself.
+
+1. **Rows.** For each table size 2..6, ``--games`` seeded games (engine seeds ``seed + 1000 *
+   players + k``) are played in the batched engine (:class:`tapeo_env.rules.batched.BatchedTapeo`)
+   with the teacher in every seat, each pick sampled from its masked softmax (the search's own
+   playout policy); every row of a seat with more than one legal kind is kept with the teacher's
+   logits: the positions a playout meets.
+2. **Training.** A tanh MLP ``157 -> hidden... -> 10`` (torch, one thread, Adam, batches of 1024,
+   learning rate 2e-3, divided by 4 for the last third of the epochs), loss: the cross-entropy of the student's masked
+   softmax against the teacher's (= KL + the teacher's entropy). 5% of the games are held out:
+   the report gives their KL (nats per row) and the share of rows where both argmaxes agree.
+3. **Export.** The graph is the one :mod:`hod.training.export` writes (inputs ``observation``
+   float32 [batch, 157] and ``action_mask`` int8 [batch, 10], the mask applied inside,
+   outputs ``action`` and ``logits``), built with ``onnx.helper`` from the weights; the model
+   card takes the teacher's interface (game, layout, sizes, player counts, rules; not its
+   training, evaluations or pool), with ``algorithm`` ``"distillation"``, the student's
+   ``policy.net_arch``, the libraries, and a ``training`` entry naming the teacher (file and
+   sha256), the rows, the epochs, the seed and the held-out figures; then its
+   golden vectors (:func:`hod.training.export.write_golden`). Loaded like every export
+   (:class:`hod.agents.onnx_policy.OnnxPolicy`: sha256, operators, shapes; no pickle).
+
+Needs torch and onnx (``pip install house-of-decks-rl[train]``). Seeded: the same command writes
+the same rows; torch's training on one thread is repeatable on one machine.
+"""
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import time
+from pathlib import Path
+from typing import Optional
+
+import numpy as np
+
+from hod.agents.onnx_policy import OPPONENTS_DIR, OnnxPolicy
+from hod.core.atomic import atomic_write_bytes, atomic_write_json
+
+PROG = "python -m hod.benchmarks.tapeo_playout_distill"
+#: Where the search bot loads its playout network from (hod.agents.tapeo_search.PLAYOUT_NETWORK).
+DEFAULT_OUT = OPPONENTS_DIR.parent / "tapeo_playout.onnx"
+
+
+def playout_rows(teacher: OnnxPolicy, players: int, games: int, seed: int) -> tuple:
+    """``(obs float32 (R, 157), mask int8 (R, 10), logits float32 (R, 10), game int64 (R,))``: the
+    rows of seats with a choice in ``games`` games of ``players`` players played by ``teacher``
+    sampled from its softmax (module docstring, step 1); ``game`` is the row's game index."""
+    from tapeo_env.rules import engine
+    from tapeo_env.rules.batched import BatchedTapeo
+
+    eng = BatchedTapeo(engine.Config(num_players=players), games, seed=seed)
+    eng.reset(seeds=np.arange(games, dtype=np.uint64) + np.uint64(seed + 1000 * players))
+    rng = np.random.default_rng(seed + players)
+    O, M, L, G = [], [], [], []
+    gid = np.repeat(np.arange(games), players)
+    while not eng.terminal.all():
+        obs = eng.observe().reshape(games * players, -1)
+        mask = eng.legal_mask().reshape(games * players, -1)
+        picks = mask.argmax(axis=1)              # a forced seat's one kind
+        ask = np.flatnonzero(mask.sum(axis=1) > 1)
+        if ask.size:
+            _, logits = teacher.run(obs[ask], mask[ask])
+            z = logits.astype(np.float64)
+            p = np.exp(z - z.max(axis=1, keepdims=True))
+            cum = np.cumsum(p, axis=1)
+            u = rng.random(ask.size)[:, None] * cum[:, -1:] * (1 - 1e-12)
+            picks[ask] = (cum <= u).sum(axis=1)
+            O.append(obs[ask].copy())
+            M.append(mask[ask].copy())
+            L.append(logits)
+            G.append(gid[ask])
+        eng.step(picks.reshape(games, players))
+    return np.concatenate(O), np.concatenate(M), np.concatenate(L), np.concatenate(G)
+
+
+def _soft_ce(student, teacher_logits, mask):
+    """Mean over rows of -sum p_teacher log p_student, both softmaxes masked (torch tensors)."""
+    import torch
+
+    legal = mask > 0
+    s = student.masked_fill(~legal, -1e9).log_softmax(dim=1)
+    p = teacher_logits.masked_fill(~legal, -1e9).softmax(dim=1)
+    return -(p * s.masked_fill(~legal, 0.0)).sum(dim=1).mean()
+
+
+def train(obs, mask, logits, hidden: tuple, epochs: int, seed: int, holdout) -> tuple:
+    """Train the student (module docstring, step 2). Returns ``(weights, report)``: weights a list
+    of ``(W float32 (out, in), b float32 (out,))`` per layer; report the held-out KL and argmax
+    agreement."""
+    import torch
+
+    torch.manual_seed(seed)
+    torch.set_num_threads(1)
+    sizes = [obs.shape[1], *hidden, logits.shape[1]]
+    layers = []
+    for a, b in zip(sizes[:-1], sizes[1:]):
+        layers += [torch.nn.Linear(a, b), torch.nn.Tanh()]
+    net = torch.nn.Sequential(*layers[:-1])
+    X, Mk, T = torch.as_tensor(obs), torch.as_tensor(mask), torch.as_tensor(logits)
+    tr = np.flatnonzero(~holdout)
+    te = np.flatnonzero(holdout)
+    opt = torch.optim.Adam(net.parameters(), lr=2e-3)
+    gen = np.random.default_rng(seed)
+    bs = 1024
+    for ep in range(epochs):
+        if ep == (2 * epochs) // 3:
+            for g in opt.param_groups:
+                g["lr"] *= 0.25
+        order = gen.permutation(tr)
+        tot = 0.0
+        for i in range(0, order.size, bs):
+            j = torch.as_tensor(order[i:i + bs])
+            loss = _soft_ce(net(X[j]), T[j], Mk[j])
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            tot += float(loss.detach()) * j.numel()
+        print(f"  epoch {ep + 1}/{epochs}: train cross-entropy {tot / order.size:.4f}", flush=True)
+    with torch.no_grad():
+        j = torch.as_tensor(te)
+        out = net(X[j])
+        ce = float(_soft_ce(out, T[j], Mk[j]))
+        ent = float(_soft_ce(T[j], T[j], Mk[j]))
+        legal = Mk[j] > 0
+        agree = float((out.masked_fill(~legal, -1e9).argmax(1) == T[j].masked_fill(~legal, -1e9).argmax(1))
+                      .float().mean())
+    weights = [(m.weight.detach().numpy().astype(np.float32), m.bias.detach().numpy().astype(np.float32))
+               for m in net if isinstance(m, torch.nn.Linear)]
+    return weights, {"heldout_rows": int(te.size), "heldout_kl_nats": round(ce - ent, 5),
+                     "heldout_argmax_agreement": round(agree, 5)}
+
+
+def graph_bytes(weights: list, card: dict, opset: int = 17) -> bytes:
+    """The ONNX bytes of a tanh MLP with the export's interface (module docstring, step 3), the
+    card embedded under ``model_card``."""
+    import onnx
+    from onnx import TensorProto, helper, numpy_helper
+
+    obs_size, num_actions = weights[0][0].shape[1], weights[-1][0].shape[0]
+    inits, nodes = [], [helper.make_node("Cast", ["observation"], ["x0"], to=TensorProto.FLOAT)]
+    x = "x0"
+    for k, (W, b) in enumerate(weights):
+        inits += [numpy_helper.from_array(W, f"layer{k}.weight"), numpy_helper.from_array(b, f"layer{k}.bias")]
+        y = f"gemm{k}"
+        nodes.append(helper.make_node("Gemm", [x, f"layer{k}.weight", f"layer{k}.bias"], [y], alpha=1.0, beta=1.0,
+                                      transB=1))
+        if k < len(weights) - 1:
+            nodes.append(helper.make_node("Tanh", [y], [f"h{k}"]))
+            y = f"h{k}"
+        x = y
+    nodes += [
+        helper.make_node("Cast", ["action_mask"], ["mask64"], to=TensorProto.INT64),
+        helper.make_node("Constant", [], ["zero"], value=numpy_helper.from_array(np.array(0, np.int64))),
+        helper.make_node("Equal", ["mask64", "zero"], ["illegal"]),
+        helper.make_node("Not", ["illegal"], ["legal"]),
+        helper.make_node("Shape", [x], ["shape"]),
+        helper.make_node("ConstantOfShape", ["shape"], ["floor"],
+                         value=numpy_helper.from_array(np.array([-1e8], np.float32))),
+        helper.make_node("Where", ["legal", x, "floor"], ["logits"]),
+        helper.make_node("ArgMax", ["logits"], ["action"], axis=-1, keepdims=0, select_last_index=0),
+    ]
+    g = helper.make_graph(
+        nodes, "tapeo_playout",
+        [helper.make_tensor_value_info("observation", TensorProto.FLOAT, ["batch", obs_size]),
+         helper.make_tensor_value_info("action_mask", TensorProto.INT8, ["batch", num_actions])],
+        [helper.make_tensor_value_info("action", TensorProto.INT64, ["batch"]),
+         helper.make_tensor_value_info("logits", TensorProto.FLOAT, ["batch", num_actions])],
+        inits)
+    proto = helper.make_model(g, opset_imports=[helper.make_opsetid("", opset)],
+                              producer_name="house-of-decks-rl hod.benchmarks.tapeo_playout_distill")
+    proto.ir_version = 8
+    entry = proto.metadata_props.add()
+    entry.key, entry.value = "model_card", json.dumps(card)
+    onnx.checker.check_model(proto)
+    return proto.SerializeToString()
+
+
+def distill(out: Path = DEFAULT_OUT, hidden: tuple = (32, 32), games: int = 2000, epochs: int = 10,
+            seed: int = 0, teacher: str = "ppo") -> dict:
+    """Rows, training and export (module docstring, steps 1-3): writes ``out``, its card
+    ``out.with_suffix(".json")`` and its golden vectors (``NAME.golden.json``), atomically, and
+    returns the card.
+
+    Args:
+        out: the ``.onnx`` file to write (the search loads :data:`DEFAULT_OUT`).
+        hidden: the hidden layers' widths.
+        games: games played per table size (2..6) for the rows.
+        epochs: passes over the training rows.
+        seed: seed of the games, the sampling, the split and torch.
+        teacher: the registered Tapeo ONNX bot distilled (default the shipped ``ppo``).
+
+    Raises:
+        hod.agents.model_card.CheckpointError: the teacher cannot be loaded, or the written export
+            fails the loader's checks (golden vectors are written through it).
+        ImportError: torch or onnx missing.
+    """
+    from hod import agents
+    from hod.training.export import golden_path, interface, write_golden
+
+    t0 = time.time()
+    tbot = agents.make("tapeo", teacher, seed=seed)
+    parts = [playout_rows(tbot, n, games, seed) for n in range(2, 7)]
+    obs = np.concatenate([p[0] for p in parts])
+    mask = np.concatenate([p[1] for p in parts])
+    logits = np.concatenate([p[2] for p in parts])
+    holdout = np.concatenate([p[3] % 20 == 19 for p in parts])      # 5% of the games
+    print(f"{obs.shape[0]:,} rows ({', '.join(f'{n}p {p[0].shape[0]:,}' for n, p in zip(range(2, 7), parts))}) "
+          f"in {time.time() - t0:.0f} s", flush=True)
+    weights, report = train(obs, mask, logits, tuple(hidden), epochs, seed, holdout)
+    print(f"held out: {report}", flush=True)
+    import onnx
+    import torch
+
+    # the teacher's interface (game, layout, sizes, table sizes, rules); not its training,
+    # evaluations or pool, which describe the teacher
+    card = {k: json.loads(json.dumps(tbot.model_card[k])) for k in
+            ("format", "card_version", "game", "player_counts", "obs_layout_version", "obs_size", "obs_encoder",
+             "num_actions", "rules") if k in tbot.model_card}
+    card["created"] = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+    card["libraries"] = {"numpy": np.__version__, "torch": torch.__version__, "onnx": onnx.__version__}
+    card["algorithm"] = "distillation"
+    card["policy"] = {"net_arch": [int(h) for h in hidden], "activation": "tanh"}
+    card["training"] = {
+        "teacher": {"name": teacher, "file": tbot.path.name,
+                    "sha256": hashlib.sha256(tbot.path.read_bytes()).hexdigest()},
+        "purpose": "the playout policy of the Tapeo search bot (hod.agents.tapeo_search)",
+        "loss": "cross-entropy against the teacher's masked softmax",
+        "rows": int(obs.shape[0]), "games_per_table_size": int(games), "table_sizes": [2, 3, 4, 5, 6],
+        "epochs": int(epochs), "seed": int(seed), "command": f"{PROG} --hidden {' '.join(map(str, hidden))} "
+        f"--games {games} --epochs {epochs} --seed {seed}", **report,
+        "wall_clock_s": round(time.time() - t0, 1)}
+    out = Path(out)
+    card["onnx"] = {"file": out.name, "opset": 17,
+                    "inputs": {"observation": ["batch", card["obs_size"], "float32"],
+                               "action_mask": ["batch", card["num_actions"], "int8"]},
+                    "outputs": {"action": ["batch", "int64"], "logits": ["batch", card["num_actions"], "float32"]}}
+    data = graph_bytes(weights, card)
+    card["onnx"]["sha256"] = hashlib.sha256(data).hexdigest()
+    card["onnx"]["interface"] = dict(interface(card), golden=golden_path(out).name)
+    atomic_write_bytes(out, data)
+    atomic_write_json(out.with_suffix(".json"), card)
+    write_golden(out)
+    return card
+
+
+def main(argv: Optional[list[str]] = None) -> dict:
+    from hod.evaluation.cli_options import int_option
+
+    ap = argparse.ArgumentParser(prog=PROG, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--out", type=Path, default=DEFAULT_OUT, help=f"the export to write (default {DEFAULT_OUT})")
+    ap.add_argument("--hidden", type=int_option(1, 1024), nargs="+", default=[32, 32], help="hidden widths (default 32 32)")
+    ap.add_argument("--games", type=int_option(1), default=2000, help="games per table size (default 2000)")
+    ap.add_argument("--epochs", type=int_option(1), default=10, help="epochs (default 10)")
+    ap.add_argument("--seed", type=int_option(0), default=0, help="seed (default 0)")
+    args = ap.parse_args(argv)
+    return distill(args.out, tuple(args.hidden), args.games, args.epochs, args.seed)
+
+
+if __name__ == "__main__":
+    main()
