@@ -59,6 +59,7 @@ from hod.core.errors import ConfigError
 from hod.core.games import get_game, load_object
 
 from .config import batched_games
+from .learner_env import LearnerVecEnv, bot_policy, random_policy
 from .numpy_policy import NumpyBatchPolicy, NumpyPolicy
 from .pool import FixedOpponents, OpponentPool, make_named_bot, resolve_opponents
 
@@ -98,8 +99,8 @@ class BatchOpponents:
     def __init__(self, game: str, source: Any, seed: Optional[int] = 0, rules: Optional[dict] = None) -> None:
         self.game = game
         self.rules = dict(rules or {})   # the table's rule options, given to bots made by name
-        # the game's vector module provides its batch RandomPolicy and BotPolicy
-        self.vector = importlib.import_module(vector_env_class(game).__module__)
+        if get_game(game).batched_engine is None:
+            raise ConfigError(f"engine='batched' is not available for {game!r}; legal games: {batched_games()}")
         self.source = resolve_opponents(game, source)
         self.seed = 0 if seed is None else int(seed)
         self.labels: list[str] = []          # label of each policy index, stable across refreshes
@@ -154,7 +155,7 @@ class BatchOpponents:
                 bot_name = None
             bot_seed = int(np.random.default_rng(seed).integers(2**31 - 1))
             if bot_name == "random":
-                pol = self.vector.RandomPolicy(seed)
+                pol = random_policy(self.game, seed)   # the engine's sampler (hod.training.learner_env)
             elif bot_name is not None:
                 own = getattr(src, "options", {}).get(bot_name, {})   # the pool's options of that bot
                 pol = self._batch_or_bot(make_named_bot(self.game, bot_name, seed=bot_seed, **self.rules, **own), seed)
@@ -177,7 +178,7 @@ class BatchOpponents:
 
             net = onnx_numpy_policy(bot.path, bot.model_card["policy"]["activation"], "none")
             return NumpyBatchPolicy(net, bool(bot.deterministic), seed)
-        return self.vector.BotPolicy(bot)
+        return bot_policy(self.game, bot)
 
     def refresh(self) -> tuple[list, list[float]]:
         """Policies and weights for the source's members now: ``(policies, weights)``, one float
@@ -197,7 +198,8 @@ class BatchOpponents:
         pairwise results of the games that ended (:meth:`OpponentPool.record_result`): for each
         slot's final info carrying ``"opponents"`` (the policy index of each opponent seat, seats
         ``L..n-1``, into :attr:`labels`), ``"scores"`` (every seat's final points) and
-        ``"final_score"`` (the learner seat's), a score of 1, 0.5 or 0 per opponent seat for more,
+        ``"final_score"`` (the learner seat's), and ``"opponent_seats"`` (those seats; without it, seats
+``n - len(opponents)..n-1``), a score of 1, 0.5 or 0 per opponent seat for more,
         as many or fewer points than it. Finals without those keys (a game's vector env that does
         not report them) are skipped. Returns the number of results recorded."""
         src = self.source
@@ -209,7 +211,9 @@ class BatchOpponents:
             if opp is None or "scores" not in info:
                 continue
             mine = info["final_score"]
-            theirs = np.asarray(info["scores"])[len(info["scores"]) - len(opp):]
+            seats = info.get("opponent_seats")   # the learner env names them; the old envs: seats L..n-1
+            theirs = (np.asarray(info["scores"])[seats] if seats is not None
+                      else np.asarray(info["scores"])[len(info["scores"]) - len(opp):])
             for idx, pts in zip(opp, theirs):
                 src.record_result(self.labels[int(idx)], 1.0 if mine > pts else 0.5 if mine == pts else 0.0)
                 n += 1
@@ -291,6 +295,32 @@ def make_batched_vec_env(game: str, num_tables: int, num_players, learner_seats:
     venv, src = _batched_env(game, num_tables, num_players, learner_seats, opponents, env_options, seed,
                              gymnasium_view=False)
     return PoolOpponentsVecEnv(venv, src)
+
+
+def make_learner_vec_env(game: str, num_tables: int, num_players, learner_seats: int, opponents,
+                         env_options: Optional[dict] = None, seed: int = 0, encoder: Any = None,
+                         reward_scale: float = 1.0) -> LearnerVecEnv:
+    """The training ``VecEnv`` of ``engine = "batched"``: one :class:`hod.training.learner_env.LearnerVecEnv`
+    over the game's batched engine, following the opponent source (arguments as
+    :func:`make_batched_vec_env`; ``encoder`` and ``reward_scale`` as the env's options). It
+    plays the same games, with the same observations, masks, rewards and infos (and more info
+    keys), as :func:`make_batched_vec_env` wrapped in :class:`hod.training.reward_scale.ScaledRewardVecEnv`
+    and :class:`hod.training.encoded_env.EncodedVecEnv` (``tests/test_training_learner_env.py``).
+
+    Raises:
+        ConfigError: as :func:`make_batched_vec_env`, or a bad ``reward_scale``.
+    """
+    opts = dict(env_options or {})
+    illegal = opts.pop("illegal_action", "raise")
+    if illegal != "raise":
+        raise ConfigError(f"illegal_action={illegal!r}: the batched engines always raise; legal values: ['raise']")
+    reward_scheme = opts.pop("reward_scheme", "points")
+    src = BatchOpponents(game, opponents, seed, get_game(game).check_rule_options(opts))
+    pols, weights = src.refresh()
+    players = list(num_players) if isinstance(num_players, (list, tuple)) else num_players
+    return LearnerVecEnv(game, num_tables, players, learner_seats, opponents=pols, opponent_weights=weights,
+                         reward_scheme=reward_scheme, seed=seed, encoder=encoder, reward_scale=reward_scale,
+                         source=src, **opts)
 
 
 def make_batched_vector_env(game: str, num_tables: int, num_players, learner_seats: int, opponents,
