@@ -139,6 +139,8 @@ class _Size:
         self.assign = np.zeros((tables, n if drawn else n - L), np.int64)
         self.learner = np.zeros(tables, np.int64)          # the learner's seat (drawn) per game
         self.others = np.arange(L, n)
+        # drawn: the opponent seats when the learner sits in seat q (every other seat, ascending)
+        self.opp_seats = [np.delete(np.arange(n), q) for q in range(n)] if drawn else None
         self.ep_ret = np.zeros(tables * L)
         self.ep_len = np.zeros(tables * L, np.int64)
         self.acc = np.zeros(tables)                         # sequential: the learner's reward this step
@@ -281,13 +283,16 @@ class LearnerVecEnv(MaskedVecEnv):
         """Sequential: the opponents decide, in batch, until every game waits for its learner or
         is over; their steps' rewards of the learner's seat go to ``s.acc``."""
         e = s.engine
+        one = len(self.policies) == 1
         while True:
-            pend = np.flatnonzero((e.current != s.learner) & ~e.terminal)
+            # the games named by a bool mask: the engine need not check indices for repeats
+            waiting = (e.current != s.learner) & ~e.terminal
+            pend = np.flatnonzero(waiting)
             if pend.size == 0:
                 return
-            masks = e.legal_mask(pend)[:, 0]
-            if len(self.policies) == 1:
-                acts = self._ask(self.policies[0], s, pend, None, masks)
+            masks = e.legal_mask(waiting)[:, 0]
+            if one:
+                acts = self._ask(self.policies[0], s, waiting, None, masks)
             else:
                 who = s.assign[pend, e.current[pend]]
                 acts = np.empty(pend.size, np.int64)
@@ -295,7 +300,7 @@ class LearnerVecEnv(MaskedVecEnv):
                     sub = np.flatnonzero(who == k)
                     if sub.size:
                         acts[sub] = self._ask(pol, s, pend[sub], None, masks[sub])
-            res = e.step(acts[:, None], games=pend)
+            res = e.step(acts[:, None], games=waiting)
             self.decisions += pend.size
             if res.game_over.any():
                 over = np.flatnonzero(res.game_over)
@@ -400,14 +405,15 @@ class LearnerVecEnv(MaskedVecEnv):
                 seat = int(seats[a, j])
                 slot = s.slots.start + int(k) * L + j
                 r = slot - s.slots.start
-                opp = np.array([q for q in range(n) if q not in seats[a]], np.int64)
+                opp = s.opp_seats[seat] if s.drawn else s.others
                 dones[slot] = True
                 infos[slot] = {
                     "terminal_observation": term[a, j].copy(), "TimeLimit.truncated": False,
                     "final_score": int(scores[a, seat]), "win_share": float(shares[a, seat]),
                     "episode": {"r": float(s.ep_ret[r]), "l": int(s.ep_len[r]), "t": now},
                     "seat": seat, "num_players": n, "scores": scores[a].copy(),
-                    "opponents": (s.assign[k, opp] if s.drawn else s.assign[k]).copy(), "opponent_seats": opp,
+                    "opponents": (s.assign[k, opp] if s.drawn else s.assign[k]).copy(),
+                    "opponent_seats": opp.copy(),
                 }
         if self.encoder is not None:
             pad = np.zeros(self.encoder.extra, np.float32)
