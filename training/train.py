@@ -423,9 +423,10 @@ def _make_callback_class():
                         self.logger.record(f"pfsp/score_{lab.replace(':', '_')}", self.t.pool.learner_score(lab))
 
         def _on_step(self) -> bool:
-            for done, info in zip(self.locals["dones"], self.locals["infos"]):
-                if done and "win_share" in info:
-                    self.shares.append(float(info["win_share"]))
+            infos = self.locals["infos"]
+            for i in np.flatnonzero(self.locals["dones"]):   # the finished games only, not every slot
+                if "win_share" in infos[i]:
+                    self.shares.append(float(infos[i]["win_share"]))
             n = self.num_timesteps
             if self.next_snapshot is not None and n >= self.next_snapshot:
                 self.t.snapshot()
