@@ -236,6 +236,11 @@ class LearnerVecEnv(MaskedVecEnv):
             source.push_if_changed(self)
 
     # ---- opponents ---------------------------------------------------------------------------------
+    def sync(self) -> bool:
+        """Push the ``source``'s members when they changed (:meth:`BatchOpponents.push_if_changed`);
+        returns whether it did (False without a source)."""
+        return self.source is not None and self.source.push_if_changed(self)
+
     def set_opponents(self, opponents: Any, weights: Optional[Sequence[float]] = None) -> None:
         """Replace the opponent policies and their drawing probabilities ``weights`` (None:
         uniform). A seat whose policy is still there (the same object) keeps it; only a seat
@@ -346,8 +351,7 @@ class LearnerVecEnv(MaskedVecEnv):
         Raises:
             ConfigError: a bad seed (the message names the legal values); nothing changes.
         """
-        if self.source is not None:
-            self.source.push_if_changed(self)
+        self.sync()
         seed = check_seed(self._seeds[0] if self._seeds else None)
         if seed is not None:
             self.seed_value = seed
@@ -365,8 +369,7 @@ class LearnerVecEnv(MaskedVecEnv):
         return self._observations()
 
     def step_async(self, actions: np.ndarray) -> None:
-        if self.source is not None:
-            self.source.push_if_changed(self)
+        self.sync()
         self._actions = np.asarray(actions)
 
     def step_wait(self):
