@@ -1,6 +1,11 @@
 """Training envs over the games' batched engines (config ``engine = "batched"``).
 
-:func:`make_batched_vec_env` builds the game's stable-baselines3 ``VecEnv`` over its batched
+:func:`make_learner_vec_env` builds what the trainer trains on: the one learner vector env
+:class:`hod.training.learner_env.LearnerVecEnv` over any declared game's batched engine, following
+the opponent source through :class:`BatchOpponents` (observation encoder and reward scale inside).
+
+:func:`make_batched_vec_env` builds the per-game stack it replaced (kept as its test oracle and
+for :mod:`hod.training.rllib.envs`): the game's stable-baselines3 ``VecEnv`` over its batched
 numpy engine (:class:`hod.training.tapeo_vector.TapeoVecEnv`, :class:`hod.training.robada_vector.RobadaVecEnv`):
 all the tables of one size advance together as arrays, and the opponent seats are played in
 batch by *batch policies* (``hod.agents.batch_policies``), so a training step never loops over games
@@ -15,15 +20,16 @@ label                batch policy
 ``latest``           :class:`hod.training.numpy_policy.NumpyBatchPolicy` on the pool's latest copy
                      (the same object, refreshed in place each rollout, so nothing to swap)
 ``past:<name>``      :class:`~hod.training.numpy_policy.NumpyBatchPolicy` on that snapshot
-``heuristic:random`` the game's vectorized ``RandomPolicy`` (uniform legal actions, in batch)
+``heuristic:random`` :func:`hod.training.learner_env.random_policy` (uniform legal actions, in batch,
+                     with the engine module's ``random_legal_actions``)
 ``heuristic:ppo``    a shipped ONNX opponent on the plain observation (Tapeo's ``ppo``, ``ppo_v1``, ...):
                      a :class:`~hod.training.numpy_policy.NumpyBatchPolicy` on the export's actor
                      (one matrix product per batch; argmax, as the registered bot plays, unless
                      ``heuristic_options`` say ``{ppo = {deterministic = false}}``)
 ``heuristic:<path>`` an ONNX export file (``*.onnx``, :func:`hod.training.pool.is_export_path`, e.g.
                      an exploiter): the same as a shipped opponent of that file (argmax)
-``heuristic:<bot>``  the game's ``BotPolicy`` around ``agents.make(game, bot)`` (one call per
-                     row: as fast as the bot)
+``heuristic:<bot>``  a :class:`hod.training.learner_env.BotPolicy` around ``agents.make(game, bot)``
+                     (one call per row: as fast as the bot)
 ===================  =========================================================================
 
 Each member is drawn with its probability in the pool's sampling scheme (category probability
