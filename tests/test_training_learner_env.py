@@ -15,10 +15,10 @@ from hod.training import config as C
 from hod.training import train as train_mod
 from hod.training.batched_env import make_batched_vec_env, make_learner_vec_env
 from hod.training.encoded_env import EncodedVecEnv
-from hod.training.learner_env import LearnerVecEnv, random_policy
+from hod.training.learner_env import LearnerVecEnv, LearnerVectorEnv, random_policy
 from hod.training.reward_scale import ScaledRewardVecEnv
-from hod.training.robada_vector import RandomPolicy as RobadaRandom, RobadaVecEnv
-from hod.training.tapeo_vector import RandomPolicy as TapeoRandom, TapeoVecEnv
+from hod.training.robada_vector import RandomPolicy as RobadaRandom, RobadaVecEnv, RobadaVectorEnv
+from hod.training.tapeo_vector import RandomPolicy as TapeoRandom, TapeoVecEnv, TapeoVectorEnv
 from hod.training.train import Trainer
 
 OLD = {"tapeo": (TapeoVecEnv, TapeoRandom), "robada": (RobadaVecEnv, RobadaRandom)}
@@ -180,3 +180,38 @@ def test_refusals_name_the_legal_values_and_change_nothing():
         env.step_wait()
     assert all(a.same_as(b) for a, b in zip(before, env.engine_states()))
     assert np.array_equal(masks, env.action_masks())
+
+
+@pytest.mark.parametrize("game,players,learners", [("tapeo", [2, 4], 2), ("robada", [2, 3], 1)])
+def test_the_gymnasium_view_equals_the_old_vector_env_views(game, players, learners):
+    Old = {"tapeo": TapeoVectorEnv, "robada": RobadaVectorEnv}[game]
+    kw = dict(num_tables=8, num_players=players, learner_seats=learners, reward_scheme="win_loss", seed=2,
+              opponent_weights=[0.25, 0.35, 0.4])
+    old = Old(opponents=_opponents(game, 2, False), **kw)
+    new = LearnerVectorEnv(game, opponents=_opponents(game, 2, True), **kw)
+    assert old.single_observation_space == new.single_observation_space
+    assert old.action_space == new.action_space and new.metadata == old.metadata
+    (o1, i1), (o2, i2) = old.reset(seed=5), new.reset(seed=5)
+    rng = np.random.default_rng(1)
+    finals = 0
+    for t in range(120):
+        assert o1.keys() == o2.keys() and all(np.array_equal(o1[k], o2[k]) and o1[k].dtype == o2[k].dtype for k in o1)
+        assert set(i1) <= set(i2), (t, set(i1) - set(i2))
+        for k, v in i1.items():
+            if k == "final_obs":
+                for a, b in zip(v, i2[k]):
+                    assert (a is None) == (b is None)
+                    if a is not None:
+                        finals += 1
+                        assert all(np.array_equal(a[q], b[q]) and a[q].dtype == b[q].dtype for q in a)
+            else:
+                assert np.array_equal(v, i2[k]) and v.dtype == i2[k].dtype, (t, k)
+        a = _legal(o1["action_mask"], rng)
+        *r1, i1 = old.step(a)
+        *r2, i2 = new.step(a)
+        o1, o2 = r1[0], r2[0]
+        for x, y in zip(r1[1:], r2[1:]):
+            assert np.array_equal(x, y) and x.dtype == y.dtype, t
+    assert finals > 5
+    with pytest.raises(ConfigError):
+        new.reset(seed=-1)

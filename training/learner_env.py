@@ -60,10 +60,11 @@ import importlib
 import time
 from typing import Any, Optional, Sequence
 
+import gymnasium
 import numpy as np
 from gymnasium import spaces
 
-from hod.adapters.options import check_seed
+from hod.adapters.options import check_reset_options, check_seed
 from hod.agents import batch_policies
 from hod.core.deal import draw_seeds
 from hod.core.errors import ConfigError, check_int_range
@@ -72,7 +73,7 @@ from hod.core.rewards import win_shares_batch
 
 from .sb3_vec_env import MaskedVecEnv
 
-__all__ = ["LearnerVecEnv", "RandomPolicy", "BotPolicy", "random_policy", "bot_policy"]
+__all__ = ["LearnerVecEnv", "LearnerVectorEnv", "RandomPolicy", "BotPolicy", "random_policy", "bot_policy"]
 
 
 class RandomPolicy(batch_policies.RandomPolicy):
@@ -228,6 +229,7 @@ class LearnerVecEnv(MaskedVecEnv):
         else:
             space = spaces.Box(low=-np.inf, high=np.inf, shape=(width,), dtype=np.float32)
         super().__init__(N, space, spaces.Discrete(self.num_actions))
+        self.final_masks = False      # finals carry "terminal_mask" (set by LearnerVectorEnv)
         self.decisions = 0            # every decision applied (learners' and opponents'): agent-steps
         self.t0 = time.time()
         self._actions: Optional[np.ndarray] = None
@@ -418,6 +420,11 @@ class LearnerVecEnv(MaskedVecEnv):
                     "opponents": (s.assign[k, opp] if s.drawn else s.assign[k]).copy(),
                     "opponent_seats": opp.copy(),
                 }
+        if self.final_masks:   # the Gymnasium view's final_obs carry the finished game's mask
+            fm = e.legal_mask(games)
+            for a, k in enumerate(games):
+                for j in range(L):
+                    infos[s.slots.start + int(k) * L + j]["terminal_mask"] = fm[a, 0 if s.drawn else j].copy()
         if self.encoder is not None:
             pad = np.zeros(self.encoder.extra, np.float32)
             for k in games:
@@ -487,3 +494,71 @@ class LearnerVecEnv(MaskedVecEnv):
         """int64 (num_envs,): each slot's learner seat now."""
         return np.concatenate([np.repeat(s.learner, s.L) if s.drawn else np.tile(np.arange(s.L), s.tables)
                                for s in self.sizes])
+
+
+class LearnerVectorEnv(gymnasium.vector.VectorEnv):
+    """The Gymnasium ``VectorEnv`` view of a :class:`LearnerVecEnv` (arguments as its; libraries other
+    than SB3).
+
+    Observations are dicts ``{"observation": float32 (num_envs, width), "action_mask": int8
+    (num_envs, A)}``; actions ``MultiDiscrete([A] * num_envs)``; autoreset ``SAME_STEP``: a finished
+    game is dealt again within the step, its last observation and mask are in ``infos["final_obs"]``
+    (object array; ``infos["_final_obs"]`` marks the slots), and ``infos["final_score"]``,
+    ``infos["win_share"]`` hold the results (``infos["_final_score"]``, ``infos["_win_share"]``
+    mark them); ``infos["seat"]`` is always each slot's learner seat. Games are never truncated.
+
+    Raises:
+        ConfigError: as :class:`LearnerVecEnv`; in ``reset``, a bad ``seed`` or ``options``.
+    """
+
+    metadata = {"autoreset_mode": gymnasium.vector.AutoresetMode.SAME_STEP}
+
+    def __init__(self, game: Any, **kwargs: Any) -> None:
+        self.env = LearnerVecEnv(game, **kwargs)
+        self.env.final_masks = True
+        self.num_envs = n = self.env.num_envs
+        A = self.env.num_actions
+        self.single_observation_space = spaces.Dict({"observation": self.env.observation_space,
+                                                     "action_mask": spaces.Box(0, 1, (A,), np.int8)})
+        self.single_action_space = spaces.Discrete(A)
+        self.observation_space = gymnasium.vector.utils.batch_space(self.single_observation_space, n)
+        self.action_space = spaces.MultiDiscrete([A] * n)
+
+    def set_opponents(self, opponents: Any, weights: Optional[Sequence[float]] = None) -> None:
+        """:meth:`LearnerVecEnv.set_opponents`."""
+        self.env.set_opponents(opponents, weights)
+
+    def action_masks(self) -> np.ndarray:
+        """bool (num_envs, A): the legal actions now."""
+        return self.env.action_masks()
+
+    def _obs(self, obs: np.ndarray) -> dict:
+        return {"observation": obs, "action_mask": self.env._masks.copy()}
+
+    def reset(self, *, seed: Optional[int] = None, options: Optional[dict] = None):
+        """Deal every game again (``seed``: None or an int in ``0..2**64-1`` restarts the draws;
+        ``options``: None or a dict, ignored). Returns ``(observations, {"seat": int64 (num_envs,)})``."""
+        check_reset_options(options)
+        check_seed(seed)
+        if seed is not None:
+            self.env.seed(seed)
+        return self._obs(self.env.reset()), {"seat": self.env.learner_seats_now}
+
+    def step(self, actions):
+        """Gymnasium's ``(obs, rewards float64, terminations, truncations, infos)``."""
+        self.env.step_async(np.asarray(actions))
+        obs, rewards, dones, finals = self.env.step_wait()
+        infos: dict[str, Any] = {"seat": self.env.learner_seats_now}
+        if dones.any():
+            n = self.num_envs
+            fo = np.full(n, None, dtype=object)
+            score = np.zeros(n, np.int64)
+            share = np.zeros(n)
+            for slot in np.flatnonzero(dones):
+                info = finals[slot]
+                fo[slot] = {"observation": info["terminal_observation"], "action_mask": info["terminal_mask"]}
+                score[slot] = info["final_score"]
+                share[slot] = info["win_share"]
+            infos.update({"final_obs": fo, "_final_obs": dones.copy(), "final_score": score,
+                          "_final_score": dones.copy(), "win_share": share, "_win_share": dones.copy()})
+        return self._obs(obs), rewards.astype(np.float64), dones, np.zeros(self.num_envs, bool), infos
