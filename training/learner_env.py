@@ -145,6 +145,7 @@ class _Size:
         self.ep_ret = np.zeros(tables * L)
         self.ep_len = np.zeros(tables * L, np.int64)
         self.acc = np.zeros(tables)                         # sequential: the learner's reward this step
+        self.opp_obs: Optional[np.ndarray] = None           # simultaneous: opponents' observations now
         self.all_games = np.arange(tables)
 
 
@@ -297,7 +298,7 @@ class LearnerVecEnv(MaskedVecEnv):
             pend = np.flatnonzero(waiting)
             if pend.size == 0:
                 return
-            masks = e.legal_mask(waiting)[:, 0]
+            masks = e.legal_mask()[pend, 0]    # the whole batch's mask (no games to check), then the rows
             if one:
                 acts = self._ask(self.policies[0], s, waiting, None, masks)
             else:
@@ -314,31 +315,43 @@ class LearnerVecEnv(MaskedVecEnv):
                 s.acc[pend[over]] += res.rewards[over, s.learner[pend[over]]]
 
     def _opponent_actions(self, s: _Size) -> np.ndarray:
-        """Simultaneous: int64 (tables, n - L), the opponent seats' actions now."""
+        """Simultaneous: int64 (tables, n - L), the opponent seats' actions now (their observations
+        from the step's one ``observe`` of every seat, :meth:`_refresh`)."""
         masks = s.engine.legal_mask()[:, s.L:]
         m = s.tables * (s.n - s.L)
+        obs = s.opp_obs
+        if obs is None and self._needs_obs:     # the opponents changed since the refresh
+            obs = s.engine.observe(seats=s.others).copy()
         if len(self.policies) == 1:
-            flat = masks.reshape(m, self.num_actions)
-            return self._ask(self.policies[0], s, s.all_games, s.others, flat).reshape(s.tables, s.n - s.L)
-        obs = s.engine.observe(seats=s.others) if self._needs_obs else None
+            p = self.policies[0]
+            o = obs.reshape(m, self.obs_size) if getattr(p, "needs_observation", True) else \
+                np.empty((m, 0), np.float32)
+            return np.asarray(p(o, masks.reshape(m, self.num_actions))).reshape(s.tables, s.n - s.L)
         out = np.empty((s.tables, s.n - s.L), np.int64)
         for k, p in enumerate(self.policies):
             sel = s.assign == k
             if sel.any():
-                o = obs[sel] if obs is not None and getattr(p, "needs_observation", True) else \
-                    np.empty((int(sel.sum()), 0), np.float32)
+                o = obs[sel] if getattr(p, "needs_observation", True) else np.empty((int(sel.sum()), 0), np.float32)
                 out[sel] = p(o, masks[sel])
         return out
 
     def _refresh(self, s: _Size) -> None:
-        """Write the learners' observations and masks of one size into the step's buffers."""
+        """Write the learners' observations and masks of one size into the step's buffers (and,
+        in a simultaneous game whose opponents read observations, keep theirs: one ``observe``
+        of every seat, no seat list to check)."""
         e, sl = s.engine, s.slots
         if s.drawn:     # every game waits for its learner: the deciding seat
             e.observe(out=self._obs[sl].reshape(s.tables, 1, self.obs_size))
             self._masks[sl] = e.legal_mask()[:, 0]
+            return
+        if self._needs_obs and s.n > s.L:
+            every = e.observe()                                   # (tables, n, obs): all seats decide
+            self._obs[sl].reshape(s.tables, s.L, self.obs_size)[...] = every[:, :s.L]
+            s.opp_obs = every[:, s.L:].copy()
         else:
             e.observe(seats=range(s.L), out=self._obs[sl].reshape(s.tables, s.L, self.obs_size))
-            self._masks[sl] = e.legal_mask()[:, :s.L].reshape(-1, self.num_actions)
+            s.opp_obs = None
+        self._masks[sl] = e.legal_mask()[:, :s.L].reshape(-1, self.num_actions)
 
     # ---- the VecEnv ---------------------------------------------------------------------------------
     def _observations(self) -> np.ndarray:
