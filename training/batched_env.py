@@ -65,7 +65,7 @@ from hod.core.errors import ConfigError
 from hod.core.games import get_game, load_object
 
 from .config import batched_games
-from .learner_env import LearnerVecEnv, bot_policy, random_policy
+from .learner_env import LearnerVecEnv, LearnerVectorEnv, bot_policy, random_policy
 from .numpy_policy import NumpyBatchPolicy, NumpyPolicy
 from .pool import FixedOpponents, OpponentPool, make_named_bot, resolve_opponents
 
@@ -327,6 +327,34 @@ def make_learner_vec_env(game: str, num_tables: int, num_players, learner_seats:
     return LearnerVecEnv(game, num_tables, players, learner_seats, opponents=pols, opponent_weights=weights,
                          reward_scheme=reward_scheme, seed=seed, encoder=encoder, reward_scale=reward_scale,
                          source=src, **opts)
+
+
+def make_learner_vector_env(game: str, num_tables: int, num_players, learner_seats: int, opponents,
+                            env_options: Optional[dict] = None, seed: int = 0) -> tuple[Any, BatchOpponents]:
+    """The Gymnasium ``VectorEnv`` view of the learner env
+    (:class:`hod.training.learner_env.LearnerVectorEnv`: dict observations, ``step(actions, hold)``)
+    over the same tables as :func:`make_learner_vec_env`, for libraries other than SB3 (Ray RLlib:
+    :mod:`hod.training.rllib.envs`); it plays the games of :func:`make_batched_vector_env`.
+
+    Returns:
+        ``(venv, opponents)``: call ``opponents.push_if_changed(venv)`` before a step to keep the
+        env's opponents in step with the source.
+
+    Raises:
+        ConfigError: as :func:`make_batched_vec_env`.
+    """
+    opts = dict(env_options or {})
+    illegal = opts.pop("illegal_action", "raise")
+    if illegal != "raise":
+        raise ConfigError(f"illegal_action={illegal!r}: the batched engines always raise; legal values: ['raise']")
+    reward_scheme = opts.pop("reward_scheme", "points")
+    src = BatchOpponents(game, opponents, seed, get_game(game).check_rule_options(opts))
+    pols, weights = src.refresh()
+    players = list(num_players) if isinstance(num_players, (list, tuple)) else num_players
+    venv = LearnerVectorEnv(game, num_tables=num_tables, num_players=players, learner_seats=learner_seats,
+                            opponents=pols, opponent_weights=weights, reward_scheme=reward_scheme, seed=seed, **opts)
+    src.push_if_changed(venv)
+    return venv, src
 
 
 def make_batched_vector_env(game: str, num_tables: int, num_players, learner_seats: int, opponents,

@@ -388,7 +388,24 @@ class LearnerVecEnv(MaskedVecEnv):
         self._actions = np.asarray(actions)
 
     def step_wait(self):
-        actions = self._actions.reshape(-1)
+        return self.step_hold(self._actions, None)
+
+    def step_hold(self, actions: np.ndarray, hold: Optional[np.ndarray] = None):
+        """One step of every game but the held ones: SB3's ``(obs, rewards, dones, infos)``.
+
+        Args:
+            actions: int (num_envs,), one per slot (a held slot's is ignored).
+            hold: bool (num_envs,) or None: slots whose game does not move this step (a game
+                dealt on the previous step that waits: next-step autoreset, as RLlib's fast path
+                asks). In a simultaneous game a table size is held whole or not at all (its
+                games last the same number of steps, so they finish together).
+
+        Raises:
+            ValueError: wrong number of actions, or ``hold`` covering part of a simultaneous
+                table size's slots.
+            IllegalActionError: an illegal learner action (nothing changes in that size's games).
+        """
+        actions = np.asarray(actions).reshape(-1)
         if actions.shape[0] != self.num_envs:
             raise ValueError(f"expected {self.num_envs} actions (one per env slot), got {actions.shape[0]}")
         N = self.num_envs
@@ -396,9 +413,16 @@ class LearnerVecEnv(MaskedVecEnv):
         dones = np.zeros(N, bool)
         infos: list[dict] = [{} for _ in range(N)]
         for s in self.sizes:
+            held = None if hold is None or not hold[s.slots].any() else hold[s.slots]
             if s.drawn:
-                self._step_sequential(s, actions[s.slots], rewards, dones, infos)
+                moving = None if held is None else np.flatnonzero(~held)
+                self._step_sequential(s, actions[s.slots], rewards, dones, infos, moving)
             else:
+                if held is not None:
+                    if not held.all():
+                        raise ValueError(f"hold covers part of the {s.n}-player tables; legal: all of a table "
+                                         f"size's slots or none (its games finish together)")
+                    continue
                 self._step_simultaneous(s, actions[s.slots], rewards, dones, infos)
             self._refresh(s)
         if self.reward_scale != 1.0:
@@ -468,15 +492,23 @@ class LearnerVecEnv(MaskedVecEnv):
             self._deal(s, games)
 
     def _step_sequential(self, s: _Size, actions: np.ndarray, rewards: np.ndarray, dones: np.ndarray,
-                         infos: list) -> None:
+                         infos: list, moving: Optional[np.ndarray] = None) -> None:
         e = s.engine
-        res = e.step(actions[:, None])
-        self.decisions += s.tables
-        s.ep_len += 1
         s.acc[:] = 0
-        if res.game_over.any():
-            over = np.flatnonzero(res.game_over)
-            s.acc[over] += res.rewards[over, s.learner[over]]
+        if moving is None:
+            res = e.step(actions[:, None])
+            self.decisions += s.tables
+            s.ep_len += 1
+            if res.game_over.any():
+                over = np.flatnonzero(res.game_over)
+                s.acc[over] += res.rewards[over, s.learner[over]]
+        elif moving.size:
+            res = e.step(actions[moving][:, None], games=moving)
+            self.decisions += moving.size
+            s.ep_len[moving] += 1
+            if res.game_over.any():
+                over = moving[np.flatnonzero(res.game_over)]
+                s.acc[over] += res.rewards[np.flatnonzero(res.game_over), s.learner[over]]
         self._play_opponents(s)
         term_now = e.terminal
         if not term_now.any():
@@ -497,6 +529,10 @@ class LearnerVecEnv(MaskedVecEnv):
         """bool (num_envs, A): the legal actions of every learner slot now (the step's mask
         buffer, read once per step from the engines; valid until the next step)."""
         return self._masks.view(bool)
+
+    def observations(self) -> np.ndarray:
+        """float32 (num_envs, obs_size): every learner's observation now, before the encoder (a copy)."""
+        return self._obs.copy()
 
     def engine_states(self) -> list:
         """Copies of each table size's engine state record (:class:`hod.core.engine.StateRecord`)."""
@@ -557,10 +593,11 @@ class LearnerVectorEnv(gymnasium.vector.VectorEnv):
             self.env.seed(seed)
         return self._obs(self.env.reset()), {"seat": self.env.learner_seats_now}
 
-    def step(self, actions):
-        """Gymnasium's ``(obs, rewards float64, terminations, truncations, infos)``."""
-        self.env.step_async(np.asarray(actions))
-        obs, rewards, dones, finals = self.env.step_wait()
+    def step(self, actions, hold: Optional[np.ndarray] = None):
+        """Gymnasium's ``(obs, rewards float64, terminations, truncations, infos)`` after one step
+        of every game but the held ones (``hold``: :meth:`LearnerVecEnv.step_hold`)."""
+        self.env.sync()
+        obs, rewards, dones, finals = self.env.step_hold(np.asarray(actions), hold)
         infos: dict[str, Any] = {"seat": self.env.learner_seats_now}
         if dones.any():
             n = self.num_envs
