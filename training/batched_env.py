@@ -5,7 +5,8 @@
 the opponent source through :class:`BatchOpponents` (observation encoder and reward scale inside).
 
 :func:`make_batched_vec_env` builds the per-game stack it replaced (kept as its test oracle):
-the game's stable-baselines3 ``VecEnv`` over its batched (:class:`hod.training.tapeo_vector.TapeoVecEnv`, :class:`hod.training.robada_vector.RobadaVecEnv`):
+the game's stable-baselines3 ``VecEnv`` over its batched engine
+(:class:`hod.training.tapeo_vector.TapeoVecEnv`, :class:`hod.training.robada_vector.RobadaVecEnv`):
 all the tables of one size advance together as arrays, and the opponent seats are played in
 batch by *batch policies* (``hod.agents.batch_policies``), so a training step never loops over games
 in Python (except for heuristic bots, which decide one observation at a time).
