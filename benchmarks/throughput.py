@@ -139,16 +139,24 @@ def bench_memory(game: str, players: int, batch: int = MEMORY_BATCH) -> dict:
     return {"state_bytes_per_game": drv.state_bytes() / batch, "peak_bytes_per_game": peak / batch}
 
 
-def bench_vec_env(game: str, players: int, tables: int, seconds: float, repeats: int) -> dict:
+def bench_vec_env(game: str, players: int, tables: int, seconds: float, repeats: int,
+                  learner_env: bool = False) -> dict:
     """Rates of the game's SB3 vector env (:class:`hod.training.tapeo_vector.TapeoVecEnv` or
     :class:`hod.training.robada_vector.RobadaVecEnv`; one learner seat per table, random opponents), learner
     actions drawn at random from ``action_masks()``. agent-steps count every seat's decision
     (Tapeo: every seat picks each step; Ronda Robada: the learner's decisions plus the opponents'
-    decisions played inside the step, from the env's ``decisions`` counter)."""
+    decisions played inside the step, from the env's ``decisions`` counter). ``learner_env``: the
+    same games through the one learner env the trainer uses instead
+    (:class:`hod.training.learner_env.LearnerVecEnv`, the same random opponents' draws)."""
     info = get_game(game)
     random_legal_actions = importlib.import_module(load_object(info.batched_engine).__module__).random_legal_actions
-    VecEnvCls = load_object(info.vector_env)   # imports SB3 (the train extra) only here
-    env = VecEnvCls(num_tables=tables, num_players=players, learner_seats=1, seed=0)
+    if learner_env:
+        from hod.training.learner_env import LearnerVecEnv   # imports SB3 (the train extra) only here
+
+        env = LearnerVecEnv(game, num_tables=tables, num_players=players, learner_seats=1, seed=0)
+    else:
+        VecEnvCls = load_object(info.vector_env)   # imports SB3 (the train extra) only here
+        env = VecEnvCls(num_tables=tables, num_players=players, learner_seats=1, seed=0)
     env.reset()
     rng = np.random.default_rng(0)
 
@@ -290,6 +298,8 @@ def run(games: list[str], batch_sizes: tuple[int, ...], seconds: float, repeats:
                 continue
             name = get_game(game).vector_env.rpartition(":")[2]
             add(game, n, f"{name} ({tables} tables)", bench_vec_env(game, n, tables, seconds, repeats), "vec")
+            add(game, n, f"LearnerVecEnv ({tables} tables)", bench_vec_env(game, n, tables, seconds, repeats,
+                                                                         learner_env=True), "vec")
     ppo_rows: list[dict] = []
     if ppo:
         tiny = {"tables": 8, "n_steps": 16, "batch_size": 128, "n_epochs": 1}   # --quick: a smoke run

@@ -73,7 +73,7 @@ def test_robada_held_game_does_not_move():
     for _ in range(400):
         obs, rewards, dones, _, _ = env.step(_random_actions(rng, obs["action_mask"]))
         if dones.any():
-            dealt = env.venv.core.observations()[dones]
+            dealt = env.venv.env.observations()[dones]   # the learner env under the Gymnasium view
             held = dones.copy()
             obs, rewards, dones, _, _ = env.step(_random_actions(rng, obs["action_mask"]))
             np.testing.assert_array_equal(obs["observation"][held], dealt)

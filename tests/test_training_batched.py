@@ -11,6 +11,7 @@ from sb3_contrib.common.maskable.utils import get_action_masks, is_masking_suppo
 from hod.core.errors import ConfigError, IllegalActionError
 from hod.training import config as C
 from hod.training.batched_env import BatchOpponents, PoolOpponentsVecEnv
+from hod.training.learner_env import LearnerVecEnv
 from hod.training.numpy_policy import NumpyBatchPolicy, NumpyPolicy
 from hod.training.pool import OpponentPool
 from hod.training.train import Trainer
@@ -274,14 +275,14 @@ def test_config_engine_key_is_validated():
 def test_smoke_training_batched_engine(game, tmp_path):
     cfg = C.smoke_config(game, engine="batched", players=[2, 4], eval_every=128 if game == "tapeo" else 0)
     t = Trainer(game, cfg, tmp_path, progress=False, log=None)
-    assert isinstance(t.env, PoolOpponentsVecEnv)
+    assert isinstance(t.env, LearnerVecEnv)   # the one learner env (the per-game stack: the oracle)
     s = t.run()
     assert s["steps"] >= 256 and not s["interrupted"] and s["env_steps_per_s"] > 0
     # snapshots every 64 steps, at most 2 kept; the one taken at the last step (256) reaches the env
     # before its next step: then it plays the latest copy, both snapshots and random
     assert t.env.sync()
     # (the heuristic was there first; the others were appended as they arrived, evicted ones removed)
-    assert t.env.opponents.labels == ["heuristic:random", "latest"] + ["past:" + n for n in t.pool.past]
+    assert t.env.source.labels == ["heuristic:random", "latest"] + ["past:" + n for n in t.pool.past]
     assert len(t.pool.past) == 2
     card = json.loads((tmp_path / "checkpoints" / "final.json").read_text())
     assert card["training"]["config"]["env"]["engine"] == "batched" and card["player_counts"] == [2, 4]

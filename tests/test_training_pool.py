@@ -7,7 +7,7 @@ import pytest
 
 from hod.core.errors import ConfigError
 from hod.training import config as C
-from hod.training.batched_env import BatchOpponents, make_batched_vec_env
+from hod.training.batched_env import BatchOpponents, make_batched_vec_env, make_learner_vec_env
 from hod.training.numpy_policy import NumpyPolicy
 from hod.training.pool import OpponentPool
 
@@ -132,10 +132,11 @@ def test_config_checks_the_pfsp_keys():
         C.validate_config("tapeo", C.override_keys(cfg, {"pfsp_prior": -1.0}))
     with pytest.raises(ConfigError, match="pfsp_window"):
         C.validate_config("tapeo", C.override_keys(cfg, {"pfsp_window": 0}))
-    rob = C.load_config("robada")
+    rob = C.load_config("robada")   # the learner env reports Ronda Robada's results per seat too
     rob["pool"]["pool_weighting"] = "pfsp"
-    with pytest.raises(ConfigError, match="a game in \\['tapeo'\\]"):
-        C.validate_config("robada", rob)
+    C.validate_config("robada", rob)
+    with pytest.raises(ConfigError, match="pool_weighting='pfsp' needs engine='batched'"):
+        C.validate_config("robada", C.override_keys(rob, {"engine": "single"}))
 
 
 def test_record_results_scores_each_opponent_seat():
@@ -154,6 +155,39 @@ def test_record_results_scores_each_opponent_seat():
     assert list(p.results["heuristic:greedy"]) == [1.0, 1.0]
     uniform = OpponentPool("tapeo", ["ranking", "greedy"], 5, 0.0, 0.0, 1.0)
     assert BatchOpponents("tapeo", uniform).record_results(infos) == 0
+
+
+def test_record_results_reads_the_opponent_seats_the_learner_env_names():
+    p = OpponentPool("robada", ["random", "greedy"], 5, 0.0, 0.0, 1.0, weighting="pfsp")
+    src = BatchOpponents("robada", p)
+    src.refresh()
+    assert src.labels == ["heuristic:random", "heuristic:greedy"]
+    # 3 players, the learner in seat 1 with 30 points; seat 0 (random) 10, seat 2 (greedy) 30
+    info = {"final_score": 30, "scores": np.array([10, 30, 30]), "opponents": np.array([0, 1]),
+            "opponent_seats": np.array([0, 2])}
+    assert src.record_results([info]) == 2
+    # beats random (1), ties greedy (0.5); the last seats [30, 30] would have read 0.5 and 0.5
+    assert list(p.results["heuristic:random"]) == [1.0]
+    assert list(p.results["heuristic:greedy"]) == [0.5]
+
+
+def test_the_learner_env_reports_robada_results_to_the_pool():
+    p = OpponentPool("robada", ["random", "greedy"], 5, 0.0, 0.0, 1.0, weighting="pfsp")
+    env = make_learner_vec_env("robada", 6, [2, 3], 1, p, {"reward_scheme": "margin"}, seed=0)
+    env.reset()
+    recorded = sum(len(v) for v in p.results.values())
+    finals = []
+    for _ in range(80):
+        masks = env.action_masks()
+        _, _, dones, infos = env.step(np.array([int(np.flatnonzero(m)[0]) for m in masks]))
+        finals += [i for d, i in zip(dones, infos) if d]
+    assert finals
+    for info in finals:
+        seat, opp = info["seat"], info["opponent_seats"]
+        assert sorted([seat, *opp.tolist()]) == list(range(info["num_players"]))
+        assert info["final_score"] == info["scores"][seat]
+    # one result per opponent seat of every finished game
+    assert sum(len(v) for v in p.results.values()) - recorded == sum(len(i["opponent_seats"]) for i in finals)
 
 
 def test_batched_tapeo_env_reports_scores_and_opponents_to_the_pool():

@@ -1,7 +1,12 @@
 """Training envs over the games' batched engines (config ``engine = "batched"``).
 
-:func:`make_batched_vec_env` builds the game's stable-baselines3 ``VecEnv`` over its batched
-numpy engine (:class:`hod.training.tapeo_vector.TapeoVecEnv`, :class:`hod.training.robada_vector.RobadaVecEnv`):
+:func:`make_learner_vec_env` builds what the trainer trains on: the one learner vector env
+:class:`hod.training.learner_env.LearnerVecEnv` over any declared game's batched engine, following
+the opponent source through :class:`BatchOpponents` (observation encoder and reward scale inside).
+
+:func:`make_batched_vec_env` builds the per-game stack it replaced (kept as its test oracle):
+the game's stable-baselines3 ``VecEnv`` over its batched engine
+(:class:`hod.training.tapeo_vector.TapeoVecEnv`, :class:`hod.training.robada_vector.RobadaVecEnv`):
 all the tables of one size advance together as arrays, and the opponent seats are played in
 batch by *batch policies* (``hod.agents.batch_policies``), so a training step never loops over games
 in Python (except for heuristic bots, which decide one observation at a time).
@@ -15,15 +20,16 @@ label                batch policy
 ``latest``           :class:`hod.training.numpy_policy.NumpyBatchPolicy` on the pool's latest copy
                      (the same object, refreshed in place each rollout, so nothing to swap)
 ``past:<name>``      :class:`~hod.training.numpy_policy.NumpyBatchPolicy` on that snapshot
-``heuristic:random`` the game's vectorized ``RandomPolicy`` (uniform legal actions, in batch)
+``heuristic:random`` :func:`hod.training.learner_env.random_policy` (uniform legal actions, in batch,
+                     with the engine module's ``random_legal_actions``)
 ``heuristic:ppo``    a shipped ONNX opponent on the plain observation (Tapeo's ``ppo``, ``ppo_v1``, ...):
                      a :class:`~hod.training.numpy_policy.NumpyBatchPolicy` on the export's actor
                      (one matrix product per batch; argmax, as the registered bot plays, unless
                      ``heuristic_options`` say ``{ppo = {deterministic = false}}``)
 ``heuristic:<path>`` an ONNX export file (``*.onnx``, :func:`hod.training.pool.is_export_path`, e.g.
                      an exploiter): the same as a shipped opponent of that file (argmax)
-``heuristic:<bot>``  the game's ``BotPolicy`` around ``agents.make(game, bot)`` (one call per
-                     row: as fast as the bot)
+``heuristic:<bot>``  a :class:`hod.training.learner_env.BotPolicy` around ``agents.make(game, bot)``
+                     (one call per row: as fast as the bot)
 ===================  =========================================================================
 
 Each member is drawn with its probability in the pool's sampling scheme (category probability
@@ -59,6 +65,7 @@ from hod.core.errors import ConfigError
 from hod.core.games import get_game, load_object
 
 from .config import batched_games
+from .learner_env import LearnerVecEnv, LearnerVectorEnv, bot_policy, random_policy
 from .numpy_policy import NumpyBatchPolicy, NumpyPolicy
 from .pool import FixedOpponents, OpponentPool, make_named_bot, resolve_opponents
 
@@ -98,8 +105,8 @@ class BatchOpponents:
     def __init__(self, game: str, source: Any, seed: Optional[int] = 0, rules: Optional[dict] = None) -> None:
         self.game = game
         self.rules = dict(rules or {})   # the table's rule options, given to bots made by name
-        # the game's vector module provides its batch RandomPolicy and BotPolicy
-        self.vector = importlib.import_module(vector_env_class(game).__module__)
+        if get_game(game).batched_engine is None:
+            raise ConfigError(f"engine='batched' is not available for {game!r}; legal games: {batched_games()}")
         self.source = resolve_opponents(game, source)
         self.seed = 0 if seed is None else int(seed)
         self.labels: list[str] = []          # label of each policy index, stable across refreshes
@@ -154,7 +161,7 @@ class BatchOpponents:
                 bot_name = None
             bot_seed = int(np.random.default_rng(seed).integers(2**31 - 1))
             if bot_name == "random":
-                pol = self.vector.RandomPolicy(seed)
+                pol = random_policy(self.game, seed)   # the engine's sampler (hod.training.learner_env)
             elif bot_name is not None:
                 own = getattr(src, "options", {}).get(bot_name, {})   # the pool's options of that bot
                 pol = self._batch_or_bot(make_named_bot(self.game, bot_name, seed=bot_seed, **self.rules, **own), seed)
@@ -177,7 +184,7 @@ class BatchOpponents:
 
             net = onnx_numpy_policy(bot.path, bot.model_card["policy"]["activation"], "none")
             return NumpyBatchPolicy(net, bool(bot.deterministic), seed)
-        return self.vector.BotPolicy(bot)
+        return bot_policy(self.game, bot)
 
     def refresh(self) -> tuple[list, list[float]]:
         """Policies and weights for the source's members now: ``(policies, weights)``, one float
@@ -197,7 +204,8 @@ class BatchOpponents:
         pairwise results of the games that ended (:meth:`OpponentPool.record_result`): for each
         slot's final info carrying ``"opponents"`` (the policy index of each opponent seat, seats
         ``L..n-1``, into :attr:`labels`), ``"scores"`` (every seat's final points) and
-        ``"final_score"`` (the learner seat's), a score of 1, 0.5 or 0 per opponent seat for more,
+        ``"final_score"`` (the learner seat's), and ``"opponent_seats"`` (those seats; without it, seats
+``n - len(opponents)..n-1``), a score of 1, 0.5 or 0 per opponent seat for more,
         as many or fewer points than it. Finals without those keys (a game's vector env that does
         not report them) are skipped. Returns the number of results recorded."""
         src = self.source
@@ -209,7 +217,9 @@ class BatchOpponents:
             if opp is None or "scores" not in info:
                 continue
             mine = info["final_score"]
-            theirs = np.asarray(info["scores"])[len(info["scores"]) - len(opp):]
+            seats = info.get("opponent_seats")   # the learner env names them; the old envs: seats L..n-1
+            theirs = (np.asarray(info["scores"])[seats] if seats is not None
+                      else np.asarray(info["scores"])[len(info["scores"]) - len(opp):])
             for idx, pts in zip(opp, theirs):
                 src.record_result(self.labels[int(idx)], 1.0 if mine > pts else 0.5 if mine == pts else 0.0)
                 n += 1
@@ -291,6 +301,60 @@ def make_batched_vec_env(game: str, num_tables: int, num_players, learner_seats:
     venv, src = _batched_env(game, num_tables, num_players, learner_seats, opponents, env_options, seed,
                              gymnasium_view=False)
     return PoolOpponentsVecEnv(venv, src)
+
+
+def make_learner_vec_env(game: str, num_tables: int, num_players, learner_seats: int, opponents,
+                         env_options: Optional[dict] = None, seed: int = 0, encoder: Any = None,
+                         reward_scale: float = 1.0) -> LearnerVecEnv:
+    """The training ``VecEnv`` of ``engine = "batched"``: one :class:`hod.training.learner_env.LearnerVecEnv`
+    over the game's batched engine, following the opponent source (arguments as
+    :func:`make_batched_vec_env`; ``encoder`` and ``reward_scale`` as the env's options). It
+    plays the same games, with the same observations, masks, rewards and infos (and more info
+    keys), as :func:`make_batched_vec_env` wrapped in :class:`hod.training.reward_scale.ScaledRewardVecEnv`
+    and :class:`hod.training.encoded_env.EncodedVecEnv` (``tests/test_training_learner_env.py``).
+
+    Raises:
+        ConfigError: as :func:`make_batched_vec_env`, or a bad ``reward_scale``.
+    """
+    opts = dict(env_options or {})
+    illegal = opts.pop("illegal_action", "raise")
+    if illegal != "raise":
+        raise ConfigError(f"illegal_action={illegal!r}: the batched engines always raise; legal values: ['raise']")
+    reward_scheme = opts.pop("reward_scheme", "points")
+    src = BatchOpponents(game, opponents, seed, get_game(game).check_rule_options(opts))
+    pols, weights = src.refresh()
+    players = list(num_players) if isinstance(num_players, (list, tuple)) else num_players
+    return LearnerVecEnv(game, num_tables, players, learner_seats, opponents=pols, opponent_weights=weights,
+                         reward_scheme=reward_scheme, seed=seed, encoder=encoder, reward_scale=reward_scale,
+                         source=src, **opts)
+
+
+def make_learner_vector_env(game: str, num_tables: int, num_players, learner_seats: int, opponents,
+                            env_options: Optional[dict] = None, seed: int = 0) -> tuple[Any, BatchOpponents]:
+    """The Gymnasium ``VectorEnv`` view of the learner env
+    (:class:`hod.training.learner_env.LearnerVectorEnv`: dict observations, ``step(actions, hold)``)
+    over the same tables as :func:`make_learner_vec_env`, for libraries other than SB3 (Ray RLlib:
+    :mod:`hod.training.rllib.envs`); it plays the games of :func:`make_batched_vector_env`.
+
+    Returns:
+        ``(venv, opponents)``: call ``opponents.push_if_changed(venv)`` before a step to keep the
+        env's opponents in step with the source.
+
+    Raises:
+        ConfigError: as :func:`make_batched_vec_env`.
+    """
+    opts = dict(env_options or {})
+    illegal = opts.pop("illegal_action", "raise")
+    if illegal != "raise":
+        raise ConfigError(f"illegal_action={illegal!r}: the batched engines always raise; legal values: ['raise']")
+    reward_scheme = opts.pop("reward_scheme", "points")
+    src = BatchOpponents(game, opponents, seed, get_game(game).check_rule_options(opts))
+    pols, weights = src.refresh()
+    players = list(num_players) if isinstance(num_players, (list, tuple)) else num_players
+    venv = LearnerVectorEnv(game, num_tables=num_tables, num_players=players, learner_seats=learner_seats,
+                            opponents=pols, opponent_weights=weights, reward_scheme=reward_scheme, seed=seed, **opts)
+    src.push_if_changed(venv)
+    return venv, src
 
 
 def make_batched_vector_env(game: str, num_tables: int, num_players, learner_seats: int, opponents,

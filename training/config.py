@@ -37,14 +37,14 @@ SECTIONS = ("env", "ppo", "imitation", "run", "pool", "eval")
 #: Values of the ``engine`` key: ``"single"`` = single-game tables (:class:`hod.training.vec_env.TableVecEnv`),
 #: ``"batched"`` = the game's vector env over its batched engine (:mod:`hod.training.batched_env`).
 ENGINES = ("single", "batched")
-#: Games whose batched training env reports every seat's final points and the opponent seats'
-#: policies (``info["scores"]``, ``info["opponents"]``), what ``pool_weighting = "pfsp"`` learns from.
-PFSP_GAMES = ("tapeo",)
 
 
 def batched_games() -> list[str]:
-    """Games whose declaration names a vectorized env over a batched engine."""
-    return [g for g in game_names() if get_game(g).vector_env is not None]
+    """Games whose declaration names a batched engine (``GameInfo.batched_engine``): the learner
+    env (:class:`hod.training.learner_env.LearnerVecEnv`) trains any of them, and reports every
+    seat's final points and the opponent seats' policies (``info["scores"]``, ``info["opponents"]``,
+    ``info["opponent_seats"]``), what ``pool_weighting = "pfsp"`` learns from."""
+    return [g for g in game_names() if get_game(g).batched_engine is not None]
 
 
 def default_config_path(game: str) -> Path:
@@ -461,9 +461,9 @@ class TrainingConfig(EvaluationConfig):
                                  f"or engine='single', whose tables give search bots belief samples") from None
         check_bot_options(game, self.heuristic_options, "heuristic_options")
         _check_table_sizes(game, self.heuristics, self.players, "heuristics", "players")
-        if self.pool_weighting == "pfsp" and (self.engine != "batched" or game not in PFSP_GAMES):
-            raise ValueError(f"pool_weighting='pfsp' needs engine='batched' and a game in {list(PFSP_GAMES)} "
-                             f"(their training env reports each game's results per seat); here engine="
+        if self.pool_weighting == "pfsp" and self.engine != "batched":
+            raise ValueError(f"pool_weighting='pfsp' needs engine='batched' (the learner env reports each "
+                             f"game's results per seat); here engine="
                              f"{self.engine!r}, game {game!r}; legal here: 'uniform'")
         if self.p_latest + self.p_past + self.p_heuristic <= 0:
             raise ValueError("p_latest, p_past, p_heuristic are all 0; legal: each in [0, 1], not all 0")

@@ -1,7 +1,8 @@
 """PPO self-play training: ``python -m hod.training.train --game tapeo --players 4 ...``.
 
 sb3-contrib ``MaskablePPO`` learns, through the training env chosen by the ``engine`` key
-(``"batched"``: the game's vector env over its batched engine, :mod:`hod.training.batched_env`;
+(``"batched"``: one learner vector env over the game's batched engine,
+:class:`hod.training.learner_env.LearnerVecEnv` via :func:`hod.training.batched_env.make_learner_vec_env`;
 ``"single"``: single-game tables, :class:`hod.training.vec_env.TableVecEnv`), against the opponent
 pool (:mod:`hod.training.pool`: frozen copies of itself plus the heuristic bots) over every table
 size of ``--players``. Defaults come from ``training/configs/<game>.toml``; every
@@ -44,6 +45,7 @@ from .blas_threads import set_blas_threads
 from .checkpoint import load_checkpoint, read_checkpoint, save_checkpoint
 from .curves import save_learning_curve
 from .diagnostics import policy_report, probe_positions
+from .batched_env import make_learner_vec_env
 from .encoded_env import EncodedVecEnv
 from .evaluate import evaluate_policy, format_rows
 from .imitation import behaviour_clone, cached_teacher_decisions
@@ -107,16 +109,18 @@ class Trainer:
         info = get_game(game)
         #: the rule options of the training tables (every option of the declaration, defaults filled in)
         self.rules = {**info.rule_defaults, **info.check_rule_options(env_opts)}
-        self.env = make_vec_env(game, c["tables"], c["players"], c["learner_seats"], self.pool, env_opts,
-                                seed=c["seed"], engine=c.get("engine", "single"))
         scale = c.get("reward_scale", 1.0)   # configs from before the key: 1.0
-        if scale != 1.0:
-
-            self.env = ScaledRewardVecEnv(self.env, scale)
         self.encoder = get_encoder(c.get("obs_encoder", "none"), game)
-        if not self.encoder.identity:   # the network reads observation + features (hod.agents.encoders)
-
-            self.env = EncodedVecEnv(self.env, self.encoder)
+        if c.get("engine", "single") == "batched":   # one learner env: encoder and reward scale inside
+            self.env = make_learner_vec_env(game, c["tables"], c["players"], c["learner_seats"], self.pool,
+                                            env_opts, seed=c["seed"], encoder=self.encoder, reward_scale=scale)
+        else:
+            self.env = make_vec_env(game, c["tables"], c["players"], c["learner_seats"], self.pool, env_opts,
+                                    seed=c["seed"], engine=c.get("engine", "single"))
+            if scale != 1.0:
+                self.env = ScaledRewardVecEnv(self.env, scale)
+            if not self.encoder.identity:   # the network reads observation + features (hod.agents.encoders)
+                self.env = EncodedVecEnv(self.env, self.encoder)
         ppo_kwargs = dict(learning_rate=c["learning_rate"], n_steps=c["n_steps"], batch_size=c["batch_size"],
                           n_epochs=c["n_epochs"], gamma=c["gamma"], gae_lambda=c["gae_lambda"],
                           clip_range=c["clip_range"], ent_coef=c["ent_coef"], vf_coef=c["vf_coef"],
@@ -419,9 +423,10 @@ def _make_callback_class():
                         self.logger.record(f"pfsp/score_{lab.replace(':', '_')}", self.t.pool.learner_score(lab))
 
         def _on_step(self) -> bool:
-            for done, info in zip(self.locals["dones"], self.locals["infos"]):
-                if done and "win_share" in info:
-                    self.shares.append(float(info["win_share"]))
+            infos = self.locals["infos"]
+            for i in np.flatnonzero(self.locals["dones"]):   # the finished games only, not every slot
+                if "win_share" in infos[i]:
+                    self.shares.append(float(infos[i]["win_share"]))
             n = self.num_timesteps
             if self.next_snapshot is not None and n >= self.next_snapshot:
                 self.t.snapshot()

@@ -1,7 +1,7 @@
 """The envs RLlib's env runners step: the fast path over our batched engines, and the per-agent path.
 
 Fast path (:class:`PoolVectorEnv`, one per env runner): a ``gymnasium.vector.VectorEnv`` over the
-game's batched training tables (:func:`hod.training.batched_env.make_batched_vector_env`: the same
+game's batched training tables (:func:`hod.training.batched_env.make_learner_vector_env`: the same
 tables, opponents and sampling scheme as the SB3 trainer's ``engine = "batched"``), opponents
 played inside the env in batch by the runner's replica of the self-play opponent pool
 (:class:`hod.training.pool.OpponentPool`), which the driver keeps in step
@@ -36,7 +36,7 @@ from gymnasium import spaces
 
 from hod.agents.encoders import get_encoder
 from hod.core.games import make_raw_env
-from hod.training.batched_env import make_batched_vector_env
+from hod.training.batched_env import make_learner_vector_env
 from hod.training.numpy_policy import NumpyPolicy
 from hod.training.pool import OpponentPool
 
@@ -83,7 +83,7 @@ class PoolVectorEnv(gymnasium.vector.VectorEnv):
         self.pool = OpponentPool(self.game, c["heuristics"], c["pool_size"], c["p_latest"], c["p_past"],
                                  c["p_heuristic"], c["opponent_deterministic"], options=c.get("heuristic_options"))
         seed = runner_seed(c.get("seed", 0), getattr(config, "worker_index", c.get("worker_index", 0)))
-        self.venv, self.opponents = make_batched_vector_env(self.game, n // L, list(c["players"]), L, self.pool,
+        self.venv, self.opponents = make_learner_vector_env(self.game, n // L, list(c["players"]), L, self.pool,
                                                             dict(c.get("env_options") or {}), seed=seed)
         self.scale = np.float32(c.get("reward_scale", 1.0))
         self.encoder = get_encoder(c.get("obs_encoder", "none"), self.game)
