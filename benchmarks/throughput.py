@@ -205,7 +205,7 @@ def bench_ppo(game: str = "tapeo", engine: str = "batched", total_steps: int = 1
               heuristics: tuple[str, ...] = ("random",), overrides: Optional[dict] = None) -> dict:
     """MaskablePPO training through the training code path (:class:`hod.training.train.Trainer`,
     what ``python -m hod.training.train --game GAME --engine ENGINE`` runs) with the game's default
-    configuration (``training/configs/<game>.toml``: the [256, 256] actor and critic, its PPO
+    configuration (``<game package>/training.toml``: the [256, 256] actor and critic, its PPO
     settings, tables and table sizes, ``torch_threads = 1``) and no evaluation: environment steps
     (learner decisions, SB3 timesteps) per second, end to end (rollouts including the opponents'
     moves, PPO updates, pool refreshes, the final checkpoint).

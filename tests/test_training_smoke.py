@@ -101,3 +101,19 @@ def test_reward_scale_multiplies_the_rewards_ppo_sees():
     cfg = C.smoke_config("robada", reward_scale=-1.0)
     with pytest.raises(ConfigError, match="reward_scale"):
         C.validate_config("robada", cfg)
+
+
+@pytest.mark.parametrize("game", C.batched_games())
+def test_every_declared_game_trains_on_the_generic_learner_env(game, tmp_path):
+    """A game declared with a batched engine (Kuhn poker included, whose folder holds its
+    training.toml) trains through the generic learner env from its own defaults, with no edit
+    under training/: 2 rollouts of 4 tables x 32 steps = 256 learner steps."""
+    from hod.core.games import get_game
+
+    assert C.default_config_path(game).is_file() and C.default_config_path(game).parent.name == get_game(game).package
+    n = get_game(game).min_players
+    cfg = C.smoke_config(game, engine="batched", players=[n], learner_seats=1, tables=4, eval_every=0)
+    s = Trainer(game, cfg, tmp_path, progress=False, log=None).run()
+    assert s["steps"] == 256 and not s["interrupted"]
+    card = json.loads((tmp_path / "checkpoints" / "final.json").read_text())
+    assert card["game"] == game and card["player_counts"] == [n]

@@ -1,7 +1,7 @@
 """Best-response exploitability: how much a fresh learner gains against a frozen bot.
 
 :func:`best_response` trains a fresh MaskablePPO learner (the :class:`hod.training.train.Trainer`
-with the game's training configuration, ``training/configs/<game>.toml``) for a fixed budget of
+with the game's training configuration, ``<game package>/training.toml``) for a fixed budget of
 learner steps and a fixed seed, with the frozen *target* bot in every other seat (the opponent
 pool reduced to the target: ``heuristics = [target]``, ``p_heuristic = 1``, no self-play
 copies), and evaluates the learner against the target every ``steps / evaluations`` steps with
@@ -250,7 +250,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--eval-seed", type=int, default=12345, help="tournament seed of the evaluations")
     p.add_argument("--engine", choices=config_mod.ENGINES,
                    help="training env (default: the config's; 'single' when a target is a search bot)")
-    p.add_argument("--config", help="TOML training config (default: training/configs/<game>.toml)")
+    p.add_argument("--config", help="TOML training config (default: <game package>/training.toml)")
     p.add_argument("--out", required=True, help="output folder")
     p.add_argument("--progress", action="store_true", help="SB3's progress bar")
     return p

@@ -1,6 +1,8 @@
 """Training configuration: one TOML file of defaults per game, every key overridable from the CLI.
 
-``training/configs/<game>.toml`` holds sections (``env``, ``ppo``, ``run``, ``pool``, ``eval``)
+A game keeps its training defaults in its own folder, ``<game package>/training.toml``
+(:func:`default_config_path`: ``tapeo_env/training.toml``, ``robada_env/training.toml``), so that a
+game is one folder and nothing under ``training/`` names a game. The file holds sections (``env``, ``ppo``, ``run``, ``pool``, ``eval``)
 whose keys are unique across sections; the command line gets one flag per key
 (``--learning-rate 1e-4``, ``--players 2 4``, ``--opponent-deterministic`` /
 ``--no-opponent-deterministic``), typed after the default's value. The keys are documented in
@@ -10,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import copy
+import importlib.util
 import json
 import os
 import tempfile
@@ -32,7 +35,8 @@ from hod.evaluation.workers import MAX_WORKERS
 
 from .pool import WEIGHTINGS, bot_player_counts, check_bot_names, check_observation_only
 
-CONFIG_DIR = Path(__file__).resolve().parent / "configs"
+#: File name of a game's training defaults, in the game's package folder.
+CONFIG_FILE = "training.toml"
 SECTIONS = ("env", "ppo", "imitation", "run", "pool", "eval")
 #: Values of the ``engine`` key: ``"single"`` = single-game tables (:class:`hod.training.vec_env.TableVecEnv`),
 #: ``"batched"`` = the game's vector env over its batched engine (:mod:`hod.training.batched_env`).
@@ -47,9 +51,30 @@ def batched_games() -> list[str]:
     return [g for g in game_names() if get_game(g).batched_engine is not None]
 
 
-def default_config_path(game: str) -> Path:
-    """``training/configs/<game>.toml``."""
-    return CONFIG_DIR / f"{game}.toml"
+def game_folder(game: str) -> Path:
+    """The folder of ``game``'s package (its declaration's ``package``), where its training
+    defaults live.
+
+    Raises:
+        ConfigError: unknown game (legal values listed), or a package that cannot be found.
+    """
+    package = get_game(game).package
+    try:
+        spec = importlib.util.find_spec(package)
+    except (ImportError, ValueError):
+        spec = None
+    if spec is None or not spec.submodule_search_locations:
+        raise ConfigError(f"game {game!r}: package {package!r} not found")
+    return Path(list(spec.submodule_search_locations)[0])
+
+
+def default_config_path(game: str, name: str = CONFIG_FILE) -> Path:
+    """``<game package folder>/<name>`` (default ``training.toml``, e.g. ``tapeo_env/training.toml``).
+
+    Raises:
+        ConfigError: as :func:`game_folder`.
+    """
+    return game_folder(game) / name
 
 
 def read_toml(path: str | Path) -> dict[str, Any]:
@@ -312,7 +337,7 @@ class EvaluationConfig(BaseModel):
 
 
 class TrainingConfig(EvaluationConfig):
-    """The schema of a training configuration: every key of ``training/configs/<game>.toml`` (flat,
+    """The schema of a training configuration: every key of a game's ``training.toml`` (flat,
     sections merged) with its type and legal range; cross-key and per-game rules are checked by
     the validators (the game comes in the validation context: ``{"game": name}``).
 
@@ -538,5 +563,9 @@ SMOKE_OVERRIDES: dict[str, Any] = {
 
 def smoke_config(game: str, **overrides: Any) -> dict[str, dict[str, Any]]:
     """The game's default config with :data:`SMOKE_OVERRIDES` and then ``overrides`` applied."""
-    cfg = override_keys(load_config(game if default_config_path(game).is_file() else "tapeo"), SMOKE_OVERRIDES)
+    try:
+        own = default_config_path(game).is_file()
+    except ConfigError:   # a test's fake game without a package folder
+        own = False
+    cfg = override_keys(load_config(game if own else "tapeo"), SMOKE_OVERRIDES)
     return override_keys(cfg, overrides)

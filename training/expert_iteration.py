@@ -59,8 +59,8 @@ from . import config as config_mod
 from .imitation import value_teachers
 from .policy_io import load_onnx_actor
 
-#: Default configuration files: ``training/configs/<game>_expit.toml``.
-CONFIG_NAME = "{game}_expit.toml"
+#: Default configuration file, in the game's package folder (``tapeo_env/training_expit.toml``).
+CONFIG_NAME = "training_expit.toml"
 #: File stem of each iteration's ONNX export.
 EXPORT_NAME = "{game}_expit"
 
@@ -178,7 +178,7 @@ def policy_logits(model: Any, observation: np.ndarray, action_mask: np.ndarray) 
 
 
 class ExpertIterationConfig(BaseModel):
-    """The schema of an expert-iteration run (``training/configs/<game>_expit.toml``; every key
+    """The schema of an expert-iteration run (``<game package>/training_expit.toml``; every key
     is also a flag). The game comes in the validation context (``{"game": name}``); the ``train``
     overrides are checked against the game's training schema
     (:class:`hod.training.config.TrainingConfig`) as they will be used, the search opponent added.
@@ -279,12 +279,12 @@ def validate(game: str, values: dict) -> ExpertIterationConfig:
 
 
 def load_expit_config(game: str, path: Optional[str | Path] = None) -> dict:
-    """The keys of ``path`` (default ``training/configs/<game>_expit.toml``), section ``[expit]``.
+    """The keys of ``path`` (default ``<game package>/training_expit.toml``), section ``[expit]``.
 
     Raises:
         ConfigError: missing or malformed file, or another section.
     """
-    path = Path(path) if path else config_mod.CONFIG_DIR / CONFIG_NAME.format(game=game)
+    path = Path(path) if path else config_mod.default_config_path(game, CONFIG_NAME)
     raw = config_mod.read_toml(path)
     if set(raw) != {"expit"}:
         raise ConfigError(f"{path}: sections {sorted(raw)}; legal: one section [expit]")
@@ -420,7 +420,7 @@ def build_parser(defaults: dict) -> argparse.ArgumentParser:
                                 description="Expert iteration: distil a search bot into the policy, fine-tune "
                                             "with PPO against a pool holding the search bot, repeat.")
     p.add_argument("--game", choices=game_names(), required=True)
-    p.add_argument("--config", help="TOML file with an [expit] section (default: training/configs/<game>_expit.toml)")
+    p.add_argument("--config", help="TOML file with an [expit] section (default: <game package>/training_expit.toml)")
     p.add_argument("--out", required=True, help="run folder")
     p.add_argument("--force", action="store_true", help="write into a folder that holds a run")
     config_mod.add_config_arguments(p, {"expit": defaults})

@@ -5,7 +5,7 @@ sb3-contrib ``MaskablePPO`` learns, through the training env chosen by the ``eng
 :class:`hod.training.learner_env.LearnerVecEnv` via :func:`hod.training.batched_env.make_learner_vec_env`;
 ``"single"``: single-game tables, :class:`hod.training.vec_env.TableVecEnv`), against the opponent
 pool (:mod:`hod.training.pool`: frozen copies of itself plus the heuristic bots) over every table
-size of ``--players``. Defaults come from ``training/configs/<game>.toml``; every
+size of ``--players``. Defaults come from ``<game package>/training.toml``; every
 key is a flag (``--help`` lists them). A run writes to ``--out`` (default ``runs/<game>_s<seed>``):
 
 * ``checkpoints/latest.zip`` (+ ``latest.json`` model card) every ``checkpoint_every`` steps,
@@ -474,7 +474,7 @@ def build_parser(game: str, defaults: dict, prog: str = "python -m hod.training.
     adds a trainer's own options (the RLlib trainer's, :mod:`hod.training.rllib.train`)."""
     p = argparse.ArgumentParser(prog=prog, description=description, formatter_class=_HelpFormatter)
     p.add_argument("--game", choices=game_names(), required=True)
-    p.add_argument("--config", help="TOML file of defaults (default: training/configs/<game>.toml)")
+    p.add_argument("--config", help="TOML file of defaults (default: <game package>/training.toml)")
     p.add_argument("--out", help="run folder (default: runs/<game>_s<seed>; with --resume: the checkpoint's run)")
     p.add_argument("--resume", metavar="CHECKPOINT", help="continue from this checkpoint (.zip)")
     p.add_argument("--force", action="store_true", help="start a new run in a folder that holds one")

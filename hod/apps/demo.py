@@ -2,7 +2,7 @@
 
 ``python -m hod.apps.demo [--out runs/demo_tapeo] [--steps 300000] [--seed 0]``
 
-Runs :class:`hod.training.train.Trainer` with ``training/configs/tapeo.toml`` except a shorter
+Runs :class:`hod.training.train.Trainer` with ``tapeo_env/training.toml`` except a shorter
 budget (``--steps``, evaluation every third of it on 200 games) and :data:`DEMO_OVERRIDES` (a
 warm start by behaviour cloning of ``expert`` and a smaller PPO learning rate, so that the short
 run ends in a policy that reads its observation), then a final evaluation of
@@ -58,7 +58,7 @@ DEMO_OVERRIDES: dict = {
 
 def demo_config(steps: int, seed: int = 0, baselines: Optional[list[str]] = None,
                 heuristics: Optional[list[str]] = None) -> dict:
-    """The demo's training config: ``training/configs/tapeo.toml`` with :data:`DEMO_OVERRIDES`, a
+    """The demo's training config: ``tapeo_env/training.toml`` with :data:`DEMO_OVERRIDES`, a
     budget of ``steps`` learner steps (evaluation and checkpoint every third of it, 10 snapshots),
     ``seed``, and the ``baselines`` and pool ``heuristics`` bots (None: the config's)."""
     every = max(1, steps // 3)

@@ -5,7 +5,7 @@ outgrow one machine: PPO with our action-masking RLModule
 (:class:`hod.training.rllib.module.MaskedActorCritic`, the same network), one policy shared by
 every learner seat (parameter sharing), self-play against the opponent pool of its own
 snapshots and the heuristic bots (:class:`hod.training.pool.OpponentPool`, same keys, same
-sampling scheme). The configuration is the SB3 trainer's (``training/configs/<game>.toml``, the
+sampling scheme). The configuration is the SB3 trainer's (``<game package>/training.toml``, the
 schema :class:`hod.training.config.TrainingConfig`, one flag per key); what the keys become in
 RLlib:
 
