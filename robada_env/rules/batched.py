@@ -277,6 +277,10 @@ class BatchedRobada:
         self._obs_buffers: dict[tuple, np.ndarray] = {}
         self._obs_default = self._obs_buffers[(B, 1, OBS_SIZE)] = np.zeros((B, 1, OBS_SIZE), np.float32)
         self._ended = np.zeros(B, bool)
+        self._final = np.zeros((B, n), np.int16)                 # final points of an auto-reset step
+        self._ended_final = None                                # those of the last one's ended games
+        # the auto-reset drivers' scratch space: one row per chunk of the parallel driver
+        self._nums = np.zeros(((B + kernels.PAR_CHUNK - 1) // kernels.PAR_CHUNK, DECK_SIZE), np.uint64)
         self._zero_rewards = np.zeros((B, n))
         self._no_games = np.zeros(B, bool)
         self._no_games.setflags(write=False)
@@ -521,16 +525,25 @@ class BatchedRobada:
         return out
 
     # ---- step ----------------------------------------------------------------------------------
-    def step(self, actions: np.ndarray, games: Optional[Sequence[int]] = None) -> EngineStep:
+    def step(self, actions: np.ndarray, games: Optional[Sequence[int]] = None,
+             auto_reset: bool = False) -> EngineStep:
         """Apply one action per selected game, for the seat to act there (``engine.apply_action``;
         :func:`robada_env.rules.kernels.step_game`).
 
         A finished game only takes ``no-op`` (and stays finished; reset it with
-        ``reset(games=...)``). The other games do not change.
+        ``reset(games=...)``), unless ``auto_reset``. The other games do not change.
 
         Args:
             actions: int (G, 1) one action per selected game.
             games: distinct game indices or a bool mask (default: the whole batch, G = B).
+            auto_reset: deal every game that ends on this step again at once, in the same kernel
+                call (:func:`robada_env.rules.kernels.step_batch_auto`; the serial and the
+                parallel drivers play the same games bit for bit): the new game of a row is
+                ``new_game(config, seed=kernels.next_game_seed(deck of the game that ended))``,
+                exactly ``reset(games=[b], seeds=[that seed])``, so the games a row plays one
+                after another follow from its first deal alone. The returned rewards and
+                ``game_over`` are those of the games that ended; their final points are
+                :attr:`ended_scores`; the state, masks and observations are the new games'.
 
         Returns:
             :class:`hod.core.engine.EngineStep`: float64 (G, n) final rewards under
@@ -553,8 +566,16 @@ class BatchedRobada:
         if a.dtype != np.int64 or not a.flags.c_contiguous:
             a = np.ascontiguousarray(a, np.int64)      # a uint64 above 2**63 - 1 wraps negative: refused
         ended = self._ended if full else np.zeros(g.size, bool)
-        driver = kernels.step_batch_par if parallel_for(self.parallel_min_batch, g.size) else kernels.step_batch
-        res = driver(*self._all_args, g, a, self._rules, self._mask, ended)
+        par = parallel_for(self.parallel_min_batch, g.size)
+        if auto_reset:
+            final = self._final if full else np.empty((g.size, self.num_players), np.int16)
+            driver = kernels.step_batch_auto_par if par else kernels.step_batch_auto
+            res = driver(*self._all_args, g, a, self._rules, self._mask, ended, final,
+                         self._nums if par else self._nums[0])
+        else:
+            driver = kernels.step_batch_par if par else kernels.step_batch
+            res = driver(*self._all_args, g, a, self._rules, self._mask, ended)
+        self._ended_final = None
         if res >= 0:
             b = int(g[res])
             legal = np.flatnonzero(self.legal_mask([b])[0, 0]).tolist()
@@ -567,9 +588,22 @@ class BatchedRobada:
             return EngineStep(np.zeros((g.size, self.num_players)), ended, ended)
         ended = ended.copy()
         pos = np.flatnonzero(ended)
+        if auto_reset:
+            self._ended_final = scores = final[pos]
+        else:
+            scores = self._state.pile_pts[g[pos]]
         rewards = np.zeros((g.size, self.num_players))
-        rewards[pos] = batched_final_rewards(self._state.pile_pts[g[pos]], self.reward_scheme)
+        rewards[pos] = batched_final_rewards(scores, self.reward_scheme)
         return EngineStep(rewards, ended, ended)
+
+    @property
+    def ended_scores(self) -> np.ndarray:
+        """int32 (E, n): the final points (R8) of the E games that ended on the last
+        ``step(..., auto_reset=True)``, in the order of that step's ``game_over`` (its
+        ``np.flatnonzero``); (0, n) when none ended or the last step was not an auto-reset one."""
+        if self._ended_final is None:
+            return np.zeros((0, self.num_players), np.int32)
+        return self._ended_final.astype(np.int32)
 
     # ---- results ---------------------------------------------------------------------------------
     def scores(self, games: Optional[Sequence[int]] = None) -> np.ndarray:
