@@ -22,8 +22,9 @@ its threads may run on all of them. The threading layer numba chose is printed.
 With ``--auto-reset``, an engine whose ``step`` takes ``auto_reset`` (Ronda Robada) gets a second
 row, "auto-reset step": the same loop with the finished games dealt again inside the step's kernel call
 (``step(actions, auto_reset=True)``: each parallel task deals its own chunk's finished games)
-instead of a ``reset(games=...)`` call after the step; both drivers play the same games there
-too (``tests/test_robada_batched.py``). ``--games`` picks the engines (default: every row).
+instead of a ``reset(games=...)`` call after the step, and the observations written in the same
+kernel pass (``observe=True``: the loop's ``observe()`` then returns them); both drivers play
+the same games there too (``tests/test_robada_batched.py``). ``--games`` picks the engines (default: every row).
 """
 from __future__ import annotations
 
@@ -58,7 +59,8 @@ def has_auto_reset(game: str) -> bool:
 def bench_engine_auto(game: str, players: int, batch: int, seconds: float, repeats: int, seed: int = 0,
                       parallel: bool = False) -> float:
     """Agent-steps/s of :func:`hod.benchmarks.engine_speed.bench_engine`'s loop with the finished
-    games dealt again inside the step (``step(actions, auto_reset=True)``)."""
+    games dealt again inside the step and the observations written there
+    (``step(actions, auto_reset=True, observe=True)``; the loop's ``observe()`` reads them)."""
     eng = _engine(game, players, batch, seed, parallel)
     eng.reset(seed=seed)
     rng = np.random.default_rng(seed)
@@ -67,7 +69,7 @@ def bench_engine_auto(game: str, players: int, batch: int, seconds: float, repea
     def step() -> int:
         mask = eng.legal_mask()
         eng.observe()
-        eng.step(uniform_legal(mask, rng, parallel), auto_reset=True)
+        eng.step(uniform_legal(mask, rng, parallel), auto_reset=True, observe=True)
         return per_step
 
     for _ in range(20):

@@ -675,7 +675,8 @@ def _auto_lockstep(n, B, steps, par_engine=None, rng_seed=5):
         assert np.array_equal(a.observe(seats=seats).view(np.int32), b.observe(seats=seats).view(np.int32)), step
         act = a.random_actions(rng=rng)
         kernels.next_seeds(a.state.deck, every, seeds)
-        ra, rb = a.step(act), b.step(act.copy(), auto_reset=True)
+        look = step % 2 == 1                                # every other step: the observation in the step
+        ra, rb = a.step(act), b.step(act.copy(), auto_reset=True, observe=look)
         for x, y in zip(ra, rb):
             assert np.array_equal(x, y), step
         over = np.flatnonzero(ra.game_over)
@@ -684,6 +685,8 @@ def _auto_lockstep(n, B, steps, par_engine=None, rng_seed=5):
         if over.size:
             a.reset(games=over, seeds=seeds[over])
         assert a.state.same_as(b.state), step
+        if look:                                            # the step's observation, then the computed one
+            assert np.array_equal(b.observe().view(np.int32), a.observe().view(np.int32)), step
     assert np.array_equal(a.legal_mask(), b.legal_mask())
     return a, b, ended
 
@@ -744,3 +747,22 @@ def test_parallel_auto_reset_step_plays_the_serial_games_bit_for_bit(n, monkeypa
         a.step(bad, auto_reset=True)
     assert b.state.same_as(before) and a.state.same_as(before)
     assert np.array_equal(b.legal_mask(), mask)
+
+
+def test_the_step_observation_needs_auto_reset_and_the_whole_batch_and_goes_stale():
+    """step(observe=True) is refused without auto_reset or with games (nothing changes); after it,
+    a reset of one game makes observe() compute that game's observation again."""
+    eng = BatchedRobada(2, 6, seed=2)
+    eng.reset(seed=2)
+    before = eng.state.copy()
+    act = eng.random_actions()
+    with pytest.raises(ConfigError, match="auto_reset=True and the whole batch"):
+        eng.step(act, observe=True)
+    with pytest.raises(ConfigError, match="auto_reset=True and the whole batch"):
+        eng.step(act[:2], games=[0, 1], auto_reset=True, observe=True)
+    assert eng.state.same_as(before)
+    eng.step(act, auto_reset=True, observe=True)
+    eng.reset(games=[3], seeds=[77])
+    fresh = BatchedRobada(2, 6, seed=2)
+    fresh.load_state(eng.state.copy())
+    assert np.array_equal(eng.observe().view(np.int32), fresh.observe().view(np.int32))

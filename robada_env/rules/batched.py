@@ -64,7 +64,10 @@ generator) and its deck order is :func:`hod.core.deal.shuffled` of it, the very 
 
 Interface: :class:`hod.core.engine.BatchedEngine`, the protocol both games' batched engines
 implement with one signature (M = 1 mover: the seat to act; masks (G, 1, 27), observations
-(G, S, 192), actions (G, 1)); also ``random_legal_actions``, ``final_rewards``, ``current``.
+(G, S, 192), actions (G, 1)); also ``random_legal_actions``, ``final_rewards``, ``current``,
+and the auto-reset step ``step(actions, auto_reset=True, observe=...)`` (finished games dealt
+again inside the step's kernel, from :func:`robada_env.rules.kernels.next_game_seed` of their
+deck; :attr:`BatchedRobada.ended_scores`).
 """
 from __future__ import annotations
 
@@ -278,6 +281,8 @@ class BatchedRobada:
         self._obs_default = self._obs_buffers[(B, 1, OBS_SIZE)] = np.zeros((B, 1, OBS_SIZE), np.float32)
         self._ended = np.zeros(B, bool)
         self._final = np.zeros((B, n), np.int16)                 # final points of an auto-reset step
+        self._no_obs = np.zeros((0, 1, OBS_SIZE), np.float32)
+        self._obs_fresh = False                                 # _obs_default is the state's (step(observe=True))
         self._ended_final = None                                # those of the last one's ended games
         # the auto-reset drivers' scratch space: one row per chunk of the parallel driver
         self._nums = np.zeros(((B + kernels.PAR_CHUNK - 1) // kernels.PAR_CHUNK, DECK_SIZE), np.uint64)
@@ -312,6 +317,7 @@ class BatchedRobada:
         g = check_games(games, self.batch_size)
         check_record(state, self._state, g)
         self._check_values(state)
+        self._obs_fresh = False
         for k, arr in state.arrays().items():
             getattr(self._state, k)[g] = arr
         kernels.refresh_masks(*self._mask_args, g, self._rules, self._mask)
@@ -464,6 +470,7 @@ class BatchedRobada:
                                   f"each row a permutation of the card ids 0..{DECK_SIZE - 1}")
             if seed is not None:
                 self.rng = np.random.default_rng(seed)
+        self._obs_fresh = False
         self._state.deck[g] = decks
         driver = kernels.reset_batch_par if parallel_for(self.parallel_min_batch, m) else kernels.reset_batch
         driver(*self._all_args, g, self._rules, self._mask)
@@ -513,6 +520,8 @@ class BatchedRobada:
         """
         self._check_reset()
         if games is None and seats is None and out is None:        # the common call: one buffer
+            if self._obs_fresh:                                    # written by step(observe=True)
+                return self._obs_default
             driver = kernels.observe_batch_par if parallel_for(self.parallel_min_batch, self.batch_size) \
                 else kernels.observe_batch
             driver(*self._obs_args, self._all, self._to_act, self._obs_default)
@@ -526,7 +535,7 @@ class BatchedRobada:
 
     # ---- step ----------------------------------------------------------------------------------
     def step(self, actions: np.ndarray, games: Optional[Sequence[int]] = None,
-             auto_reset: bool = False) -> EngineStep:
+             auto_reset: bool = False, observe: bool = False) -> EngineStep:
         """Apply one action per selected game, for the seat to act there (``engine.apply_action``;
         :func:`robada_env.rules.kernels.step_game`).
 
@@ -544,6 +553,11 @@ class BatchedRobada:
                 after another follow from its first deal alone. The returned rewards and
                 ``game_over`` are those of the games that ended; their final points are
                 :attr:`ended_scores`; the state, masks and observations are the new games'.
+            observe: with ``auto_reset`` and the whole batch: the same kernel pass also writes
+                each game's observation of its seat to act after the step (while the game is in
+                the cache), which the next :meth:`observe` of the whole batch and the seats to
+                act (no ``out``) returns instead of computing it again (the same values bit for
+                bit; any later step, reset or load makes it compute again).
 
         Returns:
             :class:`hod.core.engine.EngineStep`: float64 (G, n) final rewards under
@@ -555,10 +569,14 @@ class BatchedRobada:
             IllegalActionError: an action outside its game's mask (names the game, the seat and
                 the legal actions); nothing changes in any game.
             ValueError: ``actions`` of the wrong shape or not integers.
-            ConfigError: bad or repeated ``games``.
+            ConfigError: bad or repeated ``games``; ``observe`` without ``auto_reset`` or with
+                ``games``.
         """
         self._check_reset()
+        self._obs_fresh = False
         full = games is None
+        if observe and not (auto_reset and full):
+            raise ConfigError("step(observe=True) needs auto_reset=True and the whole batch (games=None)")
         g = self._all if full else check_games(games, self.batch_size, distinct=True)
         a = actions if type(actions) is np.ndarray else np.asarray(actions)
         if a.shape != (g.size, 1) or not (a.dtype.kind in "iu" or a.size == 0):
@@ -571,7 +589,8 @@ class BatchedRobada:
             final = self._final if full else np.empty((g.size, self.num_players), np.int16)
             driver = kernels.step_batch_auto_par if par else kernels.step_batch_auto
             res = driver(*self._all_args, g, a, self._rules, self._mask, ended, final,
-                         self._nums if par else self._nums[0])
+                         self._nums if par else self._nums[0], self._obs_default if observe else self._no_obs)
+            self._obs_fresh = observe and res < 0
         else:
             driver = kernels.step_batch_par if par else kernels.step_batch
             res = driver(*self._all_args, g, a, self._rules, self._mask, ended)

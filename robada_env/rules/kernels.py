@@ -503,19 +503,23 @@ def next_seeds(deck, games, out):
 def step_batch_auto(deck, deck_left, hand_cards, hand_cnt, hand_size, hand_total, loose_cnt, pile_cnt, pile_top,
                     pile_size, pile_pts, seen_cnt, run_cnt, run_card, run_start, run_rank, run_next, run_active,
                     run_size, run_pts, run_taken, current, last_runner, terminal, decisions, games, actions, rules,
-                    masks, ended, final, nums):
+                    masks, ended, final, nums, obs):
     """:func:`step_batch` with every game that ends dealt again at once (an auto-reset step):
     after :func:`step_game` of game ``b = games[k]``, if it ended, ``final[k]`` (int16 (G, n))
     gets its final points (``pile_pts[b]``, R8), then the game is dealt anew from the seed
     :func:`next_game_seed` of its deck (deck order: deal's ``_shuffle_game``, stream 0, exactly
     ``reset(games=[b], seeds=[that seed])``; table: :func:`reset_game`); then its mask row.
     ``nums`` uint64 (40,) scratch. Rows of ``final`` of games that did not end are not written.
+    ``obs`` float32 (G, 1, 192) or (0, 1, 192): when it has G rows, ``obs[k, 0]`` also gets
+    :func:`observe_game` of the seat to act in game ``b`` after its step (and re-deal), while the
+    game is in the cache (what :func:`observe_batch` with seat -1 writes); with 0 rows nothing.
     Every action is checked first; returns as :func:`step_batch` (an illegal action's position,
     nothing changed; else ``-1 - e``)."""
     k = first_illegal(games, actions, masks, 0, games.shape[0])
     if k >= 0:
         return k
     n = hand_cnt.shape[1]
+    look = obs.shape[0] > 0
     over = 0
     for k in range(games.shape[0]):
         b = games[k]
@@ -533,6 +537,10 @@ def step_batch_auto(deck, deck_left, hand_cards, hand_cnt, hand_size, hand_total
                        pile_size, pile_pts, seen_cnt, run_cnt, run_card, run_start, run_rank, run_next, run_active,
                        run_size, run_pts, run_taken, current, last_runner, terminal, decisions, b)
         mask_game(hand_cnt, loose_cnt, pile_top, run_next, run_active, current, terminal, b, rules, masks[b, 0])
+        if look:
+            observe_game(deck_left, hand_cnt, hand_size, loose_cnt, pile_cnt, pile_top, pile_size, pile_pts, seen_cnt,
+                         run_cnt, run_start, run_rank, run_next, run_active, run_size, run_pts, run_taken, current,
+                         last_runner, terminal, b, current[b], obs[k, 0])
     return -1 - over
 
 
@@ -576,8 +584,9 @@ PAR_CHUNK = 256
 @_njit(cache=CACHED, parallel=True)
 def _first_illegal_par(games, actions, masks):
     """:func:`first_illegal` over all G positions, each chunk of games checked by the thread that
-    steps it (its mask rows are in that core's cache: a check of the whole batch by one thread
-    read half of them from the other core's, in the step of a 4096-game batch on 2 cores the step kernel went from 241 to 221 us, p5 of 1,500 steps, loaded machine)."""
+    steps it (its mask rows are in that core's cache; one thread checking the whole batch read
+    half of them from the other core's: the 2-thread step of 4096 games went 241 -> 221 us with
+    this, p5 of 1,500 steps on the loaded 2-core machine)."""
     G = games.shape[0]
     first = np.empty((G + PAR_CHUNK - 1) // PAR_CHUNK, np.int64)
     for c in prange(first.shape[0]):
@@ -614,11 +623,12 @@ def step_batch_par(deck, deck_left, hand_cards, hand_cnt, hand_size, hand_total,
 def step_batch_auto_par(deck, deck_left, hand_cards, hand_cnt, hand_size, hand_total, loose_cnt, pile_cnt, pile_top,
                         pile_size, pile_pts, seen_cnt, run_cnt, run_card, run_start, run_rank, run_next, run_active,
                         run_size, run_pts, run_taken, current, last_runner, terminal, decisions, games, actions, rules,
-                        masks, ended, final, nums):
+                        masks, ended, final, nums, obs):
     """:func:`step_batch_auto` with the games split over numba's threads: each task runs the
     serial auto-reset driver on its chunk of games (its own row of ``nums``, uint64 (C, 40), C
     >= the number of chunks), so the finished games of a chunk are dealt again inside that
-    task. A game's next deal depends on its deck alone (:func:`next_game_seed`), so the games
+    task (and, when ``obs`` has G rows, observed there: ``obs[lo:hi]``; with 0 rows every slice
+    has 0 rows). A game's next deal depends on its deck alone (:func:`next_game_seed`), so the games
     are those of the serial driver bit for bit, whatever the split. Every action is checked
     first; the same return value."""
     G = games.shape[0]
@@ -632,7 +642,7 @@ def step_batch_auto_par(deck, deck_left, hand_cards, hand_cnt, hand_size, hand_t
                                        pile_cnt, pile_top, pile_size, pile_pts, seen_cnt, run_cnt, run_card,
                                        run_start, run_rank, run_next, run_active, run_size, run_pts, run_taken,
                                        current, last_runner, terminal, decisions, games[lo:hi], actions[lo:hi], rules,
-                                       masks, ended[lo:hi], final[lo:hi], nums[c])
+                                       masks, ended[lo:hi], final[lo:hi], nums[c], obs[lo:hi])
     return -1 - over.sum()
 
 
