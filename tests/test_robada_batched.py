@@ -624,3 +624,145 @@ def test_parallel_drivers_play_the_same_games_bit_for_bit(n, monkeypatch):
     with pytest.raises(IllegalActionError):
         b.step(bad)
     assert b.state.same_as(before)
+
+
+def _next_seed_by_hand(deck_row) -> int:
+    """kernels.next_game_seed restated with deal's public stream_numbers: the 40 card ids packed
+    8 to a word (first card in the high byte), the hash h = 0, then for each word w
+    h = number 0 of stream w of seed h."""
+    from hod.core.deal import stream_numbers
+
+    h = 0
+    for w in range(5):
+        x = 0
+        for c in deck_row[8 * w:8 * w + 8]:
+            x = (x << 8) | int(c)
+        h = int(stream_numbers(np.array([h], np.uint64), np.array([x], np.uint64).view(np.int64), 1)[0, 0])
+    return h
+
+
+def test_next_game_seed_is_the_deck_hash_of_deal_numbers():
+    """The seed of an auto-reset game (kernels.next_game_seed) equals the hash restated over
+    hod.core.deal.stream_numbers, for the decks of a few seeded deals and the identity deck."""
+    from robada_env.rules import kernels
+
+    eng = BatchedRobada(2, 5, seed=1)
+    eng.reset(seeds=[0, 1, 2, 2**64 - 1, 12345])
+    decks = np.vstack([eng.state.deck, np.arange(40, dtype=np.int8)[None]])
+    out = np.empty(6, np.uint64)
+    kernels.next_seeds(decks, np.arange(6, dtype=np.intp), out)
+    assert [int(x) for x in out] == [_next_seed_by_hand(d) for d in decks]
+    assert len(set(out.tolist())) == 6
+
+
+def _auto_lockstep(n, B, steps, par_engine=None, rng_seed=5):
+    """Play the auto-reset step (engine `b`, maybe parallel) against the definition: a serial
+    engine `a` stepped without auto-reset, its finished games then reset with the seeds
+    kernels.next_game_seed gives for their decks. Every record field, mask, observation of every
+    seat, reward and final score must agree at every step. Returns the games that ended."""
+    from robada_env.rules import kernels
+
+    a = BatchedRobada(n, B, seed=3, reward_scheme="margin")
+    b = par_engine(n, B) if par_engine else BatchedRobada(n, B, seed=3, reward_scheme="margin")
+    a.reset(seed=3)
+    b.reset(seed=3)
+    rng = np.random.default_rng(rng_seed)
+    seats, every = np.arange(n), np.arange(B, dtype=np.intp)
+    seeds = np.empty(B, np.uint64)
+    ended = 0
+    for step in range(steps):
+        assert np.array_equal(a.legal_mask(), b.legal_mask()), step
+        assert np.array_equal(a.observe(seats=seats).view(np.int32), b.observe(seats=seats).view(np.int32)), step
+        act = a.random_actions(rng=rng)
+        kernels.next_seeds(a.state.deck, every, seeds)
+        look = step % 2 == 1                                # every other step: the observation in the step
+        ra, rb = a.step(act), b.step(act.copy(), auto_reset=True, observe=look)
+        for x, y in zip(ra, rb):
+            assert np.array_equal(x, y), step
+        over = np.flatnonzero(ra.game_over)
+        ended += over.size
+        assert np.array_equal(b.ended_scores, a.scores(over)), step
+        if over.size:
+            a.reset(games=over, seeds=seeds[over])
+        assert a.state.same_as(b.state), step
+        if look:                                            # the step's observation, then the computed one
+            assert np.array_equal(b.observe().view(np.int32), a.observe().view(np.int32)), step
+    assert np.array_equal(a.legal_mask(), b.legal_mask())
+    return a, b, ended
+
+
+@pytest.mark.parametrize("n", [2, 4])
+def test_auto_reset_step_deals_the_next_game_from_the_deck_seed(n):
+    """step(..., auto_reset=True) of the serial driver (kernels.step_batch_auto) = step, then
+    reset(games=ended, seeds=next_game_seed of their decks), bit for bit, over many re-deals;
+    with some games named (a subset, in a shuffled order) too."""
+    from robada_env.rules import kernels
+
+    a, b, ended = _auto_lockstep(n, 24, 160)
+    assert ended > 20                                       # 24 games of ~50-90 decisions, 160 steps
+    g = np.array([7, 2, 19, 0, 11], np.intp)
+    for _ in range(200):
+        act = a.random_actions(a.legal_mask(g))
+        ra = a.step(act, games=g)
+        over = g[np.flatnonzero(ra.game_over)]
+        seeds = np.empty(over.size, np.uint64)
+        kernels.next_seeds(a.state.deck, over.astype(np.intp), seeds)
+        final = a.scores(over)
+        if over.size:
+            a.reset(games=over, seeds=seeds)
+        rb = b.step(act.copy(), games=g, auto_reset=True)
+        for x, y in zip(ra, rb):
+            assert np.array_equal(x, y)
+        assert np.array_equal(b.ended_scores, final)
+        assert a.state.same_as(b.state)
+
+
+@pytest.mark.parametrize("n", [2, 4])
+def test_parallel_auto_reset_step_plays_the_serial_games_bit_for_bit(n, monkeypatch):
+    """The parallel auto-reset driver (kernels.step_batch_auto_par, chunks of PAR_CHUNK games,
+    each chunk dealing its own finished games) over a batch of several chunks and a partial one
+    plays the games of the definition (serial step + reset from the deck seeds) bit for bit, and
+    so of the serial auto-reset driver; it fails when one chunk's re-deals are dropped. An illegal
+    action is refused in the same place with nothing changed."""
+    from robada_env.rules import batched, kernels
+
+    monkeypatch.setattr(batched, "parallel_for", lambda least, games: least is not None and games >= least)
+
+    def par(n, B):
+        e = BatchedRobada(n, B, seed=3, reward_scheme="margin")
+        e.parallel_min_batch = 1
+        return e
+
+    B = kernels.PAR_CHUNK * 2 + 7
+    a, b, ended = _auto_lockstep(n, B, 110, par_engine=par)
+    # ~B/70 games end per step: every chunk re-deals many times (the last chunk, 7 games, too)
+    assert ended > 3 * B // 2
+    bad = b.random_actions()
+    legal = b.legal_mask()[B - 1, 0]
+    bad[B - 1, 0] = int(np.flatnonzero(legal == 0)[0])
+    before, mask = b.state.copy(), b.legal_mask().copy()
+    with pytest.raises(IllegalActionError, match=f"game {B - 1}"):
+        b.step(bad, auto_reset=True)
+    with pytest.raises(IllegalActionError, match=f"game {B - 1}"):
+        a.step(bad, auto_reset=True)
+    assert b.state.same_as(before) and a.state.same_as(before)
+    assert np.array_equal(b.legal_mask(), mask)
+
+
+def test_the_step_observation_needs_auto_reset_and_the_whole_batch_and_goes_stale():
+    """step(observe=True) is refused without auto_reset or with games (nothing changes); after it,
+    a reset of one game makes observe() compute that game's observation again."""
+    eng = BatchedRobada(2, 6, seed=2)
+    eng.reset(seed=2)
+    before = eng.state.copy()
+    act = eng.random_actions()
+    with pytest.raises(ConfigError, match="auto_reset=True and the whole batch"):
+        eng.step(act, observe=True)
+    with pytest.raises(ConfigError, match="auto_reset=True and the whole batch"):
+        eng.step(act[:2], games=[0, 1], auto_reset=True, observe=True)
+    assert eng.state.same_as(before)
+    eng.step(act, auto_reset=True, observe=True)
+    eng.reset(games=[3], seeds=[77])
+    fresh = BatchedRobada(2, 6, seed=2)
+    fresh.load_state(eng.state.copy())
+    assert np.array_equal(eng.observe().view(np.int32), fresh.observe().view(np.int32))

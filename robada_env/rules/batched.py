@@ -64,7 +64,10 @@ generator) and its deck order is :func:`hod.core.deal.shuffled` of it, the very 
 
 Interface: :class:`hod.core.engine.BatchedEngine`, the protocol both games' batched engines
 implement with one signature (M = 1 mover: the seat to act; masks (G, 1, 27), observations
-(G, S, 192), actions (G, 1)); also ``random_legal_actions``, ``final_rewards``, ``current``.
+(G, S, 192), actions (G, 1)); also ``random_legal_actions``, ``final_rewards``, ``current``,
+and the auto-reset step ``step(actions, auto_reset=True, observe=...)`` (finished games dealt
+again inside the step's kernel, from :func:`robada_env.rules.kernels.next_game_seed` of their
+deck; :attr:`BatchedRobada.ended_scores`).
 """
 from __future__ import annotations
 
@@ -277,6 +280,12 @@ class BatchedRobada:
         self._obs_buffers: dict[tuple, np.ndarray] = {}
         self._obs_default = self._obs_buffers[(B, 1, OBS_SIZE)] = np.zeros((B, 1, OBS_SIZE), np.float32)
         self._ended = np.zeros(B, bool)
+        self._final = np.zeros((B, n), np.int16)                 # final points of an auto-reset step
+        self._no_obs = np.zeros((0, 1, OBS_SIZE), np.float32)
+        self._obs_fresh = False                                 # _obs_default is the state's (step(observe=True))
+        self._ended_final = None                                # those of the last one's ended games
+        # the auto-reset drivers' scratch space: one row per chunk of the parallel driver
+        self._nums = np.zeros(((B + kernels.PAR_CHUNK - 1) // kernels.PAR_CHUNK, DECK_SIZE), np.uint64)
         self._zero_rewards = np.zeros((B, n))
         self._no_games = np.zeros(B, bool)
         self._no_games.setflags(write=False)
@@ -308,6 +317,7 @@ class BatchedRobada:
         g = check_games(games, self.batch_size)
         check_record(state, self._state, g)
         self._check_values(state)
+        self._obs_fresh = False
         for k, arr in state.arrays().items():
             getattr(self._state, k)[g] = arr
         kernels.refresh_masks(*self._mask_args, g, self._rules, self._mask)
@@ -460,6 +470,7 @@ class BatchedRobada:
                                   f"each row a permutation of the card ids 0..{DECK_SIZE - 1}")
             if seed is not None:
                 self.rng = np.random.default_rng(seed)
+        self._obs_fresh = False
         self._state.deck[g] = decks
         driver = kernels.reset_batch_par if parallel_for(self.parallel_min_batch, m) else kernels.reset_batch
         driver(*self._all_args, g, self._rules, self._mask)
@@ -509,6 +520,8 @@ class BatchedRobada:
         """
         self._check_reset()
         if games is None and seats is None and out is None:        # the common call: one buffer
+            if self._obs_fresh:                                    # written by step(observe=True)
+                return self._obs_default
             driver = kernels.observe_batch_par if parallel_for(self.parallel_min_batch, self.batch_size) \
                 else kernels.observe_batch
             driver(*self._obs_args, self._all, self._to_act, self._obs_default)
@@ -521,16 +534,30 @@ class BatchedRobada:
         return out
 
     # ---- step ----------------------------------------------------------------------------------
-    def step(self, actions: np.ndarray, games: Optional[Sequence[int]] = None) -> EngineStep:
+    def step(self, actions: np.ndarray, games: Optional[Sequence[int]] = None,
+             auto_reset: bool = False, observe: bool = False) -> EngineStep:
         """Apply one action per selected game, for the seat to act there (``engine.apply_action``;
         :func:`robada_env.rules.kernels.step_game`).
 
         A finished game only takes ``no-op`` (and stays finished; reset it with
-        ``reset(games=...)``). The other games do not change.
+        ``reset(games=...)``), unless ``auto_reset``. The other games do not change.
 
         Args:
             actions: int (G, 1) one action per selected game.
             games: distinct game indices or a bool mask (default: the whole batch, G = B).
+            auto_reset: deal every game that ends on this step again at once, in the same kernel
+                call (:func:`robada_env.rules.kernels.step_batch_auto`; the serial and the
+                parallel drivers play the same games bit for bit): the new game of a row is
+                ``new_game(config, seed=kernels.next_game_seed(deck of the game that ended))``,
+                exactly ``reset(games=[b], seeds=[that seed])``, so the games a row plays one
+                after another follow from its first deal alone. The returned rewards and
+                ``game_over`` are those of the games that ended; their final points are
+                :attr:`ended_scores`; the state, masks and observations are the new games'.
+            observe: with ``auto_reset`` and the whole batch: the same kernel pass also writes
+                each game's observation of its seat to act after the step (while the game is in
+                the cache), which the next :meth:`observe` of the whole batch and the seats to
+                act (no ``out``) returns instead of computing it again (the same values bit for
+                bit; any later step, reset or load makes it compute again).
 
         Returns:
             :class:`hod.core.engine.EngineStep`: float64 (G, n) final rewards under
@@ -542,10 +569,14 @@ class BatchedRobada:
             IllegalActionError: an action outside its game's mask (names the game, the seat and
                 the legal actions); nothing changes in any game.
             ValueError: ``actions`` of the wrong shape or not integers.
-            ConfigError: bad or repeated ``games``.
+            ConfigError: bad or repeated ``games``; ``observe`` without ``auto_reset`` or with
+                ``games``.
         """
         self._check_reset()
+        self._obs_fresh = False
         full = games is None
+        if observe and not (auto_reset and full):
+            raise ConfigError("step(observe=True) needs auto_reset=True and the whole batch (games=None)")
         g = self._all if full else check_games(games, self.batch_size, distinct=True)
         a = actions if type(actions) is np.ndarray else np.asarray(actions)
         if a.shape != (g.size, 1) or not (a.dtype.kind in "iu" or a.size == 0):
@@ -553,8 +584,17 @@ class BatchedRobada:
         if a.dtype != np.int64 or not a.flags.c_contiguous:
             a = np.ascontiguousarray(a, np.int64)      # a uint64 above 2**63 - 1 wraps negative: refused
         ended = self._ended if full else np.zeros(g.size, bool)
-        driver = kernels.step_batch_par if parallel_for(self.parallel_min_batch, g.size) else kernels.step_batch
-        res = driver(*self._all_args, g, a, self._rules, self._mask, ended)
+        par = parallel_for(self.parallel_min_batch, g.size)
+        if auto_reset:
+            final = self._final if full else np.empty((g.size, self.num_players), np.int16)
+            driver = kernels.step_batch_auto_par if par else kernels.step_batch_auto
+            res = driver(*self._all_args, g, a, self._rules, self._mask, ended, final,
+                         self._nums if par else self._nums[0], self._obs_default if observe else self._no_obs)
+            self._obs_fresh = observe and res < 0
+        else:
+            driver = kernels.step_batch_par if par else kernels.step_batch
+            res = driver(*self._all_args, g, a, self._rules, self._mask, ended)
+        self._ended_final = None
         if res >= 0:
             b = int(g[res])
             legal = np.flatnonzero(self.legal_mask([b])[0, 0]).tolist()
@@ -567,9 +607,22 @@ class BatchedRobada:
             return EngineStep(np.zeros((g.size, self.num_players)), ended, ended)
         ended = ended.copy()
         pos = np.flatnonzero(ended)
+        if auto_reset:
+            self._ended_final = scores = final[pos]
+        else:
+            scores = self._state.pile_pts[g[pos]]
         rewards = np.zeros((g.size, self.num_players))
-        rewards[pos] = batched_final_rewards(self._state.pile_pts[g[pos]], self.reward_scheme)
+        rewards[pos] = batched_final_rewards(scores, self.reward_scheme)
         return EngineStep(rewards, ended, ended)
+
+    @property
+    def ended_scores(self) -> np.ndarray:
+        """int32 (E, n): the final points (R8) of the E games that ended on the last
+        ``step(..., auto_reset=True)``, in the order of that step's ``game_over`` (its
+        ``np.flatnonzero``); (0, n) when none ended or the last step was not an auto-reset one."""
+        if self._ended_final is None:
+            return np.zeros((0, self.num_players), np.int32)
+        return self._ended_final.astype(np.int32)
 
     # ---- results ---------------------------------------------------------------------------------
     def scores(self, games: Optional[Sequence[int]] = None) -> np.ndarray:
