@@ -307,18 +307,20 @@ def test_the_v2_encoder_names_its_layout():
     assert get_encoder("robada_plans").layout_version is None and get_encoder("none").layout_version is None
 
 
-def test_the_v2_candidate_network_reads_the_env_v2_observation_and_the_mask_only():
-    """agents/candidates/robada_v2_distilled.onnx (docs/results.md, not registered): onnxruntime
-    alone on the env's observation_version=2 vector and mask plays what the project's player of
-    the export (OnnxPolicy, encoder robada_v2 on the v1 observation) plays."""
+@pytest.mark.parametrize("name, layout", [("robada_v2_distilled", 1), ("robada_v3_search", 2)])
+def test_the_v2_candidate_network_reads_the_env_v2_observation_and_the_mask_only(name, layout):
+    """agents/candidates/robada_v2_distilled.onnx and robada_v3_search.onnx (docs/results.md, not
+    registered): onnxruntime alone on the env's observation_version=2 vector and mask plays what
+    the project's player of the export (OnnxPolicy, encoder robada_v2 on the v1 observation)
+    plays. The v3 export's card names layout 2 (the v2 one was exported before exports did)."""
     import json
     from pathlib import Path
     import onnxruntime as ort
     import robada_env
     from hod.agents.onnx_policy import OnnxPolicy
-    path = Path(__file__).resolve().parents[1] / "agents" / "candidates" / "robada_v2_distilled.onnx"
+    path = Path(__file__).resolve().parents[1] / "agents" / "candidates" / f"{name}.onnx"
     card = json.loads(path.with_suffix(".json").read_text(encoding="utf-8"))
-    assert card["obs_encoder"] == "robada_v2" and card["obs_size"] == 462
+    assert card["obs_encoder"] == "robada_v2" and card["obs_size"] == 462 and card["obs_layout_version"] == layout
     sess = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
     bot = OnnxPolicy(path)
     e1, e2 = robada_env.raw_env(num_players=2), robada_env.raw_env(num_players=2, observation_version=2)
@@ -345,7 +347,6 @@ def test_an_export_of_the_v2_encoder_names_layout_2_and_is_self_contained():
     import copy
     import json
     from pathlib import Path
-    import pytest
     from hod.agents.model_card import CheckpointError, validate_model_card
     from hod.benchmarks.browser import self_contained
     from hod.training.export import interface, network_layout_version
