@@ -9,7 +9,9 @@ key                    value
 ``card_version``       ``1``
 ``game``               ``"tapeo"`` or ``"robada"``
 ``player_counts``      table sizes the policy was trained on (list of int)
-``obs_layout_version`` version of the game's observation layout (``<game>_env.LAYOUT``)
+``obs_layout_version`` version of the game's observation layout (``<game>_env.LAYOUT``); with an encoder
+                       whose vector is itself a layout of the game (``robada_v2``: layout 2) an
+                       export names that layout (:func:`hod.training.export.export_onnx`)
 ``obs_size``           width of the network input: the observation vector plus the encoder's features
 ``obs_encoder`` (opt.) observation encoder (:mod:`hod.agents.encoders`); absent means ``"none"``
 ``num_actions``        size of the ``Discrete`` action space (= action mask length)
@@ -226,7 +228,8 @@ def validate_model_card(card: Any, source: str, game: Optional[str] = None, num_
         game: expected game (None: any).
         num_players: a table size the policy must have been trained on (None: any).
         layout_version: expected observation layout version; ``"current"`` (default) reads it
-            from the installed game package; None skips the check.
+            from the installed game package; None skips the check. A card whose encoder's vector
+            is itself a layout of the game (``robada_v2``: layout 2) may also name that version.
         obs_size, num_actions: expected sizes (None: not checked).
 
     Raises:
@@ -246,18 +249,23 @@ def validate_model_card(card: Any, source: str, game: Optional[str] = None, num_
     if num_players is not None and num_players not in card["player_counts"]:
         raise CheckpointError(f"{source}: policy was trained for {card['player_counts']} players, "
                               f"not {num_players}")
-    if layout_version == "current":
-        layout_version = current_layout_version(card["game"])
-    if layout_version is not None and card["obs_layout_version"] != layout_version:
-        raise CheckpointError(
-            f"{source}: policy expects observation layout version {card['obs_layout_version']} of "
-            f"{card['game']}, but this installation has version {layout_version}; retrain or re-export it"
-        )
-
     try:
         encoder = get_encoder(card.get("obs_encoder", "none"), card["game"])
     except ConfigError as e:
         raise CheckpointError(f"{source}: {e}") from None
+    if layout_version == "current":
+        layout_version = current_layout_version(card["game"])
+    # an encoder whose vector is itself a layout of the game (robada_v2: layout v2, the env's
+    # observation_version=2) lets the card name that layout (exports do) or the one it reads
+    legal = sorted({layout_version} | ({encoder.layout_version} if encoder.layout_version is not None else set())) \
+        if layout_version is not None else []
+    if legal and card["obs_layout_version"] not in legal:
+        raise CheckpointError(
+            f"{source}: policy expects observation layout version {card['obs_layout_version']} of "
+            f"{card['game']}, but this installation has version {layout_version}"
+            + (f" (or {encoder.layout_version}, the layout of its encoder {encoder.name!r})"
+               if encoder.layout_version is not None else "") + "; retrain or re-export it"
+        )
     if obs_size is not None and card["obs_size"] != encoder.size(obs_size):
         why = (f" (observation {obs_size} + {encoder.extra} features of encoder {encoder.name!r})"
                if encoder.extra else "")

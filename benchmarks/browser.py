@@ -217,9 +217,12 @@ class BrowserOnnx:
 def self_contained(card: dict) -> tuple[bool, str]:
     """Whether an export with model card ``card`` can play in a web page on its own, and why not:
     ``(True, "")`` when its network input is the game's plain observation (no observation
-    encoder), else ``(False, reason)``."""
+    encoder, or one whose vector is itself a layout of the game: ``robada_v2``, the env's
+    ``observation_version=2`` vector, layout 2), else ``(False, reason)``."""
+    from hod.agents.encoders import get_encoder
+
     encoder = card.get("obs_encoder", "none")
-    if encoder == "none":
+    if encoder == "none" or get_encoder(encoder, card["game"]).layout_version is not None:
         return True, ""
     return False, (f"its network input appends the {encoder!r} observation encoder's features "
                    f"({int(card['obs_size'])} inputs in all), computed in Python by the planner, so a page "

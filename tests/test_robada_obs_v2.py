@@ -307,18 +307,20 @@ def test_the_v2_encoder_names_its_layout():
     assert get_encoder("robada_plans").layout_version is None and get_encoder("none").layout_version is None
 
 
-def test_the_v2_candidate_network_reads_the_env_v2_observation_and_the_mask_only():
-    """agents/candidates/robada_v2_distilled.onnx (docs/results.md, not registered): onnxruntime
-    alone on the env's observation_version=2 vector and mask plays what the project's player of
-    the export (OnnxPolicy, encoder robada_v2 on the v1 observation) plays."""
+@pytest.mark.parametrize("name, layout", [("robada_v2_distilled", 1), ("robada_v3_search", 2)])
+def test_the_v2_candidate_network_reads_the_env_v2_observation_and_the_mask_only(name, layout):
+    """agents/candidates/robada_v2_distilled.onnx and robada_v3_search.onnx (docs/results.md, not
+    registered): onnxruntime alone on the env's observation_version=2 vector and mask plays what
+    the project's player of the export (OnnxPolicy, encoder robada_v2 on the v1 observation)
+    plays. The v3 export's card names layout 2 (the v2 one was exported before exports did)."""
     import json
     from pathlib import Path
     import onnxruntime as ort
     import robada_env
     from hod.agents.onnx_policy import OnnxPolicy
-    path = Path(__file__).resolve().parents[1] / "agents" / "candidates" / "robada_v2_distilled.onnx"
+    path = Path(__file__).resolve().parents[1] / "agents" / "candidates" / f"{name}.onnx"
     card = json.loads(path.with_suffix(".json").read_text(encoding="utf-8"))
-    assert card["obs_encoder"] == "robada_v2" and card["obs_size"] == 462
+    assert card["obs_encoder"] == "robada_v2" and card["obs_size"] == 462 and card["obs_layout_version"] == layout
     sess = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
     bot = OnnxPolicy(path)
     e1, e2 = robada_env.raw_env(num_players=2), robada_env.raw_env(num_players=2, observation_version=2)
@@ -335,3 +337,33 @@ def test_the_v2_candidate_network_reads_the_env_v2_observation_and_the_mask_only
         e1.step(int(action)), e2.step(int(action))
         moves += 1
     assert moves > 40
+
+
+def test_an_export_of_the_v2_encoder_names_layout_2_and_is_self_contained():
+    """The card of a robada_v2 network names the layout its input is (2, 462 values: the env's
+    observation_version=2 vector), the model-card check accepts it (and a checkpoint's 1, the
+    layout the training env emitted) and refuses any other version; robada_plans stays layout 1
+    plus 135 features, not self-contained."""
+    import copy
+    import json
+    from pathlib import Path
+    from hod.agents.model_card import CheckpointError, validate_model_card
+    from hod.benchmarks.browser import self_contained
+    from hod.training.export import interface, network_layout_version
+    path = Path(__file__).resolve().parents[1] / "agents" / "candidates" / "robada_v2_distilled.json"
+    card = json.loads(path.read_text(encoding="utf-8"))
+    v1 = dict(copy.deepcopy(card), obs_layout_version=1)
+    v2 = dict(copy.deepcopy(card), obs_layout_version=2)
+    plans = dict(copy.deepcopy(card), obs_encoder="robada_plans", obs_size=192 + 135, obs_layout_version=1)
+    assert network_layout_version(v1) == network_layout_version(v2) == 2 and network_layout_version(plans) == 1
+    assert interface(v2)["obs_layout"] == {"game": "robada", "version": 2, "size": 462}
+    assert interface(v2)["self_contained"] is True and self_contained(v2) == (True, "")
+    assert "layout robada v2, 462 floats" in interface(v2)["inputs"][0]["meaning"]
+    assert interface(plans)["obs_layout"] == {"game": "robada", "version": 1, "size": 192}
+    assert interface(plans)["self_contained"] is False and self_contained(plans)[0] is False
+    assert validate_model_card(v2, "v2") is v2 and validate_model_card(v1, "v1") is v1
+    with pytest.raises(CheckpointError, match=r"layout version 3 of robada, but this installation has version 1 "
+                                              r"\(or 2, the layout of its encoder 'robada_v2'\)"):
+        validate_model_card(dict(v2, obs_layout_version=3), "v3")
+    with pytest.raises(CheckpointError, match=r"layout version 2 of robada, but this installation has version 1; "):
+        validate_model_card(dict(plans, obs_layout_version=2), "plans")

@@ -160,6 +160,34 @@ def test_the_cache_is_reused_and_a_truncated_file_is_recorded_again(tmp_path, mo
     assert len(calls) == 3
 
 
+def test_the_cache_keeps_each_chunk_so_a_recording_resumes(tmp_path, monkeypatch):
+    import hod.training.imitation as imitation
+
+    # 25 decisions in chunks of 10: chunks 0, 1 (10 each) and 2 (5), each kept as it is recorded
+    monkeypatch.setattr(imitation, "CHUNK_DECISIONS", 10)
+    kw = dict(game="robada", teacher="greedy", player_counts=[2], num_decisions=25, seed=3)
+    whole = imitation.cached_teacher_decisions(str(tmp_path), **kw)
+    chunks = sorted(p.name.rsplit("_", 2)[1:] for p in tmp_path.glob("chunk_*.npz"))
+    assert chunks == [["0", "10.npz"], ["1", "10.npz"], ["2", "5.npz"]]
+    recorded = []
+    real = imitation._collect_chunk
+    monkeypatch.setattr(imitation, "_collect_chunk", lambda *job: recorded.append(job[4]) or real(*job))
+    # a run stopped after its first two chunks: the total file is missing, so are the later chunks
+    for p in [*tmp_path.glob("bc_*.npz"), *tmp_path.glob("chunk_*_2_5.npz")]:
+        p.unlink()
+    again = imitation.cached_teacher_decisions(str(tmp_path), **kw)
+    assert recorded == [5] and all(np.array_equal(whole[k], again[k]) for k in whole)   # chunk 2 only
+    # 20 decisions with the same other arguments: chunks 0 and 1, nothing recorded
+    twenty = imitation.cached_teacher_decisions(str(tmp_path), **{**kw, "num_decisions": 20})
+    assert recorded == [5] and all(np.array_equal(whole[k][:20], twenty[k]) for k in whole)
+    # a truncated chunk is recorded again, with a warning
+    chunk0 = next(tmp_path.glob("chunk_*_0_10.npz"))
+    chunk0.write_bytes(chunk0.read_bytes()[:50])
+    with pytest.warns(UserWarning, match="unusable chunk"):
+        redone = imitation.cached_teacher_decisions(str(tmp_path), **{**kw, "num_decisions": 10})
+    assert recorded == [5, 10] and all(np.array_equal(whole[k][:10], redone[k]) for k in whole)
+
+
 def test_a_cache_dir_that_is_a_file_is_refused_before_recording(tmp_path, monkeypatch):
     import hod.training.imitation as imitation
 

@@ -206,6 +206,7 @@ def export_onnx(checkpoint: str | Path, out_dir: Optional[str | Path] = None, na
     out_dir = Path(out_dir) if out_dir is not None else checkpoint.parent
     onnx_path = out_dir / f"{name}.onnx"
     card = copy.deepcopy(card)
+    card["obs_layout_version"] = network_layout_version(card)
     card["onnx"] = {
         "file": onnx_path.name,
         "opset": opset,
@@ -241,21 +242,44 @@ def golden_path(onnx_path: str | Path) -> Path:
     return p.with_name(p.stem + ".golden.json")
 
 
+def network_layout_version(card: dict) -> int:
+    """The observation layout an export's network reads: its encoder's layout when the encoded
+    vector is itself a layout of the game (``robada_v2``: Ronda Robada layout 2, the env's
+    ``observation_version=2`` vector, docs/robada_env.md), else the card's ``obs_layout_version``
+    (the layout the training env emitted). An int, e.g. 2 for a ``robada_v2`` card that says 1.
+
+    Raises:
+        CheckpointError: an encoder unknown or of another game (:func:`hod.agents.encoders.get_encoder`).
+    """
+    from hod.agents.encoders import get_encoder
+
+    try:
+        encoder = get_encoder(card.get("obs_encoder", "none"), card["game"])
+    except ConfigError as e:
+        raise CheckpointError(str(e)) from None
+    return int(encoder.layout_version if encoder.layout_version is not None else card["obs_layout_version"])
+
+
 def interface(card: dict) -> dict:
     """What a consumer of the export must feed and reads back, from its model card ``card``:
     ``{"inputs": [...], "outputs": [...], "obs_layout": {"game", "version", "size"},
     "obs_encoder", "self_contained", "golden"}``; each input/output is ``{"name", "shape",
     "dtype", "meaning"}`` with ``"batch"`` for the dynamic first dimension. ``self_contained`` is
-    True when the network input is the game's plain observation (no encoder features), so a page
-    holding the game's observation can run it alone."""
+    True when the network input is an observation layout of the game (no encoder, or one whose
+    vector is itself a layout: ``robada_v2``, layout 2, the env's ``observation_version=2``;
+    :func:`network_layout_version`), so a page holding that observation can run it alone."""
+    from hod.agents.encoders import get_encoder
     from hod.core.games import obs_layout
 
     layout = obs_layout(card["game"])
     encoder = card.get("obs_encoder", "none")
     obs_size, num_actions = int(card["obs_size"]), int(card["num_actions"])
-    extra = obs_size - layout.size
-    obs_meaning = (f"the game's observation vector (layout {card['game']} v{card['obs_layout_version']}, "
-                   f"{layout.size} floats, docs/{card['game']}_env.md)")
+    version = network_layout_version(card)
+    # robada_v2: the whole input is layout 2; otherwise the game's layout plus the encoder's features
+    size = obs_size if get_encoder(encoder, card["game"]).layout_version is not None else int(layout.size)
+    extra = obs_size - size
+    obs_meaning = (f"the game's observation vector (layout {card['game']} v{version}, "
+                   f"{size} floats, docs/{card['game']}_env.md)")
     if extra:
         obs_meaning += f" followed by the {extra} features of the observation encoder {encoder!r} (hod.agents.encoders)"
     return {
@@ -266,7 +290,7 @@ def interface(card: dict) -> dict:
                      "meaning": "argmax of the masked logits: the action to play"},
                     {"name": "logits", "shape": ["batch", num_actions], "dtype": "float32",
                      "meaning": "the actor's logits, illegal actions set to -1e8"}],
-        "obs_layout": {"game": card["game"], "version": int(card["obs_layout_version"]), "size": int(layout.size)},
+        "obs_layout": {"game": card["game"], "version": version, "size": size},
         "obs_encoder": encoder,
         "self_contained": extra == 0,
         "golden": None,

@@ -47,7 +47,8 @@ CHUNK_DECISIONS = 5_000
 def collect_teacher_decisions(game: str, teacher: str, player_counts: Sequence[int], num_decisions: int,
                               seed: int = 0, reward_scheme: str = "win_loss", gamma: float = 1.0,
                               env_options: Optional[dict] = None, teacher_options: Optional[dict] = None,
-                              workers: int = 1, action_values: bool = False, opponents: str = "") -> dict[str, np.ndarray]:
+                              workers: int = 1, action_values: bool = False, opponents: str = "",
+                              chunk_cache: Optional[str | Path] = None) -> dict[str, np.ndarray]:
     """Decisions of ``teacher`` playing every seat, until ``num_decisions`` are recorded.
 
     The decisions are recorded in chunks of :data:`CHUNK_DECISIONS` (seeded per chunk, see there),
@@ -76,6 +77,11 @@ def collect_teacher_decisions(game: str, teacher: str, player_counts: Sequence[i
         opponents: ``""``: the teacher plays every seat; else a registered bot name: per game the
             teacher plays one seat (drawn) and this bot the others, and only the teacher's
             decisions are recorded (the positions of the teacher against that opponent).
+        chunk_cache: None, or a file prefix (``<dir>/chunk_<key>``, given by
+            :func:`cached_teacher_decisions`): each chunk ``i`` of ``size`` decisions is kept in
+            ``<prefix>_<i>_<size>.npz`` as soon as it is recorded and read from there when the
+            file is already whole (same shapes), so an interrupted recording resumes and a
+            smaller ``num_decisions`` with the same other arguments reuses the chunks.
 
     Returns:
         ``{"observation": float32 (N, obs_size), "action_mask": int8 (N, A), "action": int64 (N,),
@@ -123,11 +129,16 @@ def collect_teacher_decisions(game: str, teacher: str, player_counts: Sequence[i
     jobs = [(game, teacher, dict(teacher_options or {}), counts, size,
              seed if i == 0 else np.random.SeedSequence([seed, i]), gamma, opts, bool(action_values), opponents)
             for i, size in enumerate(sizes)]
+    if chunk_cache is not None:
+        width = mod.LAYOUT.size
+        jobs = [(f"{chunk_cache}_{i}_{job[4]}.npz", _shapes(job[4], width, get_game(game).num_actions, action_values),
+                 *job) for i, job in enumerate(jobs)]
+    task = _collect_chunk if chunk_cache is None else _cached_chunk
     running = effective_workers(workers, len(jobs))   # never more processes than chunks or CPUs
     if running == 1:
-        parts = [_collect_chunk(*job) for job in jobs]
+        parts = [task(*job) for job in jobs]
     else:
-        parts = map_in_workers(_collect_chunk, jobs, running)   # Ctrl-C: the workers end, no traceback of theirs
+        parts = map_in_workers(task, jobs, running)   # Ctrl-C: the workers end, no traceback of theirs
     return {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
 
 
@@ -153,7 +164,10 @@ def cached_teacher_decisions(cache_dir: Optional[str], **kwargs: Any) -> dict[st
     code is not seen: clear the directory after one.) A missing, truncated or malformed file
     (wrong keys, shapes or length), or one holding pickled objects (read with
     ``allow_pickle=False``: never unpickled), is recorded again, with a warning, and rewritten
-    atomically. ``cache_dir``
+    atomically. While recording, each finished chunk is kept beside it
+    (``<cache_dir>/chunk_<key'>_<i>_<size>.npz``, ``key'`` the same key without the number of
+    decisions; ``chunk_cache`` of :func:`collect_teacher_decisions`): a recording stopped part-way
+    resumes from its chunks, and a smaller ``num_decisions`` reuses them. ``cache_dir``
     empty or None: no cache.
 
     Returns:
@@ -190,27 +204,63 @@ def cached_teacher_decisions(cache_dir: Optional[str], **kwargs: Any) -> dict[st
     key = hashlib.sha256(json.dumps(keyed, sort_keys=True, default=str).encode()).hexdigest()[:16]
     path = folder / f"bc_{key}.npz"
     n = keyed["num_decisions"]
-    shapes = {"observation": (n, layout.size), "action": (n,), "value_target": (n,)}
-    if keyed.get("action_values"):
-        shapes["action_values"] = (n, get_game(game).num_actions)
-    shapes["action_mask"] = (n, get_game(game).num_actions)
+    shapes = _shapes(n, layout.size, get_game(game).num_actions, bool(keyed.get("action_values")))
     if path.exists():
-        why = "wrong keys or shapes"
-        try:
-            # the shapes from the .npy headers first (nothing read before they match, so a forged
-            # header allocates nothing); data only: an object array (a pickle) is refused there
-            limit = sum(8 * int(np.prod(v)) for v in shapes.values()) + (1 << 20)   # 8 bytes a number at most
-            headers = npz_headers(path, limit, "the cache's expected size", str(path))
-            if {k: h.shape for k, h in headers.items() if k in shapes} == shapes \
-                    and all(headers[k].dtype.kind in "biuf" for k in shapes):
-                return read_arrays(path, list(shapes), str(path))
-        except Exception as e:   # truncated, foreign or pickled file: record again
-            why = f"{type(e).__name__}: {e}"
+        data, why = _read_cache(path, shapes)
+        if data is not None:
+            return data
         warnings.warn(f"{path}: unusable teacher-decision cache ({why}); recording the decisions again")
-    data = collect_teacher_decisions(**kwargs)
+    # the chunks' own key: the same but the number of decisions (chunk i is the same for any total)
+    chunk_key = hashlib.sha256(json.dumps({k: v for k, v in keyed.items() if k != "num_decisions"},
+                                          sort_keys=True, default=str).encode()).hexdigest()[:16]
+    data = collect_teacher_decisions(**kwargs, chunk_cache=folder / f"chunk_{chunk_key}")
+    _write_npz(path, data)
+    return data
+
+
+def _shapes(n: int, width: int, num_actions: int, action_values: bool) -> dict[str, tuple]:
+    """The arrays of ``n`` recorded decisions and their shapes (``width`` the observation size)."""
+    shapes = {"observation": (n, width), "action": (n,), "value_target": (n,)}
+    if action_values:
+        shapes["action_values"] = (n, num_actions)
+    shapes["action_mask"] = (n, num_actions)
+    return shapes
+
+
+def _read_cache(path: Path, shapes: dict[str, tuple]) -> tuple[Optional[dict[str, np.ndarray]], str]:
+    """The arrays of the cache file ``path`` if it holds exactly ``shapes`` (numbers only), else
+    ``(None, why)``. The shapes come from the .npy headers first (nothing read before they match,
+    so a forged header allocates nothing); data only: an object array (a pickle) is refused."""
+    why = "wrong keys or shapes"
+    try:
+        limit = sum(8 * int(np.prod(v)) for v in shapes.values()) + (1 << 20)   # 8 bytes a number at most
+        headers = npz_headers(path, limit, "the cache's expected size", str(path))
+        if {k: h.shape for k, h in headers.items() if k in shapes} == shapes \
+                and all(headers[k].dtype.kind in "biuf" for k in shapes):
+            return read_arrays(path, list(shapes), str(path)), ""
+    except Exception as e:   # truncated, foreign or pickled file: record again
+        why = f"{type(e).__name__}: {e}"
+    return None, why
+
+
+def _write_npz(path: Path, data: dict[str, np.ndarray]) -> None:
+    """``data`` as an uncompressed .npz at ``path``, written atomically."""
     buf = io.BytesIO()
     np.savez(buf, **data)
     atomic_write_bytes(path, buf.getvalue())
+
+
+def _cached_chunk(path: str, shapes: dict[str, tuple], *job: Any) -> dict[str, np.ndarray]:
+    """:func:`_collect_chunk` ``(*job)`` kept in the file ``path`` (read back when it holds
+    ``shapes``; else recorded, with a warning if an unusable file was there, and written atomically)."""
+    p = Path(path)
+    if p.exists():
+        data, why = _read_cache(p, shapes)
+        if data is not None:
+            return data
+        warnings.warn(f"{p}: unusable chunk of the teacher-decision cache ({why}); recording it again")
+    data = _collect_chunk(*job)
+    _write_npz(p, data)
     return data
 
 
