@@ -122,6 +122,14 @@ class BatchedEngine(Protocol):
         movers: M, seats deciding on each step: n (simultaneous game) or 1 (sequential game).
         reward_scheme: the scheme of :meth:`step`'s rewards.
         rng: the engine's own ``numpy.random.Generator``.
+
+    Two more members that not every game has, read by the learner env
+    (:mod:`hod.training.learner_env`) where present: a sequential game's engine has
+    ``current``, int (B,), the seat to act in each game; a game whose winners are not simply the
+    seats with the top score (Tapeo's tie-break on kept churros, T10) keeps them in its state
+    record as ``winners``, bool (B, n). Ronda Robada's engine also takes
+    ``step(actions, auto_reset=True, observe=True)``: finished games dealt again inside the step's
+    kernel (their final points in ``ended_scores``), for the batch on several cores.
     """
 
     config: Any
