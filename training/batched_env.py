@@ -316,6 +316,16 @@ def make_learner_vec_env(game: str, num_tables: int, num_players, learner_seats:
     Raises:
         ConfigError: as :func:`make_batched_vec_env`, or a bad ``reward_scale``.
     """
+    src, players, kw = _learner_options(game, num_players, opponents, env_options, seed)
+    return LearnerVecEnv(game, num_tables, players, learner_seats, seed=seed, encoder=encoder,
+                         reward_scale=reward_scale, source=src, **kw)
+
+
+def _learner_options(game: str, num_players, opponents, env_options: Optional[dict], seed: int):
+    """``(source, players, keywords)`` both learner envs take: the opponents' source
+    (:class:`BatchOpponents`), the table sizes, and ``opponents``, ``opponent_weights``,
+    ``reward_scheme`` and the rule options. Raises ConfigError on an ``illegal_action`` other than
+    ``"raise"`` or a bad rule option."""
     opts = dict(env_options or {})
     illegal = opts.pop("illegal_action", "raise")
     if illegal != "raise":
@@ -324,9 +334,7 @@ def make_learner_vec_env(game: str, num_tables: int, num_players, learner_seats:
     src = BatchOpponents(game, opponents, seed, get_game(game).check_rule_options(opts))
     pols, weights = src.refresh()
     players = list(num_players) if isinstance(num_players, (list, tuple)) else num_players
-    return LearnerVecEnv(game, num_tables, players, learner_seats, opponents=pols, opponent_weights=weights,
-                         reward_scheme=reward_scheme, seed=seed, encoder=encoder, reward_scale=reward_scale,
-                         source=src, **opts)
+    return src, players, dict(opponents=pols, opponent_weights=weights, reward_scheme=reward_scheme, **opts)
 
 
 def make_learner_vector_env(game: str, num_tables: int, num_players, learner_seats: int, opponents,
@@ -343,16 +351,9 @@ def make_learner_vector_env(game: str, num_tables: int, num_players, learner_sea
     Raises:
         ConfigError: as :func:`make_batched_vec_env`.
     """
-    opts = dict(env_options or {})
-    illegal = opts.pop("illegal_action", "raise")
-    if illegal != "raise":
-        raise ConfigError(f"illegal_action={illegal!r}: the batched engines always raise; legal values: ['raise']")
-    reward_scheme = opts.pop("reward_scheme", "points")
-    src = BatchOpponents(game, opponents, seed, get_game(game).check_rule_options(opts))
-    pols, weights = src.refresh()
-    players = list(num_players) if isinstance(num_players, (list, tuple)) else num_players
+    src, players, kw = _learner_options(game, num_players, opponents, env_options, seed)
     venv = LearnerVectorEnv(game, num_tables=num_tables, num_players=players, learner_seats=learner_seats,
-                            opponents=pols, opponent_weights=weights, reward_scheme=reward_scheme, seed=seed, **opts)
+                            seed=seed, **kw)
     src.push_if_changed(venv)
     return venv, src
 
