@@ -35,6 +35,8 @@ Python expert made with ``numpy.random.default_rng(seed)``.
 """
 from __future__ import annotations
 
+import os
+
 import numpy as np
 from numba import njit as _njit
 
@@ -47,7 +49,7 @@ from robada_env.rules.engine import CARDS_PER_DEAL, MAX_PLAYERS
 from robada_env.rules.kernels import R_AFTER_START, R_AFTER_STEP, R_LEFTOVERS, R_TAKE_OWN, _PTS
 
 #: Whether the kernels are cached on disk (:func:`hod.core.jit.cache_kernels`).
-CACHED = cache_kernels(__file__)
+CACHED = cache_kernels(__file__, depends=[os.path.dirname(_k.__file__)])   # the rules kernels it calls
 
 
 def njit(fn):

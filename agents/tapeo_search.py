@@ -59,6 +59,7 @@ refused.
 """
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any, Optional
 
@@ -113,7 +114,7 @@ def playout_values(final_scores: np.ndarray, winners: np.ndarray, seat: int, mar
     return share + margin_weight * margin / 100.0
 
 
-_CACHED = cache_kernels(__file__)
+_CACHED = cache_kernels(__file__, depends=[os.path.dirname(engine.__file__)])   # the rules kernels it calls
 #: The masked logit of an illegal kind (the export's graph writes -1e8 there).
 _ILLEGAL = np.float32(-1e8)
 

@@ -132,3 +132,34 @@ def test_import_numba_skips_scipy_and_yaml_and_still_reads_numba_config_files(tm
     assert _numba_start(tmp_path, ours) == "None False False"
     (tmp_path / ".numba_config.yaml").write_text("boundscheck: 1\n")
     assert _numba_start(tmp_path, plain).split()[0] == "1" and _numba_start(tmp_path, ours).split()[0] == "1"
+
+
+_KERNEL = """
+from numba import njit
+from hod.core.jit import cache_kernels
+from . import helper
+
+CACHED = cache_kernels(__file__)
+
+
+@njit(cache=CACHED)
+def total():
+    return helper.one() + helper.TEN
+"""
+
+
+def test_an_edit_to_a_module_the_kernels_use_compiles_them_again(tmp_path):
+    # numba alone checks a cached kernel against its own file only: `total` inlines helper.TEN
+    # and calls helper.one, so after helper.py changes it served the old machine code (11).
+    pkg = tmp_path / "kpkg"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "kernel.py").write_text(_KERNEL)
+    helper = "from numba import njit\nTEN = {ten}\n\n\n@njit\ndef one():\n    return 1\n"
+    (pkg / "helper.py").write_text(helper.format(ten=10))
+    code = "from kpkg import kernel; print(kernel.total(), len(kernel.total.stats.cache_hits))"
+    run = lambda: _numba_start(tmp_path, code).splitlines()[-1]
+    assert run() == "11 0"          # 1 + 10, compiled
+    assert run() == "11 1"          # loaded from the disk cache
+    (pkg / "helper.py").write_text(helper.format(ten=20))
+    assert run() == "21 0"          # 1 + 20: the edit to helper.py compiled the kernel again

@@ -14,13 +14,16 @@ compile without a disk cache (each process compiles them once, a warning says so
 """
 from __future__ import annotations
 
+import functools
+import hashlib
 import os
 import sys
 import tempfile
 import types
 import warnings
+from typing import Optional, Sequence
 
-__all__ = ["cache_kernels", "import_numba", "parallel_for", "prepare_target"]
+__all__ = ["cache_kernels", "dependency_stamp", "import_numba", "parallel_for", "prepare_target"]
 
 
 def _writable(path: str) -> bool:
@@ -53,12 +56,85 @@ def _user_cache_dir() -> str:
     return AppDirs(appname="numba", appauthor=False).user_cache_dir
 
 
-def cache_kernels(source_file: str) -> bool:
+#: Kernel source file (real path) -> the Python files its cached kernels are checked against.
+_DEPENDS: dict = {}
+_WATCHING = False
+
+
+@functools.lru_cache(maxsize=None)
+def _digest(path: str, mtime: float, size: int) -> bytes:
+    """sha256 of a file's bytes (memoised by path, mtime and size, as numba's own source hash)."""
+    with open(path, "rb") as f:
+        return hashlib.sha256(f.read()).digest()
+
+
+def _python_files(folder: str) -> list:
+    """The ``.py`` files directly in ``folder``, sorted (real paths)."""
+    try:
+        names = sorted(os.listdir(folder))
+    except OSError:
+        return []
+    return [os.path.realpath(os.path.join(folder, n)) for n in names if n.endswith(".py")]
+
+
+def dependency_stamp(source_file: str) -> Optional[bytes]:
+    """The combined sha256 of the files a kernel module registered with :func:`cache_kernels`
+    depends on (its own folder, ``hod/core`` and its ``depends``), or None for any other file.
+    A file that cannot be read counts as empty (a deleted helper changes the stamp too)."""
+    files = _DEPENDS.get(os.path.realpath(source_file))
+    if files is None:
+        return None
+    h = hashlib.sha256()
+    for f in files:
+        try:
+            st = os.stat(f)
+            h.update(f.encode() + _digest(f, st.st_mtime, st.st_size))
+        except OSError:
+            h.update(f.encode() + b"<missing>")
+    return h.digest()
+
+
+def _watch_dependencies() -> None:
+    """Make numba's disk cache of the registered kernel modules depend on their dependencies.
+
+    numba 0.68 checks a cached kernel against its own source file only (the stamp of
+    ``numba.core.caching._SourceFileBackedLocatorMixin.get_source_stamp``): a kernel that calls
+    a compiled function of another module, or reads a constant of another module (frozen into the
+    machine code at compile time), was loaded stale after that module changed. The stamp of a
+    file registered here is numba's own stamp plus :func:`dependency_stamp`, so an edit to any
+    dependency recompiles the kernels once. Files not registered keep numba's behaviour
+    unchanged (other numba users of the process are not affected). Idempotent.
+    """
+    global _WATCHING
+    if _WATCHING:
+        return
+    from numba.core import caching
+
+    mixin = caching._SourceFileBackedLocatorMixin
+    numba_stamp = mixin.get_source_stamp
+
+    def get_source_stamp(self):
+        stamp = numba_stamp(self)
+        extra = dependency_stamp(getattr(self, "_py_file", ""))
+        return stamp if extra is None else (stamp, extra)
+
+    get_source_stamp.__wrapped__ = numba_stamp
+    mixin.get_source_stamp = get_source_stamp
+    _WATCHING = True
+
+
+def cache_kernels(source_file: str, depends: Sequence[str] = ()) -> bool:
     """Make sure numba can cache the kernels of ``source_file``; return the ``cache=`` flag to
     compile them with.
 
+    The cached kernels are also checked against their dependencies (:func:`_watch_dependencies`):
+    every ``.py`` file of ``source_file``'s folder, of ``hod/core`` and of each folder in
+    ``depends``; a change to any of them compiles the kernels again (once).
+
     Args:
         source_file: path of the module defining the kernels (its ``__file__``).
+        depends: more folders whose ``.py`` files the kernels use (e.g. a game's ``rules``
+            folder for a bot's kernels).
 
     Returns:
         True when numba has a writable cache location for them: ``NUMBA_CACHE_DIR`` (numba's
@@ -71,6 +147,11 @@ def cache_kernels(source_file: str) -> bool:
     """
     from numba.core import config
 
+    files = _python_files(os.path.dirname(os.path.abspath(source_file))) + _python_files(os.path.dirname(__file__))
+    for folder in depends:
+        files += _python_files(os.fspath(folder))
+    _DEPENDS[os.path.realpath(source_file)] = tuple(sorted(set(files)))
+    _watch_dependencies()
     if config.CACHE_DIR:
         return True
     if _writable(os.path.join(os.path.dirname(os.path.abspath(source_file)), "__pycache__")):
