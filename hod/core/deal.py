@@ -14,8 +14,8 @@ So G games are shuffled at once with no generator object per game, and a later r
 * :func:`shuffled_prefix`: the first cards of a Fisher-Yates shuffle (Tapeo's hands).
 * ``*_one``: the same for one game, as Python lists (the single-game engines).
 
-Each rule is written once, as numba kernels over one game (:func:`_numbers_into`,
-:func:`_shuffle_game`, :func:`_prefix_game`) and batch loops over the games; the array and the
+Each rule is written once, as numba kernels over one game (:func:`numbers_into`,
+:func:`shuffle_game`, :func:`_prefix_game`) and batch loops over the games; the array and the
 one-game functions call them (compiled on first use, or loaded from numba's disk cache:
 :func:`hod.core.jit.cache_kernels`). The numpy form they replaced is the oracle
 ``tests/oracles/deal_numpy.py`` (``tests/test_deal.py`` checks them bit for bit).
@@ -133,8 +133,12 @@ def _mix(z):
 
 
 @njit(cache=_CACHED, inline="always")
-def _numbers_into(seed, stream, out):
-    """``out[j]`` (uint64 (count,)) = number j of ``stream`` for ``seed`` (:func:`stream_numbers`)."""
+def numbers_into(seed, stream, out):
+    """``out[j]`` (uint64 (count,)) = number j of ``stream`` for ``seed`` (:func:`stream_numbers`).
+
+    A compiled kernel for other kernels (inlined; ``seed``, ``stream`` uint64 scalars), the one
+    definition of the numbers every deal draws; not a Python-level entry point (use
+    :func:`stream_numbers`)."""
     s = _mix(seed + _GOLDEN)
     key = _mix(s + (stream + _U64(1)) * _GOLDEN)
     for j in range(out.shape[0]):
@@ -142,11 +146,12 @@ def _numbers_into(seed, stream, out):
 
 
 @njit(cache=_CACHED, inline="always")
-def _shuffle_game(cards, seed, stream, nums, out):
+def shuffle_game(cards, seed, stream, nums, out):
     """``out`` = ``cards`` ordered by their numbers (:func:`shuffled`); ``nums`` scratch (D,).
     An insertion sort of the (distinct) numbers, carrying the cards along: one order whatever
-    the algorithm."""
-    _numbers_into(seed, stream, nums)
+    the algorithm. A compiled kernel for other kernels (the engines' re-deals call it inside
+    their own loops); from Python use :func:`shuffled`."""
+    numbers_into(seed, stream, nums)
     for j in range(nums.shape[0]):
         x, c = nums[j], cards[j]
         i = j
@@ -162,7 +167,7 @@ def _shuffle_game(cards, seed, stream, nums, out):
 def _prefix_game(cards, seed, stream, nums, deck, out):
     """``out`` (count,) = the first ``count`` cards of the Fisher-Yates shuffle of ``cards``
     (:func:`shuffled_prefix`); ``nums`` (count,) and ``deck`` (D,) scratch."""
-    _numbers_into(seed, stream, nums)
+    numbers_into(seed, stream, nums)
     D = cards.shape[0]
     for k in range(D):
         deck[k] = cards[k]
@@ -177,14 +182,14 @@ def _prefix_game(cards, seed, stream, nums, deck, out):
 @njit(cache=_CACHED)
 def _numbers_batch(seeds, streams, out):
     for g in range(seeds.shape[0]):
-        _numbers_into(seeds[g], streams[g], out[g])
+        numbers_into(seeds[g], streams[g], out[g])
 
 
 @njit(cache=_CACHED)
 def _shuffle_batch(cards, seeds, streams, out):
     nums = np.empty(cards.shape[0], np.uint64)
     for g in range(seeds.shape[0]):
-        _shuffle_game(cards, seeds[g], streams[g], nums, out[g])
+        shuffle_game(cards, seeds[g], streams[g], nums, out[g])
 
 
 @njit(cache=_CACHED)

@@ -12,7 +12,7 @@ every entry the same float32 as :func:`robada_env.rules.observation.encode`: ran
 own divisors). Deals are not here: they stay :mod:`hod.core.deal`; the engine writes the dealt
 deck into the record, then :func:`reset_batch` lays out the table from it, or the auto-reset
 step drivers (:func:`step_batch_auto`, :func:`step_batch_auto_par`) deal a finished game again
-themselves with deal's one shuffle kernel (``_shuffle_game``, the one ``shuffled`` runs) from
+themselves with deal's one shuffle kernel (``shuffle_game``, the one ``shuffled`` runs) from
 the seed :func:`next_game_seed` derives from its deck.
 
 Arrays (B games, n seats; card ids 0..39 of :mod:`robada_env.rules.cards`, -1 for none): the
@@ -40,7 +40,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit as _njit, prange
 
-from hod.core.deal import _numbers_into, _shuffle_game
+from hod.core.deal import numbers_into, shuffle_game
 from hod.core.jit import cache_kernels
 
 from .actions import CONFIRM, DROP, NOOP, NUM_ACTIONS, START, TAKE, TAP
@@ -479,14 +479,14 @@ def next_game_seed(deck, b, nums):
     another depend on its first deal only (not on the actions played, the other rows, nor how
     the batch is split over threads). The 40 cards are packed 8 to a uint64 word; the hash
     starts at 0 and each word w moves it to number 0 of stream w of the hash so far
-    (:func:`hod.core.deal.stream_numbers`' counter-based SplitMix64, ``_numbers_into``).
+    (:func:`hod.core.deal.stream_numbers`' counter-based SplitMix64, ``numbers_into``).
     ``nums`` uint64 (>= 1,) scratch. Returns a uint64 game seed."""
     h = _U64_0
     for w in range(_DECK_SIZE // 8):
         x = _U64_0
         for j in range(8):
             x = (x << _U64_8) | np.uint64(deck[b, 8 * w + j])
-        _numbers_into(h, x, nums[:1])
+        numbers_into(h, x, nums[:1])
         h = nums[0]
     return h
 
@@ -507,7 +507,7 @@ def step_batch_auto(deck, deck_left, hand_cards, hand_cnt, hand_size, hand_total
     """:func:`step_batch` with every game that ends dealt again at once (an auto-reset step):
     after :func:`step_game` of game ``b = games[k]``, if it ended, ``final[k]`` (int16 (G, n))
     gets its final points (``pile_pts[b]``, R8), then the game is dealt anew from the seed
-    :func:`next_game_seed` of its deck (deck order: deal's ``_shuffle_game``, stream 0, exactly
+    :func:`next_game_seed` of its deck (deck order: deal's ``shuffle_game``, stream 0, exactly
     ``reset(games=[b], seeds=[that seed])``; table: :func:`reset_game`); then its mask row.
     ``nums`` uint64 (40,) scratch. Rows of ``final`` of games that did not end are not written.
     ``obs`` float32 (G, 1, 192) or (0, 1, 192): when it has G rows, ``obs[k, 0]`` also gets
@@ -532,7 +532,7 @@ def step_batch_auto(deck, deck_left, hand_cards, hand_cnt, hand_size, hand_total
             for i in range(n):
                 final[k, i] = pile_pts[b, i]
             seed = next_game_seed(deck, b, nums)
-            _shuffle_game(_CARD_IDS, seed, _DEAL_STREAM, nums, deck[b])
+            shuffle_game(_CARD_IDS, seed, _DEAL_STREAM, nums, deck[b])
             reset_game(deck, deck_left, hand_cards, hand_cnt, hand_size, hand_total, loose_cnt, pile_cnt, pile_top,
                        pile_size, pile_pts, seen_cnt, run_cnt, run_card, run_start, run_rank, run_next, run_active,
                        run_size, run_pts, run_taken, current, last_runner, terminal, decisions, b)
