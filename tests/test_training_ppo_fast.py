@@ -44,6 +44,7 @@ def _state(model) -> dict:
     opt = model.policy.optimizer.state_dict()
     return {"policy": {k: v.detach().clone() for k, v in model.policy.state_dict().items()},
             "adam": [(int(s["step"]), s["exp_avg"].clone(), s["exp_avg_sq"].clone()) for s in opt["state"].values()],
+            "groups": [{k: v for k, v in g.items() if k != "params"} for g in opt["param_groups"]],
             "logs": dict(model.logger.name_to_value), "steps": int(model.num_timesteps),
             "updates": int(model._n_updates), "torch_rng": torch.get_rng_state().clone(),
             "numpy_rng": np.random.get_state()[1].copy()}
@@ -63,6 +64,7 @@ def _assert_same(a: dict, b: dict, shots_a: list, shots_b: list) -> None:
     assert a["logs"].keys() == b["logs"].keys() and len(a["logs"]) >= 9
     for k in a["logs"]:
         assert np.array_equal(a["logs"][k], b["logs"][k]), (k, a["logs"][k], b["logs"][k])
+    assert a["groups"] == b["groups"] and a["groups"][0]["foreach"] is None   # Adam's settings as saved
     for k in ("steps", "updates"):
         assert a[k] == b[k], k
     assert torch.equal(a["torch_rng"], b["torch_rng"]) and np.array_equal(a["numpy_rng"], b["numpy_rng"])
@@ -180,3 +182,13 @@ def test_as_fast_switches_a_maskable_ppo_and_refuses_other_objects():
     assert as_fast(model) is model
     with pytest.raises(TypeError, match="MaskablePPO, not dict"):
         as_fast({})
+
+
+def test_the_floor_benchmark_runs_the_arithmetic_of_a_rollout_and_an_update():
+    from hod.benchmarks import ppo_speed
+
+    r = ppo_speed.floor(12, num_actions=4, envs=4, n_steps=2, batch=4, epochs=1, repeats=1)
+    assert set(r) == {"rollout_us", "update_us", "env_steps_per_s"}
+    # 8 env steps: env_steps_per_s = 8 / (8 * (rollout_us + update_us) * 1e-6)
+    assert r["rollout_us"] > 0 and r["update_us"] > 0
+    assert r["env_steps_per_s"] == pytest.approx(1e6 / (r["rollout_us"] + r["update_us"]))

@@ -8,8 +8,8 @@ conversions that do not touch a number are gone. Two rollouts and updates of eit
 equal ``state_dict``, optimizer state and rollout buffers, for both games' default
 configurations (``tests/test_training_ppo_fast.py``). ``hod.training.train`` trains with it.
 
-What is gone (CPU time per env step of the default configurations, loaded 2-core machine,
-docs/throughput.md "MaskablePPO: where the time goes"):
+What is gone (measured on a loaded 2-core machine, docs/throughput.md "MaskablePPO: where the
+time goes"; a few per cent of a training step, the rest is the networks' arithmetic and the env):
 
 * the masked distribution: sb3-contrib builds a ``MaskableCategorical`` twice per forward (once
   unmasked, once masked), each a ``torch.distributions.Categorical`` with argument validation
@@ -30,10 +30,14 @@ docs/throughput.md "MaskablePPO: where the time goes"):
 * the timeout bootstrap loop visits the finished slots only (``np.flatnonzero(dones)``), not
   every slot; the buffer rows are written in place.
 
-Unchanged: the networks' forward and backward, Adam, gradient clipping, GAE, the callback calls
+* Adam's step: sb3's Adam (``foreach=None``) runs torch's per-parameter loop on the CPU; the step
+  runs its ``foreach`` form instead (on the CPU the same kernels in the same order: equal bits;
+  the param groups are restored after each step, so saved optimizer states are unchanged).
+
+Unchanged: the networks' forward and backward, Adam's arithmetic, gradient clipping, GAE, the callback calls
 (``on_rollout_start``, ``update_locals`` + ``on_step`` each step, ``on_rollout_end``), the
 episode info buffer. The rollout's forward runs under ``torch.no_grad()`` as before
-(``inference_mode`` was measured: no gain at these sizes).
+(``torch.inference_mode`` was not tried).
 
 Only the configurations the project trains take the rewritten path (:meth:`FastMaskablePPO.fast_path`:
 a ``Discrete`` action space, a Box observation space with the (non-Dict)
@@ -60,7 +64,7 @@ from torch.nn import functional as F
 
 from .sb3_vec_env import MaskedVecEnv
 
-__all__ = ["FastMaskablePPO", "as_fast", "masked_logits", "sample", "log_prob", "entropy", "CHECKED_SB3_CONTRIB"]
+__all__ = ["FastMaskablePPO", "as_fast", "as_sb3_contrib", "masked_logits", "sample", "log_prob", "entropy", "CHECKED_SB3_CONTRIB"]
 
 #: sb3-contrib versions (major.minor) whose ``MaskablePPO.collect_rollouts`` / ``train`` and
 #: ``MaskableCategorical`` the rewrite reproduces; under any other the parent methods run.
@@ -107,6 +111,29 @@ def entropy(logp: th.Tensor, masks: th.Tensor) -> th.Tensor:
     p_log_p = logp * F.softmax(logp, dim=-1)
     p_log_p = th.where(masks, p_log_p, th.tensor(0.0, device=logp.device))
     return -p_log_p.sum(-1)
+
+
+class _foreach_adam:
+    """Within the block, a CPU ``torch.optim.Adam`` left at ``foreach=None`` (which on the CPU runs
+    the per-parameter loop) takes its ``foreach`` implementation: on the CPU the same per-tensor
+    kernels in the same order (equal bits, ``tests/test_training_ppo_fast.py``), with less Python
+    per parameter. The param groups are restored after the step, so the optimizer's
+    ``state_dict`` (saved in checkpoints) is unchanged; any other optimizer, device or setting: untouched."""
+
+    def __init__(self, optimizer: th.optim.Optimizer) -> None:
+        groups = optimizer.param_groups
+        self.groups = groups if (type(optimizer) is th.optim.Adam and all(
+            g.get("foreach") is None and not g.get("fused") and not g.get("capturable")
+            and not g.get("differentiable") and all(p.device.type == "cpu" for p in g["params"])
+            for g in groups)) else []
+
+    def __enter__(self) -> None:
+        for g in self.groups:
+            g["foreach"] = True
+
+    def __exit__(self, *exc: Any) -> None:
+        for g in self.groups:
+            g["foreach"] = None
 
 
 def _forward(policy: MaskableActorCriticPolicy, obs: th.Tensor) -> tuple[th.Tensor, th.Tensor]:
@@ -294,7 +321,8 @@ class FastMaskablePPO(MaskablePPO):
                 policy.optimizer.zero_grad()
                 loss.backward()
                 th.nn.utils.clip_grad_norm_(policy.parameters(), self.max_grad_norm)
-                policy.optimizer.step()
+                with _foreach_adam(policy.optimizer):
+                    policy.optimizer.step()
 
             self._n_updates += 1
             if not continue_training:
@@ -326,3 +354,17 @@ def as_fast(model: MaskablePPO) -> FastMaskablePPO:
     if type(model) is MaskablePPO:
         model.__class__ = FastMaskablePPO
     return model  # type: ignore[return-value]
+
+
+def as_sb3_contrib(model: MaskablePPO) -> MaskablePPO:
+    """``model`` itself, now a plain ``MaskablePPO`` (the inverse of :func:`as_fast`: sb3-contrib's
+    own methods, e.g. for a before/after benchmark, ``hod.benchmarks.ppo_speed``).
+
+    Raises:
+        TypeError: ``model`` is not a ``MaskablePPO`` (the message names the type).
+    """
+    if not isinstance(model, MaskablePPO):
+        raise TypeError(f"as_sb3_contrib needs a sb3_contrib MaskablePPO, not {type(model).__name__}")
+    if type(model) is FastMaskablePPO:
+        model.__class__ = MaskablePPO
+    return model

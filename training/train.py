@@ -1,6 +1,7 @@
 """PPO self-play training: ``python -m hod.training.train --game tapeo --players 4 ...``.
 
-sb3-contrib ``MaskablePPO`` learns, through the training env chosen by the ``engine`` key
+sb3-contrib ``MaskablePPO`` learns (as :class:`hod.training.ppo_fast.FastMaskablePPO`: the same run bit
+for bit, less overhead per step), through the training env chosen by the ``engine`` key
 (``"batched"``: one learner vector env over the game's batched engine,
 :class:`hod.training.learner_env.LearnerVecEnv` via :func:`hod.training.batched_env.make_learner_vec_env`;
 ``"single"``: single-game tables, :class:`hod.training.vec_env.TableVecEnv`), against the opponent
