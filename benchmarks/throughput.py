@@ -202,7 +202,8 @@ def _steps_bench(fn: Callable, make: Callable, seconds: float, repeats: int) -> 
 
 
 def bench_ppo(game: str = "tapeo", engine: str = "batched", total_steps: int = 100_000,
-              heuristics: tuple[str, ...] = ("random",), overrides: Optional[dict] = None) -> dict:
+              heuristics: tuple[str, ...] = ("random",), overrides: Optional[dict] = None,
+              algorithm: str = "fast") -> dict:
     """MaskablePPO training through the training code path (:class:`hod.training.train.Trainer`,
     what ``python -m hod.training.train --game GAME --engine ENGINE`` runs) with the game's default
     configuration (``<game package>/training.toml``: the [256, 256] actor and critic, its PPO
@@ -218,6 +219,12 @@ def bench_ppo(game: str = "tapeo", engine: str = "batched", total_steps: int = 1
         overrides: further config keys (e.g. a tiny run for smoke tests). The observation
             encoder is ``"none"`` unless given here, for the same reason (Ronda Robada's
             ``robada_plans`` runs the expert's planner at every decision, about 2,000 steps/s).
+        algorithm: ``"fast"`` (the trainer's :class:`hod.training.ppo_fast.FastMaskablePPO`) or
+            ``"sb3"`` (sb3-contrib's own ``MaskablePPO`` methods: the same run, the trainer before).
+
+    Returns ``env_steps_per_s`` (the trainer's wall figure, evaluation excluded) and
+    ``cpu_env_steps_per_s``: steps per CPU second of this process over ``Trainer.run`` (the policy
+    diagnostics excluded, as the wall figure excludes them), less sensitive to a shared machine.
     """
     import tempfile
 
@@ -234,13 +241,30 @@ def bench_ppo(game: str = "tapeo", engine: str = "batched", total_steps: int = 1
     before = torch.get_num_threads()
     try:
         with tempfile.TemporaryDirectory() as out:
+            from hod.training.ppo_fast import as_fast, as_sb3_contrib
+
             t0 = time.perf_counter()
             trainer = Trainer(game, cfg, out, progress=False, verbose=0, log=None)
+            trainer.model = {"fast": as_fast, "sb3": as_sb3_contrib}[algorithm](trainer.model)
+            diag_cpu = [0.0]
+            diagnostics = trainer.policy_diagnostics
+
+            def timed_diagnostics(record: bool = True) -> dict:
+                c = time.process_time()
+                try:
+                    return diagnostics(record)
+                finally:
+                    diag_cpu[0] += time.process_time() - c
+
+            trainer.policy_diagnostics = timed_diagnostics
+            c0 = time.process_time()
             summary = trainer.run()
+            cpu = time.process_time() - c0 - diag_cpu[0]
             dt = time.perf_counter() - t0
     finally:
         torch.set_num_threads(before)
     return {"game": game, "engine": engine, "env_steps_per_s": summary["env_steps_per_s"],
+            "cpu_env_steps_per_s": round(summary["steps"] / cpu, 1) if cpu > 0 else 0.0, "algorithm": algorithm,
             "steps": summary["steps"], "seconds": dt, "torch_threads": flat["torch_threads"],
             "config": f"{flat['tables']} tables x {flat['learner_seats']} learner seats, players {flat['players']}, "
                       f"net {flat['net_arch']}, n_steps={flat['n_steps']}, batch_size={flat['batch_size']}, "
@@ -250,7 +274,7 @@ def bench_ppo(game: str = "tapeo", engine: str = "batched", total_steps: int = 1
 # ---- the run --------------------------------------------------------------------------------------
 def run(games: list[str], batch_sizes: tuple[int, ...], seconds: float, repeats: int, peers: bool,
         ppo: bool, quick: bool, progress: Callable[[str], None] = print, ppo_steps: int = 100_000,
-        ppo_engines: tuple[str, ...] = ("single", "batched")) -> dict:
+        ppo_engines: tuple[str, ...] = ("single", "batched"), ppo_algorithms: tuple[str, ...] = ("fast",)) -> dict:
     """Measure everything; returns ``{"rows": [...], "memory": [...], "ppo": ..., "ppo_rows": [...],
     "curves": ...}`` (``ppo``: the first batched PPO figure, Tapeo's when measured)."""
     rows: list[dict] = []
@@ -305,9 +329,11 @@ def run(games: list[str], batch_sizes: tuple[int, ...], seconds: float, repeats:
         tiny = {"tables": 8, "n_steps": 16, "batch_size": 128, "n_epochs": 1}   # --quick: a smoke run
         for game in [g for g in games if get_game(g).vector_env is not None]:   # the games PPO trains on
             for engine in (("batched",) if quick else ppo_engines):
-                r = bench_ppo(game, engine, 256 if quick else ppo_steps, overrides=tiny if quick else None)
-                ppo_rows.append(r)
-                progress(f"MaskablePPO: {r}")
+                for algorithm in ppo_algorithms:   # alternated per game and engine
+                    r = bench_ppo(game, engine, 256 if quick else ppo_steps, overrides=tiny if quick else None,
+                                  algorithm=algorithm)
+                    ppo_rows.append(r)
+                    progress(f"MaskablePPO: {r}")
     ppo_result = next((r for r in ppo_rows if r["engine"] == "batched"), ppo_rows[0] if ppo_rows else None)
     return {"rows": rows, "memory": memory, "ppo": ppo_result, "ppo_rows": ppo_rows, "curves": curves}
 
@@ -338,10 +364,12 @@ def format_markdown(result: dict, header: str = "") -> str:
         lines += ["", "MaskablePPO self-play training through the training code path (`hod.training.train.Trainer`, "
                       "the game's default configuration, no evaluation; pool of the latest copy and `random`), "
                       "end to end:", "",
-                  "| game | engine | env steps/s | steps | seconds | torch threads | configuration |",
-                  "|---|---|---:|---:|---:|---:|---|"]
+                  "| game | engine | algorithm | env steps/s | CPU env steps/s | steps | seconds | torch threads | "
+                  "configuration |",
+                  "|---|---|---|---:|---:|---:|---:|---:|---|"]
         for p in ppo_rows:
-            lines.append(f"| {p['game']} | {p['engine']} | **{p['env_steps_per_s']:,.0f}** | {p['steps']} | "
+            lines.append(f"| {p['game']} | {p['engine']} | {p.get('algorithm', 'fast')} | **{p['env_steps_per_s']:,.0f}** | "
+                         f"{p.get('cpu_env_steps_per_s', 0):,.0f} | {p['steps']} | "
                          f"{p['seconds']:.1f} | {p['torch_threads']} | {p['config']} |")
     return "\n".join(lines) + "\n"
 
@@ -387,6 +415,9 @@ def main(argv: Optional[list[str]] = None) -> dict:
                     help="learner steps of each PPO run, >= 1 (default 100000)")
     ap.add_argument("--ppo-engines", nargs="+", default=["single", "batched"], choices=["single", "batched"],
                     help="training envs measured with PPO (default both)")
+    ap.add_argument("--ppo-algorithms", nargs="+", default=["fast"], choices=["fast", "sb3"],
+                    help="MaskablePPO methods measured: fast (the trainer's FastMaskablePPO) and/or sb3 "
+                         "(sb3-contrib's own: the same run, the trainer before); default fast")
     ap.add_argument("--quick", action="store_true",
                     help="smoke run: B = 1 and 64, 0.02 s per run, 1 repeat, tiny PPO (figures not meaningful)")
     ap.add_argument("--out-dir", default="benchmarks/results", help="where throughput.md/.png go")
@@ -397,7 +428,8 @@ def main(argv: Optional[list[str]] = None) -> dict:
         ap.error(f"--repeats {args.repeats}, --batch-sizes {args.batch_sizes}, --seconds {args.seconds}: legal: "
                  "--repeats and every batch size integers >= 1, --seconds a number > 0")
     result = run(args.games, tuple(args.batch_sizes), args.seconds, args.repeats, not args.no_peers,
-                 not args.no_ppo, args.quick, ppo_steps=args.ppo_steps, ppo_engines=tuple(args.ppo_engines))
+                 not args.no_ppo, args.quick, ppo_steps=args.ppo_steps, ppo_engines=tuple(args.ppo_engines),
+                 ppo_algorithms=tuple(args.ppo_algorithms))
     header = (f"Random legal play, one process; median of {args.repeats} runs of >= {args.seconds:g} s each; "
               "only the first reset of each run seeded"
               + (" (--quick smoke run: not meaningful)" if args.quick else "") + ".")
