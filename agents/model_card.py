@@ -34,13 +34,12 @@ Nothing here imports torch.
 """
 from __future__ import annotations
 
-import importlib
 import json
 import os
 import platform
 import stat
 import time
-from importlib.metadata import version
+from importlib.metadata import PackageNotFoundError, version
 from typing import Any, Optional, Sequence
 
 from hod.agents.encoders import get_encoder
@@ -185,20 +184,23 @@ def read_limited(path: str | os.PathLike, limit: int, limit_name: str, what: str
     return pieces[0] if len(pieces) == 1 else b"".join(pieces)
 
 
-def library_versions() -> dict[str, str]:
-    """Versions of the libraries a policy depends on (those importable here)."""
-    out = {"python": platform.python_version()}
-    for mod in ("numpy", "torch", "stable_baselines3", "sb3_contrib", "gymnasium", "pettingzoo", "onnx",
-                "onnxruntime"):
-        try:
-            out[mod] = str(importlib.import_module(mod).__version__)
-        except Exception:  # not installed: not recorded
-            pass
-    try:
+#: The libraries a policy depends on: import name -> distribution name (the card's keys are the import names).
+_LIBRARIES = {"numpy": "numpy", "torch": "torch", "stable_baselines3": "stable-baselines3", "sb3_contrib": "sb3-contrib",
+              "gymnasium": "gymnasium", "pettingzoo": "pettingzoo", "onnx": "onnx", "onnxruntime": "onnxruntime",
+              "house_of_decks_rl": "house-of-decks-rl"}
 
-        out["house_of_decks_rl"] = version("house-of-decks-rl")
-    except Exception:
-        pass
+
+def library_versions() -> dict[str, str]:
+    """Versions of the libraries a policy depends on (those installed here): ``{"python": "3.11.x",
+    import name: version}``, read from the installed distributions' metadata, so recording them
+    imports nothing (importing onnx and onnxruntime for their ``__version__`` cost about a second
+    of a training run's first checkpoint)."""
+    out = {"python": platform.python_version()}
+    for mod, dist in _LIBRARIES.items():
+        try:
+            out[mod] = version(dist)
+        except PackageNotFoundError:  # not installed: not recorded
+            pass
     return out
 
 

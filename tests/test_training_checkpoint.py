@@ -178,3 +178,17 @@ def test_the_card_records_every_rule_option(run, tmp_path):
     with pytest.raises(ConfigError, match=r"closing_ace='no'.*legal values: \[True, False\]"):
         Trainer("robada", smoke_config("robada"), tmp_path / "r2", progress=False, log=None,
                 env_options={"closing_ace": "no"})
+
+
+def test_the_card_reads_library_versions_without_importing_them():
+    # the versions come from the distributions' metadata: recording them imports neither onnx nor
+    # onnxruntime (about a second of a run's first checkpoint), and they equal the modules' own
+    import subprocess
+    import sys
+
+    code = ("import sys; from hod.agents.model_card import library_versions; v = library_versions(); "
+            "print(v['onnx'], v['onnxruntime'], 'onnx' in sys.modules, 'onnxruntime' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
+    import onnx
+    import onnxruntime
+    assert out == [onnx.__version__, onnxruntime.__version__, "False", "False"]
