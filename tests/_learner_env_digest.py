@@ -3,9 +3,10 @@
 
 The recordings were made from the per-game stacks the generic learner env replaced (``TapeoVecEnv``,
 ``RobadaVecEnv`` and their Gymnasium views, the ``PoolOpponentsVecEnv`` / ``ScaledRewardVecEnv`` /
-``EncodedVecEnv`` wrappers, commit ``9b45095``), by ``tests/data/record_learner_env_golden.py`` at the
-commit that recorded them; the differential tests of that commit had shown the generic env equal
-to them bit for bit. The same functions digest the generic env now: a changed bit anywhere in an
+``EncodedVecEnv`` wrappers, as of commit ``9b45095``), by ``tests/data/record_learner_env_golden.py``
+at commit ``df07a59``, the last one that holds them (``git checkout df07a59`` runs it again); the
+differential tests had shown the generic env equal to them bit for bit. The same functions digest
+the generic env now: a changed bit anywhere in an
 observation, a mask, a reward, a done flag or an info value (its type and dtype included) changes
 the step's digest.
 

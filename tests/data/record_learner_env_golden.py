@@ -1,8 +1,8 @@
-"""Record ``tests/data/learner_env_golden.json`` from the per-game learner-env stacks (run at commit
-9b45095's code plus this script, before those stacks were removed; it imports them, so it no
-longer runs after the removal: it documents how the recordings were made).
+"""Record ``tests/data/learner_env_golden.json`` from the per-game learner-env stacks. It imports
+them, so it runs only at commit df07a59, the last that holds them (their code as of 9b45095);
+after their removal it documents how the recordings were made:
 
-    .venv/bin/python tests/data/record_learner_env_golden.py
+    git checkout df07a59 && .venv/bin/python tests/data/record_learner_env_golden.py
 """
 from __future__ import annotations
 
