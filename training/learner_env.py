@@ -77,7 +77,7 @@ from hod.core.rewards import win_shares_batch
 from .pool import BatchOpponents
 
 __all__ = ["LearnerVecEnv", "LearnerVectorEnv", "MaskedVecEnv", "make_learner_vec_env", "make_learner_vector_env",
-           "random_policy", "bot_policy"]
+           "check_reward_scale", "random_policy", "bot_policy"]
 
 
 class MaskedVecEnv(VecEnv):
