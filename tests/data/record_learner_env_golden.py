@@ -3,6 +3,9 @@ them, so it runs only at commit df07a59, the last that holds them (their code as
 after their removal it documents how the recordings were made:
 
     git checkout df07a59 && .venv/bin/python tests/data/record_learner_env_golden.py
+
+(It wrote the file with ``indent=1``; the committed file holds the same JSON value, one line per
+recording.)
 """
 from __future__ import annotations
 
