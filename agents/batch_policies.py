@@ -1,22 +1,27 @@
-"""Batch policies: opponents of the vectorized training envs (``hod.training.tapeo_vector``,
-``hod.training.robada_vector``), which play many games' seats at once.
+"""Batch policies: opponents of the learner vector env (``hod.training.learner_env``), which plays
+many games' seats at once.
 
 A batch policy is a callable ``policy(observations, action_masks) -> actions`` on float32
 (M, obs_size) observations and int8 (M, num_actions) masks of the M seats to act, returning M
 legal int actions. A policy whose ``needs_observation`` is False (like :class:`RandomPolicy`) is
 given an empty (M, 0) array instead of observations, which saves encoding those seats.
+:func:`random_policy` and :func:`bot_policy` make the two kinds every declared game has: uniform
+random play with the game's own sampler, and a bot asked row by row.
 
 When a vector env holds several policies, each opponent seat of each game is given one when the
 game starts: uniformly, or with the probabilities ``weights`` (:func:`check_weights`,
-:func:`draw_policies`), e.g. the self-play pool's sampling scheme (``hod.training.batched_env``).
+:func:`draw_policies`), e.g. the self-play pool's sampling scheme (``hod.training.pool.BatchOpponents``).
 """
 from __future__ import annotations
 
 from typing import Any, Callable, Optional, Sequence
 
+import importlib
+
 import numpy as np
 
 from hod.core.errors import ConfigError
+from hod.core.games import GameInfo, get_game, load_object
 
 from .base import Bot
 
@@ -26,40 +31,40 @@ BatchPolicy = Callable[[np.ndarray, np.ndarray], np.ndarray]
 class RandomPolicy:
     """Uniformly random legal actions in batch (needs no observation); the default opponent.
 
-    Subclasses set :attr:`sampler` to their game's fast ``random_legal_actions(mask, rng)``.
-
     Args:
         seed: seed of its ``numpy.random.default_rng``.
+        sampler: ``sampler(mask int8 (M, A), rng) -> int64 (M,)`` uniformly random legal actions:
+            the game's fast ``random_legal_actions`` (:func:`random_policy` finds it).
     """
 
     needs_observation = False
-    #: ``sampler(mask, rng) -> int64 (M,)`` uniformly random legal actions.
-    sampler: Callable[[np.ndarray, np.random.Generator], np.ndarray]
 
-    def __init__(self, seed: Optional[Any] = None) -> None:
+    def __init__(self, seed: Optional[Any], sampler: Callable[[np.ndarray, np.random.Generator], np.ndarray]) -> None:
         self.rng = np.random.default_rng(seed)
+        self.sampler = sampler
 
     def __call__(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
-        return type(self).sampler(action_masks, self.rng)
+        return self.sampler(action_masks, self.rng)
 
 
 class BotPolicy:
     """A batch policy that asks a per-observation :class:`hod.agents.base.Bot` for each row (a Python
     loop: as fast as the bot). The bot must decide from the observation alone.
 
-    Subclasses set :attr:`game` to the game they serve.
+    Args:
+        bot: the bot. game: the name of the game it serves ("": any).
 
     Raises:
         ConfigError: a bot that needs a belief sampler (search bots) or plays another game.
     """
 
     needs_observation = True
-    game = ""
 
-    def __init__(self, bot: Bot) -> None:
+    def __init__(self, bot: Bot, game: str = "") -> None:
+        self.game = game
         if getattr(bot, "needs_belief", False):
             raise ConfigError(f"{bot!r} needs a belief sampler; batch opponents decide from the observation only")
-        if getattr(bot, "game", "") not in ("", self.game):
+        if getattr(bot, "game", "") not in ("", self.game) and self.game:
             raise ConfigError(f"{bot!r} plays {bot.game!r}, not {self.game!r}")
         self.bot = bot
 
@@ -68,6 +73,35 @@ class BotPolicy:
         for r in range(len(action_masks)):
             out[r] = self.bot.act({"observation": observations[r], "action_mask": action_masks[r]})
         return out
+
+
+def _info(game: Any) -> GameInfo:
+    return game if isinstance(game, GameInfo) else get_game(game)
+
+
+def random_policy(game: Any, seed: Optional[Any]) -> RandomPolicy:
+    """The uniform random batch policy of ``game`` (a name or a :class:`hod.core.games.GameInfo`):
+    the sampler is the ``random_legal_actions(mask, rng)`` of its batched engine's module, so the
+    draws are those of the engine's ``random_actions``.
+
+    Raises:
+        ConfigError: a game without a batched engine (or an unknown game name).
+    """
+    info = _info(game)
+    if info.batched_engine is None:
+        raise ConfigError(f"{info.name!r} declares no batched engine; the learner env needs one")
+    module = importlib.import_module(load_object(info.batched_engine).__module__)
+    return RandomPolicy(seed, module.random_legal_actions)
+
+
+def bot_policy(game: Any, bot: Bot) -> BotPolicy:
+    """``bot`` (an :class:`hod.agents.base.Bot` of ``game``, a name or a declaration) as a batch
+    policy (one call per row).
+
+    Raises:
+        ConfigError: as :class:`BotPolicy`.
+    """
+    return BotPolicy(bot, _info(game).name)
 
 
 def as_policies(opponents: Any, bot_policy: type = BotPolicy) -> list:

@@ -7,7 +7,7 @@ plays. The options are declared once per game in its :class:`hod.core.games.Game
 game's rule options as keyword arguments (checked here and by :func:`hod.agents.registry.make`),
 and whoever builds bots for a table passes them on: ``agents.make("robada", "expert", seed=0,
 closing_ace=False)``; the tournament (``hod.evaluation.play``) and the batched training
-opponents (``hod.training.batched_env``) take them from the environment's options.
+opponents (``hod.training.pool.BatchOpponents``) take them from the environment's options.
 """
 from __future__ import annotations
 

@@ -13,8 +13,8 @@ once per run. Measured, per game and player count (Tapeo 2, 4, 6; Ronda Robada 2
   :mod:`hod.benchmarks.env_speed` (observations and masks are read as a learner would);
 * the batched engine at B = 1, 64, 1024, 4096, 8192 (each step: the masks, the observations of
   every seat that acts, the random legal actions, the step, the reset of finished games);
-* the vectorized training env :class:`hod.training.tapeo_vector.TapeoVecEnv` (1024 tables, learner in
-  seat 0, random opponents in batch);
+* the learner vector env the trainer uses, :class:`hod.training.learner_env.LearnerVecEnv` (1024
+  tables, one learner seat per table, random opponents in batch);
 
 and, as references: PettingZoo classic ``leduc_holdem_v4``, ``texas_holdem_v4``,
 ``connect_four_v3`` (AEC ``env()``), ``rps_v2`` (``parallel_env()``), and OpenSpiel's
@@ -139,32 +139,24 @@ def bench_memory(game: str, players: int, batch: int = MEMORY_BATCH) -> dict:
     return {"state_bytes_per_game": drv.state_bytes() / batch, "peak_bytes_per_game": peak / batch}
 
 
-def bench_vec_env(game: str, players: int, tables: int, seconds: float, repeats: int,
-                  learner_env: bool = False) -> dict:
-    """Rates of the game's SB3 vector env (:class:`hod.training.tapeo_vector.TapeoVecEnv` or
-    :class:`hod.training.robada_vector.RobadaVecEnv`; one learner seat per table, random opponents), learner
-    actions drawn at random from ``action_masks()``. agent-steps count every seat's decision
-    (Tapeo: every seat picks each step; Ronda Robada: the learner's decisions plus the opponents'
-    decisions played inside the step, from the env's ``decisions`` counter). ``learner_env``: the
-    same games through the one learner env the trainer uses instead
-    (:class:`hod.training.learner_env.LearnerVecEnv`, the same random opponents' draws)."""
+def bench_vec_env(game: str, players: int, tables: int, seconds: float, repeats: int) -> dict:
+    """Rates of the learner vector env the trainer uses (:class:`hod.training.learner_env.LearnerVecEnv`;
+    one learner seat per table, the game's random opponents), learner actions drawn at random from
+    ``action_masks()``. agent-steps count every seat's decision (simultaneous game: every seat
+    decides each step; sequential: the learner's decisions plus the opponents' played inside the
+    step), from the env's ``decisions`` counter."""
+    from hod.training.learner_env import LearnerVecEnv   # imports SB3 (the train extra) only here
+
     info = get_game(game)
     random_legal_actions = importlib.import_module(load_object(info.batched_engine).__module__).random_legal_actions
-    if learner_env:
-        from hod.training.learner_env import LearnerVecEnv   # imports SB3 (the train extra) only here
-
-        env = LearnerVecEnv(game, num_tables=tables, num_players=players, learner_seats=1, seed=0)
-    else:
-        VecEnvCls = load_object(info.vector_env)   # imports SB3 (the train extra) only here
-        env = VecEnvCls(num_tables=tables, num_players=players, learner_seats=1, seed=0)
+    env = LearnerVecEnv(game, num_tables=tables, num_players=players, learner_seats=1, seed=0)
     env.reset()
     rng = np.random.default_rng(0)
 
     def run() -> tuple[int, int]:
-        d0 = getattr(env, "decisions", None)
+        d0 = env.decisions
         _, _, dones, _ = env.step(random_legal_actions(env.action_masks(), rng))
-        steps = tables * players if d0 is None else env.decisions - d0
-        return steps, int(dones.sum())
+        return env.decisions - d0, int(dones.sum())
     return _median([_timed(run, seconds) for _ in range(repeats)])
 
 
@@ -316,18 +308,15 @@ def run(games: list[str], batch_sizes: tuple[int, ...], seconds: float, repeats:
                 rows.append({"game": game, "players": n, "env": "batched", "kind": "note",
                              "note": f"not available: {e}"})
             tables = 64 if quick else 1024
-            if get_game(game).vector_env is None:       # a game declared without a training env
-                rows.append({"game": game, "players": n, "env": "vector env", "kind": "note",
-                             "note": "not available: the game declares no vector_env"})
+            if get_game(game).batched_engine is None:       # a game declared without a batched engine
+                rows.append({"game": game, "players": n, "env": "learner env", "kind": "note",
+                             "note": "not available: the game declares no batched_engine"})
                 continue
-            name = get_game(game).vector_env.rpartition(":")[2]
-            add(game, n, f"{name} ({tables} tables)", bench_vec_env(game, n, tables, seconds, repeats), "vec")
-            add(game, n, f"LearnerVecEnv ({tables} tables)", bench_vec_env(game, n, tables, seconds, repeats,
-                                                                         learner_env=True), "vec")
+            add(game, n, f"LearnerVecEnv ({tables} tables)", bench_vec_env(game, n, tables, seconds, repeats), "vec")
     ppo_rows: list[dict] = []
     if ppo:
         tiny = {"tables": 8, "n_steps": 16, "batch_size": 128, "n_epochs": 1}   # --quick: a smoke run
-        for game in [g for g in games if get_game(g).vector_env is not None]:   # the games PPO trains on
+        for game in [g for g in games if get_game(g).batched_engine is not None]:   # the games PPO trains on
             for engine in (("batched",) if quick else ppo_engines):
                 for algorithm in ppo_algorithms:   # alternated per game and engine
                     r = bench_ppo(game, engine, 256 if quick else ppo_steps, overrides=tiny if quick else None,

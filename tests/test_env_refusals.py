@@ -24,9 +24,8 @@ from gymnasium.vector import AutoresetMode
 import robada_env
 import tapeo_env
 from hod.core.errors import ConfigError, IllegalActionError, ResetNeededError
-from hod.training.robada_vector import RobadaVectorEnv
+from hod.training.learner_env import LearnerVectorEnv
 from hod.training.single_agent import SingleAgentEnv
-from hod.training.tapeo_vector import TapeoVectorEnv
 
 GAMES = {"tapeo": (tapeo_env, tapeo_env.TapeoParallelEnv), "robada": (robada_env, robada_env.RobadaParallelEnv)}
 BOTH = pytest.mark.parametrize("game", sorted(GAMES))
@@ -171,9 +170,9 @@ def test_gymnasium_view_refused_reset_changes_nothing(game):
         assert env.unwrapped.seat == twin.unwrapped.seat, name
 
 
-@pytest.mark.parametrize("make_vector", [TapeoVectorEnv, RobadaVectorEnv], ids=["tapeo", "robada"])
-def test_gymnasium_vector_views_refused_reset_changes_nothing(make_vector):
-    env, twin = (make_vector(num_tables=2, num_players=2, seed=0) for _ in range(2))
+@BOTH
+def test_gymnasium_vector_views_refused_reset_changes_nothing(game):
+    env, twin = (LearnerVectorEnv(game, num_tables=2, num_players=2, seed=0) for _ in range(2))
     env.reset(seed=1)
     twin.reset(seed=1)   # built alike, not copied: a batched engine's views do not survive a deepcopy
     before = pickle.dumps(env)

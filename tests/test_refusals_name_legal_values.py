@@ -8,10 +8,9 @@ from hod import agents
 from hod.benchmarks import tournament as tournament_cli
 from hod.core.errors import ConfigError
 from hod.evaluation.tournament import run_tournament
+from hod.training.learner_env import LearnerVecEnv, check_reward_scale
 from hod.training.numpy_policy import NumpyPolicy
 from hod.training.pool import OpponentPool
-from hod.training.reward_scale import ScaledRewardVecEnv
-from hod.training.tapeo_vector import TapeoVecEnv
 from hod.training.vec_env import TableVecEnv
 
 
@@ -27,9 +26,10 @@ CASES = {
                                                     np.random.default_rng(0)),
     "not an archive": lambda: NumpyPolicy.from_bytes(b"junk"),
     "layers do not chain": lambda: NumpyPolicy([(np.zeros((4, 3)), np.zeros(4))], (np.zeros((2, 5)), np.zeros(2))),
-    "reward scale": lambda: ScaledRewardVecEnv(None, -1.0),
+    "reward scale": lambda: check_reward_scale(-1.0),
+    "learner env reward scale": lambda: LearnerVecEnv("tapeo", 2, 2, reward_scale=float("nan")),
     "no tables": lambda: TableVecEnv([]),
-    "no opponent policies": lambda: TapeoVecEnv(2, 2, 1, [], "win_loss", False, 0),
+    "no opponent policies": lambda: LearnerVecEnv("tapeo", 2, 2, 1, [], reward_scheme="win_loss", seed=0),
     "pool size": lambda: OpponentPool("tapeo", heuristics=["random"], max_size=-1),
     "pool probabilities": lambda: OpponentPool("tapeo", heuristics=["random"], p_latest=-1),
     "lineup not a list": lambda: run_tournament("tapeo", "expert", 2),

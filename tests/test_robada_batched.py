@@ -1,5 +1,5 @@
 """Batched Ronda Robada engine (robada_env.rules.batched over the kernels of
-robada_env.rules.kernels) and its vectorized envs.
+robada_env.rules.kernels); the learner vector env over it: tests/test_training_learner_env.py.
 
 Two differential tests: one plays thousands of seeded games through the batched engine and the
 single-game engine (:mod:`robada_env.rules.engine`, the reference) from the same deck orders,
@@ -304,91 +304,6 @@ def test_same_seed_same_games_and_partial_reset():
     a.reset(seed=6, games=[0, 2])
     np.testing.assert_array_equal(a.deck[1], keep)
     assert not np.array_equal(a.deck[0], b.deck[0])
-
-
-# ---- vectorized envs ---------------------------------------------------------------------------
-from hod.training.robada_vector import RandomPolicy, RobadaVecEnv, RobadaVectorEnv  # noqa: E402
-
-
-def test_vec_env_final_reward_reaches_the_learner_seat():
-    env = RobadaVecEnv(num_tables=32, num_players=3, seed=1)
-    obs = env.reset()
-    assert obs.shape == (32, 192) and obs.dtype == np.float32
-    rng = np.random.default_rng(0)
-    seats = set()
-    episodes = []
-    returns = np.zeros(32)
-    for _ in range(400):
-        masks = env.action_masks()
-        assert masks.dtype == bool and masks.shape == (32, 27) and masks.any(1).all()
-        # the learner is always the seat to act: its observation says "to act: me"
-        assert (LAYOUT.view(obs, "to_act")[:, 0] == 1).all()
-        seats.update(env.learner_seats_now.tolist())
-        obs, rewards, dones, infos = env.step(random_legal_actions(masks, rng))
-        returns += rewards
-        for i in np.flatnonzero(dones):
-            info = infos[i]
-            # points scheme: the learner's return over the episode is its final score
-            assert returns[i] == info["final_score"] == info["episode"]["r"]
-            assert info["terminal_observation"].shape == (192,)
-            assert LAYOUT.view(info["terminal_observation"], "to_act").sum() == 0   # game over
-            episodes.append(info)
-            returns[i] = 0
-        assert not rewards[~dones].any()
-    assert seats == {0, 1, 2}                       # the learner seat is drawn per game
-    assert len(episodes) > 50
-    # with 3 seats most games end on an opponent's move; every episode above paid the learner
-    assert sum(e["final_score"] for e in episodes) > 0
-    assert env.env_method("action_masks", indices=[0])[0].shape == (27,)
-
-
-def test_vec_env_batched_opponents_and_illegal_learner_action():
-    calls = []
-
-    def first_legal(observations, masks):
-        calls.append((observations.shape, masks.shape))
-        assert (LAYOUT.view(observations, "to_act")[:, 0] == 1).all()   # they see their own turn
-        return np.argmax(masks, axis=1)
-
-    env = RobadaVecEnv(num_tables=8, num_players=[2, 4], opponents=[first_legal, RandomPolicy(0)], seed=0)
-    env.reset()
-    for _ in range(30):
-        env.step(random_legal_actions(env.action_masks(), np.random.default_rng(1)))
-    assert calls and all(o[0] == m[0] and o[1] == 192 for o, m in calls)
-    assert env.decisions > 30 * 8
-    bad = np.where(env.action_masks()[:, CONFIRM], NOOP, CONFIRM)
-    with pytest.raises(IllegalActionError):
-        env.step(bad)
-    with pytest.raises(ConfigError, match="learner_seats"):
-        RobadaVecEnv(num_tables=4, learner_seats=2)
-
-
-def test_maskable_ppo_runs_a_few_hundred_steps():
-    from sb3_contrib import MaskablePPO
-    from stable_baselines3.common.logger import Logger
-    env = RobadaVecEnv(num_tables=8, num_players=2, seed=0)
-    model = MaskablePPO("MlpPolicy", env, n_steps=32, batch_size=64, n_epochs=1, seed=0, device="cpu")
-    model.set_logger(Logger(None, []))   # no output: SB3's default would leave an SB3-<date> folder in /tmp
-    model.learn(total_timesteps=512)
-    assert model.num_timesteps >= 512
-
-
-def test_gymnasium_vector_env_same_step_autoreset():
-    env = RobadaVectorEnv(num_tables=16, num_players=2, seed=3)
-    obs, info = env.reset(seed=3)
-    assert obs["observation"].shape == (16, 192) and obs["action_mask"].dtype == np.int8
-    assert env.observation_space.contains(obs)
-    rng = np.random.default_rng(0)
-    finished = 0
-    for _ in range(200):
-        obs, rew, term, trunc, infos = env.step(random_legal_actions(obs["action_mask"], rng))
-        assert not trunc.any()
-        if term.any():
-            finished += int(term.sum())
-            for i in np.flatnonzero(term):
-                assert infos["final_obs"][i]["action_mask"].tolist() == [0] * 26 + [1]
-                assert rew[i] == infos["final_score"][i]
-    assert finished > 0
 
 
 # ---- copies and the state record -----------------------------------------------------------------

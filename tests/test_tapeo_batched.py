@@ -1,5 +1,5 @@
-"""Batched Tapeo engine (tapeo_env.rules.batched over the kernels of tapeo_env.rules.kernels), its
-vector envs (hod.training.tapeo_vector) and the throughput benchmark smoke run.
+"""Batched Tapeo engine (tapeo_env.rules.batched over the kernels of tapeo_env.rules.kernels) and the
+throughput benchmark smoke run (the learner vector env over it: tests/test_training_learner_env.py).
 
 Two differential tests: one plays thousands of seeded games through the batched engine and
 replays each one, with the same deals, through the earlier single-game engine (the oracle
@@ -488,92 +488,6 @@ def test_state_under_2_kib_per_game():
         assert eng.state.nbytes / 128 < 2048
     # 6 players: hands 60 + bars 60 + churros 6 + undealt 10 + round scores 36 + final 12 + winners 6 + round, pick 2 + seed 8 = 200
     assert BatchedTapeo(6, 128).state.nbytes / 128 == 200
-
-
-# ---- vector envs ------------------------------------------------------------------------------
-def test_sb3_vec_env_episode_masks_and_final_rewards():
-    from sb3_contrib.common.maskable.utils import get_action_masks, is_masking_supported
-    from hod.training.tapeo_vector import TapeoVecEnv
-    env = TapeoVecEnv(num_tables=6, num_players=[2, 3], learner_seats=2, reward_scheme="win_loss", seed=5)
-    assert env.num_envs == 12 and is_masking_supported(env)
-    obs = env.reset()
-    assert obs.shape == (12, OBS_SIZE) and obs.dtype == np.float32
-    rng = np.random.default_rng(0)
-    total = np.zeros(12)
-    for t in range(27):                               # 2 players: 3 x 9 picks; 3 players: 3 x 8
-        masks = get_action_masks(env)
-        assert masks.shape == (12, K) and masks.dtype == bool and masks.any(axis=1).all()
-        obs, rew, dones, infos = env.step(random_legal_actions(masks, rng))
-        total += rew
-        if t == 23:                                   # 3-player tables (slots 6..11) end at their 24th step
-            assert dones[6:].all() and not dones[:6].any()
-            for i in range(6, 12):
-                assert infos[i]["terminal_observation"].shape == (OBS_SIZE,)
-                assert infos[i]["episode"]["l"] == 24
-                assert infos[i]["episode"]["r"] == pytest.approx(total[i])
-        if t == 26:
-            assert dones[:6].all()
-    # win_loss is zero-sum: the 2-player tables' two learner seats get +1/-1 or 0/0
-    pair = total[:6].reshape(3, 2)
-    assert np.allclose(pair.sum(axis=1), 0.0) and set(np.abs(pair).ravel().tolist()) <= {0.0, 1.0}
-
-
-def test_sb3_vec_env_with_bot_and_several_opponents():
-    from hod.agents.base import RandomBot
-    from hod.training.tapeo_vector import BotPolicy, RandomPolicy, TapeoVecEnv
-    calls = []
-
-    class Counting(RandomPolicy):
-        def __call__(self, o, m):
-            calls.append(len(m))
-            assert o.shape[0] == len(m)
-            return super().__call__(o, m)
-
-    env = TapeoVecEnv(num_tables=8, num_players=4, learner_seats=1,
-                      opponents=[RandomBot(seed=1), Counting(seed=2)], seed=0)
-    env.reset()
-    obs, rew, dones, infos = env.step(random_legal_actions(env.action_masks(), np.random.default_rng(1)))
-    assert obs.shape == (8, OBS_SIZE) and sum(calls) > 0 and sum(calls) < 24
-    with pytest.raises(ConfigError):
-        BotPolicy(type("Search", (RandomBot,), {"needs_belief": True})())
-    with pytest.raises(IllegalActionError):
-        bad = np.where(env.action_masks(), 0, 1).argmax(axis=1)          # an action outside each mask
-        env.step(bad)
-
-
-def test_maskable_ppo_learns_a_few_hundred_steps():
-    import torch
-    from sb3_contrib import MaskablePPO
-    from stable_baselines3.common.logger import Logger
-    from hod.training.tapeo_vector import TapeoVecEnv
-    torch.set_num_threads(1)
-    env = TapeoVecEnv(num_tables=8, num_players=[2, 4], learner_seats=2, reward_scheme="win_loss", seed=0)
-    model = MaskablePPO("MlpPolicy", env, n_steps=32, batch_size=128, n_epochs=1, seed=0, device="cpu")
-    model.set_logger(Logger(None, []))   # no output: SB3's default would leave an SB3-<date> folder in /tmp
-    model.learn(total_timesteps=16 * 32 * 2)
-    assert model.num_timesteps >= 1024 and len(model.ep_info_buffer) > 0
-
-
-def test_gymnasium_vector_env_view():
-    import gymnasium
-    from hod.training.tapeo_vector import TapeoVectorEnv
-    env = TapeoVectorEnv(num_tables=4, num_players=2, learner_seats=2, reward_scheme="points", seed=3)
-    assert isinstance(env, gymnasium.vector.VectorEnv) and env.num_envs == 8
-    obs, info = env.reset(seed=3)
-    assert obs["observation"].shape == (8, OBS_SIZE) and obs["action_mask"].dtype == np.int8
-    assert env.observation_space.contains(obs)
-    rng = np.random.default_rng(0)
-    ret = np.zeros(8)
-    for t in range(27):
-        obs, rew, term, trunc, info = env.step(random_legal_actions(obs["action_mask"], rng))
-        ret += rew
-    assert term.all() and not trunc.any()
-    assert info["_final_obs"].all() and info["final_obs"][0]["observation"].shape == (OBS_SIZE,)
-    # points scheme: the final reward of each seat is its final score
-    assert ret.tolist() == info["final_score"].astype(float).tolist()
-    obs2, _ = env.reset(seed=3)
-    env2 = TapeoVectorEnv(num_tables=4, num_players=2, learner_seats=2, seed=99)
-    assert np.array_equal(env2.reset(seed=3)[0]["observation"], obs2["observation"])   # same seed, same deals
 
 
 # ---- benchmark smoke run ------------------------------------------------------------------------

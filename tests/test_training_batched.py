@@ -10,10 +10,10 @@ from sb3_contrib.common.maskable.utils import get_action_masks, is_masking_suppo
 
 from hod.core.errors import ConfigError, IllegalActionError
 from hod.training import config as C
-from hod.training.batched_env import BatchOpponents, PoolOpponentsVecEnv
+from hod.agents.batch_policies import random_policy
 from hod.training.learner_env import LearnerVecEnv
 from hod.training.numpy_policy import NumpyBatchPolicy, NumpyPolicy
-from hod.training.pool import OpponentPool
+from hod.training.pool import BatchOpponents, OpponentPool
 from hod.training.train import Trainer
 from hod.training.vec_env import make_vec_env
 
@@ -113,27 +113,22 @@ def test_pool_weights_follow_the_sampling_scheme():
 
 @pytest.mark.parametrize("game", ["tapeo", "robada"])
 def test_vector_envs_draw_opponents_with_the_weights(game):
-    from hod.training.robada_vector import RandomPolicy as RobadaRandom, RobadaVecEnv
-    from hod.training.tapeo_vector import RandomPolicy as TapeoRandom, TapeoVecEnv
-
-    if game == "tapeo":
-        env = TapeoVecEnv(3000, 4, 1, [TapeoRandom(0), TapeoRandom(1)], opponent_weights=[4, 1], seed=0)
-        assign = lambda: env.core.groups[0].assign        # noqa: E731  (3000 games x 3 opponent seats)
-    else:
-        env = RobadaVecEnv(3000, 4, 1, [RobadaRandom(0), RobadaRandom(1)], opponent_weights=[4, 1], seed=0)
-        assign = lambda: env.core.groups[0].assign        # noqa: E731  (3000 games x 4 seats)
+    # 3000 games x 3 opponent seats (Tapeo: learner in seat 0) or x 4 seats (Ronda Robada: drawn per deal)
+    env = LearnerVecEnv(game, 3000, 4, 1, [random_policy(game, 0), random_policy(game, 1)], opponent_weights=[4, 1],
+                        seed=0)
+    assign = lambda: env.sizes[0].assign              # noqa: E731
     env.reset()
     # weights 4:1 -> policy 0 with probability 0.8; 9,000+ draws, sd < 0.0042
     assert abs(np.mean(assign() == 0) - 0.8) < 0.02
     before = assign().copy()
-    env.set_opponents(env.core.groups[0].policies, weights=[1, 3])   # new weights: for new deals only
+    env.set_opponents(env.policies, weights=[1, 3])   # new weights: for new deals only
     assert np.array_equal(assign(), before)                        # the games in progress keep theirs
     env.reset()                                                    # every game dealt again: 1:3
     assert abs(np.mean(assign() == 0) - 0.25) < 0.02
     with pytest.raises(ConfigError, match="one per opponent policy"):
-        env.set_opponents(env.core.groups[0].policies, weights=[1.0])
+        env.set_opponents(env.policies, weights=[1.0])
     with pytest.raises(ConfigError, match=">= 0"):
-        env.set_opponents(env.core.groups[0].policies, weights=[1.0, -1.0])
+        env.set_opponents(env.policies, weights=[1.0, -1.0])
 
 
 class _Tagged:
@@ -149,19 +144,14 @@ class _Tagged:
 
 
 def _opponents_now(env):
-    """The policy object of every opponent seat of every game in progress (group 0)."""
-    g = env.core.groups[0]
-    return [[g.policies[k] for k in row] for row in g.assign.tolist()]
+    """The policy object of every opponent seat of every game in progress (the first table size)."""
+    return [[env.policies[k] for k in row] for row in env.sizes[0].assign.tolist()]
 
 
 @pytest.mark.parametrize("game", ["tapeo", "robada"])
 def test_games_in_progress_keep_their_opponents_when_the_pool_changes(game):
-    from hod.training.robada_vector import RobadaVecEnv
-    from hod.training.tapeo_vector import TapeoVecEnv
-
     a, b, c = _Tagged(1), _Tagged(2), _Tagged(3)
-    cls = TapeoVecEnv if game == "tapeo" else RobadaVecEnv
-    env = cls(40, 4, 1, [a, b], seed=0)
+    env = LearnerVecEnv(game, 40, 4, 1, [a, b], seed=0)
     env.reset()
     for _ in range(3):   # games in progress
         env.step(np.array([int(np.flatnonzero(m)[0]) for m in env.action_masks()]))
@@ -191,19 +181,19 @@ def test_pool_growth_mid_game_leaves_the_games_in_progress_alone():
     pool.update_latest(_net("tapeo", 1))
     venv = make_vec_env("tapeo", 30, 4, 1, pool, {"reward_scheme": "points"}, seed=0, engine="batched")
     venv.reset()
-    core = venv.venv.core
     venv.step(np.array([int(np.flatnonzero(m)[0]) for m in venv.action_masks()]))
-    before = _opponents_now(venv.venv)
+    before = _opponents_now(venv)
     pool.add_snapshot("s1", _net("tapeo", 2))            # a member added while the games go on
     assert venv.sync()
-    assert venv.opponents.labels == ["latest", "heuristic:random", "heuristic:greedy", "past:s1"]
-    assert len(core.groups[0].policies) == 4
-    assert _opponents_now(venv.venv) == before
+    assert venv.source.labels == ["latest", "heuristic:random", "heuristic:greedy", "past:s1"]
+    assert len(venv.policies) == 4
+    assert _opponents_now(venv) == before
 
 
 def test_round_rewards_must_be_a_bool():
+    # the engine's one option check (hod.core.errors.check_choice; the old per-game env had its own wording)
     for bad in (1, "yes", None):
-        with pytest.raises(ConfigError, match=rf"round_rewards={bad!r} must be a bool; legal values: \[False, True\]"):
+        with pytest.raises(ConfigError, match=rf"round_rewards={bad!r} .*legal values: \[False, True\]"):
             make_vec_env("tapeo", 2, 2, 1, "random", {"round_rewards": bad}, engine="batched")
     make_vec_env("tapeo", 2, 2, 1, "random", {"round_rewards": True}, engine="batched")
 
@@ -215,7 +205,7 @@ def test_batched_env_every_learner_seat_gets_its_payoff(game, counts, learners):
     pool = OpponentPool(game, heuristics=["random", "greedy"], max_size=2)
     venv = make_vec_env(game, 6, counts, learners, pool, {"reward_scheme": "points", "illegal_action": "raise"},
                         seed=0, engine="batched")
-    assert isinstance(venv, PoolOpponentsVecEnv) and venv.num_envs == 6 * learners
+    assert isinstance(venv, LearnerVecEnv) and venv.num_envs == 6 * learners
     assert is_masking_supported(venv)
     venv.reset()
     rng = np.random.default_rng(0)
@@ -239,8 +229,8 @@ def test_batched_env_every_learner_seat_gets_its_payoff(game, counts, learners):
             returns[i] = 0
             finished += 1
     # the env follows the pool: the two heuristics, then the newcomers in order of arrival
-    assert venv.opponents.labels == ["heuristic:random", "heuristic:greedy", "latest", "past:s1"]
-    assert len(venv.venv.core.groups[0].policies) == 4
+    assert venv.source.labels == ["heuristic:random", "heuristic:greedy", "latest", "past:s1"]
+    assert len(venv.policies) == 4
 
 
 @pytest.mark.parametrize("game", ["tapeo", "robada"])
@@ -275,7 +265,7 @@ def test_config_engine_key_is_validated():
 def test_smoke_training_batched_engine(game, tmp_path):
     cfg = C.smoke_config(game, engine="batched", players=[2, 4], eval_every=128 if game == "tapeo" else 0)
     t = Trainer(game, cfg, tmp_path, progress=False, log=None)
-    assert isinstance(t.env, LearnerVecEnv)   # the one learner env (the per-game stack: the oracle)
+    assert isinstance(t.env, LearnerVecEnv)   # the one learner env
     s = t.run()
     assert s["steps"] >= 256 and not s["interrupted"] and s["env_steps_per_s"] > 0
     # snapshots every 64 steps, at most 2 kept; the one taken at the last step (256) reaches the env

@@ -12,10 +12,10 @@ from hod import agents
 from hod.agents.model_card import CheckpointError
 from hod.core.errors import ConfigError
 from hod.training import config as C
-from hod.training.batched_env import BatchOpponents, make_batched_vec_env
+from hod.training.learner_env import make_learner_vec_env
 from hod.training.numpy_policy import NumpyBatchPolicy
 from hod.training.policy_io import onnx_numpy_policy
-from hod.training.pool import OpponentPool
+from hod.training.pool import BatchOpponents, OpponentPool
 from hod.training.train import Trainer
 
 SHIPPED = Path(__file__).resolve().parents[1] / "agents" / "opponents" / "tapeo_ppo.onnx"   # [256, 256] tanh
@@ -23,7 +23,7 @@ SHIPPED = Path(__file__).resolve().parents[1] / "agents" / "opponents" / "tapeo_
 
 def _positions(n_tables: int = 10) -> tuple[np.ndarray, np.ndarray]:
     """Observations and masks of the first decisions of seeded games at 2-6 players."""
-    env = make_batched_vec_env("tapeo", n_tables, [2, 3, 4, 5, 6], 1, "random", seed=3)
+    env = make_learner_vec_env("tapeo", n_tables, [2, 3, 4, 5, 6], 1, "random", seed=3)
     obs = env.reset()
     return obs, env.action_masks()
 

@@ -7,9 +7,9 @@ import pytest
 
 from hod.core.errors import ConfigError
 from hod.training import config as C
-from hod.training.batched_env import BatchOpponents, make_batched_vec_env, make_learner_vec_env
+from hod.training.learner_env import make_learner_vec_env
 from hod.training.numpy_policy import NumpyPolicy
-from hod.training.pool import OpponentPool
+from hod.training.pool import BatchOpponents, OpponentPool
 
 OBS = 157   # Tapeo observation v1
 ACTIONS = 10
@@ -192,7 +192,7 @@ def test_the_learner_env_reports_robada_results_to_the_pool():
 
 def test_batched_tapeo_env_reports_scores_and_opponents_to_the_pool():
     p = OpponentPool("tapeo", ["random", "greedy"], 5, 0.0, 0.0, 1.0, weighting="pfsp")
-    env = make_batched_vec_env("tapeo", 4, [2, 4], 1, p, {"reward_scheme": "win_loss"}, seed=0)
+    env = make_learner_vec_env("tapeo", 4, [2, 4], 1, p, {"reward_scheme": "win_loss"}, seed=0)
     env.reset()
     finals = []
     for _ in range(60):
@@ -208,10 +208,10 @@ def test_batched_tapeo_env_reports_scores_and_opponents_to_the_pool():
         assert (info["win_share"] > 0) == (info["scores"][0] == top)
     # one result per opponent seat of every finished game
     assert sum(len(q) for q in p.results.values()) == sum(len(i["opponents"]) for i in finals)
-    before = env.opponents.signature()
+    before = env.source.signature()
     p.refresh_weights()
-    assert env.opponents.signature() != before       # the env takes the new weights before its next step
-    assert env.opponents.push_if_changed(env.venv) is True
+    assert env.source.signature() != before       # the env takes the new weights before its next step
+    assert env.source.push_if_changed(env) is True
 
 
 V1 = "agents/opponents/tapeo_ppo_v1.onnx"   # a shipped export, registered as "ppo_v1"

@@ -70,34 +70,35 @@ def test_config_files_share_one_schema_and_validate():
 
 
 def test_reward_scale_multiplies_the_rewards_ppo_sees():
-    from hod.training.reward_scale import ScaledRewardVecEnv
     from hod.training.vec_env import make_vec_env
 
-    def env():
+    def env(scale=1.0, engine="batched"):
         return make_vec_env("robada", 4, [2], 1, "random", {"reward_scheme": "margin", "illegal_action": "raise"},
-                            seed=3, engine="batched")
+                            seed=3, engine=engine, reward_scale=scale)
 
-    raw, scaled = env(), ScaledRewardVecEnv(env(), 0.01)
-    raw.reset(), scaled.reset()
-    rng = np.random.default_rng(0)
-    finished = 0
-    for _ in range(200):
-        masks = raw.action_masks()
-        assert np.array_equal(masks, scaled.action_masks())
-        acts = np.array([rng.choice(np.flatnonzero(m)) for m in masks])
-        _, r_raw, d_raw, i_raw = raw.step(acts)
-        _, r_scaled, d_scaled, i_scaled = scaled.step(acts)
-        assert np.array_equal(d_raw, d_scaled)
-        # margin rewards are game points (2 players: my score - the other's), scaled by 1/100;
-        # the episode statistics stay in game points
-        np.testing.assert_allclose(r_scaled, 0.01 * r_raw, rtol=1e-6)
-        for a, b in zip(i_raw, i_scaled):
-            if "episode" in a:
-                assert a["episode"]["r"] == b["episode"]["r"]
-        finished += int(d_raw.sum())
-    assert finished > 0
-    with pytest.raises(ValueError, match="positive"):
-        ScaledRewardVecEnv(env(), 0.0)
+    for engine in ("batched", "single"):    # the learner env and the single-game tables take the same option
+        raw, scaled = env(engine=engine), env(0.01, engine)
+        raw.reset(), scaled.reset()
+        rng = np.random.default_rng(0)
+        finished = 0
+        for _ in range(200 if engine == "batched" else 60):
+            masks = raw.action_masks()
+            assert np.array_equal(masks, scaled.action_masks())
+            acts = np.array([rng.choice(np.flatnonzero(m)) for m in masks])
+            _, r_raw, d_raw, i_raw = raw.step(acts)
+            _, r_scaled, d_scaled, i_scaled = scaled.step(acts)
+            assert np.array_equal(d_raw, d_scaled)
+            # margin rewards are game points (2 players: my score - the other's), scaled by 1/100;
+            # the episode statistics stay in game points
+            np.testing.assert_allclose(r_scaled, 0.01 * r_raw, rtol=1e-6)
+            assert r_scaled.dtype == np.float32
+            for a, b in zip(i_raw, i_scaled):
+                if "episode" in a:
+                    assert a["episode"]["r"] == b["episode"]["r"]
+            finished += int(d_raw.sum())
+        assert finished > 0, engine
+        with pytest.raises(ConfigError, match="positive"):
+            env(0.0, engine)
     cfg = C.smoke_config("robada", reward_scale=-1.0)
     with pytest.raises(ConfigError, match="reward_scale"):
         C.validate_config("robada", cfg)

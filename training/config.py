@@ -28,27 +28,19 @@ from hod.agents import model_card
 from hod.agents.encoders import get_encoder
 from hod.agents.model_card import MAX_LAYER_WIDTH, MAX_LAYERS, MAX_PARAMETERS, MAX_POOL_SNAPSHOTS, network_parameters
 from hod.core.errors import ConfigError
-from hod.core.games import check_player_counts, game_names, get_game
+from hod.core.games import check_player_counts, get_game
 from hod.core.rewards import REWARD_SCHEMES
 from hod.evaluation.schedule import MAX_GAMES
 from hod.evaluation.workers import MAX_WORKERS
 
-from .pool import WEIGHTINGS, bot_player_counts, check_bot_names, check_observation_only
+from .pool import WEIGHTINGS, batched_games, bot_player_counts, check_bot_names, check_observation_only
 
 #: File name of a game's training defaults, in the game's package folder.
 CONFIG_FILE = "training.toml"
 SECTIONS = ("env", "ppo", "imitation", "run", "pool", "eval")
 #: Values of the ``engine`` key: ``"single"`` = single-game tables (:class:`hod.training.vec_env.TableVecEnv`),
-#: ``"batched"`` = the game's vector env over its batched engine (:mod:`hod.training.batched_env`).
+#: ``"batched"`` = the learner vector env over the game's batched engine (:class:`hod.training.learner_env.LearnerVecEnv`).
 ENGINES = ("single", "batched")
-
-
-def batched_games() -> list[str]:
-    """Games whose declaration names a batched engine (``GameInfo.batched_engine``): the learner
-    env (:class:`hod.training.learner_env.LearnerVecEnv`) trains any of them, and reports every
-    seat's final points and the opponent seats' policies (``info["scores"]``, ``info["opponents"]``,
-    ``info["opponent_seats"]``), what ``pool_weighting = "pfsp"`` learns from."""
-    return [g for g in game_names() if get_game(g).batched_engine is not None]
 
 
 def game_folder(game: str) -> Path:

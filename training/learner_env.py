@@ -30,14 +30,15 @@ Randomness (seeded; the same seed plays the same games). The env's generator is
 opponents' policies from the env's; a sequential game draws everything from the env's generator,
 per deal: the games' seeds (:func:`hod.core.deal.draw_seeds`), the learner seats, then the
 policies of all n seats (the learner's column unused). These are the draw orders of the per-game
-envs this class replaces, so runs made with them (the model cards' commands) replay bit for bit
-(``tests/test_training_learner_env.py``).
+envs this class replaced, so runs made with them (the model cards' commands) replay bit for bit
+(``tests/test_training_learner_env.py``, against recordings of those envs).
 
-Opponents (:mod:`hod.agents.batch_policies`): batch policies ``policy(obs (m, obs_size), masks
+Opponents (:mod:`hod.agents.batch_policies`; the default: the game's uniform random one,
+:func:`~hod.agents.batch_policies.random_policy`): batch policies ``policy(obs (m, obs_size), masks
 (m, A)) -> actions (m,)``; with several, each opponent seat of a game is given one when the game
 is dealt (uniformly or with ``opponent_weights``); :meth:`LearnerVecEnv.set_opponents` swaps them
 (games in progress keep those that stay). With ``source`` (a
-:class:`hod.training.batched_env.BatchOpponents`) the env follows the pool itself: before
+:class:`hod.training.pool.BatchOpponents`) the env follows the pool itself: before
 ``reset`` and before every step it pushes the source's members when they changed, and after
 every step it gives the source the finished games' results (PFSP).
 
@@ -63,70 +64,99 @@ from typing import Any, Optional, Sequence
 import gymnasium
 import numpy as np
 from gymnasium import spaces
+from stable_baselines3.common.vec_env.base_vec_env import VecEnv
 
 from hod.adapters.options import check_reset_options, check_seed
 from hod.agents import batch_policies
+from hod.agents.batch_policies import bot_policy, random_policy
 from hod.core.deal import draw_seeds
 from hod.core.errors import ConfigError, check_int_range
 from hod.core.games import GameInfo, get_game, load_object
 from hod.core.rewards import win_shares_batch
 
-from .sb3_vec_env import MaskedVecEnv
+from .pool import BatchOpponents
 
-__all__ = ["LearnerVecEnv", "LearnerVectorEnv", "RandomPolicy", "BotPolicy", "random_policy", "bot_policy"]
-
-
-class RandomPolicy(batch_policies.RandomPolicy):
-    """Uniformly random legal actions in batch with a game's own sampler (needs no observation).
-
-    Args:
-        seed: seed of its ``numpy.random.default_rng``.
-        sampler: ``sampler(mask int8 (m, A), rng) -> int64 (m,)``: the engine module's
-            ``random_legal_actions`` (:func:`random_policy` finds it).
-    """
-
-    def __init__(self, seed: Optional[Any], sampler) -> None:
-        super().__init__(seed)
-        self._sampler = sampler
-
-    def __call__(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
-        return self._sampler(action_masks, self.rng)
+__all__ = ["LearnerVecEnv", "LearnerVectorEnv", "MaskedVecEnv", "make_learner_vec_env", "make_learner_vector_env",
+           "check_reward_scale", "random_policy", "bot_policy"]
 
 
-class BotPolicy(batch_policies.BotPolicy):
-    """:class:`hod.agents.batch_policies.BotPolicy` for the game named ``game`` (the bot must play it).
+class MaskedVecEnv(VecEnv):
+    """Base of our SB3 vector envs (:class:`LearnerVecEnv`, :class:`hod.training.vec_env.TableVecEnv`):
+    attribute and method access per slot, and the action masks the way sb3-contrib's
+    ``MaskablePPO`` asks for them (``env_method("action_masks")`` or a bound ``action_masks``
+    attribute). Subclasses implement ``reset``, ``step_async``, ``step_wait`` and
+    :meth:`action_masks`; they may override :meth:`_target` (the object that holds slot i's
+    attributes and methods; default: the vector env itself) and ``close``."""
 
-    Raises:
-        ConfigError: a bot that needs a belief sampler, or one of another game.
-    """
+    def action_masks(self) -> np.ndarray:
+        """bool (num_envs, num_actions): the legal actions of every slot now."""
+        raise NotImplementedError
 
-    def __init__(self, bot: Any, game: str) -> None:
-        self.game = game
-        super().__init__(bot)
+    def _target(self, i: int) -> Any:
+        return self
+
+    def close(self) -> None:
+        pass
+
+    def _indices(self, indices) -> list[int]:
+        if indices is None:
+            return list(range(self.num_envs))
+        if isinstance(indices, (int, np.integer)):
+            return [int(indices)]
+        return list(indices)
+
+    def get_attr(self, attr_name: str, indices=None) -> list[Any]:
+        """``render_mode`` (None), ``action_masks`` (the bound method) or the attribute of each
+        selected slot's target; AttributeError for an unknown name."""
+        idx = self._indices(indices)
+        if attr_name == "render_mode":
+            return [None for _ in idx]
+        if attr_name == "action_masks":
+            return [self.action_masks for _ in idx]
+        return [getattr(self._target(i), attr_name) for i in idx]
+
+    def set_attr(self, attr_name: str, value: Any, indices=None) -> None:
+        """Set ``attr_name`` to ``value`` on the target of each selected slot (:meth:`_target`);
+        a target shared by several slots (the vector env itself, by default) is set once.
+
+        Args:
+            attr_name: attribute name. value: any object (not copied).
+            indices: None (every slot), an int or a sequence of ints in ``0..num_envs-1``.
+        """
+        for target in {id(self._target(i)): self._target(i) for i in self._indices(indices)}.values():
+            setattr(target, attr_name, value)
+
+    def env_method(self, method_name: str, *method_args, indices=None, **method_kwargs) -> list[Any]:
+        """``env_method("action_masks")`` gives one bool mask per selected slot (what sb3-contrib's
+        ``get_action_masks`` stacks); other names call the slot target's method once per slot."""
+        idx = self._indices(indices)
+        if method_name == "action_masks":
+            m = self.action_masks()
+            return [m[i] for i in idx]
+        return [getattr(self._target(i), method_name)(*method_args, **method_kwargs) for i in idx]
+
+    def env_is_wrapped(self, wrapper_class, indices=None) -> list[bool]:
+        """One ``False`` per selected slot (a list of bool): the slots are games of a batched
+        engine or tables, never Gymnasium envs inside a wrapper, so no ``wrapper_class`` wraps
+        them (SB3 asks, e.g. ``evaluate_policy`` about ``Monitor``; these envs report finished
+        episodes themselves in ``info["episode"]``)."""
+        return [False for _ in self._indices(indices)]
 
 
 def _info(game: Any) -> GameInfo:
     return game if isinstance(game, GameInfo) else get_game(game)
 
 
-def random_policy(game: Any, seed: Optional[Any]) -> RandomPolicy:
-    """The uniform random batch policy of ``game`` (a name or a declaration): the sampler is the
-    ``random_legal_actions(mask, rng)`` of its batched engine's module, so the draws are those of
-    the engine's ``random_actions``.
+def check_reward_scale(scale: Any) -> float:
+    """``scale`` as a float: the fixed factor on the rewards a training env returns.
 
     Raises:
-        ConfigError: a game without a batched engine.
+        ConfigError: not a positive finite number (a bool neither), naming the legal values.
     """
-    info = _info(game)
-    if info.batched_engine is None:
-        raise ConfigError(f"{info.name!r} declares no batched engine; the learner env needs one")
-    module = importlib.import_module(load_object(info.batched_engine).__module__)
-    return RandomPolicy(seed, module.random_legal_actions)
-
-
-def bot_policy(game: Any, bot: Any) -> BotPolicy:
-    """``bot`` (an :class:`hod.agents.base.Bot` of ``game``) as a batch policy (one call per row)."""
-    return BotPolicy(bot, _info(game).name)
+    if isinstance(scale, (bool, np.bool_)) or not (
+            isinstance(scale, (int, float, np.integer, np.floating)) and np.isfinite(scale) and scale > 0):
+        raise ConfigError(f"reward_scale={scale!r} must be a positive number; legal: a finite number > 0")
+    return float(scale)
 
 
 class _Size:
@@ -164,7 +194,7 @@ class LearnerVecEnv(MaskedVecEnv):
         seed: base seed (above); an int or None (0).
         encoder: an observation encoder (:class:`hod.agents.encoders.Encoder`) or None.
         reward_scale: a positive finite factor on the rewards returned.
-        source: a :class:`hod.training.batched_env.BatchOpponents` to follow, or None.
+        source: a :class:`hod.training.pool.BatchOpponents` to follow, or None.
         **engine_options: the engine's own options (Tapeo: ``round_rewards``; Ronda Robada: its
             rule options), checked by the engine.
 
@@ -194,11 +224,7 @@ class LearnerVecEnv(MaskedVecEnv):
         num_tables = check_int_range("num_tables", num_tables, len(counts), 1 << 24)
         self.simultaneous = info.dynamics == "simultaneous"
         L = check_int_range("learner_seats", learner_seats, 1, min(counts) if self.simultaneous else 1)
-        if isinstance(reward_scale, (bool, np.bool_)) or not (
-                isinstance(reward_scale, (int, float, np.integer, np.floating))
-                and np.isfinite(reward_scale) and reward_scale > 0):
-            raise ConfigError(f"reward_scale={reward_scale!r} must be a positive number; legal: a finite number > 0")
-        self.reward_scale = float(reward_scale)
+        self.reward_scale = check_reward_scale(reward_scale)
         self.seed_value = 0 if seed is None else int(seed)
         self.rng = np.random.default_rng([self.seed_value, 1])
         pols = ([random_policy(info, [self.seed_value, 7919])] if opponents is None
@@ -612,3 +638,74 @@ class LearnerVectorEnv(gymnasium.vector.VectorEnv):
             infos.update({"final_obs": fo, "_final_obs": dones.copy(), "final_score": score,
                           "_final_score": dones.copy(), "win_share": share, "_win_share": dones.copy()})
         return self._obs(obs), rewards.astype(np.float64), dones, np.zeros(self.num_envs, bool), infos
+
+
+def _learner_options(game: str, num_players, opponents, env_options: Optional[dict], seed: int):
+    """``(source, players, keywords)`` both learner envs take from the trainer's options: the
+    opponents' source (:class:`hod.training.pool.BatchOpponents`), the table sizes, and
+    ``opponents``, ``opponent_weights``, ``reward_scheme`` and the rule options.
+
+    Raises:
+        ConfigError: an ``illegal_action`` other than ``"raise"``, or a bad rule option.
+    """
+    opts = dict(env_options or {})
+    illegal = opts.pop("illegal_action", "raise")
+    if illegal != "raise":
+        raise ConfigError(f"illegal_action={illegal!r}: the batched engines always raise; legal values: ['raise']")
+    reward_scheme = opts.pop("reward_scheme", "points")
+    # bots made by name play the table's rule options (hod.agents.rules)
+    src = BatchOpponents(game, opponents, seed, get_game(game).check_rule_options(opts))
+    pols, weights = src.refresh()
+    players = list(num_players) if isinstance(num_players, (list, tuple)) else num_players
+    return src, players, dict(opponents=pols, opponent_weights=weights, reward_scheme=reward_scheme, **opts)
+
+
+def make_learner_vec_env(game: str, num_tables: int, num_players, learner_seats: int, opponents,
+                         env_options: Optional[dict] = None, seed: int = 0, encoder: Any = None,
+                         reward_scale: float = 1.0) -> LearnerVecEnv:
+    """The training ``VecEnv`` of ``engine = "batched"``: a :class:`LearnerVecEnv` over the game's
+    batched engine, following the opponent source.
+
+    Args:
+        game: a declared game with a batched engine.
+        num_tables: games played at once (at least one per table size).
+        num_players: table size or list of sizes (tables split evenly among them).
+        learner_seats: learner seats per game (simultaneous game: seats ``0..L-1``; sequential: 1).
+        opponents: an opponent source or bot name(s) (:class:`hod.training.pool.BatchOpponents`).
+        env_options: ``reward_scheme`` (default ``"points"``), ``illegal_action`` (only
+            ``"raise"``), the engine's own options (Tapeo ``round_rewards``, a bool; Ronda Robada's
+            rule options).
+        seed: base seed (deals, learner seats, opponents' draws and sampling).
+        encoder, reward_scale: the env's options.
+
+    Returns:
+        the env; ``num_envs = num_tables * learner_seats``; ``env.source`` is the
+        :class:`~hod.training.pool.BatchOpponents` it follows.
+
+    Raises:
+        ConfigError: a game without a batched engine, ``illegal_action`` other than ``"raise"``,
+            an unknown option, or a value outside its range (named in the message).
+    """
+    src, players, kw = _learner_options(game, num_players, opponents, env_options, seed)
+    return LearnerVecEnv(game, num_tables, players, learner_seats, seed=seed, encoder=encoder,
+                         reward_scale=reward_scale, source=src, **kw)
+
+
+def make_learner_vector_env(game: str, num_tables: int, num_players, learner_seats: int, opponents,
+                            env_options: Optional[dict] = None, seed: int = 0) -> tuple[LearnerVectorEnv, BatchOpponents]:
+    """The Gymnasium ``VectorEnv`` view (:class:`LearnerVectorEnv`: dict observations,
+    ``step(actions, hold)``) over the same tables as :func:`make_learner_vec_env`, for libraries
+    other than SB3 (Ray RLlib: :mod:`hod.training.rllib.envs`).
+
+    Returns:
+        ``(venv, opponents)``: call ``opponents.push_if_changed(venv)`` before a step to keep the
+        env's opponents in step with the source.
+
+    Raises:
+        ConfigError: as :func:`make_learner_vec_env`.
+    """
+    src, players, kw = _learner_options(game, num_players, opponents, env_options, seed)
+    venv = LearnerVectorEnv(game, num_tables=num_tables, num_players=players, learner_seats=learner_seats,
+                            seed=seed, **kw)
+    src.push_if_changed(venv)
+    return venv, src

@@ -9,7 +9,7 @@ The network is the actor of an SB3 ``MlpPolicy`` with a flatten feature extracto
 ``MaskableCategorical``: illegal logits are replaced by :data:`HUGE_NEG`.
 
 :meth:`NumpyPolicy.act_batch` and :class:`NumpyBatchPolicy` play many seats at once (the
-opponents of the batched training envs, :mod:`hod.training.batched_env`).
+opponents of the batched training envs, :class:`hod.training.pool.BatchOpponents`).
 """
 from __future__ import annotations
 

@@ -174,7 +174,7 @@ def load_onnx_actor(policy, path) -> None:
 
 def onnx_numpy_policy(path, activation: str, encoder: str = "none") -> NumpyPolicy:
     """The actor of an ONNX export as a :class:`NumpyPolicy` (for batch play without
-    onnxruntime: the batched training envs' ``ppo`` opponents, :mod:`hod.training.batched_env`).
+    onnxruntime: the batched training envs' ``ppo`` opponents, :class:`hod.training.pool.BatchOpponents`).
     ``activation`` (``"tanh"`` or ``"relu"``) and ``encoder`` are the export's, from its model card.
     Its masked logits equal the export's to float32 rounding.
 

@@ -38,11 +38,43 @@ An *opponent source* hands the training environments one label per opponent seat
   it once per rollout), from the results the training env reports
   (:meth:`OpponentPool.record_result`).
 
+:class:`BatchOpponents` turns any source into the batch policies and drawing probabilities of the
+learner vector env (:class:`hod.training.learner_env.LearnerVecEnv`, ``engine = "batched"``):
+
+===================  =========================================================================
+label                batch policy
+===================  =========================================================================
+``latest``           :class:`hod.training.numpy_policy.NumpyBatchPolicy` on the pool's latest copy
+                     (the same object, refreshed in place each rollout, so nothing to swap)
+``past:<name>``      :class:`~hod.training.numpy_policy.NumpyBatchPolicy` on that snapshot
+``heuristic:random`` :func:`hod.agents.batch_policies.random_policy` (uniform legal actions, in batch,
+                     with the engine module's ``random_legal_actions``)
+``heuristic:ppo``    a shipped ONNX opponent on the plain observation (Tapeo's ``ppo``, ``ppo_v1``, ...):
+                     a :class:`~hod.training.numpy_policy.NumpyBatchPolicy` on the export's actor
+                     (one matrix product per batch; argmax, as the registered bot plays, unless
+                     ``heuristic_options`` say ``{ppo = {deterministic = false}}``)
+``heuristic:<path>`` an ONNX export file (``*.onnx``, :func:`is_export_path`, e.g. an exploiter): the
+                     same as a shipped opponent of that file (argmax)
+``heuristic:<bot>``  a :class:`hod.agents.batch_policies.BotPolicy` around ``agents.make(game, bot)``
+                     (one call per row: as fast as the bot)
+===================  =========================================================================
+
+Each member is drawn with its probability in the pool's sampling scheme (category probability
+over the available categories, split evenly among the category's members), per opponent seat,
+when a game is dealt (the env's ``opponent_weights``). The env watches the source
+(:meth:`BatchOpponents.push_if_changed` before every step): when its members change (the first
+latest copy, a snapshot added or evicted) it calls the env's ``set_opponents``. A member that
+stays keeps its index and its policy object (newcomers are appended), and the env matches
+policies by object: games in progress keep their opponents; only a seat whose opponent left the
+pool is drawn again, and games dealt from then on draw with the new weights. Search bots
+(``needs_belief``) cannot be batch opponents: they need the single-game tables
+(:mod:`hod.training.table`, ``engine = "single"``), which give them belief samples.
+
 Nothing here imports torch: policies are :class:`hod.training.numpy_policy.NumpyPolicy`.
 """
 from __future__ import annotations
 
-from collections import OrderedDict, deque
+from collections import Counter, OrderedDict, deque
 from pathlib import Path
 from typing import Any, Iterable, Optional, Protocol, Sequence, runtime_checkable
 
@@ -50,9 +82,11 @@ import numpy as np
 
 from hod import agents
 from hod.agents.base import Bot
+from hod.agents.batch_policies import bot_policy, random_policy
 from hod.core.errors import ConfigError
+from hod.core.games import game_names, get_game
 
-from .numpy_policy import NumpyPolicy, PolicyBot
+from .numpy_policy import NumpyBatchPolicy, NumpyPolicy, PolicyBot
 
 CATEGORIES = ("latest", "past", "heuristic")
 #: Values of the pool's ``weighting``: ``"uniform"`` (each member its category's probability split
@@ -453,3 +487,163 @@ class OpponentPool:
 
     def __repr__(self) -> str:
         return f"OpponentPool({self.game!r}, labels={self.labels()})"
+
+
+def batched_games() -> list[str]:
+    """Games whose declaration names a batched engine (``GameInfo.batched_engine``): the learner
+    env (:class:`hod.training.learner_env.LearnerVecEnv`) trains any of them, and reports every
+    seat's final points and the opponent seats' policies (``info["scores"]``, ``info["opponents"]``,
+    ``info["opponent_seats"]``), what ``pool_weighting = "pfsp"`` learns from."""
+    return [g for g in game_names() if get_game(g).batched_engine is not None]
+
+
+class BatchOpponents:
+    """An opponent source (:class:`~hod.training.pool.OpponentPool`, :class:`~hod.training.pool.FixedOpponents`,
+    or any :class:`~hod.training.pool.OpponentSource`) as batch policies with drawing probabilities.
+
+    Args:
+        game: a declared game with a batched engine.
+        source: the source, or what ``resolve_opponents`` accepts (a bot name, a list of names).
+        seed: base seed of the policies' generators (the k-th policy made uses ``[seed, 1000 + k]``).
+        rules: the table's rule options (``GameInfo.check_rule_options``), given to every bot
+            made by name (``heuristic:<bot>`` and fixed bot names).
+
+    Weights: for a pool, each available category's probability (``category_probs()``) split
+    evenly among its members (a name listed twice counts twice); for any other source, uniform
+    over its ``labels()`` (again counting repeats), which is how those sources ``sample``.
+
+    Raises:
+        ConfigError: a game without a batched engine, or an unknown bot name.
+    """
+
+    def __init__(self, game: str, source: Any, seed: Optional[int] = 0, rules: Optional[dict] = None) -> None:
+        self.game = game
+        self.rules = dict(rules or {})   # the table's rule options, given to bots made by name
+        if get_game(game).batched_engine is None:
+            raise ConfigError(f"engine='batched' is not available for {game!r}; legal games: {batched_games()}")
+        self.source = resolve_opponents(game, source)
+        self.seed = 0 if seed is None else int(seed)
+        self.labels: list[str] = []          # label of each policy index, stable across refreshes
+        self._pushed: Optional[tuple] = None  # signature of the members last given to an env (push_if_changed)
+        self._made = 0
+        self._cache: dict[str, tuple[Any, Any]] = {}   # label -> (network or None, batch policy)
+
+    # ---- what the source holds now --------------------------------------------------------
+    def signature(self) -> tuple:
+        """Changes whenever the source's members change, or its PFSP weights
+        (``OpponentPool.refresh_weights``); cheap, checked before every step."""
+        return (tuple(self.source.labels()), id(getattr(self.source, "latest", None)),
+                getattr(self.source, "weights_version", 0))
+
+    def weights_now(self) -> dict[str, float]:
+        """``{label: probability}`` of the members that can be drawn now (sums to 1; zero weights left out)."""
+        src = self.source
+        if isinstance(src, OpponentPool):
+            return src.member_weights()   # categories split evenly (and PFSP factors: weighting "pfsp")
+        w: Counter = Counter()
+        labels = list(src.labels())
+        for lab in labels:
+            w[lab] += 1.0 / len(labels)
+        return {k: float(v) for k, v in w.items() if v > 0}
+
+    def _network(self, label: str) -> Optional[NumpyPolicy]:
+        src = self.source
+        if not isinstance(src, OpponentPool):
+            return None
+        if label == "latest":
+            return src.latest
+        kind, _, name = label.partition(":")
+        return src.past.get(name) if kind == "past" else None
+
+    def policy(self, label: str):
+        """The batch policy of ``label`` (made once and cached while its network is the same object)."""
+        net = self._network(label)
+        hit = self._cache.get(label)
+        if hit is not None and hit[0] is net:
+            return hit[1]
+        seed = [self.seed, 1000 + self._made]
+        self._made += 1
+        src = self.source
+        if net is not None:
+            pol = NumpyBatchPolicy(net, getattr(src, "deterministic", False), seed)
+        else:
+            if isinstance(src, OpponentPool):
+                bot_name: Optional[str] = label.partition(":")[2]     # "heuristic:<bot>"
+            elif isinstance(src, FixedOpponents):
+                bot_name = label                                      # labels are bot names
+            else:
+                bot_name = None
+            bot_seed = int(np.random.default_rng(seed).integers(2**31 - 1))
+            if bot_name == "random":
+                pol = random_policy(self.game, seed)   # the engine's sampler (hod.agents.batch_policies)
+            elif bot_name is not None:
+                own = getattr(src, "options", {}).get(bot_name, {})   # the pool's options of that bot
+                pol = self._batch_or_bot(make_named_bot(self.game, bot_name, seed=bot_seed, **self.rules, **own), seed)
+            else:
+                pol = self._batch_or_bot(src.make_bot(label, bot_seed), seed)
+        self._cache[label] = (net, pol)
+        return pol
+
+    def _batch_or_bot(self, bot: Any, seed: list) -> Any:
+        """The batch policy of a bot made by name: a shipped ONNX opponent on the plain observation
+        (:class:`hod.agents.onnx_policy.OnnxPolicy`, e.g. Tapeo's ``ppo``) as a
+        :class:`~hod.training.numpy_policy.NumpyBatchPolicy` on its actor
+        (:func:`hod.training.policy_io.onnx_numpy_policy`: the whole batch in one product, playing
+        the argmax or sampling as the bot was built, ``deterministic``), any other bot as the game's
+        :class:`~hod.agents.batch_policies.BotPolicy` (one call per row)."""
+        from hod.agents.onnx_policy import OnnxPolicy
+
+        if isinstance(bot, OnnxPolicy) and bot.encoder.identity:
+            from .policy_io import onnx_numpy_policy
+
+            net = onnx_numpy_policy(bot.path, bot.model_card["policy"]["activation"], "none")
+            return NumpyBatchPolicy(net, bool(bot.deterministic), seed)
+        return bot_policy(self.game, bot)
+
+    def refresh(self) -> tuple[list, list[float]]:
+        """Policies and weights for the source's members now: ``(policies, weights)``, one float
+        per policy, in the order of :attr:`labels`. The members already present keep their order
+        (and their cached policy objects, so the envs' ``set_opponents`` leaves the games in
+        progress with them); newcomers are appended, in the source's order."""
+        w = self.weights_now()
+        order = [lab for lab in self.labels if lab in w] + [lab for lab in w if lab not in self.labels]
+        self.labels = order
+        alive = set(order)
+        self._cache = {k: v for k, v in self._cache.items() if k in alive}
+        return [self.policy(lab) for lab in order], [w[lab] for lab in order]
+
+    def record_results(self, infos: list) -> int:
+        """Give an :class:`~hod.training.pool.OpponentPool` with ``weighting="pfsp"`` the learner's
+        pairwise results of the games that ended (:meth:`OpponentPool.record_result`): for each
+        slot's final info carrying ``"opponents"`` (the policy index of each opponent seat, seats
+        ``L..n-1``, into :attr:`labels`), ``"scores"`` (every seat's final points) and
+        ``"final_score"`` (the learner seat's), and ``"opponent_seats"`` (those seats; without it, seats
+``n - len(opponents)..n-1``), a score of 1, 0.5 or 0 per opponent seat for more,
+        as many or fewer points than it. Finals without those keys are skipped. Returns the number of results recorded."""
+        src = self.source
+        if not isinstance(src, OpponentPool) or src.weighting != "pfsp":
+            return 0
+        n = 0
+        for info in infos:
+            opp = info.get("opponents") if info else None
+            if opp is None or "scores" not in info:
+                continue
+            mine = info["final_score"]
+            seats = info.get("opponent_seats")   # the learner env names them; without: seats n - len(opp)..n-1
+            theirs = (np.asarray(info["scores"])[seats] if seats is not None
+                      else np.asarray(info["scores"])[len(info["scores"]) - len(opp):])
+            for idx, pts in zip(opp, theirs):
+                src.record_result(self.labels[int(idx)], 1.0 if mine > pts else 0.5 if mine == pts else 0.0)
+                n += 1
+        return n
+
+    def push_if_changed(self, venv: Any) -> bool:
+        """Give ``venv`` (a vector env with ``set_opponents(policies, weights)``) the source's
+        members when they changed since the last push (:meth:`signature`); returns whether it did."""
+        sig = self.signature()
+        if sig == self._pushed:
+            return False
+        pols, weights = self.refresh()
+        venv.set_opponents(pols, weights)
+        self._pushed = sig
+        return True

@@ -3,7 +3,7 @@
 sb3-contrib ``MaskablePPO`` learns (as :class:`hod.training.ppo_fast.FastMaskablePPO`: the same run bit
 for bit, less overhead per step), through the training env chosen by the ``engine`` key
 (``"batched"``: one learner vector env over the game's batched engine,
-:class:`hod.training.learner_env.LearnerVecEnv` via :func:`hod.training.batched_env.make_learner_vec_env`;
+:class:`hod.training.learner_env.LearnerVecEnv` via :func:`hod.training.learner_env.make_learner_vec_env`;
 ``"single"``: single-game tables, :class:`hod.training.vec_env.TableVecEnv`), against the opponent
 pool (:mod:`hod.training.pool`: frozen copies of itself plus the heuristic bots) over every table
 size of ``--players``. Defaults come from ``<game package>/training.toml``; every
@@ -46,13 +46,11 @@ from .blas_threads import set_blas_threads
 from .checkpoint import load_checkpoint, read_checkpoint, save_checkpoint
 from .curves import save_learning_curve
 from .diagnostics import policy_report, probe_positions
-from .batched_env import make_learner_vec_env
-from .encoded_env import EncodedVecEnv
 from .evaluate import evaluate_policy, format_rows
 from .imitation import behaviour_clone, cached_teacher_decisions
+from .learner_env import make_learner_vec_env
 from .numpy_policy import PolicyBot
 from .pool import OpponentPool, check_bot_names
-from .reward_scale import ScaledRewardVecEnv
 from .vec_env import make_vec_env
 
 
@@ -118,11 +116,8 @@ class Trainer:
                                             env_opts, seed=c["seed"], encoder=self.encoder, reward_scale=scale)
         else:
             self.env = make_vec_env(game, c["tables"], c["players"], c["learner_seats"], self.pool, env_opts,
-                                    seed=c["seed"], engine=c.get("engine", "single"))
-            if scale != 1.0:
-                self.env = ScaledRewardVecEnv(self.env, scale)
-            if not self.encoder.identity:   # the network reads observation + features (hod.agents.encoders)
-                self.env = EncodedVecEnv(self.env, self.encoder)
+                                    seed=c["seed"], engine=c.get("engine", "single"), encoder=self.encoder,
+                                    reward_scale=scale)
         ppo_kwargs = dict(learning_rate=c["learning_rate"], n_steps=c["n_steps"], batch_size=c["batch_size"],
                           n_epochs=c["n_epochs"], gamma=c["gamma"], gae_lambda=c["gae_lambda"],
                           clip_range=c["clip_range"], ent_coef=c["ent_coef"], vf_coef=c["vf_coef"],

@@ -15,13 +15,23 @@ Finished tables reset themselves (SB3's auto-reset convention: the last observat
 ``info["terminal_observation"]``, ``info["episode"] = {"r", "l", "t"}`` feeds SB3's episode
 statistics, and the env's final ``infos`` (``final_score``, ``win_share``...) are passed on).
 ``action_masks()`` and ``env_method("action_masks")`` give the masks the way sb3-contrib's
-``MaskablePPO`` asks for them.
+``MaskablePPO`` asks for them. Options as the learner vector env's: ``encoder`` (features appended
+to every observation from the same step's masks, :mod:`hod.agents.encoders`; a
+``terminal_observation`` gets zero features) and ``reward_scale`` (a fixed factor on the rewards
+returned; ``info["episode"]["r"]`` stays in game units).
 
 All tables live in this process (they share the opponent pool's policies with the trainer); on
 2 cores this is also the fastest layout.
 
 :func:`make_vec_env` builds this env (``engine="single"``) or, with ``engine="batched"``, the
-game's vector env over its batched numpy engine (:mod:`hod.training.batched_env`).
+learner vector env over the game's batched engine (:func:`hod.training.learner_env.make_learner_vec_env`).
+
+Why a second stack: the single-game tables play any bot, search bots too (``needs_belief``:
+they are given belief samples drawn from the table's full game state, history included, as in
+the tournament), and draw the table size and the learner seats per episode; the batched engines
+keep no history, so the learner vector env takes only bots that decide from the observation.
+The Gymnasium single-agent view (:class:`hod.training.single_agent.SingleAgentEnv`, the
+registered Gymnasium ids) is one table too.
 """
 from __future__ import annotations
 
@@ -29,12 +39,12 @@ import time
 from typing import Any, Optional, Sequence
 
 import numpy as np
+from gymnasium import spaces
 from stable_baselines3.common.vec_env.base_vec_env import VecEnv
 
 from hod.core.errors import ConfigError
-from hod.training.sb3_vec_env import MaskedVecEnv
 
-from .batched_env import make_batched_vec_env
+from .learner_env import MaskedVecEnv, check_reward_scale, make_learner_vec_env
 from .table import LearnerTable
 
 
@@ -44,12 +54,17 @@ class TableVecEnv(MaskedVecEnv):
     Args:
         tables: the tables (all of the same game, same ``num_learners``).
         seed: base seed; table k draws from ``numpy.random.default_rng([seed, k])``.
+        encoder: an observation encoder (:class:`hod.agents.encoders.Encoder`) or None; observation
+            space then Box float32 (obs_size + extra,) unbounded.
+        reward_scale: a positive finite factor on the rewards returned.
 
     Raises:
         ValueError: no table, or tables with different spaces or learner counts.
+        ConfigError: a bad ``reward_scale`` (the legal values named).
     """
 
-    def __init__(self, tables: Sequence[LearnerTable], seed: Optional[int] = 0) -> None:
+    def __init__(self, tables: Sequence[LearnerTable], seed: Optional[int] = 0, encoder: Any = None,
+                 reward_scale: float = 1.0) -> None:
         if not tables:
             raise ValueError("TableVecEnv needs at least one table; legal: a non-empty list of LearnerTable")
         self.tables = list(tables)
@@ -63,7 +78,11 @@ class TableVecEnv(MaskedVecEnv):
         self._base_seed = seed
         self._rngs = [np.random.default_rng([seed if seed is not None else 0, k]) for k in range(len(self.tables))]
         n = len(self.tables) * self.L
-        super().__init__(n, t0.observation_space, t0.action_space)
+        self.reward_scale = check_reward_scale(reward_scale)
+        self.encoder = None if encoder is None or getattr(encoder, "identity", False) else encoder
+        space = t0.observation_space if self.encoder is None else spaces.Box(
+            low=-np.inf, high=np.inf, shape=(self.encoder.size(t0.observation_space.shape[0]),), dtype=np.float32)
+        super().__init__(n, space, t0.action_space)
         self._obs = np.zeros((n,) + t0.observation_space.shape, np.float32)
         self._masks = np.zeros((n, t0.action_space.n), bool)
         self._ep_ret = np.zeros(n)
@@ -88,7 +107,12 @@ class TableVecEnv(MaskedVecEnv):
         self._ep_ret[:] = 0
         self._ep_len[:] = 0
         self.reset_infos = [{} for _ in range(self.num_envs)]
-        return self._obs.copy()
+        return self._observations()
+
+    def _observations(self) -> np.ndarray:
+        if self.encoder is None:
+            return self._obs.copy()
+        return self.encoder.encode_batch(self._obs.copy(), self._masks.copy())
 
     def step_async(self, actions: np.ndarray) -> None:
         self._actions = np.asarray(actions).reshape(self.num_envs)
@@ -110,7 +134,9 @@ class TableVecEnv(MaskedVecEnv):
             for j in range(self.L):
                 i = k * self.L + j
                 info = dict(out.infos[j])
-                info["terminal_observation"] = out.observations[j]["observation"]
+                term = out.observations[j]["observation"]
+                info["terminal_observation"] = term if self.encoder is None else np.concatenate(
+                    [np.asarray(term, np.float32), np.zeros(self.encoder.extra, np.float32)])
                 info["TimeLimit.truncated"] = out.truncated
                 info["episode"] = {"r": float(self._ep_ret[i]), "l": int(self._ep_len[i]),
                                    "t": round(time.time() - self._t0, 6)}
@@ -118,7 +144,9 @@ class TableVecEnv(MaskedVecEnv):
             self._ep_ret[sl] = 0
             self._ep_len[sl] = 0
             self._set(k, table.reset(self._rngs[k]))
-        return self._obs.copy(), rewards, dones, infos
+        if self.reward_scale != 1.0:
+            rewards = (rewards * self.reward_scale).astype(np.float32)
+        return self._observations(), rewards, dones, infos
 
     def action_masks(self) -> np.ndarray:
         """Legal actions of every slot: bool (num_envs, num_actions)."""
@@ -134,22 +162,24 @@ class TableVecEnv(MaskedVecEnv):
 
 
 def make_vec_env(game: str, num_tables: int, num_players, learner_seats: int, opponents,
-                 env_options: Optional[dict] = None, seed: int = 0, engine: str = "single") -> VecEnv:
+                 env_options: Optional[dict] = None, seed: int = 0, engine: str = "single", encoder: Any = None,
+                 reward_scale: float = 1.0) -> VecEnv:
     """The training ``VecEnv`` of ``num_tables`` tables of ``game``.
 
     ``engine="single"`` (default): a :class:`TableVecEnv` of single-game :class:`LearnerTable` objects
     (see :class:`LearnerTable` for the arguments); ``env_options`` default to ``illegal_action="raise"``
-    (training never plays an illegal move). ``engine="batched"``: the game's vector env over its
-    batched engine with the opponents as batch policies
-    (:func:`hod.training.batched_env.make_batched_vec_env`, same arguments).
+    (training never plays an illegal move). ``engine="batched"``: the learner vector env over the
+    game's batched engine with the opponents as batch policies
+    (:func:`hod.training.learner_env.make_learner_vec_env`, same arguments). ``encoder`` and
+    ``reward_scale``: the envs' options.
 
     Raises:
         ConfigError: unknown ``engine`` (legal values listed), or what the chosen builder raises.
     """
     if engine == "batched":
-
-        return make_batched_vec_env(game, num_tables, num_players, learner_seats, opponents, env_options, seed=seed)
+        return make_learner_vec_env(game, num_tables, num_players, learner_seats, opponents, env_options, seed=seed,
+                                    encoder=encoder, reward_scale=reward_scale)
     if engine != "single":
         raise ConfigError(f"engine={engine!r}; legal values: ['single', 'batched']")
     tables = [LearnerTable(game, num_players, learner_seats, opponents, env_options) for _ in range(num_tables)]
-    return TableVecEnv(tables, seed=seed)
+    return TableVecEnv(tables, seed=seed, encoder=encoder, reward_scale=reward_scale)

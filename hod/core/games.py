@@ -71,7 +71,6 @@ class GameInfo:
         rule_options: the engine's rule options with their defaults and rulings.
         batched_engine: ``"module:Class"`` of the batched engine (implements
             :class:`hod.core.engine.BatchedEngine`).
-        vector_env: ``"module:Class"`` of the game's own vectorized env (RLlib; the trainer uses hod.training.learner_env).
         rules_file: the rules text the game implements (under ``shared/rules/``).
         state_layout: the global-state layout (PettingZoo's ``state()``, for critics that see
             the whole position during training): flat float32 vector of ``state_layout.size``
@@ -98,7 +97,6 @@ class GameInfo:
     default_max_cycles: int
     rule_options: tuple[RuleOption, ...] = ()
     batched_engine: Optional[str] = None
-    vector_env: Optional[str] = None
     rules_file: str = ""
     state_layout: Optional[ObsLayout] = None
     state_encoder: Optional[str] = None

@@ -34,7 +34,6 @@ GAME = GameInfo(
         RuleOption("leftovers_to_last_runner", True, (True, False), "ronda_robada.txt, RULINGS R7"),
     ),
     batched_engine="robada_env.rules.batched:BatchedRobada",
-    vector_env="hod.training.robada_vector:RobadaVecEnv",
     rules_file="ronda_robada.txt",
     state_layout=STATE_LAYOUT,          # the global state (PettingZoo state()), version 1
     state_encoder="robada_env.rules.global_state:encode_state",

@@ -33,7 +33,6 @@ GAME = GameInfo(
     default_max_cycles=100,
     rule_options=(),
     batched_engine="tapeo_env.rules.batched:BatchedTapeo",
-    vector_env="hod.training.tapeo_vector:TapeoVecEnv",
     rules_file="tapeo.txt",
     state_layout=STATE_LAYOUT,          # the global state (PettingZoo state()), version 1
     state_encoder="tapeo_env.rules.global_state:encode_state",

@@ -1,7 +1,7 @@
 """The envs RLlib's env runners step: the fast path over our batched engines, and the per-agent path.
 
 Fast path (:class:`PoolVectorEnv`, one per env runner): a ``gymnasium.vector.VectorEnv`` over the
-game's batched training tables (:func:`hod.training.batched_env.make_learner_vector_env`: the same
+game's batched training tables (:func:`hod.training.learner_env.make_learner_vector_env`: the same
 tables, opponents and sampling scheme as the SB3 trainer's ``engine = "batched"``), opponents
 played inside the env in batch by the runner's replica of the self-play opponent pool
 (:class:`hod.training.pool.OpponentPool`), which the driver keeps in step
@@ -36,7 +36,7 @@ from gymnasium import spaces
 
 from hod.agents.encoders import get_encoder
 from hod.core.games import make_raw_env
-from hod.training.batched_env import make_learner_vector_env
+from hod.training.learner_env import make_learner_vector_env
 from hod.training.numpy_policy import NumpyPolicy
 from hod.training.pool import OpponentPool
 
