@@ -21,7 +21,7 @@ time goes"; a few per cent of a training step, the rest is the networks' arithme
   1, True)``), ``log_prob`` (``broadcast_tensors`` then ``gather``) and the masked ``entropy``,
   without the objects and checks;
 * the masks: read once per step from the env's own buffer (``action_masks()`` of a
-  :class:`hod.training.sb3_vec_env.MaskedVecEnv`) into the rollout buffer, not through
+  :class:`hod.training.learner_env.MaskedVecEnv`) into the rollout buffer, not through
   ``env_method`` and ``np.stack`` (other envs: sb3-contrib's ``get_action_masks``);
 * the update's minibatches: the flattened buffer is made torch tensors once per update (actions
   already ``long``, masks already ``bool``) and each minibatch is indexed from them, instead of
@@ -62,7 +62,7 @@ from sb3_contrib.common.maskable.utils import get_action_masks, is_masking_suppo
 from stable_baselines3.common.utils import explained_variance, obs_as_tensor
 from torch.nn import functional as F
 
-from .sb3_vec_env import MaskedVecEnv
+from .learner_env import MaskedVecEnv
 
 __all__ = ["FastMaskablePPO", "as_fast", "as_sb3_contrib", "masked_logits", "sample", "log_prob", "entropy", "CHECKED_SB3_CONTRIB"]
 
