@@ -203,3 +203,12 @@ def test_expert_iteration_refuses_a_state_critic():
     values["train"] = {"critic_input": "state", "engine": "batched", "players": [2], "tables": 2}
     with pytest.raises(ConfigError, match="critic_input='state'.*legal: 'observation'"):
         validate("tapeo", values)
+
+
+def test_the_rllib_trainer_refuses_a_state_critic():
+    pytest.importorskip("ray.rllib")
+    from hod.training.rllib.train import RLlibTrainer
+
+    cfg = smoke_config("tapeo", players=[2], engine="batched", tables=2, critic_input="state")
+    with pytest.raises(ConfigError, match="critic_input='state'.*legal: 'observation'"):
+        RLlibTrainer("tapeo", cfg, "runs/x", log=None)
