@@ -212,3 +212,28 @@ def test_the_rllib_trainer_refuses_a_state_critic():
     cfg = smoke_config("tapeo", players=[2], engine="batched", tables=2, critic_input="state")
     with pytest.raises(ConfigError, match="critic_input='state'.*legal: 'observation'"):
         RLlibTrainer("tapeo", cfg, "runs/x", log=None)
+
+
+def test_the_same_seed_starts_the_same_actor_and_leaves_torch_where_an_observation_critic_does():
+    from sb3_contrib import MaskablePPO
+
+    plain = LearnerVecEnv("tapeo", num_tables=2, num_players=2, seed=0)
+    env = LearnerVecEnv("tapeo", num_tables=2, num_players=2, seed=0, global_state=True)
+    kwargs = dict(net_arch=dict(pi=[32, 32], vf=[32, 32]))
+    a = MaskablePPO("MlpPolicy", plain, policy_kwargs=kwargs, seed=7, n_steps=8, batch_size=16)
+    draw_a = torch.rand(4)
+    policy, kw = critic_mod.policy_spec("state", 157, kwargs)
+    b = MaskablePPO(policy, env, policy_kwargs=kw, seed=7, n_steps=8, batch_size=16)
+    draw_b = torch.rand(4)
+    assert torch.equal(draw_a, draw_b)                         # the generator where MlpPolicy leaves it
+    sa, sb = a.policy.state_dict(), b.policy.state_dict()
+    for k in sa:
+        if k.startswith(("mlp_extractor.policy_net", "action_net")):
+            assert torch.equal(sa[k], sb[k]), k                # the same initial actor
+    assert sb["mlp_extractor.value_net.0.weight"].shape == (32, 157 + 159)
+    assert not sb["mlp_extractor.value_net.0.bias"].any()       # SB3's init: bias 0
+    # the optimizer covers every parameter, the widened layer included
+    assert sum(p.numel() for g in b.policy.optimizer.param_groups for p in g["params"]) == \
+        sum(p.numel() for p in b.policy.parameters())
+    assert any(p is b.policy.mlp_extractor.value_net[0].weight
+               for g in b.policy.optimizer.param_groups for p in g["params"])

@@ -107,15 +107,21 @@ def _split_extractor_class():
     class SplitMlpExtractor(MlpExtractor):
         """SB3's ``MlpExtractor`` whose actor reads the first ``actor_width`` features and whose
         critic reads them all (``feature_dim``). Same attributes (``policy_net``, ``value_net``,
-        ``latent_dim_pi``, ``latent_dim_vf``) and parameter names as SB3's."""
+        ``latent_dim_pi``, ``latent_dim_vf``) and parameter names as SB3's. Built as SB3's over
+        ``actor_width`` features (the same random draws as an observation critic's network);
+        :meth:`widen_critic` then gives the critic's first layer its ``feature_dim`` inputs."""
 
         def __init__(self, actor_width: int, feature_dim: int, net_arch, activation_fn, device) -> None:
-            super().__init__(feature_dim, net_arch=net_arch, activation_fn=activation_fn, device=device)
-            self.actor_width = int(actor_width)
-            first = self.policy_net[0]
+            super().__init__(actor_width, net_arch=net_arch, activation_fn=activation_fn, device=device)
+            self.actor_width, self.feature_dim = int(actor_width), int(feature_dim)
+
+        def widen_critic(self) -> nn.Linear:
+            """Replace the critic's first layer by a fresh ``Linear(feature_dim, width)``; returns it."""
+            first = self.value_net[0]
             if not isinstance(first, nn.Linear):   # net_arch is never empty here (the config's schema)
-                raise ValueError("the actor of a state critic needs at least one hidden layer")
-            self.policy_net[0] = nn.Linear(self.actor_width, first.out_features).to(first.weight.device)
+                raise ValueError("a state critic needs at least one hidden layer")
+            self.value_net[0] = nn.Linear(self.feature_dim, first.out_features).to(first.weight.device)
+            return self.value_net[0]
 
         def forward_actor(self, features):
             return self.policy_net(features[..., :self.actor_width])
@@ -124,6 +130,8 @@ def _split_extractor_class():
 
 
 def _policy_class():
+    import numpy as np
+    import torch
     from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 
     Split = _split_extractor_class()
@@ -132,6 +140,14 @@ def _policy_class():
         """sb3-contrib's ``MaskableActorCriticPolicy`` (flatten features, separate actor and critic
         MLPs) whose actor reads the first ``actor_width`` columns of the observation (the game's
         observation) and whose critic reads the whole row (observation, global state, seat).
+
+        Initialization: the network is first built and initialized exactly as SB3's ``MlpPolicy``
+        over ``actor_width`` inputs (the same torch random draws), then the critic's first layer
+        is replaced by a wider one, initialized as SB3 does (orthogonal, gain sqrt(2), bias 0)
+        inside ``torch.random.fork_rng`` (the generator is left as it was) and the optimizer is
+        built over the parameters. So with the same seed the actor starts with the weights of an
+        observation critic's run, and the torch generator (PPO's action sampling) is in the same
+        state after construction.
 
         Args:
             actor_width: the observation's size (after the encoder), int >= 1.
@@ -145,6 +161,14 @@ def _policy_class():
         def _build_mlp_extractor(self) -> None:
             self.mlp_extractor = Split(self.actor_width, self.features_dim, self.net_arch, self.activation_fn,
                                        self.device)
+
+        def _build(self, lr_schedule) -> None:
+            super()._build(lr_schedule)
+            with torch.random.fork_rng(devices=[]):
+                layer = self.mlp_extractor.widen_critic()
+                if self.ortho_init:
+                    self.init_weights(layer, gain=np.sqrt(2))
+            self.optimizer = self.optimizer_class(self.parameters(), lr=lr_schedule(1), **self.optimizer_kwargs)
 
         def _get_constructor_parameters(self) -> dict:
             return {**super()._get_constructor_parameters(), "actor_width": self.actor_width}
