@@ -315,3 +315,175 @@ def test_tapeo_state_through_pettingzoos_conversions():
         conv.reset(seed=1)
         assert conv.state_space.shape == (tgs.STATE_SIZE,)
         np.testing.assert_array_equal(conv.state(), direct.state())
+
+
+# ---------------------------------------------------------------- one definition: batches and positions
+# The batched engines' global_state() and the one-position encode_state are one function
+# (encode_state_batch; encode_state is it at B = 1). These tests play seeded random games in the
+# batched engine and in the single-game engine side by side (one seed, one game in both) and
+# require, at every step of every game, the batched rows, encode_state of the single game and the
+# layout's first implementation (the per-position Python code of version 1, kept below as the
+# oracle) to agree bit for bit: every table size, other decks/hand sizes/rounds (Tapeo), every
+# combination of the rule options (Ronda Robada).
+
+from itertools import product  # noqa: E402
+
+from hod.core.deal import draw_seeds  # noqa: E402
+from robada_env.rules import cards as rcards  # noqa: E402
+from robada_env.rules.batched import BatchedRobada, random_legal_actions  # noqa: E402
+from robada_env.rules.engine import Config as RConfig  # noqa: E402
+from robada_env.rules.engine import new_game as robada_new_game  # noqa: E402
+from tapeo_env.rules import observation as tobs  # noqa: E402
+from tapeo_env.rules.batched import BatchedTapeo  # noqa: E402
+
+
+def _old_tapeo_state(state) -> np.ndarray:
+    cfg = state.config
+    n = cfg.num_players
+    inv = tobs._inv_deck(cfg.deck)   # 1 / deck count per kind, the observation's
+    out = np.zeros(tgs.STATE_SIZE, np.float32)
+    out[tgs._NUM_PLAYERS + n - tgs.MIN_PLAYERS] = 1.0
+    if state.terminal:
+        out[tgs._GAME_OVER] = 1.0
+    else:
+        out[tgs._ROUND + state.round] = 1.0
+    out[tgs._PICK] = state.pick / (tgs.MAX_HAND_SIZE - 1)
+    out[tgs._HAND_SIZE] = state.cards_in_hand / tgs.MAX_HAND_SIZE
+    out[tgs._HANDS:tgs._HANDS + n * tgs._K] = (state.hands * inv).ravel()      # uint8 * float64: float64
+    out[tgs._BARS:tgs._BARS + n * tgs._K] = (state.bars * inv).ravel()
+    out[tgs._CHURROS:tgs._CHURROS + n] = state.churros_kept / tgs.CHURRO_SCALE
+    out[tgs._SCORES:tgs._SCORES + n] = state.scores_so_far() / tgs.SCORE_SCALE
+    out[tgs._UNDEALT:tgs._UNDEALT + tgs._K] = state.undealt * inv
+    return out
+
+
+def _old_robada_state(s) -> np.ndarray:
+    n = s.n
+    rank_of = [c % rgs._R for c in range(40)]
+    q = 1.0 / rgs.COPIES_PER_RANK
+    idx: list[int] = []
+    val: list[float] = []
+    add_i, add_v = idx.append, val.append
+
+    def counts(base: int, cards) -> None:        # cards of each rank among ``cards``, / 4
+        cnt = [0] * rgs._R
+        for c in cards:
+            cnt[rank_of[c]] += 1
+        for r, k in enumerate(cnt):
+            if k:
+                add_i(base + r); add_v(k * q)
+
+    add_i(rgs._O["num_players"] + n - rgs.MIN_PLAYERS); add_v(1.0)
+    cfg = s.config
+    for k, name in enumerate(rgs.RULE_FLAGS):
+        if getattr(cfg, name):
+            add_i(rgs._O["rules"] + k); add_v(1.0)
+    if not s.terminal:
+        add_i(rgs._O["to_act"] + s.current); add_v(1.0)
+    for i in range(n):
+        hand = s.hands[i]
+        if hand:
+            counts(rgs._O["hands"] + i * rgs._R, hand)
+            add_i(rgs._O["hand_sizes"] + i); add_v(len(hand) / rgs.CARDS_PER_DEAL)
+        pile = s.piles[i]
+        if pile:
+            add_i(rgs._O["pile_top"] + i * rgs._R + rank_of[pile[-1]]); add_v(1.0)
+            add_i(rgs._O["pile_size"] + i); add_v(len(pile) / rgs.DECK_SIZE)
+            add_i(rgs._O["pile_points"] + i); add_v(s.points[i] / rgs.TOTAL_POINTS)
+            counts(rgs._O["pile_ranks"] + i * rgs._R, pile)
+    counts(rgs._O["loose"], s.loose)
+    if s.run:
+        add_i(rgs._O["run_active"]); add_v(1.0)
+        add_i(rgs._O["run_start"] + s.run_start); add_v(1.0)
+        add_i(rgs._O["run_rank"] + s.run_rank); add_v(1.0)
+        if s.run_next != rgs.RUN_CLOSED:
+            add_i(rgs._O["run_next"] + s.run_next); add_v(1.0)
+        else:  # closed by the Ace after the Rey (R2)
+            add_i(rgs._O["run_closed"]); add_v(1.0)
+        counts(rgs._O["run_gathered"], s.run)
+        add_i(rgs._O["run_size"]); add_v(len(s.run) / rgs.DECK_SIZE)
+        add_i(rgs._O["run_points"]); add_v(sum(rcards.CARD_POINTS[c] for c in s.run) / rgs.TOTAL_POINTS)
+        for t in s.run_taken:
+            add_i(rgs._O["run_piles_taken"] + t); add_v(1.0)
+    if s.deck:
+        add_i(rgs._O["deck_left"]); add_v(len(s.deck) / rgs._DECK_MAX)
+        counts(rgs._O["deck_ranks"], s.deck)
+    if s.last_runner >= 0:
+        add_i(rgs._O["last_runner"] + s.last_runner); add_v(1.0)
+    out = np.zeros(rgs.STATE_SIZE, np.float32)
+    out.put(idx, val)
+    return out
+
+
+def _tapeo_lockstep(cfg, games, seed):
+    """Play ``games`` seeded games to the end in both engines; returns the positions compared."""
+    rng = np.random.default_rng(seed)
+    seeds = draw_seeds(rng, games)
+    eng = BatchedTapeo(cfg, games)
+    eng.reset(seeds=seeds)
+    singles = [tapeo_env.new_game(cfg, seed=int(s)) for s in seeds]
+    compared = 0
+    while True:
+        rows = eng.global_state()
+        assert rows.shape == (games, tgs.STATE_SIZE) and rows.dtype == np.float32
+        for b, s in enumerate(singles):
+            want = _old_tapeo_state(s)
+            np.testing.assert_array_equal(rows[b], want)
+            np.testing.assert_array_equal(tgs.encode_state(s), want)
+            compared += 1
+        live = np.flatnonzero(~eng.terminal)
+        if live.size == 0:
+            return compared
+        sub = live[::2] if live.size > 1 else live               # a subset: the games argument too
+        np.testing.assert_array_equal(eng.global_state(sub), rows[sub])
+        picks = eng.random_actions(rng=rng)[live]
+        eng.step(picks, games=live)
+        for a, b in enumerate(live):
+            tapeo_env.apply_actions(singles[b], [int(x) for x in picks[a]])
+
+
+@pytest.mark.parametrize("cfg", [tapeo_env.Config(num_players=n) for n in range(2, 7)]
+                         + [tapeo_env.Config(num_players=3, hand_size=5, num_rounds=2),
+                            tapeo_env.Config(num_players=2, deck=(14, 14, 4, 4, 4, 0, 8, 10, 6, 10))],
+                         ids=lambda c: f"{c.num_players}p-h{c.hand_size}-r{c.num_rounds}-d{sum(c.deck)}")
+def test_tapeo_batched_state_is_encode_state_bit_for_bit(cfg):
+    # every position of 12 whole games (3 rounds of up to 9 picks: ~28 positions each)
+    assert _tapeo_lockstep(cfg, 12, seed=cfg.num_players) >= 12 * (cfg.num_rounds * (cfg.hand_size - 1))
+
+
+def _robada_lockstep(cfg, games, seed):
+    rng = np.random.default_rng(seed)
+    seeds = draw_seeds(rng, games)
+    eng = BatchedRobada(cfg, games)
+    eng.reset(seeds=seeds)
+    singles = [robada_new_game(cfg, seed=int(s)) for s in seeds]
+    compared = 0
+    features = np.zeros(rgs.STATE_SIZE, bool)   # which entries ever were non-zero
+    while True:
+        rows = eng.global_state()
+        assert rows.shape == (games, rgs.STATE_SIZE) and rows.dtype == np.float32
+        features |= (rows != 0).any(0)
+        for b, s in enumerate(singles):
+            want = _old_robada_state(s)
+            np.testing.assert_array_equal(rows[b], want)
+            np.testing.assert_array_equal(rgs.encode_state(s), want)
+            compared += 1
+        if eng.terminal.all():
+            return compared, features
+        live = ~eng.terminal
+        acts = random_legal_actions(eng.legal_mask()[:, 0], rng)
+        eng.step(acts[:, None])
+        for b in np.flatnonzero(live):
+            apply_action(singles[b], int(acts[b]))
+
+
+@pytest.mark.parametrize("n", [2, 3, 4])
+@pytest.mark.parametrize("flags", list(product([True, False], repeat=3)), ids=lambda f: "".join("TF"[not x] for x in f))
+def test_robada_batched_state_is_encode_state_bit_for_bit(n, flags):
+    cfg = RConfig(num_players=n, **dict(zip(rgs.RULE_FLAGS, flags)))
+    compared, seen = _robada_lockstep(cfg, 6, seed=10 * n + sum(flags))
+    assert compared > 6 * 40                                    # whole games: dozens of decisions each
+    L = rgs.STATE_LAYOUT.offsets
+    # the run pieces, the piles and the deck were exercised, not only zeros
+    for piece in ("run_active", "run_gathered", "pile_top", "pile_ranks", "deck_ranks", "hands"):
+        assert seen[L[piece]].any(), piece

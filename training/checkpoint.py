@@ -9,12 +9,14 @@ carries its own model card. Loading one never unpickles anything and never runs 
   episode statistics (for the logs);
 * ``model_card.json``: the model card (:mod:`hod.agents.model_card`), also written next to the
   archive as ``NAME.json`` for people and tools; the network is rebuilt from its ``policy``
-  entry (``net_arch``, ``activation``) and sizes;
+  entry (``net_arch``, ``activation``), sizes and, for a state critic, its ``critic`` entry
+  (:mod:`hod.training.critic`: the critic reads ``extra`` more columns than the actor);
 * ``policy.npz``: ``policy.state_dict()`` of the ``MaskablePPO`` (actor, critic), one array per
   tensor;
 * ``optimizer.npz``: the optimizer's per-parameter state tensors (Adam's moments and step
   counts), as ``<parameter index>/<name>``;
-* ``observation_space.npz``: the bounds (``low``, ``high``) of the observation ``Box``;
+* ``observation_space.npz``: the bounds (``low``, ``high``) of the observation ``Box`` (the
+  learner env's rows: ``obs_size`` columns, plus the critic's ``extra`` for a state critic);
 * ``pool/<name>.npz``: the opponent pool's past snapshots (:class:`hod.training.pool.OpponentPool`),
   so that training resumes with the same pool.
 
@@ -53,6 +55,7 @@ from hod.agents import model_card
 from hod.agents.model_card import (ACTIVATIONS, MAX_FILE_BYTES, MAX_JSON_BYTES, MAX_LAYER_WIDTH, MAX_LAYERS,
                                    MAX_PARAMETERS, CheckpointError, check_network, parse_json, read_limited,
                                    validate_model_card)
+from .critic import card_extra, policy_spec
 from .npz import ArrayHeader, check_declared_sizes, check_member_count, npz_headers, read_arrays
 from .numpy_policy import NumpyPolicy
 
@@ -318,12 +321,18 @@ def policy_shapes(card: dict) -> dict[str, tuple[int, ...]]:
     ``MlpPolicy`` with a separate actor and critic, in its parameter order): for each of
     ``mlp_extractor.policy_net`` and ``mlp_extractor.value_net`` the Linear layers ``2k``
     (``weight`` (out, in), ``bias`` (out,)) of the chain ``obs_size -> net_arch``, then
-    ``action_net`` (num_actions, last) and ``value_net`` (1, last). Computed from the card alone
-    (call :func:`hod.agents.model_card.check_network` first)."""
+    ``action_net`` (num_actions, last) and ``value_net`` (1, last); a state critic's
+    ``value_net`` chain starts at ``obs_size + extra`` (:func:`hod.training.critic.card_extra`).
+    Computed from the card alone (call :func:`hod.agents.model_card.check_network` first).
+
+    Raises:
+        CheckpointError: a ``critic`` entry that does not fit the installed game's global state."""
     dims = [int(card["obs_size"]), *(int(w) for w in card["policy"]["net_arch"])]
+    extra = card_extra(card, "model card")
     out: dict[str, tuple[int, ...]] = {}
     for net in ("policy_net", "value_net"):
-        for i, (a, b) in enumerate(zip(dims, dims[1:])):
+        chain = dims if net == "policy_net" else [dims[0] + extra, *dims[1:]]
+        for i, (a, b) in enumerate(zip(chain, chain[1:])):
             out[f"mlp_extractor.{net}.{2 * i}.weight"] = (b, a)
             out[f"mlp_extractor.{net}.{2 * i}.bias"] = (b,)
     for head, width in (("action_net", int(card["num_actions"])), ("value_net", 1)):
@@ -368,6 +377,15 @@ def _policy_kwargs(card: dict, path) -> dict:
     pol = card["policy"]
     return dict(net_arch=dict(pi=list(pol["net_arch"]), vf=list(pol["net_arch"])),
                 activation_fn={"tanh": nn.Tanh, "relu": nn.ReLU}[pol["activation"]])
+
+
+def _policy(card: dict, path) -> tuple[Any, dict]:
+    """``(policy, policy_kwargs)`` of ``MaskablePPO`` for the card: ``MlpPolicy``, or the state
+    critic's policy (:func:`hod.training.critic.policy_spec`) when the card has a ``critic`` entry."""
+    kwargs = _policy_kwargs(card, path)
+    if card_extra(card, str(path)):
+        return policy_spec("state", int(card["obs_size"]), kwargs)
+    return "MlpPolicy", kwargs
 
 
 def _int_field(meta: dict, key: str, path) -> int:
@@ -416,8 +434,8 @@ def new_model(card: dict, observation_space, device: str = "cpu", source: str = 
     from gymnasium import spaces
     from sb3_contrib import MaskablePPO
 
-    model = MaskablePPO("MlpPolicy", None, policy_kwargs=_policy_kwargs(card, source), device=device,
-                        _init_setup_model=False, **ppo_kwargs)
+    policy, kwargs = _policy(card, source)
+    model = MaskablePPO(policy, None, policy_kwargs=kwargs, device=device, _init_setup_model=False, **ppo_kwargs)
     model.observation_space, model.action_space = observation_space, spaces.Discrete(card["num_actions"])
     model.n_envs = 1
     model._setup_model()
@@ -487,14 +505,15 @@ def load_checkpoint(path: str | os.PathLike, game: Optional[str] = None, num_pla
             except ValueError as e:
                 raise CheckpointError(f"{path}: pool snapshot {name!r} is unreadable (pickled objects are "
                                       f"refused): {e}") from e
-    policy_kwargs = _policy_kwargs(card, path)
+    policy, policy_kwargs = _policy(card, path)
+    width = obs_size + card_extra(card, path)   # the rows the model reads (the critic's extra columns too)
     steps = _int_field(meta, "num_timesteps", path)
     try:
         dtype = np.dtype(str(meta.get("observation_dtype", "float32")))
         if dtype.kind != "f":
             raise TypeError(f"dtype {dtype}")
         low, high = bounds["low"], bounds["high"]
-        if low.shape != (obs_size,) or high.shape != (obs_size,):
+        if low.shape != (width,) or high.shape != (width,):
             raise ValueError(f"bounds of shape {low.shape}/{high.shape}")
         obs_space = spaces.Box(low.astype(dtype), high.astype(dtype), dtype=dtype)
     except (TypeError, ValueError, KeyError) as e:
@@ -502,10 +521,10 @@ def load_checkpoint(path: str | os.PathLike, game: Optional[str] = None, num_pla
                               f"{obs_size}: {e}") from e
     if env is not None:
         shape, n = tuple(env.observation_space.shape), getattr(env.action_space, "n", None)
-        if shape != (obs_size,) or n != num_actions:
-            raise CheckpointError(f"{path}: the policy takes ({obs_size},)/{num_actions} observations/actions, "
+        if shape != (width,) or n != num_actions:
+            raise CheckpointError(f"{path}: the policy takes ({width},)/{num_actions} observations/actions, "
                                   f"but the environment has {shape}/{n}")
-        model = MaskablePPO("MlpPolicy", env, policy_kwargs=policy_kwargs, device=device, **ppo_kwargs)
+        model = MaskablePPO(policy, env, policy_kwargs=policy_kwargs, device=device, **ppo_kwargs)
     else:
         model = new_model(card, obs_space, device, path, **ppo_kwargs)
     import torch

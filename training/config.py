@@ -28,11 +28,12 @@ from hod.agents import model_card
 from hod.agents.encoders import get_encoder
 from hod.agents.model_card import MAX_LAYER_WIDTH, MAX_LAYERS, MAX_PARAMETERS, MAX_POOL_SNAPSHOTS, network_parameters
 from hod.core.errors import ConfigError
-from hod.core.games import check_player_counts, get_game
+from hod.core.games import check_player_counts, get_game, load_object
 from hod.core.rewards import REWARD_SCHEMES
 from hod.evaluation.schedule import MAX_GAMES
 from hod.evaluation.workers import MAX_WORKERS
 
+from .critic import CRITIC_INPUTS, critic_extra
 from .pool import WEIGHTINGS, batched_games, bot_player_counts, check_bot_names, check_observation_only
 
 #: File name of a game's training defaults, in the game's package folder.
@@ -335,7 +336,7 @@ class TrainingConfig(EvaluationConfig):
 
     Integers and booleans are strict (``1.5``, ``"3"``, ``true`` for an integer are refused); a
     float key takes an integer. Lists may be given as tuples. Keys added after the first configs
-    (``engine``, ``obs_encoder``, ``reward_scale``, ``[imitation]``, ``init_actor``) have defaults so that older
+    (``engine``, ``obs_encoder``, ``reward_scale``, ``[imitation]``, ``init_actor``, ``critic_input``) have defaults so that older
     configurations stored in checkpoints still load; every other key is required, and unknown
     keys are refused.
     """
@@ -367,6 +368,7 @@ class TrainingConfig(EvaluationConfig):
                     f"(MAX_LAYER_WIDTH), with at most {MAX_PARAMETERS:,} parameters in all (MAX_PARAMETERS, "
                     f"hod.agents.model_card)")
     activation: Literal["tanh", "relu"]
+    critic_input: Literal[CRITIC_INPUTS] = "observation"   # configs written before the key: the observation
     # [imitation]
     bc_teacher: Annotated[str, Strict()] = ""
     bc_teacher_options: dict[str, Any] = Field(default_factory=dict,
@@ -496,6 +498,22 @@ class TrainingConfig(EvaluationConfig):
         # the limit every loader (checkpoints, --resume, export) applies, checked where the value enters
         obs_size = get_encoder(self.obs_encoder, game).size(spec.layout.size)
         params = network_parameters(self.net_arch, obs_size, spec.num_actions)
+        if self.critic_input == "state":   # the critic's first layer reads the global state and the seat too
+            if self.engine != "batched":
+                raise ValueError(f"critic_input='state' needs engine='batched' (the batched engine computes the "
+                                 f"global state of every row); here engine={self.engine!r}; legal here: "
+                                 f"'observation'")
+            try:
+                params += critic_extra(game) * self.net_arch[0]
+            except ConfigError as e:
+                raise ValueError(str(e)) from None
+            if not hasattr(load_object(spec.batched_engine), "global_state"):
+                raise ValueError(f"critic_input='state': {game!r}'s batched engine computes no global state "
+                                 f"(global_state()); legal for {game!r}: 'observation'")
+            if self.bc_teacher:
+                raise ValueError(f"critic_input='state' with bc_teacher={self.bc_teacher!r}: the warm start's "
+                                 f"recorded decisions hold no global state for the critic; legal: "
+                                 f"critic_input='observation', or bc_teacher='' (init_actor works)")
         if params > model_card.MAX_PARAMETERS:
             raise ValueError(f"net_arch={self.net_arch}: a network of {params:,} parameters (actor and critic, "
                              f"observation {obs_size}, {spec.num_actions} actions); legal: at most "

@@ -250,6 +250,9 @@ def training_config(game: str, cfg: ExpertIterationConfig, iteration: int, playo
     """
     train = config_mod.override_keys(config_mod.load_config(game), cfg.train)
     flat = config_mod.flatten(train)
+    if flat.get("critic_input", "observation") != "observation":   # the distilled value head reads the observation
+        raise ConfigError(f"train critic_input={flat['critic_input']!r}: expert iteration distils the search into "
+                          f"a network whose critic reads the observation; legal: 'observation'")
     extra: dict[str, Any] = {"seed": int(cfg.seed + iteration) % (config_mod.SEED_MAX + 1), "bc_teacher": "",
                              "total_steps": int(total_steps or cfg.ppo_steps)}
     if cfg.search_opponent:

@@ -43,8 +43,11 @@ is dealt (uniformly or with ``opponent_weights``); :meth:`LearnerVecEnv.set_oppo
 every step it gives the source the finished games' results (PFSP).
 
 Options: ``encoder`` (:mod:`hod.agents.encoders`, features appended to every observation from
-the same step's masks) and ``reward_scale`` (a fixed factor on the rewards PPO sees;
-``info["episode"]["r"]`` stays in game units).
+the same step's masks), ``reward_scale`` (a fixed factor on the rewards PPO sees;
+``info["episode"]["r"]`` stays in game units) and ``global_state`` (off by default; on, or after
+:meth:`LearnerVecEnv.use_global_state`, every row, ``terminal_observation`` included, is followed
+by the game's global state, ``engine.global_state()`` once per step for the whole batch, and the
+one-hot learner seat of the row: the input of a state critic, :mod:`hod.training.critic`).
 
 Each step computes the learners' masks once, into one buffer (``action_masks()`` reads it), and
 writes the observations straight from the engines into a preallocated buffer. Finished games are
@@ -195,10 +198,12 @@ class LearnerVecEnv(MaskedVecEnv):
         encoder: an observation encoder (:class:`hod.agents.encoders.Encoder`) or None.
         reward_scale: a positive finite factor on the rewards returned.
         source: a :class:`hod.training.pool.BatchOpponents` to follow, or None.
+        global_state: append the global state and the seat one-hot to every row
+            (:meth:`use_global_state`).
         **engine_options: the engine's own options (Tapeo: ``round_rewards``; Ronda Robada: its
             rule options), checked by the engine.
 
-    Observation space Box float32 (obs_size + encoder extra,); action space Discrete(A);
+    Observation space Box float32 (obs_size + encoder extra [+ state size + max_players],); action space Discrete(A);
     ``action_masks()``: bool (num_envs, A), a view of the step's mask buffer (valid until the
     next step).
 
@@ -212,7 +217,8 @@ class LearnerVecEnv(MaskedVecEnv):
     def __init__(self, game: Any, num_tables: int = 64, num_players: int | Sequence[int] = 2,
                  learner_seats: int = 1, opponents: Any = None, opponent_weights: Optional[Sequence[float]] = None,
                  reward_scheme: str = "points", seed: Optional[int] = 0, encoder: Any = None,
-                 reward_scale: float = 1.0, source: Any = None, **engine_options: Any) -> None:
+                 reward_scale: float = 1.0, source: Any = None, global_state: bool = False,
+                 **engine_options: Any) -> None:
         info = self.info = _info(game)
         if info.batched_engine is None:
             raise ConfigError(f"{info.name!r} declares no batched engine; the learner env needs one")
@@ -261,8 +267,58 @@ class LearnerVecEnv(MaskedVecEnv):
         self.t0 = time.time()
         self._actions: Optional[np.ndarray] = None
         self.source = source
+        self.state_extra = 0          # columns of global state + seat one-hot after each row (use_global_state)
+        self._state: Optional[np.ndarray] = None
+        if global_state:
+            self.use_global_state()
         if source is not None:
             source.push_if_changed(self)
+
+    def use_global_state(self) -> None:
+        """From now on every row is ``[observation (width) | global state (S) | seat one-hot
+        (max_players)]``: the game's global state (seat-absolute, the batched engine's
+        ``global_state()``, float32 (tables, S), once per step per table size) and a 1 at the
+        row's learner seat; ``observation_space`` grows to match (bounds: the game's
+        ``state_high``, then 1). Call it before ``reset`` and before a model reads the space.
+
+        Raises:
+            ConfigError: a game that declares no global state or whose batched engine has no
+                ``global_state()`` (legal then: the observation alone).
+        """
+        info = self.info
+        if info.state_layout is None or not all(hasattr(s.engine, "global_state") for s in self.sizes):
+            raise ConfigError(f"{info.name!r}: no global state in its batched engine (global_state()); legal: "
+                              f"the observation alone (critic_input='observation')")
+        if self._state is not None:
+            return
+        S, P = int(info.state_layout.size), int(info.max_players)
+        high = np.asarray(importlib.import_module(info.package).raw_env.rules.state_high, np.float32)
+        space = self.observation_space
+        self.observation_space = spaces.Box(np.concatenate([space.low, np.zeros(S + P, np.float32)]),
+                                            np.concatenate([space.high, high, np.ones(P, np.float32)]),
+                                            dtype=np.float32)
+        self.state_extra = S + P
+        self._state = np.zeros((self.num_envs, S + P), np.float32)
+        for s in self.sizes:
+            try:
+                self._fill_state(s)
+            except RuntimeError:   # not dealt yet (before reset): reset fills it
+                pass
+
+    def _state_rows(self, s: _Size, games: Optional[np.ndarray], seats: np.ndarray) -> np.ndarray:
+        """float32 (G, L, S + P): the global state of ``games`` (None: all) of one size, one row
+        per learner of each game, then the one-hot of its seat (``seats`` int (G, L))."""
+        g = s.engine.global_state(games)
+        S = g.shape[1]
+        out = np.zeros((g.shape[0], seats.shape[1], self.state_extra), np.float32)
+        out[:, :, :S] = g[:, None, :]
+        G, L = seats.shape
+        out[np.arange(G)[:, None], np.arange(L)[None, :], S + seats] = 1.0
+        return out
+
+    def _fill_state(self, s: _Size) -> None:
+        seats = s.learner[:, None] if s.drawn else np.broadcast_to(np.arange(s.L), (s.tables, s.L))
+        self._state[s.slots] = self._state_rows(s, None, seats).reshape(s.tables * s.L, self.state_extra)
 
     # ---- opponents ---------------------------------------------------------------------------------
     def sync(self) -> bool:
@@ -369,6 +425,8 @@ class LearnerVecEnv(MaskedVecEnv):
         if s.drawn:     # every game waits for its learner: the deciding seat
             e.observe(out=self._obs[sl].reshape(s.tables, 1, self.obs_size))
             self._masks[sl] = e.legal_mask()[:, 0]
+            if self._state is not None:
+                self._fill_state(s)
             return
         if self._needs_obs and s.n > s.L:
             every = e.observe()                                   # (tables, n, obs): all seats decide
@@ -378,12 +436,15 @@ class LearnerVecEnv(MaskedVecEnv):
             e.observe(seats=range(s.L), out=self._obs[sl].reshape(s.tables, s.L, self.obs_size))
             s.opp_obs = None
         self._masks[sl] = e.legal_mask()[:, :s.L].reshape(-1, self.num_actions)
+        if self._state is not None:
+            self._fill_state(s)
 
     # ---- the VecEnv ---------------------------------------------------------------------------------
     def _observations(self) -> np.ndarray:
-        if self.encoder is None:
-            return self._obs.copy()
-        return self.encoder.encode_batch(self._obs, self._masks.view(bool))
+        obs = self._obs.copy() if self.encoder is None else self.encoder.encode_batch(self._obs, self._masks.view(bool))
+        if self._state is None:
+            return obs
+        return np.concatenate([obs, self._state], axis=1)
 
     def reset(self) -> np.ndarray:
         """Deal every game again (seeded by ``seed()`` before, as SB3 does; else the generators
@@ -494,6 +555,12 @@ class LearnerVecEnv(MaskedVecEnv):
                 for j in range(L):
                     info = infos[s.slots.start + int(k) * L + j]
                     info["terminal_observation"] = np.concatenate([info["terminal_observation"], pad])
+        if self._state is not None:   # the finished game's global state and the learner's seat
+            rows = self._state_rows(s, games, np.asarray(seats).reshape(len(games), L))
+            for a, k in enumerate(games):
+                for j in range(L):
+                    info = infos[s.slots.start + int(k) * L + j]
+                    info["terminal_observation"] = np.concatenate([info["terminal_observation"], rows[a, j]])
 
     def _step_simultaneous(self, s: _Size, actions: np.ndarray, rewards: np.ndarray, dones: np.ndarray,
                            infos: list) -> None:

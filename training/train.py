@@ -44,6 +44,7 @@ from hod.evaluation.tournament import WorkerDied
 from . import config as config_mod
 from .blas_threads import set_blas_threads
 from .checkpoint import load_checkpoint, read_checkpoint, save_checkpoint
+from .critic import card_entry, policy_spec
 from .curves import save_learning_curve
 from .diagnostics import policy_report, probe_positions
 from .evaluate import evaluate_policy, format_rows
@@ -114,10 +115,15 @@ class Trainer:
         if c.get("engine", "single") == "batched":   # one learner env: encoder and reward scale inside
             self.env = make_learner_vec_env(game, c["tables"], c["players"], c["learner_seats"], self.pool,
                                             env_opts, seed=c["seed"], encoder=self.encoder, reward_scale=scale)
+            if c.get("critic_input", "observation") == "state":   # rows: observation | global state | seat
+                self.env.use_global_state()
         else:
             self.env = make_vec_env(game, c["tables"], c["players"], c["learner_seats"], self.pool, env_opts,
                                     seed=c["seed"], engine=c.get("engine", "single"), encoder=self.encoder,
                                     reward_scale=scale)
+        #: the actor's input width (the observation after the encoder); the env's rows may be wider
+        #: (critic_input = "state": + global state + seat one-hot, hod.training.critic)
+        self.obs_size = int(self.env.observation_space.shape[0]) - int(getattr(self.env, "state_extra", 0))
         ppo_kwargs = dict(learning_rate=c["learning_rate"], n_steps=c["n_steps"], batch_size=c["batch_size"],
                           n_epochs=c["n_epochs"], gamma=c["gamma"], gae_lambda=c["gae_lambda"],
                           clip_range=c["clip_range"], ent_coef=c["ent_coef"], vf_coef=c["vf_coef"],
@@ -134,6 +140,11 @@ class Trainer:
                 raise CheckpointError(f"{resume}: the policy reads observations through encoder "
                                       f"{known.get('obs_encoder', 'none')!r}, not the configured "
                                       f"{self.encoder.name!r}; a resumed run keeps its encoder")
+            was = "state" if known.get("critic") else "observation"
+            if c.get("critic_input", "observation") != was:
+                raise CheckpointError(f"{resume}: the checkpoint's critic reads critic_input={was!r}, not the "
+                                      f"configured {c.get('critic_input', 'observation')!r}; a resumed run keeps "
+                                      f"its critic (legal: {was!r})")
             model, card, snaps = load_checkpoint(resume, game=game, env=self.env, device=c["device"], **ppo_kwargs)
             want = {"net_arch": list(c["net_arch"]), "activation": c["activation"]}
             if card.get("policy") != want:
@@ -155,7 +166,8 @@ class Trainer:
         else:
             act = {"tanh": nn.Tanh, "relu": nn.ReLU}[c["activation"]]
             policy_kwargs = dict(net_arch=dict(pi=list(c["net_arch"]), vf=list(c["net_arch"])), activation_fn=act)
-            self.model = FastMaskablePPO("MlpPolicy", self.env, policy_kwargs=policy_kwargs, seed=c["seed"],
+            policy, policy_kwargs = policy_spec(c.get("critic_input", "observation"), self.obs_size, policy_kwargs)
+            self.model = FastMaskablePPO(policy, self.env, policy_kwargs=policy_kwargs, seed=c["seed"],
                                          device=c["device"], **ppo_kwargs)
             self.imitation = self._warm_start() if c.get("bc_teacher") else None
             if c.get("init_actor"):   # the actor of an export or checkpoint; the critic stays fresh
@@ -232,7 +244,7 @@ class Trainer:
 
     def model_card(self) -> dict[str, Any]:
         """The model card of the current policy (schema in :mod:`hod.agents.model_card`)."""
-        return build_model_card(self.game, self.cfg, int(self.model.observation_space.shape[0]),
+        return build_model_card(self.game, self.cfg, self.obs_size,
                                 int(self.model.action_space.n), self.encoder.name, self.rules, "MaskablePPO", {
                                     "steps": int(self.model.num_timesteps),
                                     "seed": self.c["seed"],
@@ -346,9 +358,12 @@ def build_model_card(game: str, cfg: dict, obs_size: int, num_actions: int, enco
     """The model card of a policy trained with configuration ``cfg`` (schema in
     :mod:`hod.agents.model_card`): ``training`` holds the run's figures (``steps``, ``seed``,
     ``wall_clock_s``, ...; ``config`` is added), ``history`` the evaluation rows, ``pool`` the
-    opponent pool's description. Shared by the SB3 and the RLlib trainers."""
+    opponent pool's description; ``obs_size`` is the actor's input. With ``critic_input =
+    "state"`` the card has a ``critic`` entry (:func:`hod.training.critic.card_entry`); without,
+    none. Shared by the SB3 and the RLlib trainers."""
     c = config_mod.flatten(cfg)
-    return {
+    critic = card_entry(game, c.get("critic_input", "observation"), obs_size)
+    card = {
         "format": MODEL_CARD_FORMAT,
         "card_version": MODEL_CARD_VERSION,
         "game": game,
@@ -367,6 +382,9 @@ def build_model_card(game: str, cfg: dict, obs_size: int, num_actions: int, enco
         "libraries": library_versions(),
         "created": utc_now(),
     }
+    if critic is not None:
+        card["critic"] = critic
+    return card
 
 
 def evaluate_and_record(game: str, c: dict, policy, steps: int, out: Path, history: list, log=None) -> list[dict]:

@@ -641,6 +641,22 @@ class BatchedRobada:
         (default: the engine's own generator)."""
         return random_legal_actions(self.legal_mask(games)[:, 0], self.rng if rng is None else rng)
 
+    def global_state(self, games: Optional[Sequence[int]] = None) -> np.ndarray:
+        """The global state (PettingZoo's ``state()``, :mod:`robada_env.rules.global_state`) of each
+        game: float32 (G, STATE_SIZE), a new array, row ``g`` equal bit for bit to
+        ``encode_state`` of that game's position (:func:`~robada_env.rules.global_state.encode_state_batch`,
+        the one definition of the layout). Seat-absolute (seat 0 first).
+
+        Raises:
+            ConfigError: bad games.
+            RuntimeError: before the first :meth:`reset` (or :meth:`load_state`).
+        """
+        from .global_state import encode_state_batch   # global_state imports engine, which imports this module
+
+        self._check_reset()
+        g = None if games is None else check_games(games, self.batch_size)
+        return encode_state_batch(self._state, self.config, g)
+
     def random_actions(self, mask: Optional[np.ndarray] = None,
                        rng: Optional[np.random.Generator] = None) -> np.ndarray:
         """Uniformly random legal actions for ``mask`` (int8 (G, 1, NUM_ACTIONS); default: the

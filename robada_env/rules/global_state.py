@@ -19,12 +19,17 @@ the deck by 36, as in the observation, so every entry lies in ``[0, 1]``.
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Optional
+
 import numpy as np
 
 from hod.core.layout import ObsLayout, Piece
 
-from .cards import CARD_POINTS, COPIES_PER_RANK, DECK_SIZE, NUM_RANKS, TOTAL_POINTS
-from .engine import CARDS_PER_DEAL, LOOSE_AT_START, MAX_PLAYERS, MIN_PLAYERS, RUN_CLOSED, State
+from .cards import COPIES_PER_RANK, DECK_SIZE, NUM_RANKS, TOTAL_POINTS
+from .engine import CARDS_PER_DEAL, LOOSE_AT_START, MAX_PLAYERS, MIN_PLAYERS, RUN_CLOSED, Config, State
+
+if TYPE_CHECKING:
+    from .batched import BatchedRobadaState
 
 #: Version of the global-state layout; bump it whenever a piece changes.
 STATE_VERSION = 1
@@ -68,76 +73,88 @@ STATE_HIGH = np.ones(STATE_SIZE, np.float32)
 STATE_HIGH.setflags(write=False)
 
 
-#: Rank of each card id.
-_RANK_OF = tuple(c % _R for c in range(DECK_SIZE))
+def encode_state_batch(record: "BatchedRobadaState", config: Config, games: Optional[np.ndarray] = None,
+                       out: Optional[np.ndarray] = None) -> np.ndarray:
+    """The global state (the layout :data:`STATE_LAYOUT`) of every game of a batched state record:
+    the one definition of the layout, which :func:`encode_state` (one position) and the batched
+    engine (:meth:`robada_env.rules.batched.BatchedRobada.global_state`) both call.
+
+    Args:
+        record: a :class:`robada_env.rules.batched.BatchedRobadaState` of B games with ``n =
+            config.num_players`` seats (the fields of its table: ``hand_cnt``, ``pile_cnt`` int8
+            (B, n, 10), ``deck`` int8 (B, 40), ``deck_left``, ``current``, ``last_runner``, the
+            ``run_*`` fields, ``terminal`` bool (B,), ...).
+        config: the games' :class:`robada_env.rules.engine.Config` (player count, rule options).
+        games: int indices (G,) of the games to encode, or None (all B, G = B).
+        out: None, or a float32 (G, STATE_SIZE) buffer to write into (every entry is written).
+
+    Returns:
+        float32 (G, STATE_SIZE), entries in ``[0, 1]``: each value is the expression of the layout
+        table (e.g. ``count / 4``) computed in float64 and rounded once to float32 (ronda_robada.txt;
+        RULINGS R1-R9: the deck's ranks, not its order; no suits, R1).
+    """
+    n = config.num_players
+    sel = slice(None) if games is None else np.asarray(games, np.intp)
+    r = record
+    cur = r.current[sel].astype(np.int64)
+    G = cur.shape[0]
+    if out is None:
+        out = np.zeros((G, STATE_SIZE), np.float32)
+    else:
+        out[...] = 0.0
+    rows = np.arange(G)
+    q = 1.0 / COPIES_PER_RANK
+    out[:, _O["num_players"] + n - MIN_PLAYERS] = 1.0
+    for k, name in enumerate(RULE_FLAGS):
+        if getattr(config, name):
+            out[:, _O["rules"] + k] = 1.0
+    live = np.flatnonzero(~r.terminal[sel])
+    out[live, _O["to_act"] + cur[live]] = 1.0
+    out[:, _O["hands"]:_O["hands"] + n * _R] = r.hand_cnt[sel].reshape(G, n * _R) * q
+    out[:, _O["hand_sizes"]:_O["hand_sizes"] + n] = r.hand_size[sel] / CARDS_PER_DEAL
+    out[:, _O["loose"]:_O["loose"] + _R] = r.loose_cnt[sel] * q
+    top = r.pile_top[sel].astype(np.int64)                   # (G, n) card id, -1 empty
+    g_i, s_i = np.nonzero(top >= 0)
+    out[g_i, _O["pile_top"] + s_i * _R + top[g_i, s_i] % _R] = 1.0
+    out[:, _O["pile_size"]:_O["pile_size"] + n] = r.pile_size[sel] / DECK_SIZE
+    out[:, _O["pile_points"]:_O["pile_points"] + n] = r.pile_pts[sel] / TOTAL_POINTS
+    out[:, _O["pile_ranks"]:_O["pile_ranks"] + n * _R] = r.pile_cnt[sel].reshape(G, n * _R) * q
+    run = np.flatnonzero(r.run_active[sel])
+    if run.size:
+        out[run, _O["run_active"]] = 1.0
+        out[run, _O["run_start"] + r.run_start[sel][run].astype(np.int64)] = 1.0
+        out[run, _O["run_rank"] + r.run_rank[sel][run].astype(np.int64)] = 1.0
+        nxt = r.run_next[sel][run].astype(np.int64)
+        going = nxt != RUN_CLOSED
+        out[run[going], _O["run_next"] + nxt[going]] = 1.0
+        out[run[~going], _O["run_closed"]] = 1.0          # closed by the Ace after the Rey (R2)
+        out[run, _O["run_gathered"]:_O["run_gathered"] + _R] = r.run_cnt[sel][run] * q
+        out[run, _O["run_size"]] = r.run_size[sel][run] / DECK_SIZE
+        out[run, _O["run_points"]] = r.run_pts[sel][run] / TOTAL_POINTS
+        out[run, _O["run_piles_taken"]:_O["run_piles_taken"] + n] = r.run_taken[sel][run]
+    left = r.deck_left[sel].astype(np.int64)
+    out[:, _O["deck_left"]] = left / _DECK_MAX
+    deck = r.deck[sel].astype(np.int64) % _R                  # (G, 40) ranks in dealing order
+    still = np.arange(DECK_SIZE) >= DECK_SIZE - left[:, None]  # the cards not dealt yet
+    cnt = np.zeros((G, _R), np.int64)
+    np.add.at(cnt, (np.broadcast_to(rows[:, None], deck.shape)[still], deck[still]), 1)
+    out[:, _O["deck_ranks"]:_O["deck_ranks"] + _R] = cnt * q
+    lr = r.last_runner[sel].astype(np.int64)
+    who = np.flatnonzero(lr >= 0)
+    out[who, _O["last_runner"] + lr[who]] = 1.0
+    return out
 
 
 def encode_state(s: State) -> np.ndarray:
-    """The global state of ``s`` (the layout :data:`STATE_LAYOUT`), read from the engine state's
-    public fields (``hands``, ``loose``, ``piles``, ``points``, ``current``, ``run``,
-    ``run_start``, ``run_rank``, ``run_next``, ``run_taken``, ``deck``, ``last_runner``,
-    ``terminal``, ``config``).
+    """The global state of ``s`` (the layout :data:`STATE_LAYOUT`): :func:`encode_state_batch` of
+    its one-game record (``s.record``, a batch of one), so one position and a batch are encoded by
+    the same code.
 
     Args:
         s: the engine state (:class:`robada_env.rules.engine.State`), n = ``s.n`` seats.
 
     Returns:
-        float32 array of shape ``(STATE_SIZE,)`` (a fresh array), entries in ``[0, 1]``: each
-        value is the Python expression of the layout table (e.g. ``count / 4``) rounded once to
-        float32.
+        float32 array of shape ``(STATE_SIZE,)`` (a fresh array), entries in ``[0, 1]`` (the values
+        of :func:`encode_state_batch`).
     """
-    n = s.n
-    rank_of = _RANK_OF
-    q = 1.0 / COPIES_PER_RANK
-    idx: list[int] = []
-    val: list[float] = []
-    add_i, add_v = idx.append, val.append
-
-    def counts(base: int, cards) -> None:        # cards of each rank among ``cards``, / 4
-        cnt = [0] * _R
-        for c in cards:
-            cnt[rank_of[c]] += 1
-        for r, k in enumerate(cnt):
-            if k:
-                add_i(base + r); add_v(k * q)
-
-    add_i(_O["num_players"] + n - MIN_PLAYERS); add_v(1.0)
-    cfg = s.config
-    for k, name in enumerate(RULE_FLAGS):
-        if getattr(cfg, name):
-            add_i(_O["rules"] + k); add_v(1.0)
-    if not s.terminal:
-        add_i(_O["to_act"] + s.current); add_v(1.0)
-    for i in range(n):
-        hand = s.hands[i]
-        if hand:
-            counts(_O["hands"] + i * _R, hand)
-            add_i(_O["hand_sizes"] + i); add_v(len(hand) / CARDS_PER_DEAL)
-        pile = s.piles[i]
-        if pile:
-            add_i(_O["pile_top"] + i * _R + rank_of[pile[-1]]); add_v(1.0)
-            add_i(_O["pile_size"] + i); add_v(len(pile) / DECK_SIZE)
-            add_i(_O["pile_points"] + i); add_v(s.points[i] / TOTAL_POINTS)
-            counts(_O["pile_ranks"] + i * _R, pile)
-    counts(_O["loose"], s.loose)
-    if s.run:
-        add_i(_O["run_active"]); add_v(1.0)
-        add_i(_O["run_start"] + s.run_start); add_v(1.0)
-        add_i(_O["run_rank"] + s.run_rank); add_v(1.0)
-        if s.run_next != RUN_CLOSED:
-            add_i(_O["run_next"] + s.run_next); add_v(1.0)
-        else:  # closed by the Ace after the Rey (R2)
-            add_i(_O["run_closed"]); add_v(1.0)
-        counts(_O["run_gathered"], s.run)
-        add_i(_O["run_size"]); add_v(len(s.run) / DECK_SIZE)
-        add_i(_O["run_points"]); add_v(sum(CARD_POINTS[c] for c in s.run) / TOTAL_POINTS)
-        for t in s.run_taken:
-            add_i(_O["run_piles_taken"] + t); add_v(1.0)
-    if s.deck:
-        add_i(_O["deck_left"]); add_v(len(s.deck) / _DECK_MAX)
-        counts(_O["deck_ranks"], s.deck)
-    if s.last_runner >= 0:
-        add_i(_O["last_runner"] + s.last_runner); add_v(1.0)
-    out = np.zeros(STATE_SIZE, np.float32)
-    out.put(idx, val)
-    return out
+    return encode_state_batch(s.record, s.config)[0]

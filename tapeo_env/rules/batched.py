@@ -49,6 +49,7 @@ from hod.core.rewards import REWARD_SCHEMES, final_rewards_batch
 from . import kernels
 from .cards import NUM_KINDS, deck_cards, kind_name
 from .engine import Config
+from .global_state import encode_state_batch
 from .observation import OBS_SIZE, _inv_deck
 
 _K = NUM_KINDS
@@ -388,6 +389,20 @@ class BatchedTapeo:
         driver(s.hands, s.bars, s.churros_kept, s.round_scores, s.round, s.pick, g, S, self.hand_size,
                self._lut, self._inv, self._deck64, out)
         return out
+
+    def global_state(self, games: Optional[np.ndarray] = None) -> np.ndarray:
+        """The global state (PettingZoo's ``state()``, :mod:`tapeo_env.rules.global_state`) of each
+        game: float32 (G, STATE_SIZE), a new array, row ``g`` equal bit for bit to
+        ``encode_state`` of that game's position (:func:`~tapeo_env.rules.global_state.encode_state_batch`,
+        the one definition of the layout). Seat-absolute (seat 0 first).
+
+        Raises:
+            ConfigError: bad games.
+            RuntimeError: before the first :meth:`reset` (or :meth:`load_state`).
+        """
+        self._check_reset()
+        g = None if games is None else check_games(games, self.batch_size)
+        return encode_state_batch(self._state, self.config, g)
 
     def random_actions(self, mask: Optional[np.ndarray] = None,
                        rng: Optional[np.random.Generator] = None) -> np.ndarray:

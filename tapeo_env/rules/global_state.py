@@ -19,7 +19,7 @@ as in the observation, so every entry lies in ``[0, STATE_HIGH]`` (1, except the
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Optional
 
 import numpy as np
 
@@ -29,7 +29,8 @@ from .cards import MAX_HAND_SIZE, MAX_PLAYERS, MIN_PLAYERS, NUM_KINDS
 from .observation import SCORE_HIGH, SCORE_SCALE, _inv_deck
 
 if TYPE_CHECKING:
-    from .engine import State
+    from .batched import BatchedState
+    from .engine import Config, State
 
 #: Version of the global-state layout; bump it whenever a piece changes.
 STATE_VERSION = 1
@@ -62,34 +63,63 @@ STATE_HIGH = _HIGH
 
 
 def encode_state(state: "State") -> np.ndarray:
-    """The global state of ``state`` (the layout :data:`STATE_LAYOUT`), read from the engine
-    state's public attributes (``hands``, ``bars``, ``churros_kept``, ``undealt``, ``round``,
-    ``pick``, ``scores_so_far()``, ``cards_in_hand``, ``terminal``, ``config``).
+    """The global state of ``state`` (the layout :data:`STATE_LAYOUT`): :func:`encode_state_batch`
+    of its one-game record (``state.record``, a batch of one), so one position and a batch are
+    encoded by the same code.
 
     Args:
         state: the engine state (:class:`tapeo_env.rules.engine.State`), n = its player count.
 
     Returns:
-        float32 array of shape ``(STATE_SIZE,)`` (a fresh array), entries in ``[0, STATE_HIGH]``;
-        each count ``c`` of a kind with ``d`` tapas in the deck is ``c * (1 / d)`` computed in
-        float64 and rounded once to float32 (0 for a kind the deck lacks).
+        float32 array of shape ``(STATE_SIZE,)`` (a fresh array), entries in ``[0, STATE_HIGH]``
+        (the values of :func:`encode_state_batch`).
     """
-    cfg = state.config
-    n = cfg.num_players
-    inv = _inv_deck(cfg.deck)   # 1 / deck count per kind, the observation's
-    out = np.zeros(STATE_SIZE, np.float32)
-    out[_NUM_PLAYERS + n - MIN_PLAYERS] = 1.0
-    if state.terminal:
-        out[_GAME_OVER] = 1.0
+    return encode_state_batch(state.record, state.config)[0]
+
+
+def encode_state_batch(record: "BatchedState", config: "Config", games: Optional[np.ndarray] = None,
+                       out: Optional[np.ndarray] = None) -> np.ndarray:
+    """The global state (the layout :data:`STATE_LAYOUT`) of every game of a batched state record:
+    the one definition of the layout, which :func:`encode_state` (one position) and the batched
+    engine (:meth:`tapeo_env.rules.batched.BatchedTapeo.global_state`) both call.
+
+    Args:
+        record: a :class:`tapeo_env.rules.batched.BatchedState` of B games with ``n =
+            config.num_players`` seats (``hands``, ``bars`` uint8 (B, n, K), ``churros_kept``
+            uint8 (B, n), ``undealt`` uint8 (B, K), ``round_scores`` int16 (B, R, n), ``round``,
+            ``pick`` int8 (B,)).
+        config: the games' :class:`tapeo_env.rules.engine.Config` (deck, hand size, rounds).
+        games: int indices (G,) of the games to encode, or None (all B, G = B).
+        out: None, or a float32 (G, STATE_SIZE) buffer to write into (every entry is written).
+
+    Returns:
+        float32 (G, STATE_SIZE), entries in ``[0, STATE_HIGH]``; each count ``c`` of a kind with
+        ``d`` tapas in the deck is ``c * (1 / d)`` computed in float64 and rounded once to float32
+        (0 for a kind the deck lacks); ``pick / 9``, ``hand size / 10``, ``churros / 30`` and
+        ``scores / 100`` likewise (tapeo.txt 'The hand and the bar', 'End'; RULINGS T1-T10).
+    """
+    n = config.num_players
+    sel = slice(None) if games is None else np.asarray(games, np.intp)
+    rnd = record.round[sel].astype(np.int64)
+    pick = record.pick[sel].astype(np.int64)
+    G = rnd.shape[0]
+    if out is None:
+        out = np.zeros((G, STATE_SIZE), np.float32)
     else:
-        out[_ROUND + state.round] = 1.0
-    out[_PICK] = state.pick / (MAX_HAND_SIZE - 1)
-    out[_HAND_SIZE] = state.cards_in_hand / MAX_HAND_SIZE
-    out[_HANDS:_HANDS + n * _K] = (state.hands * inv).ravel()      # uint8 * float64: float64
-    out[_BARS:_BARS + n * _K] = (state.bars * inv).ravel()
-    out[_CHURROS:_CHURROS + n] = state.churros_kept / CHURRO_SCALE
-    out[_SCORES:_SCORES + n] = state.scores_so_far() / SCORE_SCALE
-    out[_UNDEALT:_UNDEALT + _K] = state.undealt * inv
+        out[...] = 0.0
+    inv = _inv_deck(config.deck)   # 1 / deck count per kind, the observation's
+    over = rnd >= config.num_rounds
+    out[:, _NUM_PLAYERS + n - MIN_PLAYERS] = 1.0
+    out[over, _GAME_OVER] = 1.0
+    live = np.flatnonzero(~over)
+    out[live, _ROUND + rnd[live]] = 1.0
+    out[:, _PICK] = pick / (MAX_HAND_SIZE - 1)
+    out[:, _HAND_SIZE] = np.where(over, 0, config.hand_size - pick) / MAX_HAND_SIZE
+    out[:, _HANDS:_HANDS + n * _K] = (record.hands[sel] * inv).reshape(G, n * _K)   # uint8 * float64: float64
+    out[:, _BARS:_BARS + n * _K] = (record.bars[sel] * inv).reshape(G, n * _K)
+    out[:, _CHURROS:_CHURROS + n] = record.churros_kept[sel] / CHURRO_SCALE
+    out[:, _SCORES:_SCORES + n] = record.round_scores[sel].sum(axis=1, dtype=np.int64) / SCORE_SCALE
+    out[:, _UNDEALT:_UNDEALT + _K] = record.undealt[sel] * inv
     return out
 
 

@@ -148,7 +148,7 @@ class RLlibTrainer:
 
     Raises:
         ConfigError: an invalid configuration (the schema), a key the RLlib trainer does not
-            support (``bc_teacher``), ``engine`` other than ``"batched"`` on the fast path,
+            support (``bc_teacher``, ``critic_input = "state"``), ``engine`` other than ``"batched"`` on the fast path,
             bad ``path``/``env_runners``/``learners``/``num_cpus``, ``num_cpus`` with ``address``,
             or env runners and learners that need more CPUs than the local Ray's
             (:func:`cpus_needed`); CheckpointError: an unusable ``resume``.
@@ -182,6 +182,9 @@ class RLlibTrainer:
         if c.get("bc_teacher"):
             raise ConfigError(f"bc_teacher={c['bc_teacher']!r}: the RLlib trainer has no behaviour-cloning warm "
                               f"start; legal: '' (use python -m hod.training.train for it)")
+        if c.get("critic_input", "observation") != "observation":
+            raise ConfigError(f"critic_input={c['critic_input']!r}: the RLlib trainer's module has no whole-state "
+                              f"critic; legal: 'observation' (use python -m hod.training.train for 'state')")
         if path == "fast" and c.get("engine", "single") != "batched":
             raise ConfigError(f"engine={c.get('engine')!r}: the RLlib fast path steps the batched engine; legal: "
                               f"'batched' (or --path per-agent)")
