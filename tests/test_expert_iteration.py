@@ -84,6 +84,63 @@ def test_search_targets_refuse_values_on_illegal_actions_and_bad_shapes():
         X.value_targets(np.zeros((1, 2)), np.zeros(1), "argmax")
 
 
+
+def test_clarity_weights_from_hand_worked_gaps():
+    q = np.array([[0.9, 0.7, NAN],      # gap 0.2 = one noise: erf(1 / sqrt 2) = 0.682689
+                  [0.5, 0.5, 0.2],      # the two best tie: 0
+                  [NAN, NAN, NAN],      # played without search: 1
+                  [NAN, 0.3, NAN]])     # one candidate only: 1
+    w = X.clarity_weights(q, 0.2)
+    # raw [0.682689, 0, 1, 1], mean 2.682689 / 4 = 0.670672
+    assert w == pytest.approx([0.682689 / 0.670672, 0, 1 / 0.670672, 1 / 0.670672], abs=1e-5)
+    assert w.dtype == np.float32 and w.mean() == pytest.approx(1.0)
+    # two noises: erf(2 / sqrt 2) = 0.954500; the row is the only one, so its weight is 1 after scaling
+    assert X.clarity_weights(np.array([[0.9, 0.5]]), 0.2).tolist() == [1.0]
+    assert X.clarity_weights(np.array([[0.9, 0.5], [0.9, 0.9]]), 0.2) == pytest.approx([2.0, 0.0])
+    assert X.clarity_weights(np.array([[0.9, 0.9]]), 0.2).tolist() == [1.0]   # nothing to weigh: all 1
+
+
+@pytest.mark.parametrize("noise", [0, -0.1, NAN, math.inf, True, "0.1"])
+def test_clarity_weights_refuse_bad_noise(noise):
+    with pytest.raises(ConfigError, match="legal values are finite numbers > 0"):
+        X.clarity_weights(np.zeros((1, 2)), noise)
+
+
+def _tiny_model():
+    from sb3_contrib import MaskablePPO
+
+    from hod.training.single_agent import SingleAgentEnv
+
+    env = SingleAgentEnv("robada", num_players=2, opponents="random")
+    return MaskablePPO("MlpPolicy", env, seed=0, policy_kwargs=dict(net_arch=[16, 16]))
+
+
+def test_distillation_weights_scale_each_decisions_policy_loss():
+    import torch
+
+    from hod.training.imitation import behaviour_clone, collect_teacher_decisions
+
+    data = collect_teacher_decisions("robada", "greedy", [2], 64, seed=2)
+
+    def fit(weight, vf_coef=0.5):
+        model = _tiny_model()
+        d = dict(data) if weight is None else {**data, "weight": weight}
+        behaviour_clone(model, d, epochs=2, learning_rate=1e-3, batch_size=32, vf_coef=vf_coef, seed=0)
+        return [p.detach().clone() for p in model.policy.parameters()]
+
+    start = [p.detach().clone() for p in _tiny_model().policy.parameters()]
+    plain = fit(None)
+    ones = fit(np.ones(64, np.float32))
+    assert all(torch.equal(a, b) for a, b in zip(plain, ones))          # weight 1: bit for bit unweighted
+    zeros = fit(np.zeros(64, np.float32), vf_coef=0.0)               # no loss at all: Adam steps of 0
+    assert all(torch.equal(a, b) for a, b in zip(start, zeros))
+    moved = fit(np.ones(64, np.float32), vf_coef=0.0)
+    assert not all(torch.equal(a, b) for a, b in zip(start, moved))
+    with pytest.raises(ConfigError, match="finite numbers >= 0"):
+        fit(np.full(64, -1.0, np.float32))
+    with pytest.raises(ConfigError, match=r"must be \(N,\)"):
+        fit(np.ones(63, np.float32))
+
 # ---- the search bot's choice with its values --------------------------------------------------------
 def test_decide_plays_what_act_plays_and_returns_the_values():
     import tapeo_env
@@ -140,6 +197,7 @@ def test_training_config_search_heuristic_needs_single_tables():
     ("tapeo", {"teacher": "expert"}, "legal values are the bots of tapeo that give action values: ['search']"),
     ("robada", {"own_playout": True}, "takes no playout network"),
     ("tapeo", {"temperature": 0.0}, "temperature=0.0"),
+    ("robada", {"clarity_noise": -0.1}, "clarity_noise=-0.1"),
     ("tapeo", {"value_target": "argmax"}, "legal values: 'search' or 'return'"),
     ("tapeo", {"search_opponent": "greedy"}, "legal values are \"\" or the search bots"),
     ("tapeo", {"init": "no/such/file.onnx"}, "an existing .zip checkpoint or .onnx export"),

@@ -307,9 +307,9 @@ def test_the_v2_encoder_names_its_layout():
     assert get_encoder("robada_plans").layout_version is None and get_encoder("none").layout_version is None
 
 
-@pytest.mark.parametrize("name, layout", [("robada_v2_distilled", 1), ("robada_v3_search", 2)])
+@pytest.mark.parametrize("name, layout", [("robada_v2_distilled", 1), ("robada_v3_search", 2), ("robada_v4_s32", 2)])
 def test_the_v2_candidate_network_reads_the_env_v2_observation_and_the_mask_only(name, layout):
-    """agents/candidates/robada_v2_distilled.onnx and robada_v3_search.onnx (docs/results.md, not
+    """agents/candidates/robada_v2_distilled.onnx, robada_v3_search.onnx, robada_v4_s32.onnx (docs/results.md, not
     registered): onnxruntime alone on the env's observation_version=2 vector and mask plays what
     the project's player of the export (OnnxPolicy, encoder robada_v2 on the v1 observation)
     plays. The v3 export's card names layout 2 (the v2 one was exported before exports did)."""

@@ -20,7 +20,9 @@ with PIMC search as the expert):
    carry the search, docs/results.md run l), and the value head to the search's value of the
    position (:func:`value_targets`), with :func:`hod.training.imitation.behaviour_clone`,
    starting from the current network (iteration 0: ``init``, a checkpoint or an ONNX export's
-   actor, or a fresh network).
+   actor, or a fresh network). With ``policy_prior`` the targets improve the current policy
+   (:func:`search_targets`); with ``clarity_noise`` > 0 each decision's policy loss is weighted by
+   how clearly its best candidate beats the second at that noise (:func:`clarity_weights`).
 3. **PPO fine-tuning.** ``ppo_steps`` more MaskablePPO steps (:class:`hod.training.train.Trainer`,
    the game's training configuration with the ``train`` overrides) against the self-play pool,
    which also holds ``search_opponent`` at a small budget (a search bot as a training opponent
@@ -40,6 +42,7 @@ from __future__ import annotations
 import argparse
 import inspect
 import json
+import math
 import sys
 import time
 from pathlib import Path
@@ -163,6 +166,45 @@ def value_targets(action_values: np.ndarray, returns: np.ndarray, kind: str, rew
 VALUE_TARGETS = ("search", "return")
 
 
+def clarity_weights(action_values: np.ndarray, noise: float) -> np.ndarray:
+    """Weights of the decisions in the distillation's policy loss: how clearly the search's best
+    candidate beats the second, given the noise of the values.
+
+    A searched decision whose two best values ``q1 >= q2`` differ by ``gap = q1 - q2`` gets
+    ``erf(gap / (noise * sqrt(2)))`` (``= 2 Phi(gap / noise) - 1``: 0 for a tie, 0.6827 for a gap of
+    one ``noise``, 0.9545 for two), ``noise`` the standard error of that difference (value
+    units; docs/results.md measures it for Ronda Robada ``search``). Decisions with fewer than
+    two searched candidates (a lone candidate played without search) get 1. The weights are then
+    divided by their mean, so the loss keeps its scale.
+
+    Args:
+        action_values: float (N, A), the candidates' values and NaN elsewhere.
+        noise: the standard error of a difference of two candidates' values, a finite number > 0.
+
+    Returns:
+        float32 (N,), mean 1 (all 1 when every decision has a weight of 0 or there is none to
+        weigh). E.g. values [[0.9, 0.7], [0.5, 0.5], [NaN, NaN]] with noise 0.2: raw weights
+        erf(0.2 / (0.2 * sqrt 2)) = 0.682689, 0 and 1, mean 0.560896, so [1.217139, 0, 1.782861].
+
+    Raises:
+        ConfigError: a noise that is not a finite number > 0, or values that are not (N, A).
+    """
+    if isinstance(noise, bool) or not isinstance(noise, (int, float, np.integer, np.floating)) \
+            or not np.isfinite(noise) or noise <= 0:
+        raise ConfigError(f"clarity_noise={noise!r}: legal values are finite numbers > 0 (0 in the config: off)")
+    q = np.asarray(action_values, np.float64)
+    if q.ndim != 2:
+        raise ConfigError(f"action_values {q.shape} must be (N, A)")
+    top2 = -np.sort(-np.where(np.isfinite(q), q, -np.inf), axis=1)[:, :2] if q.shape[1] >= 2 \
+        else np.full((len(q), 2), -np.inf)
+    two = np.isfinite(top2).all(axis=1)
+    w = np.ones(len(q), np.float64)
+    scale = float(noise) * math.sqrt(2.0)
+    w[two] = [math.erf(g / scale) for g in (top2[two, 0] - top2[two, 1]).tolist()]
+    mean = w.mean() if len(w) else 0.0
+    return (w / mean if mean > 0 else np.ones(len(q))).astype(np.float32)
+
+
 def policy_logits(model: Any, observation: np.ndarray, action_mask: np.ndarray) -> np.ndarray:
     """The masked logits (float64 (N, A), illegal actions at -1e8) of ``model``'s policy (an
     sb3-contrib MaskablePPO) on network inputs ``observation`` (N, obs_size)."""
@@ -197,6 +239,7 @@ class ExpertIterationConfig(BaseModel):
     temperature: Annotated[float, Strict()] = Field(gt=0.0, description="a finite number > 0")
     value_target: Literal[VALUE_TARGETS] = "search"
     policy_prior: Annotated[bool, Strict()] = False
+    clarity_noise: Annotated[float, Strict()] = Field(0.0, ge=0.0, description="a finite number >= 0 (0: off)")
     distil_epochs: PositiveInt
     distil_learning_rate: Annotated[float, Strict()] = Field(gt=0.0, le=1.0, description="a number in (0, 1]")
     ppo_steps: PositiveInt
@@ -364,11 +407,14 @@ class ExpertIteration:
                                                    cfg.temperature, prior)
             data["value_target"] = value_targets(data["action_values"], data["value_target"], cfg.value_target,
                                                  c.get("reward_scale", 1.0))
+            if cfg.clarity_noise > 0:
+                data["weight"] = clarity_weights(data["action_values"], cfg.clarity_noise)
             stats = behaviour_clone(trainer.model, data, cfg.distil_epochs, cfg.distil_learning_rate,
                                     batch_size=c["batch_size"], vf_coef=c["vf_coef"], seed=seed_k)
             distil = {"teacher": cfg.teacher, "teacher_options": teacher_opts, "decisions": cfg.decisions,
                       "searched": int(searched.sum()), "temperature": cfg.temperature,
                       "value_target": cfg.value_target, "policy_prior": cfg.policy_prior,
+                      "clarity_noise": cfg.clarity_noise,
                       "epochs": cfg.distil_epochs,
                       "collect_s": round(collect_s, 1), **stats}
             trainer.imitation = {"expert_iteration": k, **distil}

@@ -341,7 +341,9 @@ def behaviour_clone(model: Any, data: dict[str, np.ndarray], epochs: int, learni
 
     Args:
         model: the MaskablePPO model (its policy is trained in place).
-        data: the output of :func:`collect_teacher_decisions`, optionally with ``"policy_target"``.
+        data: the output of :func:`collect_teacher_decisions`, optionally with ``"policy_target"``
+            and ``"weight"`` (float (N,) >= 0: each decision's policy loss is multiplied by it, e.g.
+            :func:`hod.training.expert_iteration.clarity_weights`; the value loss is not).
         epochs: passes over the data.
         learning_rate: Adam step size.
         batch_size: minibatch size.
@@ -354,7 +356,8 @@ def behaviour_clone(model: Any, data: dict[str, np.ndarray], epochs: int, learni
         teacher's action).
 
     Raises:
-        ConfigError: epochs < 1 or empty data.
+        ConfigError: epochs < 1 or empty data, or a ``weight`` of another length or with a
+            negative or non-finite entry.
     """
     import torch
 
@@ -370,6 +373,12 @@ def behaviour_clone(model: Any, data: dict[str, np.ndarray], epochs: int, learni
     targ = torch.as_tensor(data["value_target"], device=dev)
     soft = data.get("policy_target")
     soft = None if soft is None else torch.as_tensor(np.asarray(soft, np.float32), device=dev)
+    weight = data.get("weight")
+    if weight is not None:
+        weight = np.asarray(weight, np.float32)
+        if weight.shape != (len(data["action"]),) or not (np.isfinite(weight) & (weight >= 0)).all():
+            raise ConfigError(f"weight {weight.shape} must be (N,) = ({len(data['action'])},) finite numbers >= 0")
+        weight = torch.as_tensor(weight, device=dev)
 
     def losses(sl):
         """(policy loss per row, values) of the rows ``sl``."""
@@ -389,6 +398,8 @@ def behaviour_clone(model: Any, data: dict[str, np.ndarray], epochs: int, learni
         for s in range(0, n, batch_size):
             idx = torch.as_tensor(order[s:s + batch_size], device=dev)
             pi_loss, values = losses(idx)
+            if weight is not None:
+                pi_loss = pi_loss * weight[idx]
             loss = pi_loss.mean() + vf_coef * torch.mean((values - targ[idx]) ** 2)
             opt.zero_grad()
             loss.backward()
