@@ -15,7 +15,7 @@ from hod.apps.play_robada import main as robada_main
 from hod.apps.play_tapeo import main as tapeo_main
 from hod.benchmarks.ladder import main as ladder_main
 from hod.core.errors import ConfigError
-from hod.evaluation.ladder import ladder_entries, run_ladder, table_plan
+from hod.evaluation.ladder import label_overlaps, ladder_entries, run_ladder, table_plan
 
 
 @pytest.fixture(scope="module")
@@ -69,6 +69,42 @@ def test_labels_follow_the_documented_rule(tiny):
     assert label_for(2.0, 0.0, 3.0) == "hard"
     assert label_for(-5.0, 0.0, 3.0) == "easy"
     assert label_for(1.0, 1.0, 1.0) == "easy"   # nobody beats random: nothing is harder than easy
+
+
+def test_label_overlaps_worked_by_hand():
+    names = ["a", "b", "c", "d"]
+    mus, lows, highs = [30.0, 20.0, 10.0, 0.0], [26.0, 17.0, 8.0, -3.0], [34.0, 23.0, 17.0, 3.0]
+    first = ["hard", "medium", "easy", "easy"]
+    easy_medium, medium_hard = label_overlaps(names, mus, lows, highs, first)
+    # easy's strongest is c (10 > 0); its high 17 reaches b's low 17 (equal counts, as in separate_labels)
+    assert easy_medium == {"lower": "easy", "upper": "medium", "lower_bot": "c", "upper_bot": "b",
+                           "lower_interval": [8.0, 17.0], "upper_interval": [17.0, 23.0], "gap": 10.0,
+                           "overlap": True, "games_factor": pytest.approx(0.5625)}   # widths 9 + 6 = 15; (15/20)^2
+    # b's high 23 < a's low 26: apart; widths 6 + 8 = 14, gap 10: (14/20)^2 = 0.49
+    assert medium_hard["overlap"] is False and medium_hard["games_factor"] == pytest.approx(0.49)
+    assert (medium_hard["lower_bot"], medium_hard["upper_bot"]) == ("b", "a")
+    # the check says what step 2 does: the overlapping c is merged into medium, nothing else moves
+    assert separate_labels(mus, lows, highs, first) == ["hard", "medium", "medium", "easy"]
+    # an empty label is skipped (easy is compared with hard); equal ratings cannot separate
+    (p,) = label_overlaps(["x", "y"], [5.0, 5.0], [4.0, 4.5], [6.0, 5.5], ["easy", "hard"])
+    assert (p["lower"], p["upper"], p["overlap"], p["gap"], p["games_factor"]) == ("easy", "hard", True, 0.0,
+                                                                                   float("inf"))
+    assert label_overlaps(["x", "y"], [5.0, 1.0], [4.0, 0.0], [6.0, 2.0], ["easy", "easy"]) == []
+    with pytest.raises(ConfigError, match="differ in length"):
+        label_overlaps(["x"], [1.0, 2.0], [0.0], [2.0], ["easy"])
+    with pytest.raises(ConfigError, match=r"legal values: \['easy', 'medium', 'hard'\]"):
+        label_overlaps(["x"], [1.0], [0.0], [2.0], ["expert"])
+
+
+def test_ladder_reports_overlapping_labels(tiny):
+    pairs = tiny.label_overlaps()
+    moved = any(r["threshold_level"] != r["level"] for r in tiny.rows)
+    assert pairs and any(p["overlap"] for p in pairs) == moved   # no overlap exactly when step 2 moves no bot
+    md = tiny.to_markdown()
+    assert "Neighbouring labels before the merge" in md
+    for p in pairs:
+        assert f"{p['lower']} ({p['lower_bot']} [{p['lower_interval'][0]:.2f}" in md
+    assert md.count("overlap (at least") == sum(p["overlap"] for p in pairs)
 
 
 def test_outputs(tiny, tmp_path):

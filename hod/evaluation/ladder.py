@@ -31,7 +31,8 @@ The scheme (details in docs/tournament.md):
 * **Labels**: :func:`hod.agents.strength.label_for` (easy / medium / hard by the place of the
   rating between ``random`` and the best bot), then :func:`hod.agents.strength.separate_labels`
   (a bot whose interval reaches the interval of the strongest bot of the label above takes that
-  label, so neighbouring labels do not overlap); the markdown says which bots moved.
+  label, so neighbouring labels do not overlap); the markdown says which bots moved, and
+  :func:`label_overlaps` whether the step-1 labels overlapped (a ladder with enough games moves none).
 """
 from __future__ import annotations
 
@@ -46,7 +47,7 @@ from typing import Any, Callable, Optional, Sequence
 import numpy as np
 
 from hod import agents
-from hod.agents.strength import label_for, separate_labels
+from hod.agents.strength import LABELS, label_for, separate_labels
 from hod.core.atomic import atomic_write_bytes, atomic_write_json, atomic_write_text, json_safe
 from hod.core.errors import ConfigError
 from hod.core.games import get_game
@@ -57,8 +58,8 @@ from .schedule import MAX_GAMES
 from .tournament import TournamentInterrupted, TournamentStopped, WorkerDied, run_tournament
 from .workers import check_workers
 
-__all__ = ["LadderEntry", "LadderResult", "SMALL_BUDGET", "ladder_entries", "load_ladder_result", "run_ladder",
-           "table_plan"]
+__all__ = ["LadderEntry", "LadderResult", "SMALL_BUDGET", "label_overlaps", "ladder_entries", "load_ladder_result",
+           "run_ladder", "table_plan"]
 
 #: Determinizations of the small budget of every search bot (the default budget is the bot's own).
 SMALL_BUDGET = 8
@@ -220,6 +221,12 @@ class LadderResult:
             for r in self.rows
         }
 
+    def label_overlaps(self) -> list[dict]:
+        """:func:`label_overlaps` of this ladder's rows (step-1 labels, ``threshold_level``)."""
+        return label_overlaps([r["label"] for r in self.rows], [r["mu"] for r in self.rows],
+                              [r["low"] for r in self.rows], [r["high"] for r in self.rows],
+                              [r.get("threshold_level", r["level"]) for r in self.rows])
+
     def to_markdown(self) -> str:
         """The ratings table and the win-rate matrix as Markdown."""
         what = "win rate" if self.players == 2 else "share of games finished ahead"
@@ -242,6 +249,12 @@ class LadderResult:
         lines += ["", "Labels: by the place between random and the best bot, then merged where the interval of the "
                   "strongest bot of a label reaches the interval of the strongest bot of the label above: "
                   + (", ".join(moved) + " moved." if moved else "none moved.")]
+        pairs = [f"{p['lower']} ({p['lower_bot']} [{p['lower_interval'][0]:.2f}, {p['lower_interval'][1]:.2f}]) / "
+                 f"{p['upper']} ({p['upper_bot']} [{p['upper_interval'][0]:.2f}, {p['upper_interval'][1]:.2f}]): "
+                 + (f"overlap (at least {p['games_factor']:.1f}x the games to separate)" if p["overlap"] else "apart")
+                 for p in self.label_overlaps()]
+        lines += ["", "Neighbouring labels before the merge (the strongest bot of each): "
+                  + ("; ".join(pairs) if pairs else "fewer than two labels") + "."]
         lines += ["", f"Head to head ({what} of the row against the column, ties 1/2):", "",
                   "| | " + " | ".join(self.labels) + " |", "|---|" + "---:|" * len(self.labels)]
         for a, row in zip(self.labels, self.matrix):
@@ -350,6 +363,62 @@ def _levels(is_random: Sequence[bool], mus: Sequence[float], lows: Sequence[floa
     mu_best = max(mus)
     first = [label_for(mu, mu_random, mu_best) for mu in mus]
     return first, separate_labels(mus, lows, highs, first)
+
+
+def label_overlaps(names: Sequence[str], mus: Sequence[float], lows: Sequence[float], highs: Sequence[float],
+                   labels: Sequence[str]) -> list[dict]:
+    """Whether neighbouring labels overlap, before :func:`~hod.agents.strength.separate_labels`
+    merges them: the check that a ladder had enough games for its labels.
+
+    ``labels`` are step 1's (:func:`~hod.agents.strength.label_for`, a row's ``threshold_level``).
+    For each label that has bots, with the nearest label above that has bots, the strongest bot of
+    each (highest ``mu``, the first on ties: the bot that difficulty deals) is compared, as
+    :func:`~hod.agents.strength.separate_labels` compares them: they overlap when the lower bot's
+    ``high >= `` the upper bot's ``low``. No pair overlaps exactly when step 2 moves no bot.
+
+    Args:
+        names: per bot, its ladder label (a str).
+        mus, lows, highs: per bot, the rating and its interval ends (floats, ``mu -+ 2 sigma``).
+        labels: per bot, its step-1 label (one of :data:`hod.agents.strength.LABELS`).
+
+    Returns:
+        One dict per neighbouring pair, weakest pair first: ``lower`` and ``upper`` (the labels),
+        ``lower_bot`` / ``upper_bot`` (their strongest bots' names), ``lower_interval`` /
+        ``upper_interval`` (``[low, high]``), ``gap`` (upper mu minus lower mu), ``overlap``
+        (bool) and ``games_factor``: by how much the games would have to grow for the two intervals
+        to just separate if the ratings stayed and the interval widths shrank as ``1/sqrt(games)``,
+        ``((width_lower + width_upper) / (2 gap))**2`` (inf for ``gap <= 0``; below 1 for a pair
+        that is apart). It is a lower bound: OpenSkill adds ``tau**2`` to every variance at each
+        update, so sigma stops shrinking at a floor (docs/tournament.md, "Strength ladder").
+        Empty when fewer than two labels have bots.
+
+    Raises:
+        ConfigError: the sequences differ in length, or a label not in
+            :data:`hod.agents.strength.LABELS`.
+    """
+    n = len(names)
+    if not len(mus) == len(lows) == len(highs) == len(labels) == n:
+        raise ConfigError(f"label_overlaps: names, mus, lows, highs and labels differ in length ({n}, {len(mus)}, "
+                          f"{len(lows)}, {len(highs)}, {len(labels)}); legal: one of each per bot")
+    bad = sorted({x for x in labels if x not in LABELS})
+    if bad:
+        raise ConfigError(f"label_overlaps: labels {bad}; legal values: {list(LABELS)}")
+    tops = []
+    for lab in LABELS:
+        members = [i for i in range(n) if labels[i] == lab]
+        if members:
+            tops.append((lab, max(members, key=lambda i: (mus[i], -i))))
+    out = []
+    for (lower, b), (upper, t) in zip(tops, tops[1:]):
+        gap = float(mus[t] - mus[b])
+        width = float(highs[b] - lows[b] + highs[t] - lows[t])
+        out.append({
+            "lower": lower, "upper": upper, "lower_bot": names[b], "upper_bot": names[t],
+            "lower_interval": [float(lows[b]), float(highs[b])], "upper_interval": [float(lows[t]), float(highs[t])],
+            "gap": gap, "overlap": bool(highs[b] >= lows[t]),
+            "games_factor": (width / (2 * gap)) ** 2 if gap > 0 else math.inf,
+        })
+    return out
 
 
 def load_ladder_result(path) -> LadderResult:
