@@ -333,6 +333,9 @@ def test_commands_refuse_a_value_without_a_correction_and_bad_tables(capsys):
     assert tournament_main(["--game", "tapeo", "--lineup", "greedy", "random", "--games", "2", "--estimator",
                             "plain", "--value", "x.npz", "--no-progress"]) == 2
     assert "legal: with --estimator corrected or both" in capsys.readouterr().err
+    assert tournament_main(["--game", "tapeo", "--lineup", "greedy", "random", "--games", "2", "--estimator",
+                            "plain", "--luck-features", "state", "--no-progress"]) == 2
+    assert "--luck-features is part of the luck correction" in capsys.readouterr().err
     assert value_main(["--game", "tapeo", "--players", "9", "--out", "x"]) == 2
     assert "legal values: [2, 3, 4, 5, 6]" in capsys.readouterr().err
     assert value_main(["--game", "robada", "--games", "4", "--epochs", "0", "--out", "x"]) == 2
@@ -447,3 +450,18 @@ def test_training_evaluation_plain_rows_unchanged_and_corrected_beside_them():
     for k in ("win_rate", "win_ci", "points", "games"):
         assert both[0][k] == plain[0][k]
     assert format_rows(both).startswith(format_rows(plain)) and "Luck-corrected" in format_rows(both)
+
+
+def test_ladder_command_defaults_to_both_and_plain_writes_as_before(tmp_path, capsys):
+    import json
+
+    from hod.benchmarks.ladder import main as ladder_main
+    for est, prefix in ((["--estimator", "plain"], "p"), ([], "b")):
+        assert ladder_main(["--game", "robada", "--games", "2", "--bots", "random", "greedy", "--no-progress",
+                            "--luck-samples", "2", "--out", str(tmp_path / prefix), *est]) == 0
+    plain = json.loads((tmp_path / "p.json").read_text())
+    both = json.loads((tmp_path / "b.json").read_text())
+    assert "estimator" not in plain and "luck_tables" not in plain
+    assert both["estimator"] == "both" and len(both["luck_tables"]) == 1 and both["rows"] == plain["rows"]
+    assert "Luck-corrected" not in (tmp_path / "p.md").read_text()
+    assert "Luck-corrected estimates by table" in (tmp_path / "b.md").read_text()

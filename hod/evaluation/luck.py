@@ -490,7 +490,7 @@ def fitted_stats(plain_w: np.ndarray, plain_p: np.ndarray, plain_m: np.ndarray, 
                  "controls": int(controls.shape[1]), "folds": int(folds)}
     for q, plain in (("win_rate", plain_w), ("points", plain_p), ("margin", plain_m)):
         cf = crossfit(plain, controls, deals, folds, seed)
-        pvar = float(np.var(_stats.deal_means(plain, deals), ddof=1))
+        _, _, _, pvar = _interval(_stats.deal_means(plain, deals))
         cm, clo, chi, cvar = _interval(_stats.deal_means(cf["values"], deals))
         key = "win" if q == "win_rate" else q
         out[q], out[f"{key}_ci"] = cm, (clo, chi)
