@@ -35,8 +35,8 @@ a registered bot name (then ``--game`` is required). The game of a file is its m
 training config (``baselines``, ``eval_players``, ``eval_games``, ``eval_seed``, ``eval_workers``)
 and are checked by the same schema (:class:`hod.training.config.EvaluationConfig`). It prints the
 table of :func:`format_rows` (``--estimator both``, the default for a game with a chance hook,
-adds the luck-corrected table; ``plain`` prints the first alone); ``--out PREFIX`` also writes ``PREFIX.md`` / ``PREFIX.json`` (the
-table and the rows) and, through the tournament's own writers, ``PREFIX_<n>p_vs_<baseline>``
+adds the luck-corrected table; ``plain`` prints the first alone); ``--out PREFIX`` also writes
+``PREFIX.md`` / ``PREFIX.json`` (the table and the rows) and, through the tournament's own writers, ``PREFIX_<n>p_vs_<baseline>``
 ``.md`` / ``.json`` / ``.png`` for every tournament. Exit status 0, or 2 with a one-line
 ``error: ...`` (bad option, unusable file) before any game is played.
 """
@@ -141,7 +141,8 @@ def run_evaluation(game: str, make_policy_bot: Callable[[], Bot], baselines: Seq
 def evaluate_policy(game: str, make_policy_bot: Callable[[], Bot], baselines: Sequence[str],
                     player_counts: Sequence[int], games: int, seed: int = 0, steps: int = 0,
                     workers: int = 1, env_kwargs: Optional[dict] = None, progress: bool = False,
-                    baseline_options: Optional[dict[str, dict]] = None) -> list[dict]:
+                    baseline_options: Optional[dict[str, dict]] = None, estimator: str = "plain",
+                    luck_samples: int = DEFAULT_SAMPLES) -> list[dict]:
     """Tournament of the policy against each baseline at each table size; returns the rows above.
 
     Args:
@@ -159,6 +160,7 @@ def evaluate_policy(game: str, make_policy_bot: Callable[[], Bot], baselines: Se
         baseline_options: ``{baseline name: {option: value}}``, the options a baseline is built
             with (e.g. ``{"search": {"determinizations": 4}}``, a search bot at a small budget);
             such rows carry ``baseline_options``. Entries of bots that are not baselines are unused.
+        estimator, luck_samples: as in :func:`run_evaluation` (default plain: the rows as before).
 
     Raises:
         ConfigError: unknown baseline or game (from the tournament), or options a baseline
@@ -166,7 +168,8 @@ def evaluate_policy(game: str, make_policy_bot: Callable[[], Bot], baselines: Se
     """
     return [row for row, _ in run_evaluation(game, make_policy_bot, baselines, player_counts, games, seed=seed,
                                              steps=steps, workers=workers, env_kwargs=env_kwargs,
-                                             progress=progress, baseline_options=baseline_options)]
+                                             progress=progress, baseline_options=baseline_options,
+                                             estimator=estimator, luck_samples=luck_samples)]
 
 
 def format_rows(rows: Sequence[dict]) -> str:

@@ -428,7 +428,8 @@ def crossfit(y: np.ndarray, x: np.ndarray, deals: np.ndarray, folds: int = FOLDS
     Args:
         y: float64 (G,) the plain value per game.
         x: float64 (G, c) the controls per game (each of expectation 0).
-        deals: int64 (G,) deal of each game, numbered 0..D-1 (a deal's games stay in one fold).
+        deals: int64 (G,) deal of each game (a deal's games stay in one fold; the D deals present
+            are numbered 0..D-1 in order, so a partial run's gaps do not matter).
         folds: number of folds (2..D).
         seed: seed of the split of the deals into folds and of the inner folds.
 
@@ -439,6 +440,7 @@ def crossfit(y: np.ndarray, x: np.ndarray, deals: np.ndarray, folds: int = FOLDS
     """
     y = np.asarray(y, np.float64)
     x = np.asarray(x, np.float64).reshape(len(y), -1)
+    deals = np.unique(np.asarray(deals), return_inverse=True)[1].reshape(-1)   # a partial run's deals, renumbered
     d = int(deals.max()) + 1
     rng = np.random.default_rng([int(seed), _TAG])
     fold = rng.permutation(d) % folds
