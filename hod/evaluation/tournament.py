@@ -145,7 +145,8 @@ class TournamentResult:
         estimator: ``"plain"``, ``"corrected"`` or ``"both"`` (:data:`hod.evaluation.luck.ESTIMATORS`);
             luck: for a corrected run, ``{"value", "samples", "features", "events_per_game"}``
             (the value function's name, the outcomes dealt again per chance event, the feature
-            luck tracked, the mean number of events), else None. A plain run's dict and report have neither key (as before).
+            luck tracked, the mean number of events), else None. A plain run's dict and report
+            have neither key (as before).
     """
 
     game: str
@@ -385,8 +386,8 @@ def run_tournament(
             seed/workers, instances with workers > 1, unpicklable factories with workers > 1, a
             bot that declares the table sizes it plays (:attr:`hod.agents.base.Bot.player_counts`,
             e.g. a trained policy from its model card) without ``len(lineup)`` (the supported
-            sizes are named), a bad ``estimator``, ``luck_samples`` or ``luck_features``, a correction asked of a
-            game that declares no chance hook.
+            sizes are named), a bad ``estimator``, ``luck_samples`` or ``luck_features``, a
+            correction asked of a game that declares no chance hook.
         IllegalActionError: a bot played an action outside the mask (with a note naming the game).
     """
     check_game(game)
