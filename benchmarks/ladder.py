@@ -25,6 +25,7 @@ from hod.evaluation.tournament import TournamentInterrupted, WorkerDied
 from hod.evaluation.cli_options import (GAMES_OPTION, SEED_OPTION, add_seating_option, int_option, prepare_out_prefix,
                                        save_outputs)
 from hod.evaluation.ladder import MAX_TABLES
+from hod.evaluation.luck import add_estimator_options, default_estimator
 from hod.evaluation.schedule import MAX_GAMES
 from hod.evaluation.play import check_game
 from hod.evaluation.workers import MAX_WORKERS, describe, effective_workers, workers_option
@@ -52,6 +53,7 @@ def _parser() -> argparse.ArgumentParser:
                    help=f"worker processes per table, 1..{MAX_WORKERS} (default 1); at most one per game and per "
                    "usable CPU run")
     add_seating_option(p, "seat orders of every table, as in the tournament (default auto)")
+    add_estimator_options(p)
     p.add_argument("--out", metavar="PREFIX", help="write PREFIX.md, PREFIX.json and PREFIX.png")
     p.add_argument("--update-strength", action="store_true",
                    help=f"record the ratings and labels in {STRENGTH_FILE.name} as the entries of this table size "
@@ -116,7 +118,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                 running = effective_workers(args.workers, args.games)
                 print(f"playing each table with {describe(args.workers, running, args.games)}", file=sys.stderr)
             res = run_ladder(args.game, args.players, args.games, seed=args.seed, workers=args.workers,
-                             bots=bots, tables=args.tables, seating=args.seating, progress=args.progress)
+                             bots=bots, tables=args.tables, seating=args.seating, progress=args.progress,
+                             estimator=default_estimator(args.game, args.estimator), luck_samples=args.luck_samples)
         except ConfigError as e:
             print(f"error: {e}", file=sys.stderr)
             return 2

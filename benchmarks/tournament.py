@@ -18,7 +18,7 @@ from hod.agents.rules import table_rules
 from hod.evaluation.cli_options import (GAMES_OPTION, SEED_OPTION, add_seating_option, parse_env_kwargs,
                                         parse_json_object, prepare_out_prefix, save_outputs)
 from hod.evaluation.schedule import MAX_GAMES
-from hod.evaluation.luck import DEFAULT_SAMPLES, ESTIMATORS, check_samples
+from hod.evaluation.luck import DEFAULT_SAMPLES, ESTIMATORS, FEATURES, check_samples
 from hod.evaluation.luck_value import load_value
 from hod.evaluation.play import check_game
 from hod.evaluation.tournament import TournamentInterrupted, WorkerDied, run_tournament
@@ -116,6 +116,10 @@ def _parser() -> argparse.ArgumentParser:
                         "docs/tournament.md)")
     p.add_argument("--luck-samples", type=_luck_samples, default=DEFAULT_SAMPLES, metavar="K",
                    help=f"outcomes dealt again per chance event for the correction, 1..4096 (default {DEFAULT_SAMPLES})")
+    p.add_argument("--luck-features", choices=FEATURES, default="none",
+                   help="none (default) or state: also track the luck of the game's whole global state, the extra "
+                        "controls of the fitted estimate (a linear value of the state fitted on the run's own games, "
+                        "cross-fitted; docs/tournament.md)")
     p.add_argument("--value", metavar="NPZ",
                    help="value function of the correction: a value network file (PREFIX.npz with its card "
                         "PREFIX.json, python -m hod.evaluation.luck_value) fitted for this game and table size; "
@@ -156,6 +160,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                 raise ConfigError("--value is the value function of the luck correction; legal: with --estimator "
                                   "corrected or both")
             value = load_value(args.value, args.game, len(args.lineup))
+        if args.luck_features != "none" and args.estimator == "plain":
+            raise ConfigError("--luck-features is part of the luck correction; legal: with --estimator corrected or "
+                              "both")
         if args.out:  # fail before playing, not after
             prepare_out_prefix(args.out)
     except (ConfigError, CheckpointError) as e:
@@ -171,7 +178,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                 args.game, lineup, args.games, seed=args.seed, workers=args.workers,
                 duplicate=args.duplicate, progress=args.progress, env_kwargs=env_kwargs,
                 seating=args.seating, estimator=args.estimator, luck_samples=args.luck_samples,
-                value=value,
+                value=value, luck_features=args.luck_features,
             )
         except ConfigError as e:
             print(f"error: {e}", file=sys.stderr)

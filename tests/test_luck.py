@@ -333,7 +333,135 @@ def test_commands_refuse_a_value_without_a_correction_and_bad_tables(capsys):
     assert tournament_main(["--game", "tapeo", "--lineup", "greedy", "random", "--games", "2", "--estimator",
                             "plain", "--value", "x.npz", "--no-progress"]) == 2
     assert "legal: with --estimator corrected or both" in capsys.readouterr().err
+    assert tournament_main(["--game", "tapeo", "--lineup", "greedy", "random", "--games", "2", "--estimator",
+                            "plain", "--luck-features", "state", "--no-progress"]) == 2
+    assert "--luck-features is part of the luck correction" in capsys.readouterr().err
     assert value_main(["--game", "tapeo", "--players", "9", "--out", "x"]) == 2
     assert "legal values: [2, 3, 4, 5, 6]" in capsys.readouterr().err
     assert value_main(["--game", "robada", "--games", "4", "--epochs", "0", "--out", "x"]) == 2
     assert "--epochs 1..100000" in capsys.readouterr().err
+
+
+# ------------------------------------------------------------------ the fitted estimate (cross-fitted control variates)
+
+
+def _synthetic(useful, g=400, seed=0):
+    """y = 5 + x @ (2, -1, 0) + e (useful) or 5 + e, x and e standard normal, two games a deal."""
+    rng = np.random.default_rng(seed)
+    x, e = rng.normal(size=(g, 3)), rng.normal(size=g)
+    y = 5.0 + (x @ np.array([2.0, -1.0, 0.0]) if useful else 0.0) + e
+    return y, x, np.arange(g) // 2
+
+
+def _deal_var(v, deals):
+    return float(np.var(_stats.deal_means(v, deals), ddof=1))
+
+
+def test_a_useful_control_is_fitted_and_cuts_the_variance():
+    y, x, deals = _synthetic(True)
+    cf = L.crossfit(y, x, deals)
+    # each fold's beta is fitted on the other 100 deals: near (2, -1, 0)
+    np.testing.assert_allclose(cf["beta"], [[2.0, -1.0, 0.0]] * 2, atol=0.25)
+    # deal means of two games: plain variance (4 + 1 + 1) / 2 = 3, corrected about 1 / 2: ratio about 1/6
+    ratio = _deal_var(cf["values"], deals) / _deal_var(y, deals)
+    assert 0.1 < ratio < 0.25
+    assert sorted(set(cf["fold"].tolist())) == [0, 1] and len(cf["fold"]) == 200
+
+
+def test_a_useless_control_gets_beta_near_0_and_no_narrower_interval():
+    y, x, deals = _synthetic(False)
+    cf = L.crossfit(y, x, deals)
+    assert np.abs(cf["beta"]).max() < 0.1
+    # the corrected deal means are the plain ones up to the tiny fitted noise: the interval does not shrink
+    ratio = _deal_var(cf["values"], deals) / _deal_var(y, deals)
+    assert 0.99 <= ratio < 1.05
+
+
+def test_the_fitted_estimate_is_unbiased_over_replications():
+    # 200 runs of 40 deals: the fitted mean of y = 5 + 2 x1 - x2 + e is 5 in expectation (beta of
+    # other deals times controls of mean 0); the mean of the 200 means is 5 within its interval
+    means = []
+    for r in range(200):
+        y, x, deals = _synthetic(True, g=80, seed=100 + r)
+        means.append(L.crossfit(y, x, deals)["values"].mean())
+    m, lo, hi = _stats.t_interval(means)
+    assert lo <= 5.0 <= hi and hi - lo < 0.1
+
+
+def test_too_few_deals_give_the_plain_values():
+    y, x, deals = _synthetic(True, g=14)     # 7 deals < MIN_FIT_DEALS = 8
+    cf = L.crossfit(y, x, deals)
+    assert cf["values"].tolist() == y.tolist() and not cf["beta"].any() and cf["penalty"] == [None, None]
+
+
+def test_row_controls_by_hand():
+    # 2 games, 1 event, 2 slots; event luck (G, E, 2, n); feature luck (G, m = 2) seat-absolute
+    ev = np.arange(8, dtype=np.float64).reshape(2, 1, 2, 2)
+    fl = np.array([[10.0, 11.0], [20.0, 21.0]])
+    seat_of_slot = np.array([[0, 1], [1, 0]])          # game 1: slot 0 sits at seat 1
+    c = L.row_controls(ev, [0], fl, seat_of_slot)
+    assert c.tolist() == [[0, 1, 2, 3, 10, 11, 0, 0], [4, 5, 6, 7, 0, 0, 20, 21]]
+    assert L.row_controls(ev, [0, 1], fl, seat_of_slot).tolist() == [[0, 1, 2, 3], [4, 5, 6, 7]]  # groups: no features
+
+
+def test_fitted_estimates_through_the_tournament():
+    # the same bot in both slots, 20 deals: at two seats slot 1's margin is minus slot 0's and its win
+    # share 1 minus it, and the fit is linear in the target (same controls, same penalty), so the fitted
+    # margins are opposite and the fitted win rates add up to 1 exactly; par is inside the intervals
+    r = run_tournament("tapeo", ["greedy", "greedy"], 40, seed=3, estimator="both", luck_samples=4,
+                       luck_features="state")
+    f0, f1 = r.bots[0].corrected["fitted"], r.bots[1].corrected["fitted"]
+    assert f0["margin"] == pytest.approx(-f1["margin"], abs=1e-9)
+    assert f0["win_rate"] + f1["win_rate"] == pytest.approx(1.0, abs=1e-9)
+    assert f0["margin_ci"][0] <= 0.0 <= f0["margin_ci"][1] and f0["win_ci"][0] <= 0.5 <= f0["win_ci"][1]
+    size = get_game("tapeo").state_layout.size
+    assert f0["controls"] == 3 * 2 * 2 + 2 * size           # 3 events x (points, win) x 2 slots + 2 seats x state
+    assert r.luck["features"] == "state" and "fitted var ratio" in r.to_markdown()
+    with pytest.raises(ConfigError, match=r"legal values: \['none', 'state'\]"):
+        run_tournament("tapeo", ["greedy", "random"], 2, estimator="both", luck_features="hands")
+
+
+def test_ladder_plain_output_unchanged_and_corrected_tables_beside_it():
+    from hod.evaluation.ladder import run_ladder
+    plain = run_ladder("tapeo", players=2, games=4, seed=0, bots=["random", "greedy"])
+    both = run_ladder("tapeo", players=2, games=4, seed=0, bots=["random", "greedy"], estimator="both",
+                      luck_samples=2)
+    dp, db = plain.to_dict(), both.to_dict()
+    assert "estimator" not in dp and "luck_tables" not in dp and "Luck-corrected" not in plain.to_markdown()
+    for k in ("rows", "matrix", "labels", "tables"):
+        assert db[k] == dp[k]                               # the ratings are the plain outcomes' either way
+    assert db["estimator"] == "both" and [r["label"] for r in db["luck_tables"][0]["rows"]] == ["random", "greedy"]
+    assert "Luck-corrected estimates by table" in both.to_markdown()
+    with pytest.raises(ConfigError, match="legal values"):
+        run_ladder("tapeo", games=4, bots=["random", "greedy"], estimator="aivat")
+
+
+def test_training_evaluation_plain_rows_unchanged_and_corrected_beside_them():
+    from hod import agents
+    from hod.training.evaluate import format_rows, run_evaluation
+
+    def make():
+        return agents.make("tapeo", "greedy", seed=0)
+
+    plain = [row for row, _ in run_evaluation("tapeo", make, ["random"], [2], 4, seed=0)]
+    both = [row for row, _ in run_evaluation("tapeo", make, ["random"], [2], 4, seed=0, estimator="both",
+                                             luck_samples=2)]
+    assert "luck" not in plain[0] and set(both[0]) - set(plain[0]) == {"luck"}
+    for k in ("win_rate", "win_ci", "points", "games"):
+        assert both[0][k] == plain[0][k]
+    assert format_rows(both).startswith(format_rows(plain)) and "Luck-corrected" in format_rows(both)
+
+
+def test_ladder_command_defaults_to_both_and_plain_writes_as_before(tmp_path, capsys):
+    import json
+
+    from hod.benchmarks.ladder import main as ladder_main
+    for est, prefix in ((["--estimator", "plain"], "p"), ([], "b")):
+        assert ladder_main(["--game", "robada", "--games", "2", "--bots", "random", "greedy", "--no-progress",
+                            "--luck-samples", "2", "--out", str(tmp_path / prefix), *est]) == 0
+    plain = json.loads((tmp_path / "p.json").read_text())
+    both = json.loads((tmp_path / "b.json").read_text())
+    assert "estimator" not in plain and "luck_tables" not in plain
+    assert both["estimator"] == "both" and len(both["luck_tables"]) == 1 and both["rows"] == plain["rows"]
+    assert "Luck-corrected" not in (tmp_path / "p.md").read_text()
+    assert "Luck-corrected estimates by table" in (tmp_path / "b.md").read_text()

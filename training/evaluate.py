@@ -17,6 +17,8 @@ key                value
 ``points``         policy's mean final points
 ``baseline_points`` mean points of each baseline slot (list, n-1 entries)
 ``elapsed_s``      time the evaluation took
+``luck``           only with ``estimator`` corrected / both: the luck-corrected and fitted
+                   win rate and points, their 95% t intervals, the variance ratios
 =================  ==================================================================
 
 Command line (a policy file or a registered bot against chosen baselines, table sizes and games)::
@@ -32,8 +34,9 @@ a registered bot name (then ``--game`` is required). The game of a file is its m
 (``--game``, if given, must agree). Defaults come from the ``[eval]`` section of the game's
 training config (``baselines``, ``eval_players``, ``eval_games``, ``eval_seed``, ``eval_workers``)
 and are checked by the same schema (:class:`hod.training.config.EvaluationConfig`). It prints the
-table of :func:`format_rows`; ``--out PREFIX`` also writes ``PREFIX.md`` / ``PREFIX.json`` (the
-table and the rows) and, through the tournament's own writers, ``PREFIX_<n>p_vs_<baseline>``
+table of :func:`format_rows` (``--estimator both``, the default for a game with a chance hook,
+adds the luck-corrected table; ``plain`` prints the first alone); ``--out PREFIX`` also writes
+``PREFIX.md`` / ``PREFIX.json`` (the table and the rows) and, through the tournament's own writers, ``PREFIX_<n>p_vs_<baseline>``
 ``.md`` / ``.json`` / ``.png`` for every tournament. Exit status 0, or 2 with a one-line
 ``error: ...`` (bad option, unusable file) before any game is played.
 """
@@ -56,6 +59,7 @@ from hod.core.commands import EXIT_PARTIAL, interrupted_status, long_command
 from hod.core.errors import ConfigError
 from hod.core.games import game_names, get_game
 from hod.evaluation.cli_options import parse_env_kwargs, parse_json_object
+from hod.evaluation.luck import DEFAULT_SAMPLES, add_estimator_options, default_estimator
 from hod.evaluation.tournament import TournamentInterrupted, TournamentResult, WorkerDied, run_tournament
 from hod.evaluation.workers import describe, effective_workers
 
@@ -69,6 +73,7 @@ def run_evaluation(game: str, make_policy_bot: Callable[[], Bot], baselines: Seq
                    player_counts: Sequence[int], games: int, seed: int = 0, steps: int = 0,
                    workers: int = 1, env_kwargs: Optional[dict] = None, progress: bool = False,
                    label: str = "policy", baseline_options: Optional[dict[str, dict]] = None,
+                   estimator: str = "plain", luck_samples: int = DEFAULT_SAMPLES,
                    ) -> list[tuple[dict, TournamentResult]]:
     """Like :func:`evaluate_policy`, but returns each row with its full tournament result.
 
@@ -76,6 +81,11 @@ def run_evaluation(game: str, make_policy_bot: Callable[[], Bot], baselines: Seq
         progress: a tqdm progress bar per tournament on stderr, labelled
             ``"<n>p <label> vs <baseline>"``.
         label: the policy's name in the tournaments' reports.
+        estimator: ``"plain"`` (default: the rows as before), ``"corrected"`` or ``"both"``:
+            each row also gets ``"luck"``, the policy's luck-corrected and fitted win rate and
+            points with their 95% t intervals over deal means and the variance ratios
+            (:func:`hod.evaluation.tournament.run_tournament`'s ``estimator``, the game's cheap
+            value, ``luck_samples`` outcomes dealt again per chance event).
 
     Raises:
         ConfigError: unknown baseline or game (from the tournament).
@@ -97,8 +107,20 @@ def run_evaluation(game: str, make_policy_bot: Callable[[], Bot], baselines: Seq
             lineup = [(label, make_policy_bot)] + [opponent] * (n - 1)
             res = run_tournament(game, lineup, round_games(games, n), seed=seed, workers=workers,
                                  duplicate=True, env_kwargs=env_kwargs, progress=progress,
-                                 progress_desc=f"{n}p {label} vs {b}")
+                                 progress_desc=f"{n}p {label} vs {b}",
+                                 **({} if estimator == "plain" else {"estimator": estimator,
+                                                                     "luck_samples": luck_samples}))
             me = res.bots[0]
+            luck = {}
+            if estimator != "plain":
+                c, f = me.corrected, me.corrected["fitted"]
+                luck = {"luck": {
+                    "win_ci_t": list(c["plain_win_ci_t"]),
+                    "corrected_win_rate": c["win_rate"], "corrected_win_ci": list(c["win_ci"]),
+                    "fitted_win_rate": f["win_rate"], "fitted_win_ci": list(f["win_ci"]),
+                    "corrected_points": c["points"], "fitted_points": f["points"],
+                    "var_ratio": dict(c["var_ratio"]), "fitted_var_ratio": dict(f["var_ratio"]),
+                    "value": res.luck["value"], "samples": res.luck["samples"]}}
             out.append(({
                 "steps": int(steps),
                 "baseline": b,
@@ -111,6 +133,7 @@ def run_evaluation(game: str, make_policy_bot: Callable[[], Bot], baselines: Seq
                 "points": float(me.points),
                 "baseline_points": [float(s.points) for s in res.bots[1:]],
                 "elapsed_s": round(time.perf_counter() - t0, 3),
+                **luck,
             }, res))
     return out
 
@@ -118,7 +141,8 @@ def run_evaluation(game: str, make_policy_bot: Callable[[], Bot], baselines: Seq
 def evaluate_policy(game: str, make_policy_bot: Callable[[], Bot], baselines: Sequence[str],
                     player_counts: Sequence[int], games: int, seed: int = 0, steps: int = 0,
                     workers: int = 1, env_kwargs: Optional[dict] = None, progress: bool = False,
-                    baseline_options: Optional[dict[str, dict]] = None) -> list[dict]:
+                    baseline_options: Optional[dict[str, dict]] = None, estimator: str = "plain",
+                    luck_samples: int = DEFAULT_SAMPLES) -> list[dict]:
     """Tournament of the policy against each baseline at each table size; returns the rows above.
 
     Args:
@@ -136,6 +160,7 @@ def evaluate_policy(game: str, make_policy_bot: Callable[[], Bot], baselines: Se
         baseline_options: ``{baseline name: {option: value}}``, the options a baseline is built
             with (e.g. ``{"search": {"determinizations": 4}}``, a search bot at a small budget);
             such rows carry ``baseline_options``. Entries of bots that are not baselines are unused.
+        estimator, luck_samples: as in :func:`run_evaluation` (default plain: the rows as before).
 
     Raises:
         ConfigError: unknown baseline or game (from the tournament), or options a baseline
@@ -143,7 +168,8 @@ def evaluate_policy(game: str, make_policy_bot: Callable[[], Bot], baselines: Se
     """
     return [row for row, _ in run_evaluation(game, make_policy_bot, baselines, player_counts, games, seed=seed,
                                              steps=steps, workers=workers, env_kwargs=env_kwargs,
-                                             progress=progress, baseline_options=baseline_options)]
+                                             progress=progress, baseline_options=baseline_options,
+                                             estimator=estimator, luck_samples=luck_samples)]
 
 
 def format_rows(rows: Sequence[dict]) -> str:
@@ -156,6 +182,20 @@ def format_rows(rows: Sequence[dict]) -> str:
             f"| {r['steps']} | {r['num_players']} | {r['baseline']} | {r['games']} | {r['win_rate']:.3f} | "
             f"[{r['win_ci'][0]:.3f}, {r['win_ci'][1]:.3f}] | {r['par']:.3f} | {r['points']:.2f} | {bp:.2f} |"
         )
+    lucky = [r for r in rows if "luck" in r]
+    if lucky:   # corrected rows: a second table (the first is as before)
+        lines += ["", "Luck-corrected (95% t intervals over deal means; var ratio: corrected or fitted / plain):", "",
+                  "| players | baseline | win rate | 95% CI (t) | corrected | 95% CI | fitted | 95% CI "
+                  "| var ratio win (corr. / fitted) |",
+                  "|---:|---|---:|---|---:|---|---:|---|---|"]
+        for r in lucky:
+            k = r["luck"]
+            lines.append(
+                f"| {r['num_players']} | {r['baseline']} | {r['win_rate']:.3f} | [{k['win_ci_t'][0]:.3f}, "
+                f"{k['win_ci_t'][1]:.3f}] | {k['corrected_win_rate']:.3f} | [{k['corrected_win_ci'][0]:.3f}, "
+                f"{k['corrected_win_ci'][1]:.3f}] | {k['fitted_win_rate']:.3f} | [{k['fitted_win_ci'][0]:.3f}, "
+                f"{k['fitted_win_ci'][1]:.3f}] | {k['var_ratio']['win_rate']:.3f} / "
+                f"{k['fitted_var_ratio']['win_rate']:.3f} |")
     return "\n".join(lines)
 
 
@@ -273,6 +313,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help='extra raw_env options (rule options included) as a JSON object, e.g. \'{"closing_ace": false}\'')
     p.add_argument("--out", metavar="PREFIX",
                    help="write PREFIX.md, PREFIX.json and PREFIX_<n>p_vs_<baseline>.md/.json/.png")
+    add_estimator_options(p)
     p.add_argument("--no-progress", dest="progress", action="store_false", help="no progress bars")
     return p
 
@@ -332,7 +373,8 @@ def _evaluate(args, game: str, label: str, factory, card: dict, settings, env_kw
         pairs = run_evaluation(game, factory, settings.baselines, settings.eval_players, settings.eval_games,
                                seed=settings.eval_seed, steps=steps, workers=settings.eval_workers,
                                env_kwargs=env_kwargs, progress=args.progress, label=label,
-                               baseline_options=settings.baseline_options)
+                               baseline_options=settings.baseline_options,
+                               estimator=default_estimator(game, args.estimator), luck_samples=args.luck_samples)
     except (WorkerDied, TournamentInterrupted) as e:
         print(f"error: {e}; no evaluation written", file=sys.stderr)
         return EXIT_PARTIAL if isinstance(e, WorkerDied) else interrupted_status()

@@ -55,6 +55,7 @@ from hod.core.games import get_game
 from . import stats as _stats
 from .play import check_game
 from .schedule import MAX_GAMES
+from .luck import DEFAULT_SAMPLES, chance_hook, check_estimator, check_samples
 from .tournament import TournamentInterrupted, TournamentStopped, WorkerDied, run_tournament
 from .workers import check_workers
 
@@ -176,6 +177,8 @@ class LadderResult:
         partial: True when the run stopped before its last table (a worker died, Ctrl-C /
             SIGTERM); the ratings are then over the ``len(tables)`` tables that finished, of
             ``tables_planned``, and ``stopped`` says why ("" for a whole run).
+        estimator: the run's ``estimator`` (:func:`run_ladder`); luck_tables: for a corrected
+            one, each table's luck-corrected rows (:func:`_luck_table`), else [].
     """
 
     game: str
@@ -195,9 +198,17 @@ class LadderResult:
     partial: bool = False
     stopped: str = ""
     tables_planned: int = 0
+    estimator: str = "plain"
+    luck_tables: list = field(default_factory=list)
 
     def to_dict(self) -> dict:
-        return asdict(self)
+        """JSON-ready fields; a plain ladder's (``estimator == "plain"``) without ``estimator``
+        and ``luck_tables``, as before the luck correction."""
+        d = asdict(self)
+        if self.estimator == "plain":
+            d.pop("estimator")
+            d.pop("luck_tables")
+        return d
 
     def row(self, label: str) -> dict:
         """The row of ``label`` (KeyError naming the labels otherwise)."""
@@ -260,6 +271,7 @@ class LadderResult:
         for a, row in zip(self.labels, self.matrix):
             cells = ["-" if v is None else f"{100 * v:.1f}%" for v in row]
             lines.append(f"| {a} | " + " | ".join(cells) + " |")
+        lines += _luck_lines(self)
         lines += ["", f"Playing time {self.elapsed_s:.0f} s."]
         return "\n".join(lines)
 
@@ -284,6 +296,8 @@ def run_ladder(
     tables: Optional[int] = None,
     seating: str = "auto",
     progress: bool = False,
+    estimator: str = "plain",
+    luck_samples: int = DEFAULT_SAMPLES,
 ) -> LadderResult:
     """Play the ladder of ``game`` (module docstring) and rate every bot.
 
@@ -300,6 +314,13 @@ def run_ladder(
         tables: number of sampled tables when ``players > 2`` (default: twice the pool); must be
             None with 2 players.
         seating: as in :func:`run_tournament`.
+        estimator: ``"plain"`` (default), ``"corrected"`` or ``"both"``: every table also
+            measures the luck-corrected and the fitted estimates of each seat's win rate and
+            margin (:func:`run_tournament`'s ``estimator``, the game's cheap value,
+            ``luck_samples`` outcomes dealt again per chance event), kept in ``luck_tables`` and
+            reported after the matrix with their variance ratios; the ratings, matrix and
+            labels stay those of the plain outcomes either way (``"corrected"`` is ``"both"``).
+        luck_samples: as in :func:`run_tournament`.
 
     A run that stops at a table (a worker process died, Ctrl-C) raises the tournament's
     :class:`~hod.evaluation.tournament.WorkerDied` or
@@ -312,6 +333,11 @@ def run_ladder(
     """
     check_game(game)
     workers = check_workers(workers)   # before the first table, not at it
+    estimator = check_estimator(estimator)
+    if estimator != "plain":
+        check_samples(luck_samples)
+        chance_hook(game)   # the game declares one, before any table
+    luck_tables: list = []
     entries = _entries(game, players, bots)
     if players > 2 and tables is None:
         tables = 2 * len(entries)
@@ -331,13 +357,17 @@ def run_ladder(
                    or functools.partial(_make_bot, game, entries[i].name, dict(entries[i].options))) for i in ids]
         try:
             res = run_tournament(game, lineup, games, seed=seed, workers=workers, progress=progress, seating=seating,
-                                 progress_desc=" vs ".join(entries[i].label for i in ids))
+                                 progress_desc=" vs ".join(entries[i].label for i in ids),
+                                 **({} if estimator == "plain" else {"estimator": "both",
+                                                                     "luck_samples": luck_samples}))
         except (WorkerDied, TournamentInterrupted) as e:   # keep the tables that finished
             stop = e
             break
         seatings.add(res.seating)
         played.append([(list(ids), np.array(g["win_share"], np.float64), np.array(g["points"], np.float64))
                        for g in res.games])
+        if estimator != "plain":
+            luck_tables.append(_luck_table(res))
     elapsed = time.perf_counter() - t0
     if stop is not None:
         why = "interrupted" if isinstance(stop, KeyboardInterrupt) else "a worker process died (killed, or out of memory)"
@@ -345,12 +375,66 @@ def run_ladder(
             if played else None
         if partial is not None:
             partial.partial, partial.stopped, partial.tables_planned = True, why, len(plan)
+            partial.estimator, partial.luck_tables = estimator, luck_tables
         message = f"ladder stopped: {why}; {len(played)} of {len(plan)} tables finished"
         cls = TournamentInterrupted if isinstance(stop, KeyboardInterrupt) else WorkerDied
         raise cls(message, partial, len(played), len(plan)) from stop
     result = _league(game, players, games, seed, entries, plan, played, seatings, elapsed)
     result.tables_planned = len(plan)
+    result.estimator, result.luck_tables = estimator, luck_tables
     return result
+
+
+def _luck_table(res) -> dict:
+    """One table's luck-corrected rows (a corrected :class:`~hod.evaluation.tournament.TournamentResult`):
+    ``{"labels", "value", "samples", "rows": [per slot: label, plain / corrected / fitted win
+    rate and margin with their 95% t intervals over deal means, var ratios]}``."""
+    rows = []
+    for b in res.bots:
+        c, f = b.corrected, b.corrected["fitted"]
+        rows.append({
+            "label": b.label, "win_rate": b.win_rate, "win_ci_t": list(c["plain_win_ci_t"]),
+            "corrected_win_rate": c["win_rate"], "corrected_win_ci": list(c["win_ci"]),
+            "fitted_win_rate": f["win_rate"], "fitted_win_ci": list(f["win_ci"]),
+            "margin": b.margin, "margin_ci": list(b.margin_ci),
+            "corrected_margin": c["margin"], "corrected_margin_ci": list(c["margin_ci"]),
+            "fitted_margin": f["margin"], "fitted_margin_ci": list(f["margin_ci"]),
+            "var_ratio": dict(c["var_ratio"]), "fitted_var_ratio": dict(f["var_ratio"]),
+        })
+    return {"labels": list(res.labels), "value": res.luck["value"], "samples": res.luck["samples"], "rows": rows}
+
+
+def _luck_lines(r: LadderResult) -> list[str]:
+    """The Markdown of a corrected ladder's ``luck_tables`` (none for a plain one)."""
+    if r.estimator == "plain" or not r.luck_tables:
+        return []
+    lk = r.luck_tables[0]
+    lines = ["", f"Luck-corrected estimates by table (value `{lk['value']}`, {lk['samples']} outcomes dealt again "
+             "per chance event; corrected: the luck subtracted; fitted: the luck terms as control variates, "
+             "cross-fitted; 95% t intervals over deal means; var ratio: corrected or fitted / plain variance of "
+             "the deal means; the ratings above use the plain outcomes):", "",
+             "| table | bot | win rate | corrected | fitted | var ratio win (corr. / fitted) | margin | corrected "
+             "| fitted | var ratio margin (corr. / fitted) |",
+             "|---|---|---|---|---|---|---|---|---|---|"]
+
+    def ci(v, lo_hi, pct):
+        f = (lambda x: f"{100 * x:.1f}%") if pct else (lambda x: f"{x:.2f}")
+        lo, hi = lo_hi
+        return f"{f(v)} [{f(lo)}, {f(hi)}]" if lo == lo and lo is not None else f(v)
+
+    for t in r.luck_tables:
+        name = " vs ".join(t["labels"])
+        for row in t["rows"]:
+            vr, fr = row["var_ratio"], row["fitted_var_ratio"]
+            lines.append(
+                f"| {name} | {row['label']} | {ci(row['win_rate'], row['win_ci_t'], True)} "
+                f"| {ci(row['corrected_win_rate'], row['corrected_win_ci'], True)} "
+                f"| {ci(row['fitted_win_rate'], row['fitted_win_ci'], True)} "
+                f"| {vr['win_rate']:.3f} / {fr['win_rate']:.3f} | {ci(row['margin'], row['margin_ci'], False)} "
+                f"| {ci(row['corrected_margin'], row['corrected_margin_ci'], False)} "
+                f"| {ci(row['fitted_margin'], row['fitted_margin_ci'], False)} "
+                f"| {vr['margin']:.3f} / {fr['margin']:.3f} |")
+    return lines
 
 
 def _levels(is_random: Sequence[bool], mus: Sequence[float], lows: Sequence[float],

@@ -26,6 +26,12 @@ Pieces:
 * :class:`LuckTable` is the tournament's table (:class:`hod.evaluation.play.TournamentTable`)
   that also tracks luck; its games return :class:`LuckOutcome`.
 * :func:`luck_stats` turns per-game outcomes and luck into the corrected rows.
+* :func:`crossfit` is the *fitted* estimate beside them: ``plain - controls @ beta`` with
+  ``beta`` fitted by ridge least squares on other deals than the ones it corrects (cross-fitted),
+  the controls being luck terms (each of expectation 0): every event's luck of ``V`` by slot and,
+  optionally (``LuckSpec.features``), the luck of a feature vector of the state (the game's
+  global state) by the row's seat: a value linear in the whole state, fitted on the run's own
+  games, so one that knows the lineup (:func:`row_controls`).
 
 Not here: corrections at the decisions of bots whose action probabilities are known (AIVAT's
 action terms); only chance events are corrected.
@@ -55,6 +61,18 @@ DEFAULT_SAMPLES = 16
 _TAG = 0x1AC4
 #: Rows of a value: expected final points, expected win share.
 QUANTITIES = ("points", "win_share")
+#: Values of ``LuckSpec.features`` by name: no feature luck, or the game's global state
+#: (``GameInfo.state_encoder``, float32 ``(state_layout.size,)``).
+FEATURES = ("none", "state")
+#: Folds of the fitted estimate's cross-fitting (deals split at random, seeded, into this many
+#: folds; each fold corrected with the ``beta`` fitted on the others).
+FOLDS = 2
+#: Ridge penalties the fit chooses from (inner cross-validation over the training deals, the
+#: controls standardised; in units of squared standardised control x deals).
+PENALTIES = (0.0, 0.1, 0.3, 1.0, 3.0, 10.0, 30.0, 100.0, 300.0, 1e3, 3e3, 1e4, 1e5, 1e6)
+#: Fewest deals the fit needs (``2 * FOLDS`` training deals for each inner fold); below it the
+#: fitted estimate is the plain one (``beta = 0``).
+MIN_FIT_DEALS = 8
 
 
 class ChanceHook(Protocol):
@@ -129,10 +147,19 @@ class LuckTracker:
         value: ``V(state) -> float64 (2, n)`` (points, win share per seat).
         samples: ``K``, outcomes dealt again per event.
         num_players: n.
+        features: optional ``F(state) -> (m,)`` array: its luck, ``F(after) - mean F(dealt
+            again)`` (the same re-deals), summed over the game's events, is kept too
+            (``feature_luck``, float64 (m,), seat-absolute as ``F``).
+
+    Attributes (of the game being tracked): ``luck`` float64 (2, n) by seat, summed over the
+    events; ``event_luck`` list of float64 (2, n), one per event; ``feature_luck`` float64 (m,)
+    or None.
     """
 
-    def __init__(self, hook: ChanceHook, value: Callable[[Any], np.ndarray], samples: int, num_players: int):
+    def __init__(self, hook: ChanceHook, value: Callable[[Any], np.ndarray], samples: int, num_players: int,
+                 features: Optional[Callable[[Any], np.ndarray]] = None):
         self.hook, self.value, self.samples, self.n = hook, value, check_samples(samples), int(num_players)
+        self.features = features
         self.start(0)
 
     def start(self, env_seed: int) -> None:
@@ -140,6 +167,8 @@ class LuckTracker:
         self.env_seed = int(env_seed)
         self.seen = 0
         self.luck = np.zeros((2, self.n), np.float64)
+        self.event_luck: list = []
+        self.feature_luck: Optional[np.ndarray] = None
 
     def _value(self, state) -> np.ndarray:
         v = np.asarray(self.value(state), np.float64)
@@ -162,9 +191,19 @@ class LuckTracker:
             raise RuntimeError(f"{c - self.seen} chance events between two observations; legal: observe after each step")
         actual = self._value(state)
         mean = np.zeros_like(actual)
+        f_actual = None if self.features is None else np.asarray(self.features(state), np.float64)
+        f_mean = None if f_actual is None else np.zeros_like(f_actual)
         for s in resample_seeds(self.env_seed, self.seen, self.samples):
-            mean += self._value(self.hook.redeal(state, int(s)))
-        self.luck += actual - mean / self.samples
+            again = self.hook.redeal(state, int(s))
+            mean += self._value(again)
+            if f_mean is not None:
+                f_mean += np.asarray(self.features(again), np.float64)
+        term = actual - mean / self.samples
+        self.luck += term
+        self.event_luck.append(term)
+        if f_actual is not None:
+            f = f_actual - f_mean / self.samples
+            self.feature_luck = f if self.feature_luck is None else self.feature_luck + f
         self.seen = c
 
 
@@ -172,11 +211,14 @@ class LuckTracker:
 class LuckOutcome(GameOutcome):
     """A :class:`~hod.evaluation.play.GameOutcome` with its luck, by lineup slot:
     ``luck_points[k]`` and ``luck_win_share[k]`` summed over the game's ``events`` chance events
-    (corrected = plain - luck)."""
+    (corrected = plain - luck); ``event_luck[e][q][k]`` the term of event ``e`` (q = 0 points,
+    1 win share); ``feature_luck`` the luck of the features (seat-absolute, () without)."""
 
     luck_points: tuple[float, ...] = ()
     luck_win_share: tuple[float, ...] = ()
     events: int = 0
+    event_luck: tuple = ()
+    feature_luck: tuple[float, ...] = ()
 
 
 class _ObservedEnv:
@@ -197,11 +239,25 @@ class _ObservedEnv:
 
 @dataclass(frozen=True)
 class LuckSpec:
-    """What a worker needs to track luck: the value function (None = the hook's cheap value) and
-    ``samples`` (picklable when workers > 1)."""
+    """What a worker needs to track luck: the value function (None = the hook's cheap value),
+    ``samples`` and ``features`` (a name of :data:`FEATURES`: ``"state"`` tracks the luck of
+    the game's global state too, the fitted estimate's extra controls) (picklable when
+    workers > 1)."""
 
     value: Optional[Callable[[Any], np.ndarray]] = None
     samples: int = DEFAULT_SAMPLES
+    features: str = "none"
+
+
+def check_features(features: object) -> str:
+    """Return ``features`` if it is one of :data:`FEATURES`.
+
+    Raises:
+        ConfigError: anything else (the legal values are named).
+    """
+    if not isinstance(features, str) or features not in FEATURES:
+        raise ConfigError(f"luck_features={features!r}; legal values: {list(FEATURES)}")
+    return features
 
 
 def value_name(game: str, value: Optional[Callable]) -> str:
@@ -231,7 +287,10 @@ class LuckTable(TournamentTable):
         super().__init__(game, num_players, specs, env_kwargs)
         if tracker is None:
             hook = chance_hook(game)
-            tracker = LuckTracker(hook, luck.value or hook.value, luck.samples, num_players)
+            feats = None
+            if check_features(luck.features) == "state":
+                feats = load_object(get_game(game).state_encoder)
+            tracker = LuckTracker(hook, luck.value or hook.value, luck.samples, num_players, feats)
         self.tracker = tracker
         self.env = _ObservedEnv(self.env, self.tracker)
 
@@ -240,11 +299,18 @@ class LuckTable(TournamentTable):
         out = super()._play(spec)
         self.tracker.observe(self.env.unwrapped.game_state)
         luck = self.tracker.luck
-        lp, lw = [0.0] * self.n, [0.0] * self.n
-        for seat in range(self.n):
-            slot = spec.seating[seat]
-            lp[slot], lw[slot] = float(luck[0, seat]), float(luck[1, seat])
-        return LuckOutcome(out.index, out.points, out.win_share, out.steps, tuple(lp), tuple(lw), self.tracker.seen)
+        slot_of = np.asarray(spec.seating, np.int64)        # seat -> slot
+        by_slot = np.empty((2, self.n), np.float64)
+        events = []
+        for term in self.tracker.event_luck:
+            e = np.empty((2, self.n), np.float64)
+            e[:, slot_of] = term
+            events.append(tuple(tuple(float(v) for v in q) for q in e))
+        by_slot[:, slot_of] = luck
+        fl = self.tracker.feature_luck
+        return LuckOutcome(out.index, out.points, out.win_share, out.steps, tuple(float(v) for v in by_slot[0]),
+                           tuple(float(v) for v in by_slot[1]), self.tracker.seen, tuple(events),
+                           () if fl is None else tuple(float(v) for v in fl))
 
 
 def init_luck_worker(game: str, num_players: int, specs: Sequence[BotSpec], env_kwargs: dict, luck: LuckSpec) -> None:
@@ -306,3 +372,182 @@ def slot_luck(outcomes: Sequence[GameOutcome]) -> Optional[tuple[np.ndarray, np.
     return (np.array([o.luck_points for o in outcomes], np.float64),
             np.array([o.luck_win_share for o in outcomes], np.float64),
             np.array([o.events for o in outcomes], np.int64))
+
+
+def _group_means(x: np.ndarray, deals: np.ndarray) -> np.ndarray:
+    """Mean of the rows of ``x`` (G, c) over the games of each deal: float64 (D, c)."""
+    d = int(deals.max()) + 1
+    out = np.zeros((d, x.shape[1]), np.float64)
+    np.add.at(out, deals, x)
+    return out / np.bincount(deals, minlength=d)[:, None]
+
+
+def _ridge(y: np.ndarray, x: np.ndarray, penalties: Sequence[float]) -> list[np.ndarray]:
+    """Ridge coefficients of ``y`` (N,) on ``x`` (N, c) with an unpenalised intercept, the
+    controls standardised, one float64 (c,) per penalty (in ``x``'s own units; an intercept is
+    fitted and dropped: it is not part of the correction)."""
+    xm, xs = x.mean(0), x.std(0)
+    xs = np.where(xs > 1e-12, xs, 1.0)
+    z = (x - xm) / xs
+    u, sv, vt = np.linalg.svd(z, full_matrices=False)
+    uty = u.T @ (y - y.mean())
+    keep = sv > 1e-10 * (sv.max() if sv.size else 1.0)
+    out = []
+    for lam in penalties:
+        d = np.where(keep, sv / np.where(keep, sv * sv + lam, 1.0), 0.0)
+        out.append((vt.T @ (d * uty)) / xs)
+    return out
+
+
+def _choose_penalty(y: np.ndarray, x: np.ndarray, rng: np.random.Generator, inner: int = 5) -> float:
+    """The penalty of :data:`PENALTIES` with the least squared error over ``inner`` folds of the
+    rows (deal means) given."""
+    fold = rng.permutation(len(y)) % inner
+    err = np.zeros(len(PENALTIES))
+    for f in range(inner):
+        tr, te = fold != f, fold == f
+        for i, b in enumerate(_ridge(y[tr], x[tr], PENALTIES)):
+            r = y[te] - y[tr].mean() - (x[te] - x[tr].mean(0)) @ b
+            err[i] += float(r @ r)
+    return float(PENALTIES[int(np.argmin(err))])
+
+
+def crossfit(y: np.ndarray, x: np.ndarray, deals: np.ndarray, folds: int = FOLDS, seed: int = 0) -> dict:
+    """The cross-fitted control-variate correction of one quantity: ``y - x @ beta``, ``beta``
+    fitted by ridge least squares of the deal means of ``y`` on those of ``x``, on the deals of
+    the other folds (penalty of :data:`PENALTIES` chosen by inner cross-validation on them).
+
+    Unbiased by construction when every control has expectation 0 (luck terms do, whatever the
+    value function): the ``beta`` applied to a deal is fitted on other deals, whose games are
+    independent of it, so ``E[x @ beta] = E[x] @ E[beta] = 0``. The interval of the corrected
+    values (:func:`luck_stats`) is the t interval of their deal means, as for plain ones; it
+    leaves out the spread of ``beta`` itself (valid as the deals grow, as in double machine
+    learning's cross-fitting; with a useless control ``beta`` is near 0 and the interval is the
+    plain one's, slightly wider).
+
+    Args:
+        y: float64 (G,) the plain value per game.
+        x: float64 (G, c) the controls per game (each of expectation 0).
+        deals: int64 (G,) deal of each game (a deal's games stay in one fold; the D deals present
+            are numbered 0..D-1 in order, so a partial run's gaps do not matter).
+        folds: number of folds (2..D).
+        seed: seed of the split of the deals into folds and of the inner folds.
+
+    Returns:
+        ``{"values": float64 (G,) corrected per game, "beta": float64 (folds, c),
+        "penalty": [float] * folds, "fold": int64 (D,) fold of each deal}``; with fewer than
+        :data:`MIN_FIT_DEALS` deals (or no control) ``beta`` is 0 and the values are ``y``.
+    """
+    y = np.asarray(y, np.float64)
+    x = np.asarray(x, np.float64).reshape(len(y), -1)
+    deals = np.unique(np.asarray(deals), return_inverse=True)[1].reshape(-1)   # a partial run's deals, renumbered
+    d = int(deals.max()) + 1
+    rng = np.random.default_rng([int(seed), _TAG])
+    fold = rng.permutation(d) % folds
+    beta = np.zeros((folds, x.shape[1]), np.float64)
+    penalty: list = [None] * folds
+    if d < max(MIN_FIT_DEALS, 2 * folds) or x.shape[1] == 0:
+        return {"values": y.copy(), "beta": beta, "penalty": penalty, "fold": fold}
+    yd, xd = _stats.deal_means(y, deals), _group_means(x, deals)
+    values = np.empty_like(y)
+    for f in range(folds):
+        tr = fold != f
+        lam = _choose_penalty(yd[tr], xd[tr], rng)
+        beta[f] = _ridge(yd[tr], xd[tr], [lam])[0]
+        penalty[f] = lam
+        games = fold[deals] == f
+        values[games] = y[games] - x[games] @ beta[f]
+    return {"values": values, "beta": beta, "penalty": penalty, "fold": fold}
+
+
+def row_controls(event_luck: np.ndarray, slots: Sequence[int], feature_luck: Optional[np.ndarray] = None,
+                 seat_of_slot: Optional[np.ndarray] = None) -> np.ndarray:
+    """The controls of a row's fitted estimate: float64 (G, c).
+
+    Columns: every event's luck of the value by slot (``event_luck`` float64 (G, E, 2, n),
+    flattened: E * 2 * n columns, the same for every row: its own terms and the others'); and,
+    for a one-slot row given ``feature_luck`` float64 (G, m) (seat-absolute) and
+    ``seat_of_slot`` int64 (G, n), the feature luck by the row's seat (n * m columns: column
+    ``s * m + j`` is feature ``j``'s luck in the games where the row sits at seat ``s``, else 0),
+    so the fitted value is a linear value of the whole state for this lineup at each seat.
+    """
+    g = event_luck.shape[0]
+    cols = [event_luck.reshape(g, -1)]
+    if feature_luck is not None and feature_luck.size and len(slots) == 1 and seat_of_slot is not None:
+        n = seat_of_slot.shape[1]
+        onehot = np.eye(n)[seat_of_slot[:, slots[0]]]                     # (G, n)
+        cols.append((onehot[:, :, None] * feature_luck[:, None, :]).reshape(g, -1))
+    return np.concatenate(cols, axis=1)
+
+
+def fitted_stats(plain_w: np.ndarray, plain_p: np.ndarray, plain_m: np.ndarray, controls: np.ndarray,
+                 deals: np.ndarray, folds: int = FOLDS, seed: int = 0) -> dict:
+    """The fitted (cross-fitted control-variate) estimates of one row: as :func:`luck_stats`'s
+    corrected ones (``"win_rate"``, ``"win_ci"``, ``"points"``, ``"points_ci"``, ``"margin"``,
+    ``"margin_ci"``, ``"var_ratio"``, ``"half_width_ratio"``: fitted / plain over the deal means),
+    each quantity corrected by :func:`crossfit` on ``controls`` (G, c); ``"controls"``: c;
+    ``"penalty"``: ``{quantity: [per fold]}``; ``"beta_norm"``: ``{quantity: max |beta| over the
+    folds' coefficients}``."""
+    out: dict = {"var_ratio": {}, "half_width_ratio": {}, "penalty": {}, "beta_norm": {},
+                 "controls": int(controls.shape[1]), "folds": int(folds)}
+    for q, plain in (("win_rate", plain_w), ("points", plain_p), ("margin", plain_m)):
+        cf = crossfit(plain, controls, deals, folds, seed)
+        _, _, _, pvar = _interval(_stats.deal_means(plain, deals))
+        cm, clo, chi, cvar = _interval(_stats.deal_means(cf["values"], deals))
+        key = "win" if q == "win_rate" else q
+        out[q], out[f"{key}_ci"] = cm, (clo, chi)
+        ratio = cvar / pvar if pvar > 0 else math.nan
+        out["var_ratio"][q] = ratio
+        out["half_width_ratio"][q] = math.sqrt(ratio) if ratio == ratio else math.nan
+        out["penalty"][q] = cf["penalty"]
+        out["beta_norm"][q] = float(np.abs(cf["beta"]).max()) if cf["beta"].size else 0.0
+    return out
+
+
+def event_luck_array(outcomes: Sequence[GameOutcome]) -> np.ndarray:
+    """float64 (G, E, 2, n) every game's per-event luck by slot (E the most events of a game;
+    a game with fewer is padded with 0: no event, no luck)."""
+    e = max(len(o.event_luck) for o in outcomes)
+    n = len(outcomes[0].points)
+    out = np.zeros((len(outcomes), e, 2, n), np.float64)
+    for i, o in enumerate(outcomes):
+        if o.event_luck:
+            out[i, :len(o.event_luck)] = np.array(o.event_luck, np.float64)
+    return out
+
+
+def feature_luck_array(outcomes: Sequence[GameOutcome]) -> Optional[np.ndarray]:
+    """float64 (G, m) every game's feature luck, or None when the run tracked none."""
+    if not outcomes[0].feature_luck:
+        return None
+    return np.array([o.feature_luck for o in outcomes], np.float64)
+
+
+def samples_option(text: str) -> int:
+    """argparse ``type=`` of a ``--luck-samples`` option: an int in 1..4096 (argparse's usage
+    error, exit status 2, naming the range, otherwise)."""
+    import argparse
+
+    try:
+        return check_samples(int(text))
+    except (ValueError, ConfigError):
+        raise argparse.ArgumentTypeError(f"invalid value {text!r}; legal values: an int in 1..4096") from None
+
+
+def add_estimator_options(p) -> None:
+    """Add ``--estimator`` (default None: the command's default, :func:`default_estimator`) and
+    ``--luck-samples`` to an argparse parser."""
+    p.add_argument("--estimator", choices=ESTIMATORS, default=None,
+                   help="plain: the plain estimates only (the output as before); corrected / both: also the "
+                        "luck-corrected and fitted win rates and margins, with their intervals and variance ratios "
+                        "(default both; plain for a game that declares no chance hook; docs/tournament.md)")
+    p.add_argument("--luck-samples", type=samples_option, default=DEFAULT_SAMPLES, metavar="K",
+                   help=f"outcomes dealt again per chance event for the correction, 1..4096 (default {DEFAULT_SAMPLES})")
+
+
+def default_estimator(game: str, estimator: Optional[str]) -> str:
+    """``estimator``, or when None ``"both"`` for a game that declares a chance hook and
+    ``"plain"`` for one that does not (the commands' default)."""
+    if estimator is not None:
+        return check_estimator(estimator)
+    return "both" if get_game(game).chance_hook else "plain"

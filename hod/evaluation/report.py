@@ -92,6 +92,10 @@ def _luck_row(b: "BotStats", bold: bool = False) -> str:
         _num(b.margin), _ci(*b.margin_ci, _num), _num(c["margin"]), _ci(*c["margin_ci"], _num), _num(hw["margin"]),
         _num(c["var_ratio"]["win_rate"], 3), _num(c["var_ratio"]["margin"], 3),
     ]
+    f = c.get("fitted")
+    if f is not None:
+        cells += [_pct(f["win_rate"]), _ci(*f["win_ci"], _pct), _num(f["margin"]), _ci(*f["margin_ci"], _num),
+                  _num(f["var_ratio"]["win_rate"], 3), _num(f["var_ratio"]["margin"], 3)]
     return "| " + " | ".join(cells) + " |"
 
 
@@ -107,11 +111,14 @@ def luck_section(r: "TournamentResult") -> list[str]:
         f"Value function `{lk.get('value')}`, {lk.get('samples')} outcomes dealt again per chance event, "
         f"{_num(lk.get('events_per_game'), 1)} chance events per game. Intervals: 95% Student t over deal "
         "means (the plain win rate's too, for a like-for-like comparison). hw ratio: corrected / plain "
-        "half-width; var ratio: corrected / plain variance of the deal means.",
+        "half-width; var ratio: corrected / plain variance of the deal means. Fitted: the luck terms as "
+        f"control variates, their coefficients fitted by ridge least squares on the other half of the deals "
+        f"(cross-fitted; feature luck: {lk.get('features', 'none')}).",
         "",
         "| bot | win rate | 95% CI (t) | corrected | 95% CI (t) | hw ratio | mean margin | 95% CI "
-        "| corrected | 95% CI | hw ratio | var ratio (win) | var ratio (margin) |",
-        "|---|---:|---|---:|---|---:|---:|---|---:|---|---:|---:|---:|",
+        "| corrected | 95% CI | hw ratio | var ratio (win) | var ratio (margin) "
+        "| fitted win | 95% CI (t) | fitted margin | 95% CI | fitted var ratio (win) | fitted var ratio (margin) |",
+        "|---|---:|---|---:|---|---:|---:|---|---:|---|---:|---:|---:|---:|---|---:|---|---:|---:|",
     ]
     lines += [_luck_row(b) for b in r.bots]
     lines += [_luck_row(b, bold=True) for b in r.aggregates]

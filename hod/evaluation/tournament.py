@@ -90,7 +90,8 @@ class BotStats:
         seat_games: games played at each seat (list of n ints).
         corrected: the luck-corrected estimates (:func:`hod.evaluation.luck.luck_stats`: win
             rate, points and margin with 95% t intervals over deal means, the variance ratios
-            and the luck's mean), None for a plain run.
+            and the luck's mean; its ``"fitted"``: the cross-fitted control-variate estimates,
+            :func:`hod.evaluation.luck.fitted_stats`), None for a plain run.
     """
 
     label: str
@@ -142,9 +143,10 @@ class TournamentResult:
             deals are no longer balanced. stopped: why it stopped ("" for a whole run).
         games_planned: the games the run was asked for.
         estimator: ``"plain"``, ``"corrected"`` or ``"both"`` (:data:`hod.evaluation.luck.ESTIMATORS`);
-            luck: for a corrected run, ``{"value", "samples", "events_per_game"}`` (the value
-            function's name, the outcomes dealt again per chance event, the mean number of
-            events), else None. A plain run's dict and report have neither key (as before).
+            luck: for a corrected run, ``{"value", "samples", "features", "events_per_game"}``
+            (the value function's name, the outcomes dealt again per chance event, the feature
+            luck tracked, the mean number of events), else None. A plain run's dict and report
+            have neither key (as before).
     """
 
     game: str
@@ -327,6 +329,7 @@ def run_tournament(
     estimator: str = "plain",
     value: Optional[Callable] = None,
     luck_samples: int = _luck.DEFAULT_SAMPLES,
+    luck_features: str = "none",
 ) -> TournamentResult:
     """Play ``num_games`` games of ``game`` between the bots of ``lineup`` and measure them.
 
@@ -362,6 +365,10 @@ def run_tournament(
             points, expected win share); None = the game's cheap value (its chance hook's
             ``value``). Picklable when ``workers > 1``.
         luck_samples: outcomes dealt again per chance event, 1..4096 (default 16).
+        luck_features: ``"none"`` (default) or ``"state"``: also track the luck of the game's
+            global state, the extra controls of the fitted estimate (each corrected row's
+            ``corrected["fitted"]``: :func:`hod.evaluation.luck.fitted_stats`, a linear value of
+            the whole state fitted by cross-fitted ridge on the run's own games).
 
     Returns:
         :class:`TournamentResult`.
@@ -379,8 +386,8 @@ def run_tournament(
             seed/workers, instances with workers > 1, unpicklable factories with workers > 1, a
             bot that declares the table sizes it plays (:attr:`hod.agents.base.Bot.player_counts`,
             e.g. a trained policy from its model card) without ``len(lineup)`` (the supported
-            sizes are named), a bad ``estimator`` or ``luck_samples``, a correction asked of a
-            game that declares no chance hook.
+            sizes are named), a bad ``estimator``, ``luck_samples`` or ``luck_features``, a
+            correction asked of a game that declares no chance hook.
         IllegalActionError: a bot played an action outside the mask (with a note naming the game).
     """
     check_game(game)
@@ -389,7 +396,7 @@ def run_tournament(
     estimator = _luck.check_estimator(estimator)
     luck_spec = None
     if estimator != "plain":
-        luck_spec = _luck.LuckSpec(value, _luck.check_samples(luck_samples))
+        luck_spec = _luck.LuckSpec(value, _luck.check_samples(luck_samples), _luck.check_features(luck_features))
         _luck.chance_hook(game)   # the game declares one, before any game is played
     env_kwargs = dict(env_kwargs or {})
     for reserved in ("num_players", "illegal_action"):
@@ -447,6 +454,7 @@ def run_tournament(
             result.estimator = estimator
             result.luck["value"] = _luck.value_name(game, value)
             result.luck["samples"] = luck_spec.samples
+            result.luck["features"] = luck_spec.features
         result.workers = running
         result.elapsed_s = elapsed
         result.games_per_s = len(played) / elapsed if elapsed > 0 else math.inf
@@ -549,13 +557,18 @@ def summarize(
     if luck is not None:
         luck_p, luck_w, events = luck
         luck_m = _stats.margins(luck_p)   # margins are linear in points
+        event_luck = _luck.event_luck_array(outcomes)
+        feature_luck = _luck.feature_luck_array(outcomes)
 
     def corrected(slots, w, p, m) -> Optional[dict]:
         if luck is None:
             return None
         s = list(slots)
-        return _luck.luck_stats(w, p, m, luck_w[:, s].mean(axis=1), luck_p[:, s].mean(axis=1),
-                                luck_m[:, s].mean(axis=1), deals)
+        out = _luck.luck_stats(w, p, m, luck_w[:, s].mean(axis=1), luck_p[:, s].mean(axis=1),
+                               luck_m[:, s].mean(axis=1), deals)
+        out["fitted"] = _luck.fitted_stats(w, p, m, _luck.row_controls(event_luck, s, feature_luck, seat_of_slot),
+                                           deals)
+        return out
 
     def row(label, slots, w, p, m, rating, seat_games) -> BotStats:
         wins = float(w.sum())
