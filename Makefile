@@ -26,8 +26,8 @@ endif
 # The core on the newest gymnasium: Ray pins gymnasium 1.2.2 in .venv (the rllib extra), so a
 # second small venv (the core and the dev extra: no torch, no Ray) runs the env tests.
 CORE_VENV ?= .venv-core
-CORE_TESTS := tests/test_env_contract.py tests/test_tapeo_env.py tests/test_robada_env.py \
-	tests/test_single_agent_actions.py
+CORE_TESTS := tests/contract/test_env_contract.py tests/games/test_tapeo_env.py tests/games/test_robada_env.py \
+	tests/adapters/test_single_agent_actions.py
 
 .PHONY: setup browser demo test test-core clean screenshots
 
@@ -65,7 +65,7 @@ browser: web/node_modules/.package-lock.json
 
 # The web page's screenshots in docs/ (docs/web.md): every screen of both games at 390 and 1280 px.
 screenshots: setup browser
-	HOD_WEB_SCREENSHOTS=docs $(BIN)/python -m pytest -q tests/test_web_play.py -k whole_game
+	HOD_WEB_SCREENSHOTS=docs $(BIN)/python -m pytest -q tests/apps/test_web_play.py -k whole_game
 
 $(CORE_VENV)/.installed: pyproject.toml constraints.txt
 	$(PY) -m venv $(CORE_VENV)

@@ -11,7 +11,7 @@ it asks are the compiled rules of :mod:`robada_env.rules.kernels` (the one greed
 R7 ``leftovers_to_last_runner``) and of :mod:`robada_env.rules.runs` (``can_start``,
 ``leftovers_receiver``, compiled here from that source). The floating-point operations are those
 of the Python planner this replaced, in the same order (no ``fastmath``), so the values and the
-choices are the same bit for bit (``tests/test_robada_planner.py`` against
+choices are the same bit for bit (``tests/agents/test_robada_planner.py`` against
 ``tests/oracles/robada_planner.py``).
 
 Inputs (seat-relative like the observation, 0 = the seat to act, n seats):

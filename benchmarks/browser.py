@@ -1,6 +1,6 @@
 """The exported opponents in a web page: onnxruntime-web runs an ONNX export in headless Chromium.
 
-Pieces (used by ``tests/test_onnx_web.py``, ``tests/test_web_browser.py`` and
+Pieces (used by ``tests/benchmarks/test_onnx_web.py``, ``tests/apps/test_web_browser.py`` and
 ``python -m hod.benchmarks.decision_latency``):
 
 * :func:`serve`: an ASGI app served by uvicorn on 127.0.0.1 in a background thread (a free port).

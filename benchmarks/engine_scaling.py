@@ -12,7 +12,7 @@ seeded; :func:`hod.benchmarks.engine_speed.bench_engine`), is measured twice in 
    engines' default) and the serial sampler;
 2. **all of ``--cpus``**: pinned to them, numba's threads set to their number, the engine's
    parallel drivers (``parallel_min_batch = 1``: numba ``prange`` over chunks of games, the
-   same games bit for bit: ``tests/test_*_batched.py``) and the sampler's rows over the threads.
+   same games bit for bit: ``tests/games/test_*_batched.py``) and the sampler's rows over the threads.
 
 The ratio of the two is the scaling. What stays serial: the Python calls per step, the deals of
 the finished games (:mod:`hod.core.deal`, compiled, one game after another) and the generator's random numbers. numba's
@@ -24,7 +24,7 @@ row, "auto-reset step": the same loop with the finished games dealt again inside
 (``step(actions, auto_reset=True)``: each parallel task deals its own chunk's finished games)
 instead of a ``reset(games=...)`` call after the step, and the observations written in the same
 kernel pass (``observe=True``: the loop's ``observe()`` then returns them); both drivers play
-the same games there too (``tests/test_robada_batched.py``). ``--games`` picks the engines (default: every row).
+the same games there too (``tests/games/test_robada_batched.py``). ``--games`` picks the engines (default: every row).
 """
 from __future__ import annotations
 

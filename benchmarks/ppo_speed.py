@@ -6,7 +6,7 @@ alternated in one process, next to a bare torch loop doing the same arithmetic.
 For each game: two trainers (:class:`hod.training.train.Trainer`, the game's default configuration
 as :func:`hod.benchmarks.throughput.bench_ppo` runs it: ``random`` heuristics, no observation
 encoder, no evaluation, ``torch_threads = 1``), one on sb3-contrib's ``MaskablePPO`` methods, one on
-the fast ones (the same run bit for bit, ``tests/test_training_ppo_fast.py``); after one warm-up
+the fast ones (the same run bit for bit, ``tests/training/test_training_ppo_fast.py``); after one warm-up
 rollout each, ``--rounds`` rounds of ``--rollouts`` rollouts + updates each (``model.learn`` with the
 trainer's self-play callback; no checkpoint written), the two alternated. Figures are **CPU time**
 of this process (``time.process_time``), so a shared machine slows them less than wall time

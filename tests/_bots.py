@@ -1,4 +1,4 @@
-"""Bots shared by the tests of both games' play commands (tests/test_play_*.py)."""
+"""Bots shared by the tests of both games' play commands (tests/apps/test_play_*.py)."""
 from hod.agents.base import Bot
 
 

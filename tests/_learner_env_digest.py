@@ -1,5 +1,5 @@
 """Digests of what a learner sees from a vector env, step by step: the golden recordings of
-``tests/data/learner_env_golden.json`` (``tests/test_training_learner_env.py``).
+``tests/data/learner_env_golden.json`` (``tests/training/test_training_learner_env.py``).
 
 The recordings were made from the per-game stacks the generic learner env replaced (``TapeoVecEnv``,
 ``RobadaVecEnv`` and their Gymnasium views, the ``PoolOpponentsVecEnv`` / ``ScaledRewardVecEnv`` /

@@ -1,5 +1,5 @@
-"""Shared helpers of the PettingZoo-suite tests of both games (tests/test_tapeo_env.py,
-tests/test_robada_env.py, tests/test_env_contract.py)."""
+"""Shared helpers of the PettingZoo-suite tests of both games (tests/games/test_tapeo_env.py,
+tests/games/test_robada_env.py, tests/contract/test_env_contract.py)."""
 from __future__ import annotations
 
 import types

@@ -1,5 +1,5 @@
 """A two-node Ray cluster on this machine and the RLlib trainer joined to it, run by
-``tests/test_rllib.py::test_two_node_cluster_puts_env_runners_on_both_nodes`` in a process of its own.
+``tests/training/test_rllib.py::test_two_node_cluster_puts_env_runners_on_both_nodes`` in a process of its own.
 
 ``python tests/_rllib_cluster.py OUT``: starts a head and a second node (Ray's own multi-node
 test helper, ``ray.cluster_utils.Cluster``; 1 CPU each, both at 127.0.0.1), builds

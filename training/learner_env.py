@@ -31,7 +31,7 @@ opponents' policies from the env's; a sequential game draws everything from the 
 per deal: the games' seeds (:func:`hod.core.deal.draw_seeds`), the learner seats, then the
 policies of all n seats (the learner's column unused). These are the draw orders of the per-game
 envs this class replaced, so runs made with them (the model cards' commands) replay bit for bit
-(``tests/test_training_learner_env.py``, against recordings of those envs).
+(``tests/training/test_training_learner_env.py``, against recordings of those envs).
 
 Opponents (:mod:`hod.agents.batch_policies`; the default: the game's uniform random one,
 :func:`~hod.agents.batch_policies.random_policy`): batch policies ``policy(obs (m, obs_size), masks

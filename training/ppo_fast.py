@@ -6,7 +6,7 @@ same order (so the same autograd graph and the same sums), the same draws from t
 numpy's global generators, the same rollout buffer and logger records; only Python and
 conversions that do not touch a number are gone. Two rollouts and updates of either class give
 equal ``state_dict``, optimizer state and rollout buffers, for both games' default
-configurations (``tests/test_training_ppo_fast.py``). ``hod.training.train`` trains with it.
+configurations (``tests/training/test_training_ppo_fast.py``). ``hod.training.train`` trains with it.
 
 What is gone (measured on a loaded 2-core machine, docs/throughput.md "MaskablePPO: where the
 time goes"; a few per cent of a training step, the rest is the networks' arithmetic and the env):
@@ -116,7 +116,7 @@ def entropy(logp: th.Tensor, masks: th.Tensor) -> th.Tensor:
 class _foreach_adam:
     """Within the block, a CPU ``torch.optim.Adam`` left at ``foreach=None`` (which on the CPU runs
     the per-parameter loop) takes its ``foreach`` implementation: on the CPU the same per-tensor
-    kernels in the same order (equal bits, ``tests/test_training_ppo_fast.py``), with less Python
+    kernels in the same order (equal bits, ``tests/training/test_training_ppo_fast.py``), with less Python
     per parameter. The param groups are restored after the step, so the optimizer's
     ``state_dict`` (saved in checkpoints) is unchanged; any other optimizer, device or setting: untouched."""
 

@@ -5,7 +5,7 @@ code).
 Same rules as the single-game engine :mod:`robada_env.rules.engine` (ronda_robada.txt, RULINGS
 R1-R8), with its documented choices and its :class:`~robada_env.rules.engine.Config` (rule
 options ``closing_ace`` R2, ``may_take_own_pile`` R3, ``leftovers_to_last_runner`` R7):
-``tests/test_robada_batched.py`` plays thousands of seeded games through this engine, the
+``tests/games/test_robada_batched.py`` plays thousands of seeded games through this engine, the
 single-game engine and the earlier numpy batched engine (kept as the oracle
 ``tests/oracles/robada_batched.py``) and requires identical states, masks, observations of every
 seat, rewards and scores at every step, bit for bit. This module holds the deals (numpy,

@@ -19,7 +19,7 @@ the pile it emptied, who got the leftovers), taking the first loose card of a ra
 (:mod:`robada_env.rules.actions`); hands and deck are read from (and written into) the record.
 
 The engine as it was before it became a view of the kernels is the executable specification
-``tests/oracles/robada_scalar.py``; ``tests/test_robada_lockstep.py`` plays many seeded games and
+``tests/oracles/robada_scalar.py``; ``tests/games/test_robada_lockstep.py`` plays many seeded games and
 hand-built positions through both and requires the same cards, masks, observations, scores and
 winners bit for bit.
 

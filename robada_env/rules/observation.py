@@ -283,7 +283,7 @@ def view_of(s: State, seat: int) -> ObsView:
         seat: the observer, an int in 0..n-1.
 
     Returns:
-        an :class:`ObsView` equal to ``decode(encode(s, seat))`` (tests/test_robada_observation.py).
+        an :class:`ObsView` equal to ``decode(encode(s, seat))`` (tests/games/test_robada_observation.py).
 
     Raises:
         ConfigError (a ValueError): ``seat`` not an int in 0..n-1.

@@ -2,7 +2,7 @@
 :mod:`tapeo_env.rules.kernels` (one game per kernel call, a loop over the games in compiled code).
 
 The single-game engine :mod:`tapeo_env.rules.engine` is a view over the same kernels (tapeo.txt;
-RULINGS T1-T10): ``tests/test_tapeo_batched.py`` plays thousands of seeded games through this
+RULINGS T1-T10): ``tests/games/test_tapeo_batched.py`` plays thousands of seeded games through this
 engine, the earlier single-game engine and the earlier numpy batched engine (kept as the oracles
 ``tests/oracles/tapeo_scalar.py`` and ``tests/oracles/tapeo_batched.py``) and requires identical hands, bars, churros, scores, masks,
 observations and rewards at every step, bit for bit. Constants (deck, hand sizes, rounds,

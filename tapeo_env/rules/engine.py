@@ -35,7 +35,7 @@ stream = the round), the same numbers the batched engine :mod:`tapeo_env.rules.b
 from, so ``new_game(config, seed=s)`` and a batched game reset with seed ``s`` are one game.
 
 The engine as it was before it became a view of the kernels is kept as the executable
-specification ``tests/oracles/tapeo_scalar.py``; ``tests/test_tapeo_lockstep.py`` plays many seeded
+specification ``tests/oracles/tapeo_scalar.py``; ``tests/games/test_tapeo_lockstep.py`` plays many seeded
 games through both and requires the same masks, observations, scores and winners bit for bit.
 """
 from __future__ import annotations

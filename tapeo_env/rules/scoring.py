@@ -14,7 +14,7 @@ shape ``(n,)``).
 
 The scoring as it was before (one numpy function per rule) is kept as the executable
 specification in ``tests/oracles/tapeo_scalar.py``, checked against these by
-``tests/test_tapeo_scoring.py``.
+``tests/games/test_tapeo_scoring.py``.
 """
 from __future__ import annotations
 

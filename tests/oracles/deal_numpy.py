@@ -1,6 +1,6 @@
 """The seeded shuffles of :mod:`hod.core.deal` as they were before they became compiled kernels:
 the numpy array form (a batch of games at once) and the Python-int form (one game), the
-executable specification the kernels are checked against bit for bit (``tests/test_deal.py``).
+executable specification the kernels are checked against bit for bit (``tests/core/test_deal.py``).
 Nothing in the package imports it. The package's code of that time with only its imports changed.
 """
 from __future__ import annotations
@@ -140,7 +140,7 @@ def _mix_int(z: int) -> int:
 
 def stream_numbers_one(seed: int, stream: int, count: int) -> list[int]:
     """:func:`stream_numbers` of one game as Python ints (the same numbers; a single-game engine
-    deals with this, the batched engines with the array form; ``tests/test_deal.py`` checks they
+    deals with this, the batched engines with the array form; ``tests/core/test_deal.py`` checks they
     agree)."""
     s = _mix_int((seed + int(_GOLDEN)) & _MASK)
     key = _mix_int((s + (stream + 1) * int(_GOLDEN)) & _MASK)

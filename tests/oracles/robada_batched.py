@@ -2,7 +2,7 @@
 
 The test oracle (tests/oracles): Ronda Robada's batched engine as it was in the package before
 the compiled kernels (:mod:`robada_env.rules.kernels`) replaced it, with its observations
-(:mod:`oracles.robada_batched_obs`); ``tests/test_robada_batched.py`` plays it in lockstep with
+(:mod:`oracles.robada_batched_obs`); ``tests/games/test_robada_batched.py`` plays it in lockstep with
 the compiled engine. Nothing in the package imports it.
 
 The rules are those of the single-game engine :mod:`robada_env.rules.engine` (ronda_robada.txt,
@@ -23,7 +23,7 @@ from :mod:`robada_env.rules.cards` (one source of truth for the rule constants):
 
 The observation of a seat equals :func:`robada_env.rules.observation.encode` bit for bit (float32) and
 the mask equals :func:`robada_env.rules.engine.legal_mask` for the seat to act (int8). Both are built
-in batch by :mod:`oracles.robada_batched_obs`. ``tests/test_robada_batched.py`` plays thousands of
+in batch by :mod:`oracles.robada_batched_obs`. ``tests/games/test_robada_batched.py`` plays thousands of
 seeded games through both engines and requires identical states, masks, observations and
 rewards at every step.
 

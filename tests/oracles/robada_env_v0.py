@@ -1,7 +1,7 @@
 """The robada PettingZoo adapter as it was in the package before both games shared one adapter
 (``hod.adapters.game_env``): ``robada_env/env.py`` of that time, unchanged below this docstring except
 that it is no longer imported by the package. The executable specification the bound adapter is
-checked against, bit for bit (``tests/test_game_env.py``).
+checked against, bit for bit (``tests/adapters/test_game_env.py``).
 """
 from __future__ import annotations
 

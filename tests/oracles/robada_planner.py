@@ -1,6 +1,6 @@
 """The Ronda Robada expert's planner as it was in Python before it moved onto compiled kernels
 (:mod:`hod.agents.robada_planner_kernels`): the executable specification the compiled planner is
-checked against, bit for bit (``tests/test_robada_planner.py``). Nothing in the package imports it.
+checked against, bit for bit (``tests/agents/test_robada_planner.py``). Nothing in the package imports it.
 
 The package's code of that time with only its imports changed and the bot's shell cut away
 (:class:`~robada_env.rules.engine.Config`, the card points, the actions and

@@ -1,6 +1,6 @@
 """Ronda Robada's single-game engine as it was in the package before the scalar API became a view
 over the compiled kernels (:mod:`robada_env.rules.kernels`): the executable specification the new
-scalar API is checked against, bit for bit (``tests/test_robada_lockstep.py``). Nothing in the
+scalar API is checked against, bit for bit (``tests/games/test_robada_lockstep.py``). Nothing in the
 package imports it.
 
 Three parts, each the package's code of that time with only its imports changed
@@ -802,7 +802,7 @@ def view_of(s: State, seat: int) -> ObsView:
         seat: the observer, an int in 0..n-1.
 
     Returns:
-        an :class:`ObsView` equal to ``decode(encode(s, seat))`` (tests/test_robada_observation.py).
+        an :class:`ObsView` equal to ``decode(encode(s, seat))`` (tests/games/test_robada_observation.py).
 
     Raises:
         ConfigError (a ValueError): ``seat`` not an int in 0..n-1.

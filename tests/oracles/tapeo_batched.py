@@ -1,7 +1,7 @@
 """The batched Tapeo engine: B games advanced at once as numpy arrays (no Python loop over games).
 
 Same rules as the single-game engine :mod:`tapeo_env.rules.engine` (tapeo.txt; RULINGS T1-T10), which
-stays the reference: ``tests/test_tapeo_batched.py`` plays thousands of seeded games through both
+stays the reference: ``tests/games/test_tapeo_batched.py`` plays thousands of seeded games through both
 and requires identical hands, bars, churros, scores, masks, observations and rewards at every
 step. Constants (deck, hand sizes, rounds, scoring numbers, rulings) come from the same
 :class:`tapeo_env.rules.engine.Config`; the scoring is :mod:`tapeo_env.rules.batched_scoring`, the

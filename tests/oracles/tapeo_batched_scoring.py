@@ -4,7 +4,7 @@ Every function takes counts with a leading batch axis, ``(G, n)`` per seat or ``
 and returns ``int32`` points of shape ``(G, n)`` (or a bool mask / float64 rewards). The numbers
 and rulings are read from a :class:`tapeo_env.rules.scoring.Rulings` (one source of truth), and every
 split of a prize among tied seats goes through the scalar oracle's ``split_points`` (T2, ``tests/oracles/tapeo_scalar.py``).
-The single-game functions remain the reference: ``tests/test_tapeo_batched.py`` plays thousands of
+The single-game functions remain the reference: ``tests/games/test_tapeo_batched.py`` plays thousands of
 games through both and requires identical scores.
 """
 from __future__ import annotations

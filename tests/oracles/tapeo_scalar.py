@@ -1,7 +1,7 @@
 """Tapeo's single-game engine as it was in the package before the scalar API became a view over
 the compiled kernels (:mod:`tapeo_env.rules.kernels`): the executable specification the new scalar
-API is checked against, bit for bit (``tests/test_tapeo_engine.py``, ``tests/test_tapeo_scoring.py``,
-``tests/test_tapeo_lockstep.py``). Nothing in the package imports it.
+API is checked against, bit for bit (``tests/games/test_tapeo_engine.py``, ``tests/games/test_tapeo_scoring.py``,
+``tests/games/test_tapeo_lockstep.py``). Nothing in the package imports it.
 
 Three parts, each the package's code of that time with only its imports changed:
 
@@ -599,7 +599,7 @@ class _Encoder:
     float32 for every count, see :func:`_exact_divisors`), and the observations are one gather
     ``source[index]`` through an index table per (round, pick) that places every seat-relative
     piece. So the cost hardly depends on the player count or on how many seats are encoded.
-    tests/test_tapeo_batched.py checks the result bit for bit against the independent batched
+    tests/games/test_tapeo_batched.py checks the result bit for bit against the independent batched
     observation kernel (:func:`tapeo_env.rules.kernels.observe_game`) at every step of many seeded games.
 
     Source buffer (``n`` seats, ``K`` kinds): ``[0, 1, pick values (hand_size), hand-size values
