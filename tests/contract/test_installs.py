@@ -71,7 +71,8 @@ def test_wheel_builds_without_setuptools_warnings_and_ships_the_license(wheel):
     assert text.startswith("MIT License\n\nCopyright (c) 2026 The House Of Decks RL authors\n")
     assert text == (ROOT / "LICENSE").read_text()
     # the web app's pages, a data folder listed as a package (the cause of the warning it gave)
-    assert {f"hod/apps/web/static/{f}" for f in ("index.html", "game.html", "app.js", "style.css")} <= names
+    assert {f"hod/apps/web/static/{f}" for f in ("index.html", "game.html", "app.js", "style.css", "favicon.svg",
+                                               "tapeo.svg", "robada.svg")} <= names   # the icons the pages load
 
 
 _WEB_CHECK = r"""

@@ -232,7 +232,7 @@ def test_no_module_of_ours_unpickles_files():
     """A static guard: our sources call no unpickling loader, and ``np.load`` always with
     ``allow_pickle=False``. (``hod.evaluation.play`` round-trips a failure through pickle in memory,
     ``pickle.loads(pickle.dumps(...))``, to check it can travel to a worker: no file.)"""
-    folders = ["core", "adapters", "evaluation", "apps", "training", "agents", "benchmarks", "tapeo_env", "robada_env", "tests"]
+    folders = ["core", "adapters", "evaluation", "apps", "training", "agents", "benchmarks", "tapeo_env", "robada_env", "kuhn_env", "tests"]
     banned = re.compile(r"\b(cloudpickle|joblib|dill|shelve|marshal\.loads?|torch\.load|pickle\.load\b|"
                         r"(PPO|MaskablePPO|BaseAlgorithm)\.load\b|set_parameters|load_from_zip_file)")
     offenders = []
