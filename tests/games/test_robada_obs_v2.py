@@ -4,7 +4,7 @@ hidden cards, v1 unchanged, batch == single, env == batched engine == policy enc
 import numpy as np
 import pytest
 
-from _robada_helpers import cs, position
+from _robada_helpers import position
 from robada_env.rules import action_features as af
 from robada_env.rules.actions import CONFIRM, DROP, NOOP, START, TAKE, TAP
 from robada_env.rules.engine import Config, apply_action, legal_actions, legal_mask, new_game

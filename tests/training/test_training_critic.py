@@ -9,7 +9,6 @@ from hod.core.errors import ConfigError
 from hod.training import critic as critic_mod
 from hod.training.config import smoke_config, validate_config
 from hod.training.learner_env import LearnerVecEnv
-from robada_env.rules import global_state as rgs
 from tapeo_env.rules import global_state as tgs
 
 
