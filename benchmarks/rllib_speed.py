@@ -21,7 +21,6 @@ Output: a Markdown table on stdout, ``OUT.json`` and ``OUT.md``.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import shutil
 import sys

@@ -219,7 +219,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     ap.add_argument("--out", default=None, help="write PREFIX.json")
     args = ap.parse_args(argv)
     rows = []
-    print(f"| belief | games | win rate | 95% CI (Wilson) | mean margin | 95% CI | wall-clock s |")
+    print("| belief | games | win rate | 95% CI (Wilson) | mean margin | 95% CI | wall-clock s |")
     print("|---|---:|---:|---|---:|---|---:|")
     for v in args.variants:
         r = play_variant(v, args.players, args.deals, args.determinizations, args.seed)

@@ -83,8 +83,6 @@ def playout_rows(teacher: OnnxPolicy, players: int, games: int, seed: int) -> tu
 
 def _soft_ce(student, teacher_logits, mask):
     """Mean over rows of -sum p_teacher log p_student, both softmaxes masked (torch tensors)."""
-    import torch
-
     legal = mask > 0
     s = student.masked_fill(~legal, -1e9).log_softmax(dim=1)
     p = teacher_logits.masked_fill(~legal, -1e9).softmax(dim=1)

@@ -40,7 +40,6 @@ reader never sees half a checkpoint and a kill leaves no temporary file behind f
 from __future__ import annotations
 
 import io
-import json
 import os
 import zipfile
 import zlib

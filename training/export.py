@@ -188,7 +188,6 @@ def export_onnx(checkpoint: str | Path, out_dir: Optional[str | Path] = None, na
         ConfigError: a ``name`` with a path separator or ``..`` (:func:`check_name`).
     """
     import onnx
-    import torch
 
     from .policy_io import actor_module
 

@@ -34,7 +34,7 @@ from robada_env.rules.actions import ACTION_NAMES as ROBADA_ACTIONS
 from robada_env.rules.cards import NUM_RANKS, SUIT_NAMES
 from robada_env.rules.engine import NOBODY, winners
 from robada_env.rules.runs import extension_options
-from tapeo_env.rules.cards import CHURRO, HAM_SLICES, KIND_NAMES, NUM_KINDS, PEPPER
+from tapeo_env.rules.cards import HAM_SLICES, KIND_NAMES, NUM_KINDS, PEPPER
 from tapeo_env.rules.engine import known_hands
 from tapeo_env.rules.scoring import ROUND_RULES, churro_points, ham_points, pepper_points, round_breakdown
 

@@ -76,7 +76,7 @@ from hod.core.deal import game_seed, shuffled_one
 from hod.core.errors import ConfigError, IllegalActionError, check_int_range, check_seat
 
 from .actions import CONFIRM, DROP, NOOP, NUM_ACTIONS, TAKE, TAP, action_name
-from .cards import CARD_POINTS, COPIES_PER_RANK, DECK_SIZE, NUM_RANKS, card_name
+from .cards import CARD_POINTS, DECK_SIZE, NUM_RANKS, card_name
 from .runs import NOBODY, RUN_CLOSED
 
 #: Player counts the game takes (ronda_robada.txt 'Players').

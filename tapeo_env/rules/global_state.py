@@ -41,7 +41,7 @@ _K, _S = NUM_KINDS, MAX_PLAYERS
 #: The global-state layout (name ``tapeo_state``).
 STATE_LAYOUT = ObsLayout("tapeo_state", STATE_VERSION, [
     Piece("num_players", MAX_PLAYERS - MIN_PLAYERS + 1, "one-hot player count (2, 3, 4, 5, 6)"),
-    Piece("round", 3, "one-hot round (1, 2, 3); all 0 once the game is over"),
+    Piece("round", 3, "one-hot round (1, 2, 3; every later round of a longer game shows as 3, as in the observation); all 0 once the game is over"),
     Piece("game_over", 1, "1 once the last round is scored"),
     Piece("pick", 1, "tapas already revealed from each hand this round", f"/ {MAX_HAND_SIZE - 1}"),
     Piece("hand_size", 1, "tapas in each hand now", f"/ {MAX_HAND_SIZE}"),
@@ -112,7 +112,7 @@ def encode_state_batch(record: "BatchedState", config: "Config", games: Optional
     out[:, _NUM_PLAYERS + n - MIN_PLAYERS] = 1.0
     out[over, _GAME_OVER] = 1.0
     live = np.flatnonzero(~over)
-    out[live, _ROUND + rnd[live]] = 1.0
+    out[live, _ROUND + np.minimum(rnd[live], 2)] = 1.0   # rounds past the third show as the third
     out[:, _PICK] = pick / (MAX_HAND_SIZE - 1)
     out[:, _HAND_SIZE] = np.where(over, 0, config.hand_size - pick) / MAX_HAND_SIZE
     out[:, _HANDS:_HANDS + n * _K] = (record.hands[sel] * inv).reshape(G, n * _K)   # uint8 * float64: float64

@@ -48,7 +48,7 @@ _K, _S = NUM_KINDS, MAX_PLAYERS
 
 LAYOUT = ObsLayout("tapeo", OBS_VERSION, [
     Piece("num_players", MAX_PLAYERS - MIN_PLAYERS + 1, "one-hot player count (2, 3, 4, 5, 6)"),
-    Piece("round", 3, "one-hot round (1, 2, 3)"),
+    Piece("round", 3, "one-hot round (1, 2, 3; every later round of a longer game shows as 3)"),
     Piece("pick", 1, "tapas already revealed from each hand this round", f"/ {MAX_HAND_SIZE - 1}"),
     Piece("hand_size", 1, "tapas in each hand now", f"/ {MAX_HAND_SIZE}"),
     Piece("hand", _K, "own hand: count of each kind (action order)", "/ deck count of the kind"),

@@ -84,7 +84,7 @@ def gaps(config: dict, games: dict[str, str], bots: set[str]) -> list[str]:
                 out.append(f"{game}: contract {forbidden[0]['name']!r}: forbidden_modules do not cover {forbidden[1]!r}")
     game_bots_floor = bots_floor - 1          # above hod.agents, below hod.evaluation
     if layer_of(layers, "hod.evaluation") != game_bots_floor - 1:
-        out.append(f"no layer of the games' bots modules between 'hod.evaluation' and 'hod.agents'")
+        out.append("no layer of the games' bots modules between 'hod.evaluation' and 'hod.agents'")
     for mod in sorted(bots):
         if mod.split(".")[0] not in config["root_packages"] and not mod.startswith("hod."):
             out.append(f"bots module {mod}: root_packages lacks {mod.split('.')[0]!r}")

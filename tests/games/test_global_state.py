@@ -96,6 +96,19 @@ def test_tapeo_state_at_the_end_has_the_scores_and_churros():
     assert not L.view(x, "hands").any() and not L.view(x, "scores")[3:].any()
 
 
+def test_tapeo_state_of_a_longer_game_shows_later_rounds_as_the_third():
+    """Config allows up to 10 rounds; the state's round piece has 3 entries, so round 4 of a
+    5-round game shows as round 3, as seat 0's observation does, and game_over stays 0 (the
+    entry after the round piece, which a plain one-hot of round index 3 would have set)."""
+    s = tapeo_env.new_game(tapeo_env.Config(num_players=2, num_rounds=5), seed=3)
+    s.round = 3                                   # 0-based: the fourth of five rounds
+    L, O = tgs.STATE_LAYOUT, tapeo_env.LAYOUT
+    x = tgs.encode_state(s)
+    np.testing.assert_array_equal(L.view(x, "round"), [0, 0, 1])
+    assert L.view(x, "game_over")[0] == 0
+    np.testing.assert_array_equal(O.view(tapeo_env.encode(s, 0), "round"), [0, 0, 1])
+
+
 def _robada_position():
     """2 players: seat 0 holds A oros and 2 oros, seat 1 Rey copas; loose A copas; seat 0's pile
     is the 6 oros; the other 35 cards are the deck; seat 0 to act, seat 0 confirmed the last run."""

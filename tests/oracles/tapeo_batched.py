@@ -11,8 +11,8 @@ Layout. Every state field has a leading batch axis (:class:`BatchedState`). Unli
 engine, hands are stored by the seat that *holds* them now: ``hands[b, i]`` is the hand seat ``i``
 holds, and passing left is a roll of that axis (tapeo.txt 'Each pick'). Each game has its own
 round and pick counter, so games reset at different times may be at different points; every game
-must be live when :meth:`BatchedTapeo.step` is called (reset finished games first, as the vector
-envs of :mod:`hod.training.tapeo_vector` do automatically).
+must be live when :meth:`BatchedTapeo.step` is called (reset finished games first, as the generic
+learner env :mod:`hod.training.learner_env` does automatically).
 
 Deals. Each game has its own seed (``reset(seeds=...)``, else drawn from the engine's
 generator); each round the whole 84-tapa deck is reshuffled (tapeo.txt) from that seed alone by

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 
-import numpy as np
 import pytest
 
 from hod.core.errors import ConfigError
@@ -46,7 +45,7 @@ def test_tiny_best_response_run(tmp_path):
     assert json.loads(paths[0].read_text())["rows"][0]["final"] == row["final"]
     md = paths[1].read_text()
     f = row["final"]
-    assert f"| tapeo | 2 | greedy | 128 | " in md and f"{100 * f['win_rate']:.1f}%" in md
+    assert "| tapeo | 2 | greedy | 128 | " in md and f"{100 * f['win_rate']:.1f}%" in md
     assert paths[2].read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 

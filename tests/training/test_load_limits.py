@@ -342,8 +342,6 @@ def test_a_zip64_locator_is_refused():
 
 
 def test_the_pool_size_is_capped_so_a_checkpoint_stays_under_the_member_limit():
-    from pydantic import ValidationError
-
     from hod.training.config import TrainingConfig
 
     assert model_card.MAX_POOL_SNAPSHOTS + 5 <= model_card.MAX_ZIP_MEMBERS   # 1,024 + 5 members <= 4,096
@@ -479,7 +477,7 @@ def test_an_operator_no_export_uses_is_refused_naming_the_legal_ones(op, domain,
 def test_a_partial_shape_of_an_empty_initializer_is_refused(tmp_path, monkeypatch):
     """The critic's bypass of the ConstantOfShape rule: Shape(start=1) of a stored [0, 10**8]
     tensor (0 numbers stored) gives [10**8], from a Shape node; onnxruntime folded it into 400 MB."""
-    from onnx import helper, numpy_helper
+    from onnx import helper
 
     from hod.agents.onnx_policy import OnnxPolicy
 
