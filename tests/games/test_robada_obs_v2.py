@@ -308,13 +308,13 @@ def test_the_v2_encoder_names_its_layout():
 
 
 @pytest.mark.parametrize("name, layout", [("robada_v2_distilled", 1), ("robada_v3_search", 2), ("robada_v4_s32", 2),
-                                          ("robada_v5_s32", 2)])
+                                          ("robada_v5_s32", 2), ("robada_v5_s32_70k", 2)])
 def test_the_v2_candidate_network_reads_the_env_v2_observation_and_the_mask_only(name, layout):
-    """agents/candidates/robada_v2_distilled.onnx, robada_v3_search.onnx, robada_v4_s32.onnx and
-    robada_v5_s32.onnx (docs/results.md, not registered): onnxruntime alone on the env's
-    observation_version=2 vector and mask plays what the project's player of the export
-    (OnnxPolicy, encoder robada_v2 on the v1 observation) plays. The v3 export's card names
-    layout 2 (the v2 one was exported before exports did)."""
+    """agents/candidates/robada_v2_distilled.onnx, robada_v3_search.onnx, robada_v4_s32.onnx,
+    robada_v5_s32.onnx and robada_v5_s32_70k.onnx (docs/results.md, not registered): onnxruntime
+    alone on the env's observation_version=2 vector and mask plays what the project's player of
+    the export (OnnxPolicy, encoder robada_v2 on the v1 observation) plays. The v3 export's card
+    names layout 2 (the v2 one was exported before exports did)."""
     import json
     from pathlib import Path
     import onnxruntime as ort
@@ -341,7 +341,8 @@ def test_the_v2_candidate_network_reads_the_env_v2_observation_and_the_mask_only
     assert moves > 40
 
 
-@pytest.mark.parametrize("name", ["robada_v2_distilled", "robada_v3_search", "robada_v4_s32", "robada_v5_s32"])
+@pytest.mark.parametrize("name", ["robada_v2_distilled", "robada_v3_search", "robada_v4_s32", "robada_v5_s32",
+                                  "robada_v5_s32_70k"])
 def test_the_v2_candidate_network_reproduces_its_golden_vectors(name):
     """The golden vectors written beside each candidate export (``*.golden.json``: observations
     of the env's v2 layout, masks, the export's actions and logits) come back from the ONNX file
