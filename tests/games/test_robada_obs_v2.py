@@ -307,12 +307,14 @@ def test_the_v2_encoder_names_its_layout():
     assert get_encoder("robada_plans").layout_version is None and get_encoder("none").layout_version is None
 
 
-@pytest.mark.parametrize("name, layout", [("robada_v2_distilled", 1), ("robada_v3_search", 2), ("robada_v4_s32", 2)])
+@pytest.mark.parametrize("name, layout", [("robada_v2_distilled", 1), ("robada_v3_search", 2), ("robada_v4_s32", 2),
+                                          ("robada_v5_s32", 2), ("robada_v5_s32_70k", 2)])
 def test_the_v2_candidate_network_reads_the_env_v2_observation_and_the_mask_only(name, layout):
-    """agents/candidates/robada_v2_distilled.onnx, robada_v3_search.onnx, robada_v4_s32.onnx (docs/results.md, not
-    registered): onnxruntime alone on the env's observation_version=2 vector and mask plays what
-    the project's player of the export (OnnxPolicy, encoder robada_v2 on the v1 observation)
-    plays. The v3 export's card names layout 2 (the v2 one was exported before exports did)."""
+    """agents/candidates/robada_v2_distilled.onnx, robada_v3_search.onnx, robada_v4_s32.onnx,
+    robada_v5_s32.onnx and robada_v5_s32_70k.onnx (docs/results.md, not registered): onnxruntime
+    alone on the env's observation_version=2 vector and mask plays what the project's player of
+    the export (OnnxPolicy, encoder robada_v2 on the v1 observation) plays. The v3 export's card
+    names layout 2 (the v2 one was exported before exports did)."""
     import json
     from pathlib import Path
     import onnxruntime as ort
@@ -337,6 +339,24 @@ def test_the_v2_candidate_network_reads_the_env_v2_observation_and_the_mask_only
         e1.step(int(action)), e2.step(int(action))
         moves += 1
     assert moves > 40
+
+
+@pytest.mark.parametrize("name", ["robada_v2_distilled", "robada_v3_search", "robada_v4_s32", "robada_v5_s32",
+                                  "robada_v5_s32_70k"])
+def test_the_v2_candidate_network_reproduces_its_golden_vectors(name):
+    """The golden vectors written beside each candidate export (``*.golden.json``: observations
+    of the env's v2 layout, masks, the export's actions and logits) come back from the ONNX file
+    through the project's player: the same actions, logits within 1e-5 (the browser test's
+    tolerance for shipped exports)."""
+    from pathlib import Path
+    from hod.agents.onnx_policy import OnnxPolicy
+    from hod.training.export import golden_path, load_golden
+    path = Path(__file__).resolve().parents[2] / "agents" / "candidates" / f"{name}.onnx"
+    golden = load_golden(golden_path(path))
+    assert golden["model"] == path.name and golden["observation"].shape == (golden["count"], 462)
+    assert len({m.tobytes() for m in golden["action_mask"]}) > 3        # more than one kind of position
+    action, logits = OnnxPolicy(path).run(golden["observation"], golden["action_mask"])
+    assert np.array_equal(action, golden["action"]) and np.abs(logits - golden["logits"]).max() <= 1e-5
 
 
 def test_an_export_of_the_v2_encoder_names_layout_2_and_is_self_contained():
