@@ -1,9 +1,11 @@
 """The shipped trained opponents and the expert bots make the same decisions as before the
 restructure: the observations and actions of ``tests/data/shipped_opponents_decisions.npz`` were
 recorded from commit f3908a6 by ``tests/data/record_decisions.py``. Tapeo's ``ppo`` was replaced
-on 2026-12-02 (round 4, docs/results.md): the previous network, now ``ppo_v2``, must still make
-the recorded decisions (``tapeo_ppo_v2_action``, the old ``tapeo_action``), and ``tapeo_action``
-holds the new network's on the same observations (442 of the 504 are the same pick)."""
+twice on 2026-12-02 (docs/results.md): in round 4 the previous network, now ``ppo_v2``, must still
+make the recorded decisions (``tapeo_ppo_v2_action``, the old ``tapeo_action``); in round 5 round
+4's network, now ``ppo_v3``, must still make its recorded decisions (``tapeo_ppo_v3_action``, round
+4's ``tapeo_action``), and ``tapeo_action`` holds round 5's network's on the same observations
+(497 of the 504 are round 4's pick, 441 the ``ppo_v2`` pick)."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -24,11 +26,19 @@ def test_the_shipped_opponent_decides_as_recorded(game):
     assert np.array_equal(got, want)
 
 
-def test_the_previous_tapeo_network_renamed_ppo_v2_decides_as_recorded():
-    bot = agents.make("tapeo", "ppo_v2", seed=0)
-    obs, masks, want = DATA["tapeo_obs"], DATA["tapeo_mask"], DATA["tapeo_ppo_v2_action"]
+@pytest.mark.parametrize("name", ["ppo_v2", "ppo_v3"])
+def test_the_previous_tapeo_networks_renamed_decide_as_recorded(name):
+    bot = agents.make("tapeo", name, seed=0)
+    obs, masks, want = DATA["tapeo_obs"], DATA["tapeo_mask"], DATA[f"tapeo_{name}_action"]
     got = [bot.act({"observation": o, "action_mask": m}) for o, m in zip(obs, masks)]
     assert np.array_equal(got, want) and not np.array_equal(want, DATA["tapeo_action"])
+
+
+def test_the_recorded_tapeo_networks_differ_as_counted():
+    """The three recorded Tapeo networks' picks on the 504 observations: round 5's ``ppo`` agrees
+    with round 4's (``ppo_v3``) on 497 and with ``ppo_v2`` on 441 (counted when recorded)."""
+    ppo, v3, v2 = DATA["tapeo_action"], DATA["tapeo_ppo_v3_action"], DATA["tapeo_ppo_v2_action"]
+    assert (int((ppo == v3).sum()), int((ppo == v2).sum()), ppo.size) == (497, 441, 504)
 
 
 @pytest.mark.parametrize("game", ["tapeo", "robada"])

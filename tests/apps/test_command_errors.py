@@ -87,11 +87,11 @@ BAD_ARGUMENTS = [
      "--lineup names 5 bots: robada is played by 2 to 4 players, one bot per seat; legal numbers of bots: [2, 3, 4]"),
     ("hod.benchmarks.ladder", ["--game", "tapeo", "--games", "10000000000000"],
      "argument --games: invalid value '10000000000000'; legal values: an integer in 1..1000000"),
-    # 9 bots at 2 players (ppo_v1 and ppo_v2 among them): 9 * 8 / 2 = 36 tables; 36 x 100000 games
-    # > 1,000,000, and 1,000,000 // 36 = 27777
+    # 10 bots at 2 players (ppo_v1, ppo_v2 and ppo_v3 among them): 10 * 9 / 2 = 45 tables; 45 x 100000
+    # games > 1,000,000, and 1,000,000 // 45 = 22222
     ("hod.benchmarks.ladder", ["--game", "tapeo", "--games", "100000"],
-     "error: games=100000 at each of 36 tables is 3,600,000 games, above the most one ladder keeps, 1,000,000; "
-     "legal values: games <= 27777"),
+     "error: games=100000 at each of 45 tables is 4,500,000 games, above the most one ladder keeps, 1,000,000; "
+     "legal values: games <= 22222"),
     ("hod.benchmarks.ladder", ["--game", "tapeo", "--players", "3", "--tables", "100000000000"],
      "argument --tables: invalid value '100000000000'; legal values: an integer in 1..10000"),
     ("hod.benchmarks.ladder", ["--game", "tapeo", "--seed", "-1"],
