@@ -422,6 +422,9 @@ def _luck_lines(r: LadderResult) -> list[str]:
         lo, hi = lo_hi
         return f"{f(v)} [{f(lo)}, {f(hi)}]" if lo == lo and lo is not None else f(v)
 
+    def ratio(x):
+        return "n/a" if x is None or x != x else f"{x:.3f}"   # nan: no spread in the plain deal means
+
     for t in r.luck_tables:
         name = " vs ".join(t["labels"])
         for row in t["rows"]:
@@ -430,10 +433,10 @@ def _luck_lines(r: LadderResult) -> list[str]:
                 f"| {name} | {row['label']} | {ci(row['win_rate'], row['win_ci_t'], True)} "
                 f"| {ci(row['corrected_win_rate'], row['corrected_win_ci'], True)} "
                 f"| {ci(row['fitted_win_rate'], row['fitted_win_ci'], True)} "
-                f"| {vr['win_rate']:.3f} / {fr['win_rate']:.3f} | {ci(row['margin'], row['margin_ci'], False)} "
+                f"| {ratio(vr['win_rate'])} / {ratio(fr['win_rate'])} | {ci(row['margin'], row['margin_ci'], False)} "
                 f"| {ci(row['corrected_margin'], row['corrected_margin_ci'], False)} "
                 f"| {ci(row['fitted_margin'], row['fitted_margin_ci'], False)} "
-                f"| {vr['margin']:.3f} / {fr['margin']:.3f} |")
+                f"| {ratio(vr['margin'])} / {ratio(fr['margin'])} |")
     return lines
 
 

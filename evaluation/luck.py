@@ -322,9 +322,13 @@ def init_luck_worker(game: str, num_players: int, specs: Sequence[BotSpec], env_
     _play._TABLE = LuckTable(game, num_players, specs, env_kwargs, luck)
 
 
-def _interval(values: np.ndarray) -> tuple[float, float, float, float]:
-    """(mean, low, high, sample variance) of independent observations (t 95%)."""
+def _interval(values: np.ndarray, share: bool = False) -> tuple[float, float, float, float]:
+    """(mean, low, high, sample variance) of independent observations (t 95%); with ``share``
+    (a win rate) the interval's ends are clipped to [0, 1] (the mean is not: a corrected or fitted
+    mean may leave [0, 1] by its correction, and clipping it would bias it)."""
     m, lo, hi = _stats.t_interval(values)
+    if share and lo == lo:
+        lo, hi = min(max(lo, 0.0), 1.0), min(max(hi, 0.0), 1.0)
     var = float(np.var(values, ddof=1)) if values.size > 1 else math.nan
     return m, lo, hi, var
 
@@ -340,8 +344,9 @@ def luck_stats(plain_w: np.ndarray, plain_p: np.ndarray, plain_m: np.ndarray, lu
 
     Returns:
         ``{"win_rate", "win_ci", "points", "points_ci", "margin", "margin_ci"}`` (corrected,
-        95% t over deal means), ``"plain_win_ci_t"`` (the plain win rate's t interval over
-        deal means, the like-for-like comparison), ``"var_ratio"``: ``{quantity: corrected /
+        95% t over deal means; the win rate's interval clipped to [0, 1], its mean not),
+        ``"plain_win_ci_t"`` (the plain win rate's t interval over deal means, the like-for-like
+        comparison, clipped the same way), ``"var_ratio"``: ``{quantity: corrected /
         plain variance of the deal means}`` (``half_width_ratio`` = its square root), and
         ``"luck_mean"``: ``{quantity: (mean, low, high)}`` of the luck (the bias check: 0 in
         expectation).
@@ -350,8 +355,8 @@ def luck_stats(plain_w: np.ndarray, plain_p: np.ndarray, plain_m: np.ndarray, lu
     for q, plain, luck in (("win_rate", plain_w, luck_w), ("points", plain_p, luck_p), ("margin", plain_m, luck_m)):
         pd = _stats.deal_means(plain, deals)
         cd = _stats.deal_means(plain - luck, deals)
-        pm, plo, phi, pvar = _interval(pd)
-        cm, clo, chi, cvar = _interval(cd)
+        pm, plo, phi, pvar = _interval(pd, q == "win_rate")
+        cm, clo, chi, cvar = _interval(cd, q == "win_rate")
         lm, llo, lhi = _stats.t_interval(_stats.deal_means(luck, deals))
         key = "win" if q == "win_rate" else q
         out[q], out[f"{key}_ci"] = cm, (clo, chi)
@@ -493,7 +498,7 @@ def fitted_stats(plain_w: np.ndarray, plain_p: np.ndarray, plain_m: np.ndarray, 
     for q, plain in (("win_rate", plain_w), ("points", plain_p), ("margin", plain_m)):
         cf = crossfit(plain, controls, deals, folds, seed)
         _, _, _, pvar = _interval(_stats.deal_means(plain, deals))
-        cm, clo, chi, cvar = _interval(_stats.deal_means(cf["values"], deals))
+        cm, clo, chi, cvar = _interval(_stats.deal_means(cf["values"], deals), q == "win_rate")
         key = "win" if q == "win_rate" else q
         out[q], out[f"{key}_ci"] = cm, (clo, chi)
         ratio = cvar / pvar if pvar > 0 else math.nan

@@ -262,7 +262,10 @@ def _resolve_lineup(game: str, lineup: Sequence[LineupEntry], workers: int):
         if isinstance(entry, str):
             known = agents.names(game)
             if entry not in known:
-                raise ConfigError(f"no bot {entry!r} for {game!r}; registered: {known}")
+                hint = ("; a policy file goes in as a (label, factory) pair: "
+                        "hod.training.evaluate.resolve_bot(path, game, num_players) makes one, as the "
+                        "command line does") if entry.endswith((".onnx", ".zip")) else ""
+                raise ConfigError(f"no bot {entry!r} for {game!r}; registered: {known}{hint}")
             bases.append(entry)
             specs.append(BotSpec(name=entry))
         elif isinstance(entry, (tuple, list)) and len(entry) == 2 and isinstance(entry[0], str):

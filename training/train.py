@@ -276,6 +276,11 @@ class Trainer:
         remaining = self.c["total_steps"] - int(self.model.num_timesteps)
         interrupted = False
         cb = _SelfPlayCallback(self)
+        rollout = int(self.model.n_steps) * int(self.model.n_envs)
+        if remaining > 0 and remaining % rollout:
+            end = int(self.model.num_timesteps) + -(-remaining // rollout) * rollout
+            self.log(f"total_steps={self.c['total_steps']} is reached in whole rollouts of {rollout} steps "
+                     f"(n_steps x env slots): the run stops at {end} steps")
         try:
             if self.c["eval_every"] and not self.history:
                 self.evaluate()  # the untrained policy: the curve's first point

@@ -465,3 +465,19 @@ def test_ladder_command_defaults_to_both_and_plain_writes_as_before(tmp_path, ca
     assert both["estimator"] == "both" and len(both["luck_tables"]) == 1 and both["rows"] == plain["rows"]
     assert "Luck-corrected" not in (tmp_path / "p.md").read_text()
     assert "Luck-corrected estimates by table" in (tmp_path / "b.md").read_text()
+
+
+def test_win_rate_intervals_are_clipped_to_a_share_and_the_means_are_not():
+    """Four deals with plain win shares 1, 0, 1, 0 and no luck: mean 0.5, sd sqrt(1/3) = 0.5774,
+    t_{0.975, 3} = 3.1824, half-width 3.1824 * 0.5774 / 2 = 0.9187, so the raw t interval
+    [-0.419, 1.419] is clipped to [0, 1]; the points (the same numbers, not a share) keep theirs.
+    A luck of -0.2 on every game moves the corrected mean to 0.7 (past no bound) and its interval
+    [-0.219, 1.619] to [0, 1]."""
+    w = np.array([1.0, 0.0, 1.0, 0.0])
+    deals = np.arange(4)
+    zero = np.zeros(4)
+    s = L.luck_stats(w, w, w, zero - 0.2, zero, zero, deals)
+    assert s["plain_win_ci_t"] == (0.0, 1.0)
+    assert s["win_rate"] == pytest.approx(0.7) and s["win_ci"] == (0.0, 1.0)
+    lo, hi = s["points_ci"]
+    assert lo == pytest.approx(0.5 - 0.9187, abs=1e-4) and hi == pytest.approx(0.5 + 0.9187, abs=1e-4)

@@ -321,6 +321,12 @@ def test_unknown_bot_name_lists_the_registered_ones():
         run_tournament("tapeo", ["random", "wizard"], num_games=2)
 
 
+def test_a_policy_path_in_a_python_lineup_says_how_to_pass_it():
+    with pytest.raises(ConfigError, match=r"no bot 'x/tapeo_ppo.onnx'.*\(label, factory\) pair: "
+                                          r"hod.training.evaluate.resolve_bot"):
+        run_tournament("tapeo", ["x/tapeo_ppo.onnx", "random"], num_games=2)
+
+
 def test_bad_lineups_and_options(fake):
     bot = ConstBot(0)
     with pytest.raises(ConfigError, match="same bot instance"):

@@ -192,3 +192,19 @@ def test_the_card_reads_library_versions_without_importing_them():
     import onnx
     import onnxruntime
     assert out == [onnx.__version__, onnxruntime.__version__, "False", "False"]
+
+
+def test_a_total_that_is_not_whole_rollouts_is_announced_and_rounded_up(tmp_path):
+    """The smoke configuration at 2 players: n_steps 32 x 4 env slots (2 tables x 2 learner seats)
+    = 128 steps a rollout; SB3 learns whole rollouts, so total_steps 70 ends at 128, and the run
+    says so before it starts; 256 (two rollouts) says nothing."""
+    msgs: list[str] = []
+    t = Trainer("tapeo", smoke_config("tapeo", players=[2], total_steps=70), tmp_path / "a", progress=False,
+                log=msgs.append)
+    assert t.run()["steps"] == 128
+    assert ("total_steps=70 is reached in whole rollouts of 128 steps (n_steps x env slots): the run stops "
+            "at 128 steps") in msgs
+    quiet: list[str] = []
+    Trainer("tapeo", smoke_config("tapeo", players=[2], total_steps=256), tmp_path / "b", progress=False,
+            log=quiet.append).run()
+    assert not [m for m in quiet if "whole rollouts" in m]
