@@ -489,11 +489,15 @@ class _HelpFormatter(argparse.ArgumentDefaultsHelpFormatter):
 
 def build_parser(game: str, defaults: dict, prog: str = "python -m hod.training.train",
                  description: str = "PPO self-play training (sb3-contrib MaskablePPO) against an opponent pool.",
-                 extra: Optional[Callable[[argparse.ArgumentParser], None]] = None) -> argparse.ArgumentParser:
+                 extra: Optional[Callable[[argparse.ArgumentParser], None]] = None,
+                 resumed: bool = False) -> argparse.ArgumentParser:
     """The argparse parser: run options plus one flag per config key of ``defaults``; ``extra``
-    adds a trainer's own options (the RLlib trainer's, :mod:`hod.training.rllib.train`)."""
+    adds a trainer's own options (the RLlib trainer's, :mod:`hod.training.rllib.train`);
+    ``resumed``: ``--resume`` was given, so ``--game`` defaults to ``game`` (the checkpoint's)
+    instead of being required."""
     p = argparse.ArgumentParser(prog=prog, description=description, formatter_class=_HelpFormatter)
-    p.add_argument("--game", choices=game_names(), required=True)
+    p.add_argument("--game", choices=game_names(), default=game if resumed else None, required=not resumed,
+                   help="the game (with --resume: the checkpoint's game by default)")
     p.add_argument("--config", help="TOML file of defaults (default: <game package>/training.toml)")
     p.add_argument("--out", help="run folder (default: runs/<game>_s<seed>; with --resume: the checkpoint's run)")
     p.add_argument("--resume", metavar="CHECKPOINT", help="continue from this checkpoint (.zip)")
@@ -523,9 +527,9 @@ def parse_args(argv: Optional[list[str]] = None, **parser_options: Any):
     game = known.game or "tapeo"   # --help without --game shows the defaults of Tapeo's config
     try:
         if known.resume and not known.config:
-
             _, card = read_checkpoint(known.resume, game=known.game, layout_version=None)
             defaults = card["training"]["config"]
+            game = known.game or card["game"]   # --resume alone: the checkpoint's game
         else:
             defaults = config_mod.load_config(game, known.config)
     except (ConfigError, CheckpointError) as e:
@@ -534,7 +538,7 @@ def parse_args(argv: Optional[list[str]] = None, **parser_options: Any):
     defaults.setdefault("env", {}).setdefault("engine", "single")
     defaults["env"].setdefault("obs_encoder", "none")   # and from before the observation encoders
     defaults["env"].setdefault("reward_scale", 1.0)     # and from before the reward scale
-    parser = build_parser(game, defaults, **parser_options)
+    parser = build_parser(game, defaults, resumed=bool(known.resume and not known.config), **parser_options)
     args = parser.parse_args(argv)
     cfg = config_mod.apply_overrides(defaults, args)
     return args.game, cfg, args

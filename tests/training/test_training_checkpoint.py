@@ -208,3 +208,20 @@ def test_a_total_that_is_not_whole_rollouts_is_announced_and_rounded_up(tmp_path
     Trainer("tapeo", smoke_config("tapeo", players=[2], total_steps=256), tmp_path / "b", progress=False,
             log=quiet.append).run()
     assert not [m for m in quiet if "whole rollouts" in m]
+
+
+def test_resume_alone_takes_the_game_from_the_checkpoint():
+    """A shipped Tapeo checkpoint: --resume without --game parses as Tapeo with the card's
+    configuration; --game robada with it is refused (the card says tapeo); neither flag: --game
+    is required."""
+    from hod.training.train import parse_args
+
+    from pathlib import Path
+
+    ckpt = str(Path(__file__).resolve().parents[2] / "agents/opponents/checkpoints/tapeo_ppo_step_004800000.zip")
+    game, cfg, args = parse_args(["--resume", ckpt])
+    assert game == "tapeo" and args.resume == ckpt and cfg["ppo"]["net_arch"] == [256, 256]
+    with pytest.raises(SystemExit):
+        parse_args(["--resume", ckpt, "--game", "robada"])
+    with pytest.raises(SystemExit):
+        parse_args([])
