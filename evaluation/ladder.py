@@ -52,6 +52,7 @@ from hod.core.atomic import atomic_write_bytes, atomic_write_json, atomic_write_
 from hod.core.errors import ConfigError
 from hod.core.games import get_game
 
+from . import report as _report   # its number formats (n/a for nan: no spread in the plain deal means)
 from . import stats as _stats
 from .play import check_game
 from .schedule import MAX_GAMES
@@ -422,9 +423,6 @@ def _luck_lines(r: LadderResult) -> list[str]:
         lo, hi = lo_hi
         return f"{f(v)} [{f(lo)}, {f(hi)}]" if lo == lo and lo is not None else f(v)
 
-    def ratio(x):
-        return "n/a" if x is None or x != x else f"{x:.3f}"   # nan: no spread in the plain deal means
-
     for t in r.luck_tables:
         name = " vs ".join(t["labels"])
         for row in t["rows"]:
@@ -433,10 +431,10 @@ def _luck_lines(r: LadderResult) -> list[str]:
                 f"| {name} | {row['label']} | {ci(row['win_rate'], row['win_ci_t'], True)} "
                 f"| {ci(row['corrected_win_rate'], row['corrected_win_ci'], True)} "
                 f"| {ci(row['fitted_win_rate'], row['fitted_win_ci'], True)} "
-                f"| {ratio(vr['win_rate'])} / {ratio(fr['win_rate'])} | {ci(row['margin'], row['margin_ci'], False)} "
+                f"| {_report._num(vr['win_rate'], 3)} / {_report._num(fr['win_rate'], 3)} | {ci(row['margin'], row['margin_ci'], False)} "
                 f"| {ci(row['corrected_margin'], row['corrected_margin_ci'], False)} "
                 f"| {ci(row['fitted_margin'], row['fitted_margin_ci'], False)} "
-                f"| {ratio(vr['margin'])} / {ratio(fr['margin'])} |")
+                f"| {_report._num(vr['margin'], 3)} / {_report._num(fr['margin'], 3)} |")
     return lines
 
 

@@ -45,7 +45,7 @@ from typing import Any, Callable, Optional, Protocol, Sequence
 
 import numpy as np
 
-from hod.core.errors import ConfigError
+from hod.core.errors import ConfigError, check_choice
 from hod.core.games import game_names, get_game, load_object
 
 from . import play as _play
@@ -115,8 +115,7 @@ def check_estimator(estimator: object) -> str:
     Raises:
         ConfigError: anything else (the legal values are named).
     """
-    if not isinstance(estimator, str) or estimator not in ESTIMATORS:
-        raise ConfigError(f"estimator={estimator!r}; legal values: {list(ESTIMATORS)}")
+    check_choice("estimator", estimator, ESTIMATORS)
     return estimator
 
 
@@ -255,8 +254,7 @@ def check_features(features: object) -> str:
     Raises:
         ConfigError: anything else (the legal values are named).
     """
-    if not isinstance(features, str) or features not in FEATURES:
-        raise ConfigError(f"luck_features={features!r}; legal values: {list(FEATURES)}")
+    check_choice("luck_features", features, FEATURES)
     return features
 
 
