@@ -380,7 +380,8 @@ class TrainingConfig(EvaluationConfig):
     bc_learning_rate: Annotated[float, Strict()] = Field(0.001, gt=0.0, le=1.0, description="a number in (0, 1]")
     init_actor: Annotated[str, Strict()] = ""   # configs written before the key: a fresh actor
     # [run]
-    total_steps: PositiveInt
+    total_steps: Annotated[int, Strict()] = Field(ge=0, description="an integer >= 0 (0: no learning, the "
+                                                                  "start's evaluation and checkpoints only)")
     seed: Annotated[int, Strict()] = Field(ge=0, le=SEED_MAX, description=f"an integer in [0, {SEED_MAX}]")
     checkpoint_every: PositiveInt
     torch_threads: PositiveInt

@@ -32,6 +32,9 @@ with PIMC search as the expert):
    ``iter_<k>/<game>_expit.onnx`` (:func:`hod.training.export.export_onnx`): the next
    iteration's playout policy and a file to evaluate.
 
+With ``ppo_steps = 0`` step 3 trains nothing: the distilled network is evaluated (the trainer's
+evaluation), checkpointed and exported as it is, which measures a distillation on its own.
+
 The run writes ``expit.json`` (per iteration: the search data's size and seconds, the
 distillation's agreement and losses, the PPO summary), the iterations' run folders (checkpoints,
 ``eval.json``, ``learning_curve.png`` over all iterations: each iteration resumes the previous
@@ -242,7 +245,7 @@ class ExpertIterationConfig(BaseModel):
     clarity_noise: Annotated[float, Strict()] = Field(0.0, ge=0.0, description="a finite number >= 0 (0: off)")
     distil_epochs: PositiveInt
     distil_learning_rate: Annotated[float, Strict()] = Field(gt=0.0, le=1.0, description="a number in (0, 1]")
-    ppo_steps: PositiveInt
+    ppo_steps: Annotated[int, Strict()] = Field(ge=0, description="an integer >= 0 (0: no PPO phase)")
     search_opponent: Annotated[str, Strict()] = ""
     search_opponent_options: dict[str, Any] = Field(default_factory=dict)
     previous_in_pool: Annotated[bool, Strict()] = True
@@ -297,7 +300,7 @@ def training_config(game: str, cfg: ExpertIterationConfig, iteration: int, playo
         raise ConfigError(f"train critic_input={flat['critic_input']!r}: expert iteration distils the search into "
                           f"a network whose critic reads the observation; legal: 'observation'")
     extra: dict[str, Any] = {"seed": int(cfg.seed + iteration) % (config_mod.SEED_MAX + 1), "bc_teacher": "",
-                             "total_steps": int(total_steps or cfg.ppo_steps)}
+                             "total_steps": int(cfg.ppo_steps if total_steps is None else total_steps)}
     if cfg.search_opponent:
         opts = dict(cfg.search_opponent_options)
         if cfg.own_playout and playout_model and "playout_model" in inspect.signature(

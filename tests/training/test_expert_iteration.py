@@ -8,6 +8,7 @@ import os
 import subprocess
 import sys
 import textwrap
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -249,6 +250,23 @@ def test_tiny_tapeo_run_end_to_end(tmp_path):
     assert json.loads((tmp_path / "expit.json").read_text()) == summary
     bot = agents.onnx_policy.OnnxPolicy(summary["final_export"], game="tapeo")
     assert bot.model_card["player_counts"] == [2]
+
+
+def test_no_ppo_phase_evaluates_and_exports_the_distilled_network(tmp_path):
+    """ppo_steps 0: the iteration trains no PPO step; the distilled network is evaluated once
+    (eval_every > 0: one row per baseline at step 0), checkpointed (the card's step count stays 0)
+    and exported."""
+    train = {**TINY_TRAIN, "eval_every": 1000, "eval_games": 4, "baselines": ["random"], "eval_players": [2]}
+    values = tiny("tapeo", iterations=1, ppo_steps=0, teacher_options={"determinizations": 2},
+                  search_opponent="", search_opponent_options={}, train=train)
+    summary = X.ExpertIteration("tapeo", values, tmp_path, log=None).run()
+    (it0,) = summary["iterations"]
+    assert it0["ppo"]["steps"] == 0 and not it0["ppo"]["interrupted"]
+    rows = json.loads((tmp_path / "iter_0" / "eval.json").read_text())
+    assert [(r["steps"], r["baseline"]) for r in rows] == [(0, "random")]
+    card = json.loads((tmp_path / "iter_0" / "checkpoints" / "final.json").read_text())
+    assert card["training"]["steps"] == 0 and card["training"]["imitation"]["expert_iteration"] == 0
+    assert Path(summary["final_export"]).is_file()
 
 
 def test_tiny_robada_run_gives_a_self_contained_export(tmp_path):
