@@ -34,6 +34,13 @@ status                 meaning
   non-interactive shell (``cmd &`` in a script, some batch systems) inherits SIGINT set to
   ``SIG_IGN``; :func:`long_command` puts Python's own handler (``KeyboardInterrupt``) back, so
   ``kill -INT`` stops it with a checkpoint too.
+* **An interrupt that lands in a garbage-collection callback is delivered again.** Python runs a
+  signal handler between any two bytecodes, also inside a ``__del__`` method or a ``weakref``
+  callback, where the ``KeyboardInterrupt`` it raises is only reported ("Exception ignored
+  in ...") and the command would go on; :func:`long_command` catches that report
+  (``sys.unraisablehook``) and has the same signal's ``KeyboardInterrupt`` raised again in the
+  main thread once the callback has returned (``_thread.interrupt_main`` from a timer thread, 10 ms on),
+  without counting it as a second signal.
 * **SIGXFSZ is ignored.** A write past the file-size limit (``RLIMIT_FSIZE``) sends SIGXFSZ,
   whose default action kills the process with no message; CPython ignores it at start-up, and
   :func:`long_command` makes sure of it (an embedding program may not), so the write raises
@@ -53,6 +60,7 @@ thread: elsewhere :func:`long_command` changes no handler and only converts the 
 """
 from __future__ import annotations
 
+import _thread
 import contextlib
 import errno
 import os
@@ -148,8 +156,15 @@ def signal_name(signum: Optional[int] = None) -> str:
     return signal.Signals(signum).name if signum is not None else "SIGINT"
 
 
+#: True while a swallowed interrupt is being delivered again (:func:`_on_unraisable`).
+_redelivering = False
+
+
 def _on_sigterm(signum, frame) -> None:
-    global _received
+    global _received, _redelivering
+    if _redelivering:
+        _redelivering = False
+        raise KeyboardInterrupt
     if _received == signal.SIGTERM:
         return   # the first SIGTERM is being handled (saving): let it finish
     _received = signal.SIGTERM
@@ -157,9 +172,25 @@ def _on_sigterm(signum, frame) -> None:
 
 
 def _on_sigint(signum, frame) -> None:
-    global _received
+    global _received, _redelivering
+    _redelivering = False
     _received = signal.SIGINT
     raise KeyboardInterrupt
+
+
+def _redeliver(unraisable) -> bool:
+    """Deliver again a ``KeyboardInterrupt`` of our handlers that Python could only report
+    (raised in a ``__del__`` or ``weakref`` callback); True when it did."""
+    global _redelivering
+    if not (isinstance(unraisable.exc_value, KeyboardInterrupt) and _received is not None):
+        return False
+    _redelivering = True
+    # from another thread 10 ms later, so that the handler runs after this hook has returned (run
+    # here, its exception would be reported again); if it lands in a callback again, it comes back
+    timer = threading.Timer(0.01, _thread.interrupt_main, args=(_received,))
+    timer.daemon = True
+    timer.start()
+    return True
 
 
 def _set(signum: int, handler):
@@ -194,14 +225,19 @@ def long_command(stderr: TextIO | None = None) -> Iterator[None]:
             :func:`write_error_line`); :func:`interrupted_status` after a ``KeyboardInterrupt``
             that nothing inside caught (one line ``error: interrupted (SIGINT|SIGTERM)``).
     """
-    global _received, _thread_error
-    _received, _thread_error = None, None
+    global _received, _thread_error, _redelivering
+    _received, _thread_error, _redelivering = None, None, False
     err = stderr or sys.stderr
     sigxfsz = getattr(signal, "SIGXFSZ", None)
     old_xfsz = _set(sigxfsz, signal.SIG_IGN) if sigxfsz is not None else None
     old_term = _set(signal.SIGTERM, _on_sigterm)
     old_int = _set(signal.SIGINT, _on_sigint)
     old_hook = threading.excepthook
+    old_unraisable = sys.unraisablehook
+
+    def unraisable_hook(unraisable) -> None:   # an interrupt swallowed by a GC callback: raise it again
+        if not _redeliver(unraisable):
+            old_unraisable(unraisable)
 
     def thread_hook(args) -> None:   # a write refused in another thread: kept for one line at the end
         global _thread_error
@@ -212,6 +248,7 @@ def long_command(stderr: TextIO | None = None) -> Iterator[None]:
         old_hook(args)
 
     threading.excepthook = thread_hook
+    sys.unraisablehook = unraisable_hook
     try:
         yield
     except OSError as e:
@@ -231,6 +268,7 @@ def long_command(stderr: TextIO | None = None) -> Iterator[None]:
             raise SystemExit(EXIT_WRITE_FAILED)
     finally:
         threading.excepthook = old_hook
+        sys.unraisablehook = old_unraisable
         _restore(signal.SIGINT, old_int)
         _restore(signal.SIGTERM, old_term)
         if sigxfsz is not None:

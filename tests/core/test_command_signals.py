@@ -168,6 +168,38 @@ def test_long_command_restores_sigint_even_when_ignored(monkeypatch):
         signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
+class _InterruptedCleanup:
+    """An object whose finalizer receives the signal: Python runs the handler inside ``__del__``,
+    where a ``KeyboardInterrupt`` can only be reported (as in a garbage collector's ``weakref``
+    callback)."""
+
+    def __init__(self, signum):
+        self.signum = signum
+
+    def __del__(self):
+        os.kill(os.getpid(), self.signum)
+        for _ in range(100_000):   # the handler runs during these bytecodes, inside __del__
+            pass
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+def test_an_interrupt_swallowed_by_a_finalizer_is_delivered_again(signum, capsys):
+    """Without the re-delivery the loop below would run its 5 s to the end: the interrupt raised in
+    ``__del__`` is only reported ("Exception ignored in ..."). With it, the KeyboardInterrupt
+    reaches the command's own code, once, and the report is not printed; after SIGTERM a real
+    second SIGTERM is still ignored."""
+    with long_command():
+        with pytest.raises(KeyboardInterrupt):
+            _InterruptedCleanup(signum)   # collected at once (no reference kept)
+            deadline = time.monotonic() + 5
+            while time.monotonic() < deadline:
+                time.sleep(0.001)
+            pytest.fail("the interrupt raised in __del__ was lost")
+        assert stop_signal() == signum
+        time.sleep(0.05)   # nothing more is delivered
+    assert "Exception ignored" not in capsys.readouterr().err
+
+
 def test_an_interrupt_nothing_caught_ends_in_one_line(capsys):
     with pytest.raises(SystemExit) as e:
         with long_command():
