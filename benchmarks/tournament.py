@@ -18,7 +18,7 @@ from hod.agents.rules import table_rules
 from hod.evaluation.cli_options import (GAMES_OPTION, SEED_OPTION, add_seating_option, parse_env_kwargs,
                                         parse_json_object, prepare_out_prefix, save_outputs)
 from hod.evaluation.schedule import MAX_GAMES
-from hod.evaluation.luck import DEFAULT_SAMPLES, ESTIMATORS, FEATURES, check_samples
+from hod.evaluation.luck import DEFAULT_SAMPLES, ESTIMATORS, FEATURES, VALUE_NAMES, check_samples
 from hod.evaluation.luck_value import load_value
 from hod.evaluation.play import check_game
 from hod.evaluation.tournament import TournamentInterrupted, WorkerDied, run_tournament
@@ -120,10 +120,11 @@ def _parser() -> argparse.ArgumentParser:
                    help="none (default) or state: also track the luck of the game's whole global state, the extra "
                         "controls of the fitted estimate (a linear value of the state fitted on the run's own games, "
                         "cross-fitted; docs/tournament.md)")
-    p.add_argument("--value", metavar="NPZ",
+    p.add_argument("--value", metavar="NPZ|playout",
                    help="value function of the correction: a value network file (PREFIX.npz with its card "
-                        "PREFIX.json, python -m hod.evaluation.luck_value) fitted for this game and table size; "
-                        "default: the game's cheap value (its chance hook's)")
+                        "PREFIX.json, python -m hod.evaluation.luck_value) fitted for this game and table size, or "
+                        "playout: playouts of copies of the lineup's own bots (K of them from each position; "
+                        "Tapeo); default: the game's cheap value (its chance hook's)")
     p.add_argument("--out", metavar="PREFIX", help="write PREFIX.md, PREFIX.json and PREFIX.png")
     p.add_argument("--no-progress", dest="progress", action="store_false", help="no progress bar")
     p.add_argument("--list-bots", action="store_true", help="print the registered bots and exit")
@@ -159,7 +160,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             if args.estimator == "plain":
                 raise ConfigError("--value is the value function of the luck correction; legal: with --estimator "
                                   "corrected or both")
-            value = load_value(args.value, args.game, len(args.lineup))
+            value = args.value if args.value in VALUE_NAMES else load_value(args.value, args.game, len(args.lineup))
         if args.luck_features != "none" and args.estimator == "plain":
             raise ConfigError("--luck-features is part of the luck correction; legal: with --estimator corrected or "
                               "both")

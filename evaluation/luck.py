@@ -33,6 +33,9 @@ Pieces:
   global state) by the row's seat: a value linear in the whole state, fitted on the run's own
   games, so one that knows the lineup (:func:`row_controls`).
 
+* :mod:`hod.evaluation.luck_playout` is a value that knows the lineup: playouts of copies of
+  the table's own bots (``value="playout"``).
+
 Not here: corrections at the decisions of bots whose action probabilities are known (AIVAT's
 action terms); only chance events are corrected.
 """
@@ -188,14 +191,22 @@ class LuckTracker:
             return
         if c != self.seen + 1:
             raise RuntimeError(f"{c - self.seen} chance events between two observations; legal: observe after each step")
-        actual = self._value(state)
-        mean = np.zeros_like(actual)
         f_actual = None if self.features is None else np.asarray(self.features(state), np.float64)
         f_mean = None if f_actual is None else np.zeros_like(f_actual)
-        for s in resample_seeds(self.env_seed, self.seen, self.samples):
-            again = self.hook.redeal(state, int(s))
-            mean += self._value(again)
-            if f_mean is not None:
+        agains = [self.hook.redeal(state, int(s)) for s in resample_seeds(self.env_seed, self.seen, self.samples)]
+        if callable(getattr(self.value, "values", None)):   # a value that plays all the states in one batch
+            vals = np.asarray(self.value.values([state, *agains], actual=0, event=self.seen), np.float64)
+            if vals.shape != (1 + self.samples, 2, self.n):
+                raise ValueError(f"the value function returned shape {vals.shape}; legal: "
+                                 f"({1 + self.samples}, 2, {self.n})")
+            actual, mean = vals[0], vals[1:].sum(axis=0)
+        else:
+            actual = self._value(state)
+            mean = np.zeros_like(actual)
+            for again in agains:
+                mean += self._value(again)
+        if f_mean is not None:
+            for again in agains:
                 f_mean += np.asarray(self.features(again), np.float64)
         term = actual - mean / self.samples
         self.luck += term
@@ -238,12 +249,13 @@ class _ObservedEnv:
 
 @dataclass(frozen=True)
 class LuckSpec:
-    """What a worker needs to track luck: the value function (None = the hook's cheap value),
-    ``samples`` and ``features`` (a name of :data:`FEATURES`: ``"state"`` tracks the luck of
+    """What a worker needs to track luck: the value function (None = the hook's cheap value;
+    ``"playout"`` = :class:`hod.evaluation.luck_playout.LineupPlayoutValue`, playouts of copies of
+    the table's own bots, ``samples`` of them from each actual state), ``samples`` and ``features`` (a name of :data:`FEATURES`: ``"state"`` tracks the luck of
     the game's global state too, the fitted estimate's extra controls) (picklable when
     workers > 1)."""
 
-    value: Optional[Callable[[Any], np.ndarray]] = None
+    value: Optional[Callable[[Any], np.ndarray] | str] = None
     samples: int = DEFAULT_SAMPLES
     features: str = "none"
 
@@ -258,11 +270,43 @@ def check_features(features: object) -> str:
     return features
 
 
+#: Values named by a string (``LuckSpec.value``, ``--luck-value``): built per table from its bots.
+VALUE_NAMES = ("playout",)
+
+
+def check_value(value: object) -> object:
+    """Return ``value`` if it is None, a callable or one of :data:`VALUE_NAMES`.
+
+    Raises:
+        ConfigError: anything else (the legal values are named).
+    """
+    if value is None or callable(value):
+        return value
+    check_choice("luck_value", value, VALUE_NAMES)
+    return value
+
+
+def lineup_value(game: str, name: str, bots: Sequence[Any], samples: int) -> Callable[[Any], np.ndarray]:
+    """The value named ``name`` (:data:`VALUE_NAMES`) for a table of ``bots`` (one per slot,
+    fresh copies): ``"playout"`` is :class:`hod.evaluation.luck_playout.LineupPlayoutValue` with
+    ``samples`` playouts from each actual state.
+
+    Raises:
+        ConfigError: an unknown name, or a game the value cannot play.
+    """
+    check_value(name)
+    from .luck_playout import LineupPlayoutValue
+
+    return LineupPlayoutValue(game, bots, playouts=samples)
+
+
 def value_name(game: str, value: Optional[Callable]) -> str:
     """The name of the value function a run uses: its ``name`` attribute, the hook's
     ``value_name`` for None, else its type's name."""
     if value is None:
         return chance_hook(game).value_name
+    if isinstance(value, str):
+        return value
     return str(getattr(value, "name", "") or getattr(value, "__name__", "") or type(value).__name__)
 
 
@@ -288,12 +332,20 @@ class LuckTable(TournamentTable):
             feats = None
             if check_features(luck.features) == "state":
                 feats = load_object(get_game(game).state_encoder)
-            tracker = LuckTracker(hook, luck.value or hook.value, luck.samples, num_players, feats)
+            value = luck.value or hook.value
+            if isinstance(value, str):
+                if any(s.instance is not None for s in specs):
+                    raise ConfigError(f"luck value {value!r} plays copies of the lineup's bots; legal: bots given by "
+                                      f"name or factory (a ready instance cannot be copied)")
+                value = lineup_value(game, value, [s.build(game, self.rules) for s in specs], luck.samples)
+            tracker = LuckTracker(hook, value, luck.samples, num_players, feats)
         self.tracker = tracker
         self.env = _ObservedEnv(self.env, self.tracker)
 
     def _play(self, spec: ScheduledGame) -> LuckOutcome:
         self.tracker.start(spec.env_seed)
+        if callable(getattr(self.tracker.value, "seat_lineup", None)):   # a value that knows who sits where
+            self.tracker.value.seat_lineup(spec.seating, spec.env_seed)
         out = super()._play(spec)
         self.tracker.observe(self.env.unwrapped.game_state)
         luck = self.tracker.luck

@@ -108,7 +108,10 @@ def luck_section(r: "TournamentResult") -> list[str]:
     lines = [
         "### Luck-corrected estimates",
         "",
-        f"Value function `{lk.get('value')}`, {lk.get('samples')} outcomes dealt again per chance event, "
+        f"Value function `{lk.get('value')}`"
+        + (f" (playouts of the lineup's own bots: {lk.get('samples')} from each position reached, one from each "
+           "re-dealt one)" if lk.get("value") == "playout" else "")
+        + f", {lk.get('samples')} outcomes dealt again per chance event, "
         f"{_num(lk.get('events_per_game'), 1)} chance events per game. Intervals: 95% Student t over deal "
         "means (the plain win rate's too, for a like-for-like comparison). hw ratio: corrected / plain "
         "half-width; var ratio: corrected / plain variance of the deal means. Fitted: the luck terms as "

@@ -366,7 +366,10 @@ def run_tournament(
             ``luck_samples`` times with the game's chance hook); the rows' ``corrected``.
         value: the value function of the correction, ``V(state) -> float64 (2, n)`` (expected
             points, expected win share); None = the game's cheap value (its chance hook's
-            ``value``). Picklable when ``workers > 1``.
+            ``value``); ``"playout"`` = playouts of copies of the lineup's own bots from each
+            state (:class:`hod.evaluation.luck_playout.LineupPlayoutValue`, ``luck_samples``
+            playouts from the actual state; bots given by name or factory). Picklable when
+            ``workers > 1``.
         luck_samples: outcomes dealt again per chance event, 1..4096 (default 16).
         luck_features: ``"none"`` (default) or ``"state"``: also track the luck of the game's
             global state, the extra controls of the fitted estimate (each corrected row's
@@ -399,7 +402,8 @@ def run_tournament(
     estimator = _luck.check_estimator(estimator)
     luck_spec = None
     if estimator != "plain":
-        luck_spec = _luck.LuckSpec(value, _luck.check_samples(luck_samples), _luck.check_features(luck_features))
+        luck_spec = _luck.LuckSpec(_luck.check_value(value), _luck.check_samples(luck_samples),
+                                   _luck.check_features(luck_features))
         _luck.chance_hook(game)   # the game declares one, before any game is played
     env_kwargs = dict(env_kwargs or {})
     for reserved in ("num_players", "illegal_action"):

@@ -1,0 +1,166 @@
+"""A value of the whole state that knows the lineup: playouts of the table's own bots.
+
+The luck correction (:mod:`hod.evaluation.luck`) subtracts, at each chance event, ``V(after) -
+mean V(dealt again)``. Any ``V`` keeps it unbiased; how much variance it removes depends on how
+well ``V`` predicts *these bots'* outcome from the position. A value of the cards alone cannot:
+what a deal is worth to one bot against another is how the two play it (docs/results.md,
+"Luck-corrected estimates"). :class:`LineupPlayoutValue` asks the bots themselves: ``V(state)``
+is the mean outcome of playouts from ``state`` in the game's batched engine, every seat played
+by a copy of the bot that sits there in the game being corrected (so it changes with the seat
+order of each game), the later chance events dealt from fresh seeds.
+
+With deterministic bots and exact copies this is the conditional expectation of the outcome
+given the position, estimated from ``playouts`` games: the luck terms of all events then add up
+to the outcome's deviation from its mean, up to the playouts' own noise (``Var / playouts`` per
+event) and the re-deals' (``Var / K``). The cost is playing those games: per event ``playouts``
+playouts from the actual state plus one from each of the ``K`` re-dealt states, all in one batch.
+
+A bot that searches with beliefs (``needs_belief``) is too slow to play inside playouts; it is
+replaced by its ``playout_surrogate()`` (Tapeo ``search``: the network it ranks its candidates
+with), a documented approximation that keeps the estimate unbiased (any ``V`` does).
+Network bots (:class:`hod.agents.onnx_policy.OnnxPolicy`) are asked once per step for all rows
+of their seat; other bots one row at a time.
+
+Only games whose batched engine module offers ``state_record(states)`` (single-engine states to
+a batched record) are supported: Tapeo.
+"""
+from __future__ import annotations
+
+import importlib
+from typing import Any, Optional, Sequence
+
+import numpy as np
+
+from hod.core.errors import ConfigError
+from hod.core.games import get_game
+
+#: The name of this value (``LuckSpec.value = "playout"``, ``--luck-value playout``).
+NAME = "playout"
+#: Third word of the playouts' future seeds (``SeedSequence([game seed, event, tag])``).
+_TAG = 0x91A7
+
+
+def _batched_module(game: str):
+    info = get_game(game)
+    mod = importlib.import_module(info.batched_engine.split(":")[0]) if info.batched_engine else None
+    if mod is None or not hasattr(mod, "state_record"):
+        raise ConfigError(f"luck value {NAME!r} needs a batched engine that loads single-game states "
+                          f"(state_record); {game!r} has none; legal: the hook's value (no --luck-value), or game 'tapeo'")
+    return mod
+
+
+class LineupPlayoutValue:
+    """``V(state)``: the lineup's own bots played out from ``state`` (module docstring).
+
+    Args:
+        game: a game with a batched engine that loads states (``"tapeo"``).
+        bots: one bot per lineup slot (copies of the table's, not the table's own instances:
+            playouts must not move the real bots' generators).
+        playouts: playouts from the actual state after each event (int >= 1).
+
+    Call :meth:`seat_lineup` before each game with its seating (seat -> slot). Then
+    ``self(state)`` gives float64 (2, n) (row 0 each seat's mean final points, row 1 its mean win
+    share, ties shared) and :meth:`values` the rows of several states in one batch.
+
+    Raises:
+        ConfigError: a game without such an engine, or ``playouts`` not an int >= 1.
+    """
+
+    name = NAME
+
+    def __init__(self, game: str, bots: Sequence[Any], playouts: int = 16) -> None:
+        if isinstance(playouts, bool) or not isinstance(playouts, int) or playouts < 1:
+            raise ConfigError(f"playouts={playouts!r}; legal values: an int >= 1")
+        self._mod = _batched_module(game)
+        self.game = game
+        self.playouts = int(playouts)
+        self.bots = [b.playout_surrogate() if getattr(b, "needs_belief", False) and hasattr(b, "playout_surrogate")
+                     else b for b in bots]
+        for b in self.bots:
+            if getattr(b, "needs_belief", False):
+                raise ConfigError(f"luck value {NAME!r}: bot {type(b).__name__} searches with beliefs and offers no "
+                                  f"playout_surrogate(); legal: bots that play from an observation alone")
+        self.seating: Optional[np.ndarray] = None
+        self.env_seed = 0
+        self._engines: dict = {}
+
+    def seat_lineup(self, seating: Sequence[int], env_seed: int = 0) -> None:
+        """The next game's seating (``seating[seat]`` = the slot of the bot there) and seed (the
+        playouts' future seeds and the bot copies' generators derive from it)."""
+        self.seating = np.asarray(seating, np.int64)
+        self.env_seed = int(env_seed)
+        for k, b in enumerate(self.bots):
+            if hasattr(b, "reset"):
+                b.reset(int(np.random.SeedSequence([self.env_seed, k, _TAG]).generate_state(1)[0]))
+
+    def __call__(self, state: Any) -> np.ndarray:
+        return self.values([state], actual=0)[0]
+
+    def values(self, states: Sequence[Any], actual: Optional[int] = None, event: int = 0) -> np.ndarray:
+        """float64 (len(states), 2, n): the value of each state, all played out in one batch.
+
+        State ``actual`` (the position the game reached) gets :attr:`playouts` playouts whose
+        later deals come from the seeds ``f_0 .. f_{P-1}`` (``SeedSequence([game seed, event,
+        tag])``, independent of the deal); every other state (a re-dealt one) gets one playout,
+        the ``j``-th of them from ``f_{j mod P}``: common random numbers, so the later deals'
+        luck, shared, cancels from ``V(actual) - mean V(re-dealt)``, while each side keeps its
+        expectation (the seeds do not depend on the deals). Without ``actual`` each state gets
+        one playout from its own seed. All states must be at the same point of the game (right
+        after one event).
+        """
+        if self.seating is None:
+            raise RuntimeError("seat_lineup(seating) must be called before the values of a game")
+        states = list(states)
+        reps = [self.playouts if i == actual else 1 for i in range(len(states))]
+        rows = [st for st, r in zip(states, reps) for _ in range(r)]
+        cfg = rows[0].config
+        rec = self._mod.state_record(rows, cfg)
+        if actual is not None:   # the later deals: common random numbers for all the states
+            futures = np.random.SeedSequence([self.env_seed, int(event), _TAG]).generate_state(self.playouts, np.uint64)
+            k = 0
+            for i, r in enumerate(reps):
+                rec.seed[k:k + r] = futures if i == actual else futures[(i - (i > actual)) % self.playouts]
+                k += r
+        eng = self._engine(cfg, len(rows))
+        eng.load_state(rec)
+        n = cfg.num_players
+        while not eng.terminal.all():
+            eng.step(self._picks(eng, n))
+        s = eng.state
+        pts = s.final_scores.astype(np.float64)
+        win = s.winners.astype(np.float64)
+        win /= np.maximum(win.sum(axis=1, keepdims=True), 1.0)
+        out = np.empty((len(states), 2, n), np.float64)
+        k = 0
+        for i, r in enumerate(reps):
+            out[i, 0] = pts[k:k + r].mean(axis=0)
+            out[i, 1] = win[k:k + r].mean(axis=0)
+            k += r
+        return out
+
+    def _engine(self, cfg: Any, batch: int):
+        key = (cfg, batch)
+        eng = self._engines.get(key)
+        if eng is None:
+            if len(self._engines) > 16:
+                self._engines.clear()
+            cls = getattr(self._mod, get_game(self.game).batched_engine.split(":")[1])
+            eng = self._engines[key] = cls(cfg, batch, seed=0)
+        return eng
+
+    def _picks(self, eng: Any, n: int) -> np.ndarray:
+        """int64 (G, n): each seat's pick by the copy of the bot sitting there."""
+        obs = eng.observe()
+        mask = eng.legal_mask()
+        G = obs.shape[0]
+        picks = np.empty((G, n), np.int64)
+        for seat in range(n):
+            bot = self.bots[int(self.seating[seat])]
+            o, m = np.ascontiguousarray(obs[:, seat]), np.ascontiguousarray(mask[:, seat])
+            if callable(getattr(bot, "run", None)) and getattr(bot, "deterministic", False) \
+                    and getattr(bot, "obs_size", None) == o.shape[1]:
+                picks[:, seat] = bot.run(o, m)[0]
+            else:
+                for g in range(G):
+                    picks[g, seat] = int(bot.act({"observation": o[g], "action_mask": m[g]}))
+        return picks

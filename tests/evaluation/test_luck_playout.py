@@ -1,0 +1,113 @@
+"""The value that knows the lineup (evaluation/luck_playout.py): playouts of copies of the table's
+own bots, with common random numbers for the later deals.
+
+Checked: after the last deal nothing is left to chance, so the playout of the same deterministic
+bots replays the game to its actual final scores (exact, from the rules: no later deal); the seats
+follow the game's seating; the correction stays unbiased through the tournament (a bot against
+itself: exactly opposite corrected margins); it refuses what it cannot play.
+"""
+import numpy as np
+import pytest
+
+from hod import agents
+from hod.core.errors import ConfigError
+from hod.evaluation import luck as L
+from hod.evaluation.luck_playout import LineupPlayoutValue
+from hod.evaluation.tournament import run_tournament
+from tapeo_env.rules import engine as teng
+
+
+def _play(bots, seed, stop_round=None):
+    """Play a 2-player Tapeo game with ``bots`` (deterministic) on the single engine from
+    ``seed``; returns (the state right after round ``stop_round``'s deal, the final state)."""
+    from tapeo_env.rules.observation import encode
+
+    state = teng.new_game(teng.Config(num_players=2), seed=seed)
+    kept = state.clone() if stop_round == 0 else None
+    while not state.terminal:
+        picks = [bots[i].act({"observation": encode(state, i), "action_mask": teng.legal_mask(state, i)})
+                 for i in range(2)]
+        before = state.round
+        teng.apply_actions(state, picks)
+        if stop_round is not None and state.round == stop_round and before != state.round and not state.terminal:
+            kept = state.clone()
+    return kept, state
+
+
+def test_after_the_last_deal_the_playout_replays_the_game():
+    # 3 rounds (RULINGS T1): after round 3's deal (round index 2) no deal is left, so the playouts
+    # of two deterministic bots (ranking's fixed order, no generator used) end with the game's own
+    # final scores whatever the future seeds; win share: the winner's 1 (1/k each for k tied, T10)
+    a, b = agents.make("tapeo", "ranking", seed=0), agents.make("tapeo", "ranking", seed=0)
+    at_last, final = _play([a, b], seed=11, stop_round=2)
+    assert at_last is not None and at_last.round == 2 and at_last.pick == 0
+    v = LineupPlayoutValue("tapeo", [agents.make("tapeo", "ranking", seed=1), agents.make("tapeo", "ranking", seed=2)],
+                           playouts=3)
+    v.seat_lineup([0, 1], env_seed=11)
+    got = v.values([at_last, at_last], actual=0, event=2)
+    scores = np.asarray(final.final_scores, np.float64)
+    won = np.zeros(2)
+    won[list(final.winners)] = 1.0 / len(final.winners)
+    for row in got:   # the actual state (3 playouts) and its copy (1): the game's own end
+        assert row[0].tolist() == scores.tolist() and row[1].tolist() == won.tolist()
+
+
+def test_the_seats_follow_the_seating():
+    # ranking in seat 0 and random in seat 1, or swapped: the same seating and seed replay the same
+    # playouts; the swapped seating plays other bots in the seats, so other values
+    v = LineupPlayoutValue("tapeo", [agents.make("tapeo", "ranking", seed=1), agents.make("tapeo", "random", seed=2)],
+                           playouts=4)
+    state = teng.new_game(teng.Config(num_players=2), seed=5)
+    v.seat_lineup([0, 1], env_seed=5)
+    x = v(state)
+    v.seat_lineup([0, 1], env_seed=5)
+    assert v(state).tolist() == x.tolist()          # same seating and seed: the same playouts
+    v.seat_lineup([1, 0], env_seed=5)
+    y = v(state)
+    assert y.shape == (2, 2) and not np.array_equal(x, y)
+
+
+def test_a_bot_against_itself_is_at_par_with_the_playout_value():
+    r = run_tournament("tapeo", ["greedy", "greedy"], 8, seed=3, estimator="both", luck_samples=2, value="playout")
+    c0, c1 = r.bots[0].corrected, r.bots[1].corrected
+    assert c0["margin"] == pytest.approx(-c1["margin"], abs=1e-9)
+    assert c0["win_rate"] + c1["win_rate"] == pytest.approx(1.0, abs=1e-9)
+    assert r.luck["value"] == "playout" and r.luck["events_per_game"] == 3.0
+
+
+def test_what_it_cannot_play_is_refused():
+    with pytest.raises(ConfigError, match="legal values: an int >= 1"):
+        LineupPlayoutValue("tapeo", [agents.make("tapeo", "greedy", seed=0)] * 2, playouts=0)
+    with pytest.raises(ConfigError, match="has none; legal"):
+        LineupPlayoutValue("robada", [agents.make("robada", "greedy", seed=0)] * 2)
+    with pytest.raises(ConfigError, match="luck_value"):
+        L.check_value("rollouts")
+    with pytest.raises(ConfigError, match="cannot be copied"):
+        run_tournament("tapeo", [agents.make("tapeo", "greedy", seed=0), "greedy"], 2, seed=0, estimator="both",
+                       luck_samples=2, value="playout")
+
+
+def test_a_search_bot_is_played_out_by_its_surrogate():
+    # a search per playout row would cost a search per step: the value plays the network the
+    # search ranks its candidates with (its playout_surrogate), the other slot's bot as given
+    search = agents.make("tapeo", "search", seed=0, determinizations=2)
+    greedy = agents.make("tapeo", "greedy", seed=0)
+    v = LineupPlayoutValue("tapeo", [search, greedy], playouts=2)
+    assert v.bots[0] is search.playout_surrogate() and v.bots[1] is greedy
+    assert not getattr(v.bots[0], "needs_belief", False)
+    state = teng.new_game(teng.Config(num_players=2), seed=3)
+    v.seat_lineup([0, 1], env_seed=3)
+    assert v(state).shape == (2, 2)
+
+
+def test_the_tournament_command_takes_value_playout(capsys):
+    from hod.benchmarks.tournament import main as tournament_main
+
+    assert tournament_main(["--game", "tapeo", "--lineup", "greedy", "ranking", "--games", "2", "--value", "playout",
+                            "--luck-samples", "1", "--no-progress"]) == 0
+    out = capsys.readouterr().out
+    assert "Luck-corrected estimates" in out
+    assert "Value function `playout` (playouts of the lineup's own bots: 1 from each position reached" in out
+    assert tournament_main(["--game", "robada", "--lineup", "greedy", "random", "--games", "2", "--value", "playout",
+                            "--no-progress"]) == 2
+    assert "has none; legal" in capsys.readouterr().err
