@@ -251,13 +251,17 @@ class _ObservedEnv:
 class LuckSpec:
     """What a worker needs to track luck: the value function (None = the hook's cheap value;
     ``"playout"`` = :class:`hod.evaluation.luck_playout.LineupPlayoutValue`, playouts of copies of
-    the table's own bots, ``samples`` of them from each actual state), ``samples`` and ``features`` (a name of :data:`FEATURES`: ``"state"`` tracks the luck of
+    the table's own bots, ``samples`` of them from each actual state, ``surrogates`` standing in for
+    some of them), ``samples`` and ``features`` (a name of :data:`FEATURES`: ``"state"`` tracks the luck of
     the game's global state too, the fitted estimate's extra controls) (picklable when
     workers > 1)."""
 
     value: Optional[Callable[[Any], np.ndarray] | str] = None
     samples: int = DEFAULT_SAMPLES
     features: str = "none"
+    #: per lineup slot, the ONNX export that plays that slot's bot inside a ``"playout"`` value's
+    #: playouts (None: a copy of the bot itself); empty: none anywhere.
+    surrogates: tuple = ()
 
 
 def check_features(features: object) -> str:
@@ -300,6 +304,41 @@ def lineup_value(game: str, name: str, bots: Sequence[Any], samples: int) -> Cal
     return LineupPlayoutValue(game, bots, playouts=samples)
 
 
+def surrogate_bot(game: str, path: str, num_players: int) -> Any:
+    """The bot of a playout surrogate: the ONNX export at ``path`` (its card beside it, checked)
+    playing its argmax.
+
+    Raises:
+        CheckpointError: not a usable export of ``game`` for ``num_players`` players.
+    """
+    from hod.agents.onnx_policy import OnnxPolicy
+
+    return OnnxPolicy(path, game=game, num_players=num_players, seed=0)
+
+
+def check_surrogates(surrogates: object, bases: Sequence[str], value: object) -> tuple:
+    """The per-slot surrogate paths of ``surrogates`` (``{lineup bot name: ONNX path}``) for a
+    lineup whose slots are named ``bases``; ``()`` for None or ``{}``.
+
+    Raises:
+        ConfigError: surrogates without ``value="playout"``, not a dict of str to ``.onnx``
+            paths, or a name that no slot of the lineup has (the lineup's names are given).
+    """
+    if not surrogates:
+        return ()
+    if value != "playout":
+        raise ConfigError(f"luck_surrogates stand in for bots inside the playouts of value 'playout'; legal: with "
+                          f"value='playout' (got value={value!r})")
+    if not isinstance(surrogates, dict) or not all(isinstance(k, str) and isinstance(v, str) and v.endswith(".onnx")
+                                                   for k, v in surrogates.items()):
+        raise ConfigError(f"luck_surrogates={surrogates!r}; legal: a dict of lineup bot names to ONNX export paths, "
+                          f"e.g. {{'expert': 'runs/expert_clone.onnx'}}")
+    unknown = sorted(set(surrogates) - set(bases))
+    if unknown:
+        raise ConfigError(f"luck_surrogates names {unknown}, which no lineup slot plays; legal names: {sorted(set(bases))}")
+    return tuple(surrogates.get(b) for b in bases)
+
+
 def value_name(game: str, value: Optional[Callable]) -> str:
     """The name of the value function a run uses: its ``name`` attribute, the hook's
     ``value_name`` for None, else its type's name."""
@@ -337,7 +376,10 @@ class LuckTable(TournamentTable):
                 if any(s.instance is not None for s in specs):
                     raise ConfigError(f"luck value {value!r} plays copies of the lineup's bots; legal: bots given by "
                                       f"name or factory (a ready instance cannot be copied)")
-                value = lineup_value(game, value, [s.build(game, self.rules) for s in specs], luck.samples)
+                paths = tuple(luck.surrogates) or (None,) * len(specs)
+                bots = [surrogate_bot(game, p, num_players) if p else s.build(game, self.rules)
+                        for s, p in zip(specs, paths)]
+                value = lineup_value(game, value, bots, luck.samples)
             tracker = LuckTracker(hook, value, luck.samples, num_players, feats)
         self.tracker = tracker
         self.env = _ObservedEnv(self.env, self.tracker)

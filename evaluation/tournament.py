@@ -34,7 +34,7 @@ import sys
 import time
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Callable, Optional, Sequence, Tuple, Union
 
 import numpy as np
@@ -333,6 +333,7 @@ def run_tournament(
     value: Optional[Callable] = None,
     luck_samples: int = _luck.DEFAULT_SAMPLES,
     luck_features: str = "none",
+    luck_surrogates: Optional[dict] = None,
 ) -> TournamentResult:
     """Play ``num_games`` games of ``game`` between the bots of ``lineup`` and measure them.
 
@@ -375,6 +376,10 @@ def run_tournament(
             global state, the extra controls of the fitted estimate (each corrected row's
             ``corrected["fitted"]``: :func:`hod.evaluation.luck.fitted_stats`, a linear value of
             the whole state fitted by cross-fitted ridge on the run's own games).
+        luck_surrogates: with ``value="playout"``, ``{lineup bot name: ONNX export path}``: those
+            bots are played inside the playouts by the export's argmax (e.g. a network cloned
+            from the Python ``expert``: the playouts run a batch at a time), the others by copies
+            of themselves. An approximation of the bot: less variance removed, no bias.
 
     Returns:
         :class:`TournamentResult`.
@@ -392,8 +397,10 @@ def run_tournament(
             seed/workers, instances with workers > 1, unpicklable factories with workers > 1, a
             bot that declares the table sizes it plays (:attr:`hod.agents.base.Bot.player_counts`,
             e.g. a trained policy from its model card) without ``len(lineup)`` (the supported
-            sizes are named), a bad ``estimator``, ``luck_samples`` or ``luck_features``, a
-            correction asked of a game that declares no chance hook.
+            sizes are named), a bad ``estimator``, ``luck_samples``, ``luck_features`` or
+            ``luck_surrogates`` (:func:`hod.evaluation.luck.check_surrogates`), a correction asked
+            of a game that declares no chance hook.
+        CheckpointError: a surrogate that is not a usable export for this game and table size.
         IllegalActionError: a bot played an action outside the mask (with a note naming the game).
     """
     check_game(game)
@@ -421,6 +428,12 @@ def run_tournament(
                           f"one bot per seat; legal values: {sizes}")
     bases, labels, specs = _resolve_lineup(game, lineup, workers)
     n = len(specs)
+    if luck_spec is not None and luck_surrogates:
+        luck_spec = replace(luck_spec, surrogates=_luck.check_surrogates(luck_surrogates, bases, value))
+        for path in dict.fromkeys(p for p in luck_spec.surrogates if p):   # unusable files: before any game
+            _luck.surrogate_bot(game, path, n)
+    elif luck_surrogates:
+        _luck.check_surrogates(luck_surrogates, bases, None if estimator == "plain" else value)
     seating = resolve_seating(seating, n, num_games)
     schedule = make_schedule(num_games, n, seed, bool(duplicate), seating)
     if luck_spec is None:

@@ -111,3 +111,33 @@ def test_the_tournament_command_takes_value_playout(capsys):
     assert tournament_main(["--game", "robada", "--lineup", "greedy", "random", "--games", "2", "--value", "playout",
                             "--no-progress"]) == 2
     assert "has none; legal" in capsys.readouterr().err
+
+
+def test_a_surrogate_export_plays_its_slot_inside_the_playouts():
+    # the export in place of greedy inside the playouts; ranking keeps a copy of itself; the
+    # games themselves are played by greedy (the plain result equals a run without surrogates)
+    from hod.agents.onnx_policy import OnnxPolicy
+    from hod.evaluation.play import BotSpec
+
+    path = "agents/opponents/tapeo_ppo.onnx"
+    table = L.LuckTable("tapeo", 2, [BotSpec(name="greedy"), BotSpec(name="ranking")], {},
+                        L.LuckSpec("playout", 1, surrogates=(path, None)))
+    bots = table.tracker.value.bots
+    assert isinstance(bots[0], OnnxPolicy) and type(bots[1]).__name__ == "RankingBot"
+    a = run_tournament("tapeo", ["greedy", "ranking"], 2, seed=4, estimator="both", luck_samples=1, value="playout",
+                       luck_surrogates={"greedy": path})
+    b = run_tournament("tapeo", ["greedy", "ranking"], 2, seed=4, estimator="both", luck_samples=1, value="playout")
+    assert [g["points"] for g in a.to_dict(include_games=True)["games"]] == \
+        [g["points"] for g in b.to_dict(include_games=True)["games"]]
+
+
+def test_bad_surrogates_are_refused():
+    with pytest.raises(ConfigError, match="legal: with value='playout'"):
+        L.check_surrogates({"greedy": "a.onnx"}, ["greedy", "ranking"], None)
+    with pytest.raises(ConfigError, match="legal: a dict of lineup bot names to ONNX export paths"):
+        L.check_surrogates({"greedy": 3}, ["greedy", "ranking"], "playout")
+    with pytest.raises(ConfigError, match=r"names \['expert'\], which no lineup slot plays; legal names: "
+                                          r"\['greedy', 'ranking'\]"):
+        L.check_surrogates({"expert": "a.onnx"}, ["greedy", "ranking"], "playout")
+    assert L.check_surrogates({"ranking": "a.onnx"}, ["greedy", "ranking"], "playout") == (None, "a.onnx")
+    assert L.check_surrogates(None, ["greedy"], None) == ()
