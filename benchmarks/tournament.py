@@ -18,7 +18,7 @@ from hod.agents.rules import table_rules
 from hod.evaluation.cli_options import (GAMES_OPTION, SEED_OPTION, add_seating_option, parse_env_kwargs,
                                         parse_json_object, prepare_out_prefix, save_outputs)
 from hod.evaluation.schedule import MAX_GAMES
-from hod.evaluation.luck import DEFAULT_SAMPLES, ESTIMATORS, FEATURES, VALUE_NAMES, check_samples
+from hod.evaluation.luck import DEFAULT_SAMPLES, ESTIMATORS, FEATURES, VALUE_NAMES, chance_hook, check_samples
 from hod.evaluation.luck_value import load_value
 from hod.evaluation.play import check_game
 from hod.evaluation.tournament import TournamentInterrupted, WorkerDied, run_tournament
@@ -161,9 +161,13 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             args.estimator = "both" if get_game(args.game).chance_hook else "plain"
         value = None
         if args.value:
+            chance_hook(args.game)   # a game without chance events has no luck to correct: say so first
             if args.estimator == "plain":
                 raise ConfigError("--value is the value function of the luck correction; legal: with --estimator "
                                   "corrected or both")
+            if args.value not in VALUE_NAMES and not args.value.endswith(".npz"):
+                raise ConfigError(f"--value {args.value!r}; legal: {', '.join(VALUE_NAMES)}, or a value network file "
+                                  f"PREFIX.npz (with its card PREFIX.json; python -m hod.evaluation.luck_value)")
             value = args.value if args.value in VALUE_NAMES else load_value(args.value, args.game, len(args.lineup))
         surrogates = parse_json_object(args.luck_surrogates, "--luck-surrogates",
                                        '{"expert": "runs/expert_clone/tapeo_ppo.onnx"}') if args.luck_surrogates else None

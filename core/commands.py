@@ -39,8 +39,9 @@ status                 meaning
   callback, where the ``KeyboardInterrupt`` it raises is only reported ("Exception ignored
   in ...") and the command would go on; :func:`long_command` catches that report
   (``sys.unraisablehook``) and has the same signal's ``KeyboardInterrupt`` raised again in the
-  main thread once the callback has returned (``_thread.interrupt_main`` from a timer thread, 10 ms on),
-  without counting it as a second signal.
+  main thread once the callback has returned (``_thread.interrupt_main`` from a timer thread, 10 ms
+  on, then longer each time it is swallowed again, up to 1 s with jitter), without counting it as a
+  second signal.
 * **SIGXFSZ is ignored.** A write past the file-size limit (``RLIMIT_FSIZE``) sends SIGXFSZ,
   whose default action kills the process with no message; CPython ignores it at start-up, and
   :func:`long_command` makes sure of it (an embedding program may not), so the write raises
@@ -64,6 +65,7 @@ import _thread
 import contextlib
 import errno
 import os
+import random
 import signal
 import sys
 import threading
@@ -156,15 +158,17 @@ def signal_name(signum: Optional[int] = None) -> str:
     return signal.Signals(signum).name if signum is not None else "SIGINT"
 
 
-#: True while a swallowed interrupt is being delivered again (:func:`_on_unraisable`).
+#: True while a swallowed interrupt is being delivered again (:func:`_redeliver`).
 _redelivering = False
+#: How many times in a row the interrupt being delivered again was swallowed again.
+_redeliveries = 0
 
 
 def _on_sigterm(signum, frame) -> None:
     global _received, _redelivering
     if _redelivering:
         _redelivering = False
-        raise KeyboardInterrupt
+        raise KeyboardInterrupt   # delivered again (_redeliver): not a second SIGTERM
     if _received == signal.SIGTERM:
         return   # the first SIGTERM is being handled (saving): let it finish
     _received = signal.SIGTERM
@@ -173,7 +177,7 @@ def _on_sigterm(signum, frame) -> None:
 
 def _on_sigint(signum, frame) -> None:
     global _received, _redelivering
-    _redelivering = False
+    _redelivering = False   # delivered again, or a new SIGINT: the same KeyboardInterrupt
     _received = signal.SIGINT
     raise KeyboardInterrupt
 
@@ -181,13 +185,17 @@ def _on_sigint(signum, frame) -> None:
 def _redeliver(unraisable) -> bool:
     """Deliver again a ``KeyboardInterrupt`` of our handlers that Python could only report
     (raised in a ``__del__`` or ``weakref`` callback); True when it did."""
-    global _redelivering
+    global _redelivering, _redeliveries
     if not (isinstance(unraisable.exc_value, KeyboardInterrupt) and _received is not None):
         return False
     _redelivering = True
-    # from another thread 10 ms later, so that the handler runs after this hook has returned (run
-    # here, its exception would be reported again); if it lands in a callback again, it comes back
-    timer = threading.Timer(0.01, _thread.interrupt_main, args=(_received,))
+    # from another thread a little later, so that the handler runs after this hook has returned
+    # (run here, its exception would be reported again); if it lands in a callback again, it comes
+    # back here and waits longer (10 ms, 20 ms, ... up to 1 s, with jitter), so that it cannot keep
+    # step with a loop whose callbacks take the same time each round
+    _redeliveries += 1
+    delay = min(0.01 * 2 ** (_redeliveries - 1), 1.0) * (1.0 + random.random())
+    timer = threading.Timer(delay, _thread.interrupt_main, args=(_received,))
     timer.daemon = True
     timer.start()
     return True
@@ -225,8 +233,8 @@ def long_command(stderr: TextIO | None = None) -> Iterator[None]:
             :func:`write_error_line`); :func:`interrupted_status` after a ``KeyboardInterrupt``
             that nothing inside caught (one line ``error: interrupted (SIGINT|SIGTERM)``).
     """
-    global _received, _thread_error, _redelivering
-    _received, _thread_error, _redelivering = None, None, False
+    global _received, _thread_error, _redelivering, _redeliveries
+    _received, _thread_error, _redelivering, _redeliveries = None, None, False, 0
     err = stderr or sys.stderr
     sigxfsz = getattr(signal, "SIGXFSZ", None)
     old_xfsz = _set(sigxfsz, signal.SIG_IGN) if sigxfsz is not None else None

@@ -274,7 +274,7 @@ def check_features(features: object) -> str:
     return features
 
 
-#: Values named by a string (``LuckSpec.value``, ``--luck-value``): built per table from its bots.
+#: Values named by a string (``LuckSpec.value``, the tournament's ``--value``): built per table from its bots.
 VALUE_NAMES = ("playout",)
 
 
@@ -290,10 +290,12 @@ def check_value(value: object) -> object:
     return value
 
 
-def lineup_value(game: str, name: str, bots: Sequence[Any], samples: int) -> Callable[[Any], np.ndarray]:
+def lineup_value(game: str, name: str, bots: Sequence[Any], samples: int,
+                 played_by: Optional[Sequence[Optional[str]]] = None) -> Callable[[Any], np.ndarray]:
     """The value named ``name`` (:data:`VALUE_NAMES`) for a table of ``bots`` (one per slot,
-    fresh copies): ``"playout"`` is :class:`hod.evaluation.luck_playout.LineupPlayoutValue` with
-    ``samples`` playouts from each actual state.
+    fresh copies or surrogates, described by ``played_by``): ``"playout"`` is
+    :class:`hod.evaluation.luck_playout.LineupPlayoutValue` with ``samples`` playouts from each
+    actual state.
 
     Raises:
         ConfigError: an unknown name, or a game the value cannot play.
@@ -301,7 +303,7 @@ def lineup_value(game: str, name: str, bots: Sequence[Any], samples: int) -> Cal
     check_value(name)
     from .luck_playout import LineupPlayoutValue
 
-    return LineupPlayoutValue(game, bots, playouts=samples)
+    return LineupPlayoutValue(game, bots, playouts=samples, played_by=played_by)
 
 
 def surrogate_bot(game: str, path: str, num_players: int) -> Any:
@@ -379,7 +381,7 @@ class LuckTable(TournamentTable):
                 paths = tuple(luck.surrogates) or (None,) * len(specs)
                 bots = [surrogate_bot(game, p, num_players) if p else s.build(game, self.rules)
                         for s, p in zip(specs, paths)]
-                value = lineup_value(game, value, bots, luck.samples)
+                value = lineup_value(game, value, bots, luck.samples, [f"surrogate {p}" if p else None for p in paths])
             tracker = LuckTracker(hook, value, luck.samples, num_players, feats)
         self.tracker = tracker
         self.env = _ObservedEnv(self.env, self.tracker)

@@ -27,6 +27,7 @@ a batched record) are supported: Tapeo.
 from __future__ import annotations
 
 import importlib
+from pathlib import Path
 from typing import Any, Optional, Sequence
 
 import numpy as np
@@ -34,10 +35,16 @@ import numpy as np
 from hod.core.errors import ConfigError
 from hod.core.games import get_game
 
-#: The name of this value (``LuckSpec.value = "playout"``, ``--luck-value playout``).
+#: The name of this value (``LuckSpec.value = "playout"``, the tournament's ``--value playout``).
 NAME = "playout"
 #: Third word of the playouts' future seeds (``SeedSequence([game seed, event, tag])``).
 _TAG = 0x91A7
+
+
+def _describe(bot: Any) -> str:
+    """A bot in a few words: its export's file name, else its registry name or type."""
+    path = getattr(bot, "path", None)
+    return Path(path).name if path is not None else str(getattr(bot, "name", "") or type(bot).__name__)
 
 
 def _batched_module(game: str):
@@ -45,7 +52,7 @@ def _batched_module(game: str):
     mod = importlib.import_module(info.batched_engine.split(":")[0]) if info.batched_engine else None
     if mod is None or not hasattr(mod, "state_record"):
         raise ConfigError(f"luck value {NAME!r} needs a batched engine that loads single-game states "
-                          f"(state_record); {game!r} has none; legal: the hook's value (no --luck-value), or game 'tapeo'")
+                          f"(state_record); {game!r} has none; legal: another value (tournament --value), or game 'tapeo'")
     return mod
 
 
@@ -68,7 +75,8 @@ class LineupPlayoutValue:
 
     name = NAME
 
-    def __init__(self, game: str, bots: Sequence[Any], playouts: int = 16) -> None:
+    def __init__(self, game: str, bots: Sequence[Any], playouts: int = 16,
+                 played_by: Optional[Sequence[Optional[str]]] = None) -> None:
         if isinstance(playouts, bool) or not isinstance(playouts, int) or playouts < 1:
             raise ConfigError(f"playouts={playouts!r}; legal values: an int >= 1")
         self._mod = _batched_module(game)
@@ -76,6 +84,10 @@ class LineupPlayoutValue:
         self.playouts = int(playouts)
         self.bots = [b.playout_surrogate() if getattr(b, "needs_belief", False) and hasattr(b, "playout_surrogate")
                      else b for b in bots]
+        given = list(played_by) if played_by is not None else [None] * len(self.bots)
+        #: per slot, what plays it inside the playouts (the run's ``luck["played_by"]``)
+        self.played_by = [g if g else ("itself" if new is old else f"its playout_surrogate(): {_describe(new)}")
+                          for g, old, new in zip(given, bots, self.bots)]
         for b in self.bots:
             if getattr(b, "needs_belief", False):
                 raise ConfigError(f"luck value {NAME!r}: bot {type(b).__name__} searches with beliefs and offers no "
@@ -86,8 +98,16 @@ class LineupPlayoutValue:
 
     def seat_lineup(self, seating: Sequence[int], env_seed: int = 0) -> None:
         """The next game's seating (``seating[seat]`` = the slot of the bot there) and seed (the
-        playouts' future seeds and the bot copies' generators derive from it)."""
-        self.seating = np.asarray(seating, np.int64)
+        playouts' future seeds and the bot copies' generators derive from it).
+
+        Raises:
+            ConfigError: a seating that is not an order of the slots ``0 .. len(bots) - 1``.
+        """
+        order = [int(x) for x in seating]
+        if sorted(order) != list(range(len(self.bots))):
+            raise ConfigError(f"seating={list(seating)!r}; legal: an order of the slots 0..{len(self.bots) - 1}, "
+                              f"one per seat")
+        self.seating = np.asarray(order, np.int64)
         self.env_seed = int(env_seed)
         for k, b in enumerate(self.bots):
             if hasattr(b, "reset"):

@@ -110,7 +110,9 @@ def luck_section(r: "TournamentResult") -> list[str]:
         "",
         f"Value function `{lk.get('value')}`"
         + (f" (playouts of the lineup's own bots: {lk.get('samples')} from each position reached, one from each "
-           "re-dealt one)" if lk.get("value") == "playout" else "")
+           "re-dealt one; inside them "
+           + "; ".join(f"`{k}` by {v}" for k, v in (lk.get("played_by") or {}).items()) + ")"
+           if lk.get("value") == "playout" else "")
         + f", {lk.get('samples')} outcomes dealt again per chance event, "
         f"{_num(lk.get('events_per_game'), 1)} chance events per game. Intervals: 95% Student t over deal "
         "means (the plain win rate's too, for a like-for-like comparison). hw ratio: corrected / plain "

@@ -407,6 +407,9 @@ def run_tournament(
     workers = check_workers(workers)
     seed = check_seed(seed)
     estimator = _luck.check_estimator(estimator)
+    if estimator == "plain" and (value is not None or luck_surrogates):
+        raise ConfigError("value and luck_surrogates are part of the luck correction; legal: with estimator "
+                          "'corrected' or 'both' (or neither, for a plain run)")
     luck_spec = None
     if estimator != "plain":
         luck_spec = _luck.LuckSpec(_luck.check_value(value), _luck.check_samples(luck_samples),
@@ -433,7 +436,7 @@ def run_tournament(
         for path in dict.fromkeys(p for p in luck_spec.surrogates if p):   # unusable files: before any game
             _luck.surrogate_bot(game, path, n)
     elif luck_surrogates:
-        _luck.check_surrogates(luck_surrogates, bases, None if estimator == "plain" else value)
+        _luck.check_surrogates(luck_surrogates, bases, value)
     seating = resolve_seating(seating, n, num_games)
     schedule = make_schedule(num_games, n, seed, bool(duplicate), seating)
     if luck_spec is None:
@@ -475,6 +478,9 @@ def run_tournament(
             result.luck["value"] = _luck.value_name(game, value)
             result.luck["samples"] = luck_spec.samples
             result.luck["features"] = luck_spec.features
+            played_by = getattr(table.tracker.value, "played_by", None)
+            if played_by is not None:   # the playout value: what played each slot inside the playouts
+                result.luck["played_by"] = dict(zip(labels, played_by))
         result.workers = running
         result.elapsed_s = elapsed
         result.games_per_s = len(played) / elapsed if elapsed > 0 else math.inf

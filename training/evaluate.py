@@ -54,7 +54,7 @@ from typing import Callable, Optional, Sequence
 from hod import agents
 from hod.agents.base import Bot
 from hod.agents.model_card import CheckpointError
-from hod.core.atomic import atomic_write_json, atomic_write_text
+from hod.core.atomic import atomic_write_json, atomic_write_text, json_safe
 from hod.core.commands import EXIT_PARTIAL, interrupted_status, long_command
 from hod.core.errors import ConfigError
 from hod.core.games import game_names, get_game
@@ -62,6 +62,7 @@ from hod.evaluation.cli_options import parse_env_kwargs, parse_json_object
 from hod.evaluation.luck import DEFAULT_SAMPLES, add_estimator_options, default_estimator
 from hod.evaluation.tournament import TournamentInterrupted, TournamentResult, WorkerDied, run_tournament
 from hod.evaluation.workers import describe, effective_workers
+from hod.evaluation import report as _report
 
 
 def round_games(games: int, n: int) -> int:
@@ -194,8 +195,8 @@ def format_rows(rows: Sequence[dict]) -> str:
                 f"| {r['num_players']} | {r['baseline']} | {r['win_rate']:.3f} | [{k['win_ci_t'][0]:.3f}, "
                 f"{k['win_ci_t'][1]:.3f}] | {k['corrected_win_rate']:.3f} | [{k['corrected_win_ci'][0]:.3f}, "
                 f"{k['corrected_win_ci'][1]:.3f}] | {k['fitted_win_rate']:.3f} | [{k['fitted_win_ci'][0]:.3f}, "
-                f"{k['fitted_win_ci'][1]:.3f}] | {k['var_ratio']['win_rate']:.3f} / "
-                f"{k['fitted_var_ratio']['win_rate']:.3f} |")
+                f"{k['fitted_win_ci'][1]:.3f}] | {_report._num(k['var_ratio']['win_rate'], 3)} / "
+                f"{_report._num(k['fitted_var_ratio']['win_rate'], 3)} |")   # n/a where the plain rates do not vary
     return "\n".join(lines)
 
 
@@ -393,7 +394,7 @@ def _evaluate(args, game: str, label: str, factory, card: dict, settings, env_kw
             res.save_png(base + ".png")
             written.append(base + ".{md,json,png}")
         atomic_write_text(f"{prefix}.md", f"# {label} ({game}) against baselines\n\n{table}\n")
-        atomic_write_json(f"{prefix}.json", {"policy": args.policy, "game": game, "rows": rows})
+        atomic_write_json(f"{prefix}.json", json_safe({"policy": args.policy, "game": game, "rows": rows}))   # NaN: null
         print("\nwrote " + ", ".join(written))
     return 0
 

@@ -32,8 +32,9 @@ with PIMC search as the expert):
    ``iter_<k>/<game>_expit.onnx`` (:func:`hod.training.export.export_onnx`): the next
    iteration's playout policy and a file to evaluate.
 
-With ``ppo_steps = 0`` step 3 trains nothing: the distilled network is evaluated (the trainer's
-evaluation), checkpointed and exported as it is, which measures a distillation on its own.
+With ``ppo_steps = 0`` (and one iteration) step 3 trains nothing: the distilled network is
+evaluated (the trainer's evaluation), checkpointed and exported as it is, which measures a
+distillation on its own.
 
 The run writes ``expit.json`` (per iteration: the search data's size and seconds, the
 distillation's agreement and losses, the PPO summary), the iterations' run folders (checkpoints,
@@ -278,6 +279,10 @@ class ExpertIterationConfig(BaseModel):
             agents.make(game, self.search_opponent, seed=0, **self.search_opponent_options)
         elif self.search_opponent_options:
             raise ValueError("search_opponent_options without search_opponent; legal: {} or name a search_opponent")
+        if self.ppo_steps == 0 and self.iterations > 1:   # each iteration's evaluation is keyed by its step count
+            raise ValueError(f"ppo_steps=0 with iterations={self.iterations}: without PPO steps every iteration would "
+                             f"be evaluated at the same step; legal: iterations=1 with ppo_steps=0 (one distillation "
+                             f"measured alone), or ppo_steps >= 1")
         if self.init and not (self.init.endswith((".zip", ".onnx")) and Path(self.init).is_file()):
             raise ValueError(f"init={self.init!r}: legal values are \"\" (a fresh network) or an existing .zip "
                              f"checkpoint or .onnx export")

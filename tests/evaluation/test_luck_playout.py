@@ -80,6 +80,10 @@ def test_what_it_cannot_play_is_refused():
         LineupPlayoutValue("tapeo", [agents.make("tapeo", "greedy", seed=0)] * 2, playouts=0)
     with pytest.raises(ConfigError, match="has none; legal"):
         LineupPlayoutValue("robada", [agents.make("robada", "greedy", seed=0)] * 2)
+    v = LineupPlayoutValue("tapeo", [agents.make("tapeo", "greedy", seed=0)] * 2, playouts=1)
+    for bad in ([0, 1, 1], [0, 5], [1]):
+        with pytest.raises(ConfigError, match=r"legal: an order of the slots 0..1, one per seat"):
+            v.seat_lineup(bad, 3)
     with pytest.raises(ConfigError, match="luck_value"):
         L.check_value("rollouts")
     with pytest.raises(ConfigError, match="cannot be copied"):
@@ -95,6 +99,7 @@ def test_a_search_bot_is_played_out_by_its_surrogate():
     v = LineupPlayoutValue("tapeo", [search, greedy], playouts=2)
     assert v.bots[0] is search.playout_surrogate() and v.bots[1] is greedy
     assert not getattr(v.bots[0], "needs_belief", False)
+    assert v.played_by == ["its playout_surrogate(): tapeo_ppo.onnx", "itself"]
     state = teng.new_game(teng.Config(num_players=2), seed=3)
     v.seat_lineup([0, 1], env_seed=3)
     assert v(state).shape == (2, 2)
@@ -107,7 +112,8 @@ def test_the_tournament_command_takes_value_playout(capsys):
                             "--luck-samples", "1", "--no-progress"]) == 0
     out = capsys.readouterr().out
     assert "Luck-corrected estimates" in out
-    assert "Value function `playout` (playouts of the lineup's own bots: 1 from each position reached" in out
+    assert ("Value function `playout` (playouts of the lineup's own bots: 1 from each position reached, one from "
+            "each re-dealt one; inside them `greedy` by itself; `ranking` by itself)") in out
     assert tournament_main(["--game", "robada", "--lineup", "greedy", "random", "--games", "2", "--value", "playout",
                             "--no-progress"]) == 2
     assert "has none; legal" in capsys.readouterr().err
@@ -129,6 +135,8 @@ def test_a_surrogate_export_plays_its_slot_inside_the_playouts():
     b = run_tournament("tapeo", ["greedy", "ranking"], 2, seed=4, estimator="both", luck_samples=1, value="playout")
     assert [g["points"] for g in a.to_dict(include_games=True)["games"]] == \
         [g["points"] for g in b.to_dict(include_games=True)["games"]]
+    assert a.luck["played_by"] == {"greedy": f"surrogate {path}", "ranking": "itself"}
+    assert b.luck["played_by"] == {"greedy": "itself", "ranking": "itself"}
 
 
 def test_bad_surrogates_are_refused():
@@ -141,3 +149,18 @@ def test_bad_surrogates_are_refused():
         L.check_surrogates({"expert": "a.onnx"}, ["greedy", "ranking"], "playout")
     assert L.check_surrogates({"ranking": "a.onnx"}, ["greedy", "ranking"], "playout") == (None, "a.onnx")
     assert L.check_surrogates(None, ["greedy"], None) == ()
+
+
+def test_the_command_names_the_legal_values(capsys):
+    from hod.benchmarks.tournament import main as tournament_main
+
+    assert tournament_main(["--game", "tapeo", "--lineup", "greedy", "ranking", "--games", "2", "--value", "bogus",
+                            "--no-progress"]) == 2
+    assert "--value 'bogus'; legal: playout, or a value network file PREFIX.npz" in capsys.readouterr().err
+    assert tournament_main(["--game", "kuhn", "--lineup", "random", "random", "--games", "2", "--value", "playout",
+                            "--no-progress"]) == 2
+    assert "'kuhn' declares no chance hook" in capsys.readouterr().err
+    with pytest.raises(ConfigError, match="legal: with estimator 'corrected' or 'both'"):
+        run_tournament("tapeo", ["greedy", "ranking"], 2, value="playout")
+    with pytest.raises(ConfigError, match="legal: with estimator 'corrected' or 'both'"):
+        run_tournament("tapeo", ["greedy", "ranking"], 2, luck_surrogates={"greedy": "a.onnx"})

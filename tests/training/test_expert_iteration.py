@@ -267,6 +267,8 @@ def test_no_ppo_phase_evaluates_and_exports_the_distilled_network(tmp_path):
     card = json.loads((tmp_path / "iter_0" / "checkpoints" / "final.json").read_text())
     assert card["training"]["steps"] == 0 and card["training"]["imitation"]["expert_iteration"] == 0
     assert Path(summary["final_export"]).is_file()
+    with pytest.raises(ConfigError, match="legal: iterations=1 with ppo_steps=0"):
+        X.validate("tapeo", {**values, "iterations": 2})
 
 
 def test_tiny_robada_run_gives_a_self_contained_export(tmp_path):
