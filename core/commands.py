@@ -72,7 +72,8 @@ import threading
 from typing import Iterator, Optional, TextIO
 
 __all__ = ["EXIT_PARTIAL", "EXIT_INTERRUPTED", "EXIT_TERMINATED", "EXIT_WRITE_FAILED", "WRITE_ERRNOS",
-           "CommandStopped", "write_error_line", "long_command", "stop_signal", "interrupted_status"]
+           "CommandStopped", "write_error_line", "long_command", "stop_signal", "running_signal",
+           "interrupted_status"]
 
 #: A command that stopped early but kept (and wrote) what finished.
 EXIT_PARTIAL = 1
@@ -144,6 +145,12 @@ def stop_signal() -> Optional[int]:
     return _received
 
 
+def running_signal() -> Optional[int]:
+    """The signal received by the :func:`long_command` running now, or None (none received, or
+    no long command running: a library call's ``KeyboardInterrupt``)."""
+    return _received if _running else None
+
+
 def interrupted_status() -> int:
     """The exit status of a command stopped by a signal: :data:`EXIT_TERMINATED` (143) after
     SIGTERM, else :data:`EXIT_INTERRUPTED` (130: SIGINT, or a ``KeyboardInterrupt`` raised
@@ -158,6 +165,8 @@ def signal_name(signum: Optional[int] = None) -> str:
     return signal.Signals(signum).name if signum is not None else "SIGINT"
 
 
+#: How many :func:`long_command` blocks are running now (nested ones count).
+_running = 0
 #: True while a swallowed interrupt is being delivered again (:func:`_redeliver`).
 _redelivering = False
 #: How many times in a row the interrupt being delivered again was swallowed again.
@@ -257,6 +266,8 @@ def long_command(stderr: TextIO | None = None) -> Iterator[None]:
 
     threading.excepthook = thread_hook
     sys.unraisablehook = unraisable_hook
+    global _running
+    _running += 1
     try:
         yield
     except OSError as e:
@@ -275,6 +286,7 @@ def long_command(stderr: TextIO | None = None) -> Iterator[None]:
             print(_thread_line(*_thread_error), file=err, flush=True)
             raise SystemExit(EXIT_WRITE_FAILED)
     finally:
+        _running -= 1
         threading.excepthook = old_hook
         sys.unraisablehook = old_unraisable
         _restore(signal.SIGINT, old_int)

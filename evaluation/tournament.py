@@ -42,7 +42,7 @@ import numpy as np
 from hod import agents
 from hod.agents.base import Bot
 from hod.core.atomic import atomic_write_bytes, atomic_write_json, atomic_write_text, json_safe
-from hod.core.commands import CommandStopped
+from hod.core.commands import CommandStopped, running_signal, signal_name
 from hod.core.errors import ConfigError
 from hod.core.games import get_game
 
@@ -487,7 +487,9 @@ def run_tournament(
         result.games_planned = len(schedule)
     if stop is None:
         return result
-    why = "interrupted" if isinstance(stop, KeyboardInterrupt) else "a worker process died (killed, or out of memory)"
+    signum = running_signal()   # under a long command: which signal (a library caller's Ctrl-C: None)
+    why = (f"interrupted ({signal_name(signum)})" if signum is not None else "interrupted") \
+        if isinstance(stop, KeyboardInterrupt) else "a worker process died (killed, or out of memory)"
     if result is not None:
         result.partial, result.stopped = True, why
     message = f"tournament stopped: {why}; {len(played)} of {len(schedule)} games finished"

@@ -107,12 +107,12 @@ def test_sigterm_keeps_the_finished_games_of_a_tournament(tmp_path):
     reader.join(timeout=10)
     assert proc.returncode == 143, err.decode()
     data = json.loads(prefix.with_suffix(".json").read_text())
-    assert data["partial"] is True and data["stopped"] == "interrupted" and 0 < data["num_games"] < 200_000
+    assert data["partial"] is True and data["stopped"] == "interrupted (SIGTERM)" and 0 < data["num_games"] < 200_000
     assert len(data["games"]) == data["num_games"]
     lines = [x for x in err.decode().replace("\r", "\n").splitlines() if x.startswith("error:")]
-    assert lines == [f"error: tournament stopped: interrupted; {data['num_games']} of 200000 games finished; "
-                     f"kept in {prefix}.md/.json/.png, marked partial"]
-    assert "**Partial result** (interrupted)" in stdout and "Traceback" not in err.decode()
+    assert lines == [f"error: tournament stopped: interrupted (SIGTERM); {data['num_games']} of 200000 games "
+                     f"finished; kept in {prefix}.md/.json/.png, marked partial"]
+    assert "**Partial result** (interrupted (SIGTERM))" in stdout and "Traceback" not in err.decode()
 
 
 def _serves(url: str) -> bool:
