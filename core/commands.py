@@ -242,7 +242,7 @@ def long_command(stderr: TextIO | None = None) -> Iterator[None]:
             :func:`write_error_line`); :func:`interrupted_status` after a ``KeyboardInterrupt``
             that nothing inside caught (one line ``error: interrupted (SIGINT|SIGTERM)``).
     """
-    global _received, _thread_error, _redelivering, _redeliveries
+    global _received, _thread_error, _redelivering, _redeliveries, _running
     _received, _thread_error, _redelivering, _redeliveries = None, None, False, 0
     err = stderr or sys.stderr
     sigxfsz = getattr(signal, "SIGXFSZ", None)
@@ -266,7 +266,6 @@ def long_command(stderr: TextIO | None = None) -> Iterator[None]:
 
     threading.excepthook = thread_hook
     sys.unraisablehook = unraisable_hook
-    global _running
     _running += 1
     try:
         yield

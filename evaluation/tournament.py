@@ -431,12 +431,8 @@ def run_tournament(
                           f"one bot per seat; legal values: {sizes}")
     bases, labels, specs = _resolve_lineup(game, lineup, workers)
     n = len(specs)
-    if luck_spec is not None and luck_surrogates:
+    if luck_surrogates:   # a correction (checked above); unusable files fail in the table built below
         luck_spec = replace(luck_spec, surrogates=_luck.check_surrogates(luck_surrogates, bases, value))
-        for path in dict.fromkeys(p for p in luck_spec.surrogates if p):   # unusable files: before any game
-            _luck.surrogate_bot(game, path, n)
-    elif luck_surrogates:
-        _luck.check_surrogates(luck_surrogates, bases, value)
     seating = resolve_seating(seating, n, num_games)
     schedule = make_schedule(num_games, n, seed, bool(duplicate), seating)
     if luck_spec is None:
