@@ -6,7 +6,8 @@ A batch policy is a callable ``policy(observations, action_masks) -> actions`` o
 legal int actions. A policy whose ``needs_observation`` is False (like :class:`RandomPolicy`) is
 given an empty (M, 0) array instead of observations, which saves encoding those seats.
 :func:`random_policy` and :func:`bot_policy` make the two kinds every declared game has: uniform
-random play with the game's own sampler, and a bot asked row by row.
+random play with the game's own sampler, and a bot (in batch when it has ``act_batch``, else row
+by row).
 
 When a vector env holds several policies, each opponent seat of each game is given one when the
 game starts: uniformly, or with the probabilities ``weights`` (:func:`check_weights`,
@@ -48,8 +49,11 @@ class RandomPolicy:
 
 
 class BotPolicy:
-    """A batch policy that asks a per-observation :class:`hod.agents.base.Bot` for each row (a Python
-    loop: as fast as the bot). The bot must decide from the observation alone.
+    """A batch policy around a per-observation :class:`hod.agents.base.Bot`: the bot's own batch
+    method ``act_batch(observations, action_masks) -> int64 (M,)`` when it has one (Tapeo's
+    ``expert``: :meth:`hod.agents.tapeo_bots.ExpertBot.act_batch`, its scorer compiled), else the
+    bot asked for each row (a Python loop: as fast as the bot). The bot must decide from the
+    observation alone.
 
     Args:
         bot: the bot. game: the name of the game it serves ("": any).
@@ -69,6 +73,9 @@ class BotPolicy:
         self.bot = bot
 
     def __call__(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
+        batch = getattr(self.bot, "act_batch", None)
+        if callable(batch):
+            return np.asarray(batch(observations, action_masks), np.int64)
         out = np.empty(len(action_masks), np.int64)
         for r in range(len(action_masks)):
             out[r] = self.bot.act({"observation": observations[r], "action_mask": action_masks[r]})
@@ -96,7 +103,7 @@ def random_policy(game: Any, seed: Optional[Any]) -> RandomPolicy:
 
 def bot_policy(game: Any, bot: Bot) -> BotPolicy:
     """``bot`` (an :class:`hod.agents.base.Bot` of ``game``, a name or a declaration) as a batch
-    policy (one call per row).
+    policy (its ``act_batch`` when it has one, else one call per row).
 
     Raises:
         ConfigError: as :class:`BotPolicy`.

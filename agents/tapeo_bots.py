@@ -4,7 +4,9 @@ text, tapeo.txt 'Tips and strategy', as an expected-value scorer over the legal 
 Both decide from the seat's observation dict only (decoded with
 :func:`tapeo_env.rules.observation.decode`), score every tapa with the scoring functions of
 :mod:`tapeo_env.rules.scoring` (the one source of truth: nothing is re-implemented here), and break ties
-with their own seeded generator. This module registers them for the game (:data:`BOTS`):
+with their own seeded generator. The expert also decides a whole batch at once
+(:meth:`ExpertBot.act_batch`, its scorer compiled in :mod:`hod.agents.tapeo_expert_kernels`, the
+same values bit for bit). This module registers them for the game (:data:`BOTS`):
 ``agents.make("tapeo", "greedy", seed=0)`` and ``agents.make("tapeo", "expert", seed=0)``.
 """
 from __future__ import annotations
@@ -21,6 +23,7 @@ from tapeo_env.rules.observation import ObsView, decode
 from tapeo_env.rules.scoring import (DEFAULT_RULINGS, Rulings, churro_points, croqueta_points, ham_points, pepper_points,
                                prawn_points, tortilla_points)
 
+from . import tapeo_expert_kernels as _batch
 from .base import BeliefSampler, Bot, Observation, legal_actions
 
 __all__ = ["immediate_gains", "GreedyBot", "ExpertParams", "ExpertBot", "RankingBot", "BEST_RANKING"]
@@ -227,6 +230,11 @@ class ExpertBot(GreedyBot):
        that tapa plus ``deny[n - 2]`` times the neighbour's loss; 0 if the neighbour would reveal a
        Freeloader (T6); ``freeloader_unknown`` at the first pick.
 
+    In batch: :meth:`act_batch` decides many observations at once with the same values (the scorer
+    compiled, :mod:`hod.agents.tapeo_expert_kernels`); the learner env's opponents
+    (:class:`hod.agents.batch_policies.BotPolicy`) and the playout value
+    (:class:`hod.evaluation.luck_playout.LineupPlayoutValue`) use it.
+
     Args:
         seed: seed of the tie-break generator.
         params: the :class:`ExpertParams` (default: the tuned weights).
@@ -235,11 +243,78 @@ class ExpertBot(GreedyBot):
 
     game = "tapeo"
     name = "expert"
+    #: The methods of the scorer :mod:`hod.agents.tapeo_expert_kernels` compiles: a subclass that
+    #: overrides one of them decides its batches row by row with its own (:meth:`act_batch`).
+    _SCORER = ("values", "_last_pick_gains", "_density", "_prospects", "_churro_value", "_freeloader_value")
 
     def __init__(self, seed: Optional[int] = None, params: Optional[ExpertParams] = None,
                  rulings: Rulings = DEFAULT_RULINGS, **options: Any) -> None:
         super().__init__(seed=seed, rulings=rulings, **options)
         self.params = params if params is not None else ExpertParams()
+        self._arrays: Optional[tuple] = None
+
+    # -- in batch -----------------------------------------------------------------------------
+
+    def act_batch(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
+        """The expert's decisions for a batch of observations (one seat each, any mix of table
+        sizes), legal actions only: the rule of :meth:`act` (tapeo.txt 'Tips and strategy', the
+        class docstring's rules 1-7) with every row's :meth:`values` computed at once by the
+        compiled scorer (:func:`hod.agents.tapeo_expert_kernels.expert_values`, equal to
+        :meth:`values` bit for bit).
+
+        A row with one legal action gets it. Otherwise the legal kind of highest value; a tie
+        (within 1e-9) is broken uniformly at random with the bot's own generator :attr:`rng`: one
+        draw ``rng.integers(0, k)`` per tied row (k the tied kinds), all in one call. So each
+        decision has the distribution :meth:`act` gives it, but the draws are not those of a loop
+        of :meth:`act` over the rows (which draws with ``rng.choice`` row by row): a batch and the
+        same rows one by one may break ties differently, with the same seed.
+
+        Args:
+            observations: float32 (G, 157), each row a Tapeo observation (layout v1,
+                docs/tapeo_env.md) of the seat to act.
+            action_masks: int8 (or bool) (G, 10), each row that seat's legal kinds.
+
+        Returns:
+            int64 (G,): one kind (= action) per row, legal in its mask.
+
+        Raises:
+            ConfigError (a ValueError): not numpy arrays, another ndim, width or dtype, a different
+                number of rows, a row with no legal action or with no player count set; the
+                message names the legal shapes and dtypes or the first bad row. Nothing is drawn
+                then: the bot's generator is left as it was.
+        """
+        obs, masks = _batch.check_batch(observations, action_masks)
+        g = obs.shape[0]
+        if g == 0:
+            return np.empty(0, np.int64)
+        legal = masks != 0
+        forced = legal.sum(axis=1) == 1
+        if all(getattr(type(self), m) is getattr(ExpertBot, m) for m in self._SCORER):
+            values = _batch.expert_values(obs, masks, *self._batch_arrays())
+        else:                                   # a subclass with a scorer of its own
+            values = np.zeros((g, NUM_KINDS))
+            for r in np.flatnonzero(~forced):
+                values[r] = self.values(decode(obs[r]), np.flatnonzero(masks[r]))
+        v = np.where(legal, values, -np.inf)
+        tied = legal & (v >= v.max(axis=1, keepdims=True) - _EPS)
+        loose = forced | ~tied.any(axis=1)      # (the second: no value to compare, never seen)
+        tied[loose] = legal[loose]
+        count = tied.sum(axis=1)
+        nth = np.zeros(g, np.int64)
+        multi = np.flatnonzero(count > 1)
+        if multi.size:
+            nth[multi] = self.rng.integers(0, count[multi])
+        return np.argmax(np.cumsum(tied, axis=1) > nth[:, None], axis=1).astype(np.int64)
+
+    def _batch_arrays(self) -> tuple:
+        """The rulings and weights as the compiled scorer reads them
+        (:func:`~hod.agents.tapeo_expert_kernels.rulings_arrays`,
+        :func:`~hod.agents.tapeo_expert_kernels.params_array`), kept while both are the same."""
+        arrays = getattr(self, "_arrays", None)        # (absent from a bot unpickled from an older version)
+        if arrays is None or arrays[0] is not self.rulings or arrays[1] is not self.params:
+            self._arrays = (self.rulings, self.params,
+                            _batch.rulings_arrays(self.rulings) + (_batch.params_array(self.params),))
+        return self._arrays[2]
 
     # -- the scorer ---------------------------------------------------------------------------
 

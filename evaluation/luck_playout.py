@@ -19,7 +19,9 @@ A bot that searches with beliefs (``needs_belief``) is too slow to play inside p
 replaced by its ``playout_surrogate()`` (Tapeo ``search``: the network it ranks its candidates
 with), a documented approximation that keeps the estimate unbiased (any ``V`` does).
 Network bots (:class:`hod.agents.onnx_policy.OnnxPolicy`) are asked once per step for all rows
-of their seat; other bots one row at a time.
+of their seat, and so are bots with a batch method ``act_batch(observations, action_masks)``
+(Tapeo's ``expert``, :meth:`hod.agents.tapeo_bots.ExpertBot.act_batch`); other bots one row at a
+time.
 
 Only games whose batched engine module offers ``state_record(states)`` (single-engine states to
 a batched record) are supported: Tapeo.
@@ -180,6 +182,8 @@ class LineupPlayoutValue:
             if callable(getattr(bot, "run", None)) and getattr(bot, "deterministic", False) \
                     and getattr(bot, "obs_size", None) == o.shape[1]:
                 picks[:, seat] = bot.run(o, m)[0]
+            elif callable(getattr(bot, "act_batch", None)):
+                picks[:, seat] = bot.act_batch(o, m)
             else:
                 for g in range(G):
                     picks[g, seat] = int(bot.act({"observation": o[g], "action_mask": m[g]}))

@@ -56,7 +56,7 @@ label                batch policy
 ``heuristic:<path>`` an ONNX export file (``*.onnx``, :func:`is_export_path`, e.g. an exploiter): the
                      same as a shipped opponent of that file (argmax)
 ``heuristic:<bot>``  a :class:`hod.agents.batch_policies.BotPolicy` around ``agents.make(game, bot)``
-                     (one call per row: as fast as the bot)
+                     (the bot's ``act_batch`` when it has one, Tapeo's ``expert``; else one call per row)
 ===================  =========================================================================
 
 Each member is drawn with its probability in the pool's sampling scheme (category probability
@@ -590,7 +590,7 @@ class BatchOpponents:
         :class:`~hod.training.numpy_policy.NumpyBatchPolicy` on its actor
         (:func:`hod.training.policy_io.onnx_numpy_policy`: the whole batch in one product, playing
         the argmax or sampling as the bot was built, ``deterministic``), any other bot as the game's
-        :class:`~hod.agents.batch_policies.BotPolicy` (one call per row)."""
+        :class:`~hod.agents.batch_policies.BotPolicy` (its ``act_batch`` when it has one, else one call per row)."""
         from hod.agents.onnx_policy import OnnxPolicy
 
         if isinstance(bot, OnnxPolicy) and bot.encoder.identity:

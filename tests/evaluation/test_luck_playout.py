@@ -67,6 +67,23 @@ def test_the_seats_follow_the_seating():
     assert y.shape == (2, 2) and not np.array_equal(x, y)
 
 
+def test_an_expert_seat_is_played_in_batch():
+    # the expert has act_batch (its scorer compiled): each playout step asks it once for every row
+    # of its seat, never row by row; the playouts end with real scores and shared wins
+    expert, ranking = agents.make("tapeo", "expert", seed=1), agents.make("tapeo", "ranking", seed=2)
+    rows = []
+    batch = expert.act_batch
+    expert.act = lambda *a, **k: pytest.fail("the playout asked the expert row by row")
+    expert.act_batch = lambda o, m: rows.append(len(o)) or batch(o, m)
+    v = LineupPlayoutValue("tapeo", [expert, ranking], playouts=4)
+    v.seat_lineup([1, 0], env_seed=7)
+    state = teng.new_game(teng.Config(num_players=2), seed=6)
+    got = v.values([state, state], actual=0)
+    assert rows == [5] * 27              # 4 playouts + 1 of the other state; 3 rounds x 9 picks at 2 players
+    assert got.shape == (2, 2, 2) and np.isfinite(got).all()
+    assert np.allclose(got[:, 1].sum(axis=1), 1.0)
+
+
 def test_a_bot_against_itself_is_at_par_with_the_playout_value():
     r = run_tournament("tapeo", ["greedy", "greedy"], 8, seed=3, estimator="both", luck_samples=2, value="playout")
     c0, c1 = r.bots[0].corrected, r.bots[1].corrected
