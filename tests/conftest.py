@@ -5,10 +5,20 @@ Stable-Baselines3 gives a model that learns without a logger of its own a fresh
 nothing removes; with ``SB3_LOGDIR`` set it uses that folder instead. The suite points it at
 pytest's own temporary directory (cleaned up by pytest's retention), for this process and the
 commands it starts, so a test run leaves nothing in ``/tmp``.
+
+torch's CPU kernels are pinned to AVX2 (``ATEN_CPU_CAPABILITY``, read when torch is imported, so set
+here, before any test module imports it; inherited by the commands the tests start). The golden
+PPO weights of ``tests/data/learner_env_golden.json`` were recorded with torch's AVX2 kernels; on a
+CPU with AVX-512 torch picks its AVX-512 kernels, whose float rounding differs, and the weights
+after two PPO updates differ in their last bits (measured 2026-12-07 on an AMD EPYC with AVX-512:
+``test_a_short_maskable_ppo_run_learns_the_same_weights`` failed for both games, and passed with
+the kernels pinned). A run that sets the variable itself keeps its value.
 """
 import os
 
 import pytest
+
+os.environ.setdefault("ATEN_CPU_CAPABILITY", "avx2")
 
 
 @pytest.fixture(scope="session", autouse=True)
