@@ -9,7 +9,9 @@ with PIMC search as the expert):
 1. **Search decisions.** The teacher (a search bot, :class:`hod.agents.base.CandidateSearchBot`:
    Tapeo ``search``, Ronda Robada ``rollout``; or Ronda Robada's ``expert`` with its planner's
    values) plays every seat of seeded games at the run's table sizes (or, with
-   ``teacher_opponent``, one seat against that bot in the others), and each of its decisions is recorded with the values of every candidate it searched,
+   ``teacher_opponent``, one seat against that bot in the others; with several bots, one
+   recording per bot, ``decisions`` split evenly among them, concatenated), and each of its
+   decisions is recorded with the values of every candidate it searched,
    the per-candidate playout means (:func:`hod.training.imitation.collect_teacher_decisions` with
    ``action_values=True``; seeded chunks, ``workers`` processes, optional cache). With
    ``own_playout`` the teacher's playouts from iteration 1 on are played by the network of the
@@ -53,7 +55,8 @@ from pathlib import Path
 from typing import Annotated, Any, Literal, Optional
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict, Field, Strict, ValidationError, ValidationInfo, model_validator
+from pydantic import (BaseModel, ConfigDict, Field, Strict, ValidationError, ValidationInfo, field_validator,
+                      model_validator)
 
 from hod import agents
 from hod.agents.model_card import CheckpointError
@@ -236,7 +239,8 @@ class ExpertIterationConfig(BaseModel):
     teacher: Annotated[str, Strict()] = Field(description="a registered search bot of the game")
     teacher_options: dict[str, Any] = Field(default_factory=dict)
     own_playout: Annotated[bool, Strict()] = False
-    teacher_opponent: Annotated[str, Strict()] = ""
+    teacher_opponent: list[Annotated[str, Strict()]] = Field(
+        default_factory=list, description="a list of registered bot names ([] or \"\": the teacher in every seat)")
     decisions: PositiveInt
     workers: config_mod.WorkerCount = 1
     cache_dir: Annotated[str, Strict()] = ""
@@ -255,6 +259,12 @@ class ExpertIterationConfig(BaseModel):
                                            description=f"an integer in [0, {config_mod.SEED_MAX}]")
     train: dict[str, Any] = Field(default_factory=dict, description="overrides of the game's training config")
 
+    @field_validator("teacher_opponent", mode="before")
+    @classmethod
+    def _one_name_is_a_list(cls, value: Any) -> Any:
+        # a single name (the TOML files and cards before the list): "" = none, "x" = ["x"]
+        return ([value] if value else []) if isinstance(value, str) else value
+
     @model_validator(mode="after")
     def _across_keys(self, info: ValidationInfo) -> "ExpertIterationConfig":
         game = (info.context or {}).get("game")
@@ -264,11 +274,16 @@ class ExpertIterationConfig(BaseModel):
             raise ValueError(f"teacher={self.teacher!r}: legal values are the bots of {game} that give action "
                              f"values: {teachers}")
         bot = agents.make(game, self.teacher, seed=0, **self.teacher_options)
-        if self.teacher_opponent:
-            known = agents.names(game)
-            if self.teacher_opponent not in known:
-                raise ValueError(f"teacher_opponent={self.teacher_opponent!r}: legal values are \"\" (the teacher in "
-                                 f"every seat) or a registered bot of {game}: {known}")
+        known = agents.names(game)
+        for name in self.teacher_opponent:
+            if name not in known:
+                raise ValueError(f"teacher_opponent={self.teacher_opponent!r}: {name!r} is not a bot of {game}; legal "
+                                 f"values are [] (the teacher in every seat) or registered bots of {game}: {known}")
+        if len(set(self.teacher_opponent)) < len(self.teacher_opponent):
+            raise ValueError(f"teacher_opponent={self.teacher_opponent!r} names a bot twice; legal: each bot once")
+        if len(self.teacher_opponent) > self.decisions:
+            raise ValueError(f"teacher_opponent={self.teacher_opponent!r} with decisions={self.decisions}: fewer "
+                             f"decisions than recordings; legal: decisions >= {len(self.teacher_opponent)}")
         if self.own_playout and "playout_model" not in inspect.signature(type(bot).__init__).parameters:
             raise ValueError(f"own_playout=True: teacher {self.teacher!r} takes no playout network "
                              f"(playout_model); legal: false")
@@ -288,6 +303,24 @@ class ExpertIterationConfig(BaseModel):
                              f"checkpoint or .onnx export")
         training_config(game, self, 0)   # the train overrides, as the iterations will use them
         return self
+
+
+def split_decisions(opponents: list[str], decisions: int) -> list[tuple[str, int]]:
+    """The recordings of one iteration: ``(opponent, decisions)`` per bot of ``teacher_opponent``,
+    ``decisions`` split evenly (the first ones get one more where it does not divide), in the
+    order given; ``[("", decisions)]`` (the teacher in every seat) for no bot. Each recording
+    keeps the cache key it has alone (the opponent's name, not the list, enters the key), so a
+    recording made for one bot is read back as a part of a list that names it.
+
+    >>> split_decisions(["ranking", "expert"], 800_000)
+    [('ranking', 400000), ('expert', 400000)]
+    >>> split_decisions(["a", "b", "c"], 10)      # 10 = 4 + 3 + 3
+    [('a', 4), ('b', 3), ('c', 3)]
+    """
+    if not opponents:
+        return [("", decisions)]
+    q, r = divmod(decisions, len(opponents))
+    return [(name, q + (i < r)) for i, name in enumerate(opponents)]
 
 
 def training_config(game: str, cfg: ExpertIterationConfig, iteration: int, playout_model: Optional[str] = None,
@@ -399,12 +432,13 @@ class ExpertIteration:
             if cfg.own_playout and prev_export:
                 teacher_opts["playout_model"] = prev_export
             seed_k = int(np.random.SeedSequence([cfg.seed, k]).generate_state(1)[0]) % (config_mod.SEED_MAX + 1)
-            data = cached_teacher_decisions(cfg.cache_dir or None, game=game, teacher=cfg.teacher,
-                                            player_counts=list(c["players"]), num_decisions=cfg.decisions,
-                                            seed=seed_k, reward_scheme=c["reward_scheme"], gamma=c["gamma"],
-                                            env_options=trainer.env_options, teacher_options=teacher_opts,
-                                            workers=cfg.workers, action_values=True,
-                                            opponents=cfg.teacher_opponent)
+            parts = [cached_teacher_decisions(cfg.cache_dir or None, game=game, teacher=cfg.teacher,
+                                              player_counts=list(c["players"]), num_decisions=n,
+                                              seed=seed_k, reward_scheme=c["reward_scheme"], gamma=c["gamma"],
+                                              env_options=trainer.env_options, teacher_options=teacher_opts,
+                                              workers=cfg.workers, action_values=True, opponents=opponent)
+                     for opponent, n in split_decisions(cfg.teacher_opponent, cfg.decisions)]
+            data = {key: np.concatenate([part[key] for part in parts]) for key in parts[0]}
             collect_s = time.perf_counter() - t0
             searched = np.isfinite(data["action_values"]).any(axis=1)
             data = dict(data)
@@ -420,6 +454,7 @@ class ExpertIteration:
             stats = behaviour_clone(trainer.model, data, cfg.distil_epochs, cfg.distil_learning_rate,
                                     batch_size=c["batch_size"], vf_coef=c["vf_coef"], seed=seed_k)
             distil = {"teacher": cfg.teacher, "teacher_options": teacher_opts, "decisions": cfg.decisions,
+                      "teacher_opponent": list(cfg.teacher_opponent),
                       "searched": int(searched.sum()), "temperature": cfg.temperature,
                       "value_target": cfg.value_target, "policy_prior": cfg.policy_prior,
                       "clarity_noise": cfg.clarity_noise,

@@ -6,6 +6,7 @@ import pytest
 
 import tapeo_env
 from hod.agents import make, names
+from _tapeo_positions import position
 from hod.agents.tapeo_bots import ExpertBot, GreedyBot, immediate_gains  # registers "greedy" and "expert"
 from tapeo_env.rules.cards import BREAD, CROQUETA, FREELOADER, HAM3, NUM_KINDS, PEPPER, PRAWNS, TORTILLA
 from tapeo_env.rules.engine import Config, apply_actions, known_hands, legal_mask, new_game, unseen_counts
@@ -101,22 +102,6 @@ def test_registry_names_and_types():
 
 
 # -- hand-built positions --------------------------------------------------------------------
-
-
-def position(num_players, hand_size, pick, hands, bars, round_=0):
-    """A hand-built state: ``hands[j]`` is the hand seat j holds now, ``bars[j]`` its bar, both
-    dicts kind -> count (missing seats empty). Returns seat 0's observation dict."""
-    state = new_game(Config(num_players=num_players, hand_size=hand_size), seed=0)
-    state.round, state.pick = round_, pick
-    state.hands[:] = 0
-    state.bars[:] = 0
-    for seat, h in enumerate(hands):
-        for k, c in h.items():
-            state.hands[seat, k] = c          # hands are stored by holder (engine.State)
-    for seat, b in enumerate(bars):
-        for k, c in b.items():
-            state.bars[seat, k] = c
-    return {"observation": encode(state, 0), "action_mask": legal_mask(state, 0)}
 
 
 def test_immediate_gains_by_hand():

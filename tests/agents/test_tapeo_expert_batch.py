@@ -9,6 +9,7 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
+import _tapeo_positions
 import tapeo_env
 from hod import agents
 from hod.agents import tapeo_expert_kernels as kx
@@ -127,19 +128,9 @@ def test_the_positions_reach_every_rule_of_the_scorer(positions):
 
 
 def position(num_players, hand_size, pick, hands, bars, round_=0):
-    """A hand-built state (as tests/agents/test_tapeo_bots.py builds them): ``hands[j]`` the hand
-    seat j holds now, ``bars[j]`` its bar, dicts kind -> count. Returns seat 0's (obs, mask)."""
-    state = new_game(Config(num_players=num_players, hand_size=hand_size), seed=0)
-    state.round, state.pick = round_, pick
-    state.hands[:] = 0
-    state.bars[:] = 0
-    for seat, h in enumerate(hands):
-        for k, c in h.items():
-            state.hands[seat, k] = c
-    for seat, b in enumerate(bars):
-        for k, c in b.items():
-            state.bars[seat, k] = c
-    return encode(state, 0), legal_mask(state, 0)
+    """:func:`_tapeo_positions.position` as ``(observation, mask)``."""
+    d = _tapeo_positions.position(num_players, hand_size, pick, hands, bars, round_)
+    return d["observation"], d["action_mask"]
 
 
 def test_a_position_worked_by_hand():

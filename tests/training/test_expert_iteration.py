@@ -209,6 +209,9 @@ def test_training_config_search_heuristic_needs_single_tables():
     ("tapeo", {"train": {"no_such_key": 1}}, "unknown config key 'no_such_key'"),
     ("tapeo", {"colour": "red"}, "unknown config key 'colour'"),
     ("tapeo", {"teacher_options": {"depth": 2}}, "unknown option"),
+    ("tapeo", {"teacher_opponent": ["ranking", "nobody"]}, "'nobody' is not a bot of tapeo"),
+    ("tapeo", {"teacher_opponent": ["expert", "expert"]}, "names a bot twice; legal: each bot once"),
+    ("tapeo", {"teacher_opponent": ["expert", "ranking"], "decisions": 1}, "legal: decisions >= 2"),
 ])
 def test_bad_options_refused(game, change, message, tmp_path):
     values = tiny(game)
@@ -375,3 +378,51 @@ def test_teacher_against_an_opponent_records_only_its_own_decisions():
     assert abs(both["value_target"].mean()) < 0.3
     with pytest.raises(ConfigError, match="no bot 'nobody'"):
         collect_teacher_decisions(opponents="nobody", **kw)
+
+
+# ---- the teacher against several opponents ---------------------------------------------------------------
+def test_decisions_split_evenly_among_the_opponents():
+    # 800,000 = 400,000 + 400,000; 10 = 4 + 3 + 3 (the first gets the remainder); none: every seat
+    assert X.split_decisions(["ranking", "expert"], 800_000) == [("ranking", 400_000), ("expert", 400_000)]
+    assert X.split_decisions(["a", "b", "c"], 10) == [("a", 4), ("b", 3), ("c", 3)]
+    assert X.split_decisions([], 7) == [("", 7)]
+
+
+@pytest.mark.parametrize("given, want", [("", []), ("ranking", ["ranking"]), (["greedy", "expert"], ["greedy", "expert"])])
+def test_a_single_opponent_name_still_reads_as_a_list(given, want):
+    # the TOML files and cards before the list held one name ("" = none)
+    assert X.validate("tapeo", tiny("tapeo", teacher_opponent=given)).teacher_opponent == want
+
+
+def test_two_opponents_record_apart_and_concatenate(tmp_path, monkeypatch):
+    """Two opponents: one recording each (half the decisions, the same seed, the opponent's own
+    cache key), concatenated in the order given; reading one opponent's part again hits its cache
+    entry (the key is the opponent's, not the list's), and the two parts are different games."""
+    from hod.training import imitation
+
+    calls, parts = [], []
+    real = imitation.cached_teacher_decisions
+
+    def spy(cache_dir, **kw):
+        calls.append(dict(kw))
+        parts.append(real(cache_dir, **kw))
+        return parts[-1]
+
+    monkeypatch.setattr(imitation, "cached_teacher_decisions", spy)
+    cache = tmp_path / "cache"
+    values = tiny("tapeo", iterations=1, ppo_steps=0, decisions=24, teacher_opponent=["ranking", "greedy"],
+                  teacher_options={"determinizations": 2}, search_opponent="", search_opponent_options={},
+                  cache_dir=str(cache), train={**TINY_TRAIN, "eval_every": 0})
+    summary = X.ExpertIteration("tapeo", values, tmp_path / "run", log=None).run()
+    (it0,) = summary["iterations"]
+    assert [(c["opponents"], c["num_decisions"]) for c in calls] == [("ranking", 12), ("greedy", 12)]
+    assert calls[0]["seed"] == calls[1]["seed"]
+    assert it0["distil"]["decisions"] == 24 and it0["distil"]["teacher_opponent"] == ["ranking", "greedy"]
+    # the distilled data are both parts: its searched count is the sum of theirs
+    assert it0["distil"]["searched"] == sum(int(np.isfinite(q["action_values"]).any(axis=1).sum()) for q in parts)
+    assert len(list(cache.glob("bc_*.npz"))) == 2                      # one recording per opponent
+    again = real(str(cache), **calls[0])                               # the ranking part alone
+    assert len(list(cache.glob("bc_*.npz"))) == 2                      # read back, nothing recorded
+    assert np.array_equal(again["observation"], parts[0]["observation"])
+    assert parts[0]["observation"].shape == parts[1]["observation"].shape == (12, 157)
+    assert not np.array_equal(parts[0]["observation"], parts[1]["observation"])
