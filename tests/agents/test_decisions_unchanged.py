@@ -5,8 +5,10 @@ twice on 2026-12-02 and once on 2026-12-07 (docs/results.md): in round 4 the pre
 ``ppo_v2``, must still make the recorded decisions (``tapeo_ppo_v2_action``, the old
 ``tapeo_action``); in round 5 round 4's network, now ``ppo_v3``, must still make its recorded
 decisions (``tapeo_ppo_v3_action``, round 4's ``tapeo_action``); at round 9's ship round 5's
-network, now ``ppo_v4``, must still make its (``tapeo_ppo_v4_action``, round 5's ``tapeo_action``),
-and ``tapeo_action`` holds round 9's network's on the same observations."""
+network, now ``ppo_v4``, must still make its (``tapeo_ppo_v4_action``, round 5's ``tapeo_action``);
+at round 11's ship (the same day) round 9's network, now ``ppo_v5``, must still make its
+(``tapeo_ppo_v5_action``), and ``tapeo_action`` holds round 11's network's on the same
+observations."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -27,7 +29,7 @@ def test_the_shipped_opponent_decides_as_recorded(game):
     assert np.array_equal(got, want)
 
 
-@pytest.mark.parametrize("name", ["ppo_v2", "ppo_v3", "ppo_v4"])
+@pytest.mark.parametrize("name", ["ppo_v2", "ppo_v3", "ppo_v4", "ppo_v5"])
 def test_the_previous_tapeo_networks_renamed_decide_as_recorded(name):
     bot = agents.make("tapeo", name, seed=0)
     obs, masks, want = DATA["tapeo_obs"], DATA["tapeo_mask"], DATA[f"tapeo_{name}_action"]
@@ -36,15 +38,17 @@ def test_the_previous_tapeo_networks_renamed_decide_as_recorded(name):
 
 
 def test_the_recorded_tapeo_networks_differ_as_counted():
-    """The four recorded Tapeo networks' picks on the 504 observations (counted when recorded):
+    """The five recorded Tapeo networks' picks on the 504 observations (counted when recorded):
     round 5's network (``ppo_v4``) agrees with round 4's (``ppo_v3``) on 497 and with ``ppo_v2``
-    on 441; round 9's ``ppo`` agrees with round 5's on only 378, with round 4's on 373 and with
-    ``ppo_v2`` on 382: the distillation from the search at tables of ``ranking`` moved a quarter
-    of the picks."""
-    ppo, v4 = DATA["tapeo_action"], DATA["tapeo_ppo_v4_action"]
+    on 441; round 9's (``ppo_v5``) agrees with round 5's on only 378, with round 4's on 373 and
+    with ``ppo_v2`` on 382 (the distillation from the search at tables of ``ranking`` moved a
+    quarter of the picks); round 11's ``ppo`` agrees with round 9's on 425, round 5's on 362,
+    round 4's on 359 and ``ppo_v2`` on 342."""
+    ppo, v5, v4 = DATA["tapeo_action"], DATA["tapeo_ppo_v5_action"], DATA["tapeo_ppo_v4_action"]
     v3, v2 = DATA["tapeo_ppo_v3_action"], DATA["tapeo_ppo_v2_action"]
     assert (int((v4 == v3).sum()), int((v4 == v2).sum()), v4.size) == (497, 441, 504)
-    assert (int((ppo == v4).sum()), int((ppo == v3).sum()), int((ppo == v2).sum())) == (378, 373, 382)
+    assert (int((v5 == v4).sum()), int((v5 == v3).sum()), int((v5 == v2).sum())) == (378, 373, 382)
+    assert tuple(int((ppo == v).sum()) for v in (v5, v4, v3, v2)) == (425, 362, 359, 342)
 
 
 @pytest.mark.parametrize("game", ["tapeo", "robada"])

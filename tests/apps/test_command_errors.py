@@ -87,11 +87,11 @@ BAD_ARGUMENTS = [
      "--lineup names 5 bots: robada is played by 2 to 4 players, one bot per seat; legal numbers of bots: [2, 3, 4]"),
     ("hod.benchmarks.ladder", ["--game", "tapeo", "--games", "10000000000000"],
      "argument --games: invalid value '10000000000000'; legal values: an integer in 1..1000000"),
-    # 11 bots at 2 players (ppo_v1 to ppo_v4 among them): 11 * 10 / 2 = 55 tables; 55 x 100000
-    # games > 1,000,000, and 1,000,000 // 55 = 18181
+    # 12 bots at 2 players (ppo_v1 to ppo_v5 among them): 12 * 11 / 2 = 66 tables; 66 x 100000
+    # games > 1,000,000, and 1,000,000 // 66 = 15151
     ("hod.benchmarks.ladder", ["--game", "tapeo", "--games", "100000"],
-     "error: games=100000 at each of 55 tables is 5,500,000 games, above the most one ladder keeps, 1,000,000; "
-     "legal values: games <= 18181"),
+     "error: games=100000 at each of 66 tables is 6,600,000 games, above the most one ladder keeps, 1,000,000; "
+     "legal values: games <= 15151"),
     ("hod.benchmarks.ladder", ["--game", "tapeo", "--players", "3", "--tables", "100000000000"],
      "argument --tables: invalid value '100000000000'; legal values: an integer in 1..10000"),
     ("hod.benchmarks.ladder", ["--game", "tapeo", "--seed", "-1"],
