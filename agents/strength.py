@@ -267,7 +267,9 @@ def record_strengths(game: str, players: int, entries: dict, path: str | Path = 
     """Record one ladder run's entries (``{bot label: entry}``, every entry's ``players`` equal to
     ``players``) as the ``players``-player strengths of ``game`` in the file at ``path``: the
     entries of that size are replaced (a bot not in the run loses its entry at that size: labels are
-    relative to a run's pool), the other sizes and games are kept. Written atomically, in format
+    relative to a run's pool), the other sizes and games are kept as the file holds them when this
+    is called (read again, not from this process's cache, so ladders of other sizes run side by side
+    keep each other's entries). Written atomically, in format
     :data:`FORMAT_VERSION` (a format-1 file is upgraded).
 
     Returns:
@@ -282,6 +284,10 @@ def record_strengths(game: str, players: int, entries: dict, path: str | Path = 
     if not isinstance(entries, dict) or not entries:
         raise ConfigError(f"record_strengths: expected a non-empty object bot -> entry, got {entries!r}")
     checked = {b: _check_entry(f"record_strengths: {game}.{b}.{n}", e, n) for b, e in entries.items()}
+    # the file as it is now, not as this process first read it: another ladder may have recorded
+    # another size since (a 2-player ladder that read the file at its start and wrote it back an
+    # hour later dropped the 3-6-player entries that four other ladders had recorded meanwhile)
+    _load.cache_clear()
     data = _copy(_load(str(path)))
     bots = data.setdefault(game, {})
     for b in list(bots):

@@ -4,6 +4,9 @@ all on hand-built files."""
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
+import textwrap
 
 import pytest
 
@@ -76,6 +79,22 @@ def test_record_keeps_the_other_sizes_and_replaces_its_own(tmp_path):
     assert strength_note("robada", "expert", 3, path) == "hard, rating 31.0 +- 2.0"   # 2 sigma = 2.0
     assert strength_note("robada", "expert", 4, path) == "unrated"
     assert not list(tmp_path.glob("*.tmp*"))   # written atomically: no temporary file left
+
+
+def test_record_keeps_what_another_process_recorded_since_this_one_read_the_file(tmp_path):
+    """Two ladders side by side: this process reads the file (a lookup caches it), another process
+    records the 3-player entries, then this one records the 2-player ones: both sizes are kept."""
+    path = tmp_path / "strength.json"
+    record_strengths("tapeo", 2, {"search": _entry(40, "hard", 2)}, path)
+    assert measured_sizes("tapeo", path) == [2]                       # read (and cached) here
+    other = textwrap.dedent(f"""
+        from hod.agents.strength import record_strengths
+        record_strengths("tapeo", 3, {{"ppo": {_entry(33, "hard", 3)!r}}}, {str(path)!r})
+    """)
+    subprocess.run([sys.executable, "-c", other], check=True)
+    record_strengths("tapeo", 2, {"search": _entry(41, "hard", 2)}, path)
+    raw = json.loads(path.read_text())["strengths"]["tapeo"]
+    assert raw == {"search": {"2": _entry(41, "hard", 2)}, "ppo": {"3": _entry(33, "hard", 3)}}
 
 
 def test_format_1_is_read_as_its_sizes(tmp_path):
