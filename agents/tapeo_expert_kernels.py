@@ -47,7 +47,7 @@ from tapeo_env.rules import kernels as _k
 from tapeo_env.rules import scoring as _scoring
 from tapeo_env.rules.cards import (BREAD, CHURRO, CROQUETA, DECK_COMPOSITION, FREELOADER, HAM1, HAM2, HAM3, HAM_SLICES,
                                    MAX_HAND_SIZE, MAX_PLAYERS, MIN_PLAYERS, NUM_KINDS, PEPPER, PRAWNS, TORTILLA)
-from tapeo_env.rules.observation import LAYOUT
+from tapeo_env.rules.observation import LAYOUT, OBS_HIGH
 
 import_numba()          # numba without the scipy and yaml imports of its start (hod.core.jit)
 from llvmlite import ir as _ir  # noqa: E402
@@ -135,7 +135,8 @@ def check_batch(observations: Any, action_masks: Any) -> tuple[np.ndarray, np.nd
 
     Raises:
         ConfigError: not numpy arrays, another ndim, width or dtype (the message names the legal
-            shapes and dtypes), a different number of rows, a row with no legal action, or a row
+            shapes and dtypes), a different number of rows, a row with no legal action, an entry
+            outside the layout's bounds ``[0, OBS_HIGH]`` (NaN and infinities included), or a row
             with no player count set (not a Tapeo observation); the message names the first bad
             row.
     """
@@ -152,6 +153,15 @@ def check_batch(observations: Any, action_masks: Any) -> tuple[np.ndarray, np.nd
                           f"legal: {legal}, the same G")
     masks = np.ascontiguousarray(action_masks.view(np.int8) if action_masks.dtype == np.bool_ else action_masks)
     obs = np.ascontiguousarray(observations)
+    # every entry in the layout's bounds [0, OBS_HIGH] (a NaN, an infinity or a huge count would
+    # reach the kernels' integer conversions and allocations: a crash, not an answer)
+    outside = ~((obs >= 0.0) & (obs <= OBS_HIGH)).all(axis=1)
+    if outside.any():
+        r = int(np.argmax(outside))
+        c = int(np.argmax(~((obs[r] >= 0.0) & (obs[r] <= OBS_HIGH))))
+        raise ConfigError(f"row {r} of observations has entry {c} = {float(obs[r, c])!r} ({int(outside.sum())} such "
+                          f"rows); legal: finite values in [0, {float(OBS_HIGH[c]):g}] for that entry (Tapeo layout "
+                          f"v{LAYOUT.version}, docs/tapeo_env.md)")
     empty = ~masks.any(axis=1)
     if empty.any():
         r = int(np.argmax(empty))

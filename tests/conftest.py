@@ -12,13 +12,27 @@ PPO weights of ``tests/data/learner_env_golden.json`` were recorded with torch's
 CPU with AVX-512 torch picks its AVX-512 kernels, whose float rounding differs, and the weights
 after two PPO updates differ in their last bits (measured 2026-12-07 on an AMD EPYC with AVX-512:
 ``test_a_short_maskable_ppo_run_learns_the_same_weights`` failed for both games, and passed with
-the kernels pinned). A run that sets the variable itself keeps its value.
+the kernels pinned). The pin is set only on a CPU that has both AVX-512 and AVX2 (Linux's
+``/proc/cpuinfo``): elsewhere torch picks AVX2 or less by itself, and asking a CPU without AVX2
+for it could stop the process on an illegal instruction. A run that sets the variable itself keeps
+its value.
 """
 import os
 
 import pytest
 
-os.environ.setdefault("ATEN_CPU_CAPABILITY", "avx2")
+
+
+def _cpu_flags() -> set:
+    try:
+        with open("/proc/cpuinfo", encoding="ascii", errors="replace") as f:
+            return next((set(line.split(":", 1)[1].split()) for line in f if line.startswith("flags")), set())
+    except OSError:
+        return set()
+
+
+if {"avx512f", "avx2"} <= _cpu_flags():
+    os.environ.setdefault("ATEN_CPU_CAPABILITY", "avx2")
 
 
 @pytest.fixture(scope="session", autouse=True)

@@ -240,7 +240,7 @@ class ExpertIterationConfig(BaseModel):
     teacher_options: dict[str, Any] = Field(default_factory=dict)
     own_playout: Annotated[bool, Strict()] = False
     teacher_opponent: list[Annotated[str, Strict()]] = Field(
-        default_factory=list, description="a list of registered bot names ([] or \"\": the teacher in every seat)")
+        default_factory=list, description="a list of registered bot names ([], \"\" or [\"\"]: the teacher in every seat)")
     decisions: PositiveInt
     workers: config_mod.WorkerCount = 1
     cache_dir: Annotated[str, Strict()] = ""
@@ -262,8 +262,11 @@ class ExpertIterationConfig(BaseModel):
     @field_validator("teacher_opponent", mode="before")
     @classmethod
     def _one_name_is_a_list(cls, value: Any) -> Any:
-        # a single name (the TOML files and cards before the list): "" = none, "x" = ["x"]
-        return ([value] if value else []) if isinstance(value, str) else value
+        # a single name (the TOML files and cards before the list): "" = none, "x" = ["x"]; and
+        # [""] (the command line's --teacher-opponent '') = none, to override a file that names bots
+        if isinstance(value, str):
+            return [value] if value else []
+        return [] if isinstance(value, list) and value == [""] else value
 
     @model_validator(mode="after")
     def _across_keys(self, info: ValidationInfo) -> "ExpertIterationConfig":

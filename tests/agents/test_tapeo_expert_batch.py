@@ -234,6 +234,14 @@ def test_a_row_with_no_legal_action_or_no_player_count_is_refused_and_the_bot_st
         bot.act_batch(blank, masks)
     with pytest.raises(ValueError):                   # a ConfigError is a ValueError, as legal_actions' refusal
         bot.act_batch(obs, empty)
+    # values outside the layout's bounds (they used to crash the process in the kernels): entry 9 is
+    # the hand size / 10 (docs/tapeo_env.md), in [0, 1]; the scores' entries go up to 2
+    for bad in (np.nan, np.inf, 1e30, -0.5, 1.5):
+        wild = obs.copy()
+        wild[3, 9] = bad
+        with pytest.raises(ConfigError, match=r"row 3 of observations has entry 9 = .*legal: finite values in "
+                                              r"\[0, 1\] for that entry"):
+            bot.act_batch(wild, masks)
     # nothing was drawn: the bot decides as a fresh one with the same seed
     assert bot.act_batch(obs, masks).tolist() == fresh.act_batch(obs, masks).tolist()
     assert bot.act({"observation": o, "action_mask": m}) in (PRAWNS, BREAD)

@@ -388,7 +388,8 @@ def test_decisions_split_evenly_among_the_opponents():
     assert X.split_decisions([], 7) == [("", 7)]
 
 
-@pytest.mark.parametrize("given, want", [("", []), ("ranking", ["ranking"]), (["greedy", "expert"], ["greedy", "expert"])])
+@pytest.mark.parametrize("given, want", [("", []), ("ranking", ["ranking"]), (["greedy", "expert"], ["greedy", "expert"]),
+                                         ([""], [])])   # [""]: the command line's --teacher-opponent ''
 def test_a_single_opponent_name_still_reads_as_a_list(given, want):
     # the TOML files and cards before the list held one name ("" = none)
     assert X.validate("tapeo", tiny("tapeo", teacher_opponent=given)).teacher_opponent == want
