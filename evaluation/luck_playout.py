@@ -34,6 +34,7 @@ from typing import Any, Optional, Sequence
 
 import numpy as np
 
+from hod.agents.batch_policies import BotPolicy
 from hod.core.errors import ConfigError
 from hod.core.games import get_game
 
@@ -94,6 +95,8 @@ class LineupPlayoutValue:
             if getattr(b, "needs_belief", False):
                 raise ConfigError(f"luck value {NAME!r}: bot {type(b).__name__} searches with beliefs and offers no "
                                   f"playout_surrogate(); legal: bots that play from an observation alone")
+        #: per slot, the bot as a batch policy (:class:`hod.agents.batch_policies.BotPolicy`)
+        self._as_batch = [BotPolicy(b, game) for b in self.bots]
         self.seating: Optional[np.ndarray] = None
         self.env_seed = 0
         self._engines: dict = {}
@@ -174,17 +177,13 @@ class LineupPlayoutValue:
         """int64 (G, n): each seat's pick by the copy of the bot sitting there."""
         obs = eng.observe()
         mask = eng.legal_mask()
-        G = obs.shape[0]
-        picks = np.empty((G, n), np.int64)
+        picks = np.empty((obs.shape[0], n), np.int64)
         for seat in range(n):
             bot = self.bots[int(self.seating[seat])]
             o, m = np.ascontiguousarray(obs[:, seat]), np.ascontiguousarray(mask[:, seat])
             if callable(getattr(bot, "run", None)) and getattr(bot, "deterministic", False) \
                     and getattr(bot, "obs_size", None) == o.shape[1]:
                 picks[:, seat] = bot.run(o, m)[0]
-            elif callable(getattr(bot, "act_batch", None)):
-                picks[:, seat] = bot.act_batch(o, m)
-            else:
-                for g in range(G):
-                    picks[g, seat] = int(bot.act({"observation": o[g], "action_mask": m[g]}))
+            else:   # the bot's act_batch when it has one, else row by row
+                picks[:, seat] = self._as_batch[int(self.seating[seat])](o, m)
         return picks
