@@ -249,22 +249,23 @@ def _pairwise(a, n):
 
 # ---- the observation --------------------------------------------------------------------------------
 @njit
+def _one_hot_index(o, start, size):
+    """The index of the first largest of ``o[start:start + size]`` (``np.argmax`` of a one-hot piece)."""
+    j = 0
+    best = o[start]
+    for i in range(1, size):
+        if o[start + i] > best:
+            best = o[start + i]
+            j = i
+    return j
+
+
+@njit
 def _decode(o, hand, bars, churros, kh, known, unseen):
     """:func:`tapeo_env.rules.observation.decode` of one row into the given int64 arrays (``known``
     bool); returns ``(n, round, cards_in_hand)``."""
-    j = 0
-    best = o[_NP0]
-    for i in range(1, _NPN):
-        if o[_NP0 + i] > best:
-            best = o[_NP0 + i]
-            j = i
-    n = j + MIN_PLAYERS
-    r = 0
-    best = o[_RD0]
-    for i in range(1, _RDN):
-        if o[_RD0 + i] > best:
-            best = o[_RD0 + i]
-            r = i
+    n = _one_hot_index(o, _NP0, _NPN) + MIN_PLAYERS
+    r = _one_hot_index(o, _RD0, _RDN)
     ch = np.int64(np.rint(np.float64(o[_HS0]) * _SIZE_MUL))
     for k in range(_K):
         hand[k] = np.int64(np.rint(np.float64(o[_H0 + k]) * _DECK[k]))
