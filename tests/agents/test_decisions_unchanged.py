@@ -7,8 +7,9 @@ twice on 2026-12-02 and once on 2026-12-07 (docs/results.md): in round 4 the pre
 decisions (``tapeo_ppo_v3_action``, round 4's ``tapeo_action``); at round 9's ship round 5's
 network, now ``ppo_v4``, must still make its (``tapeo_ppo_v4_action``, round 5's ``tapeo_action``);
 at round 11's ship (the same day) round 9's network, now ``ppo_v5``, must still make its
-(``tapeo_ppo_v5_action``), and ``tapeo_action`` holds round 11's network's on the same
-observations."""
+(``tapeo_ppo_v5_action``); at round 13's ship (the same day) round 11's network, now ``ppo_v6``,
+must still make its (``tapeo_ppo_v6_action``), and ``tapeo_action`` holds round 13's network's on
+the same observations."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -29,7 +30,7 @@ def test_the_shipped_opponent_decides_as_recorded(game):
     assert np.array_equal(got, want)
 
 
-@pytest.mark.parametrize("name", ["ppo_v2", "ppo_v3", "ppo_v4", "ppo_v5"])
+@pytest.mark.parametrize("name", ["ppo_v2", "ppo_v3", "ppo_v4", "ppo_v5", "ppo_v6"])
 def test_the_previous_tapeo_networks_renamed_decide_as_recorded(name):
     bot = agents.make("tapeo", name, seed=0)
     obs, masks, want = DATA["tapeo_obs"], DATA["tapeo_mask"], DATA[f"tapeo_{name}_action"]
@@ -42,13 +43,16 @@ def test_the_recorded_tapeo_networks_differ_as_counted():
     round 5's network (``ppo_v4``) agrees with round 4's (``ppo_v3``) on 497 and with ``ppo_v2``
     on 441; round 9's (``ppo_v5``) agrees with round 5's on only 378, with round 4's on 373 and
     with ``ppo_v2`` on 382 (the distillation from the search at tables of ``ranking`` moved a
-    quarter of the picks); round 11's ``ppo`` agrees with round 9's on 425, round 5's on 362,
-    round 4's on 359 and ``ppo_v2`` on 342."""
-    ppo, v5, v4 = DATA["tapeo_action"], DATA["tapeo_ppo_v5_action"], DATA["tapeo_ppo_v4_action"]
+    quarter of the picks); round 11's (``ppo_v6``) agrees with round 9's on 425, round 5's on
+    362, round 4's on 359 and ``ppo_v2`` on 342; round 13's ``ppo`` agrees with round 11's on
+    465, round 9's on 408, round 5's on 359, round 4's on 354 and ``ppo_v2`` on 336."""
+    ppo, v6 = DATA["tapeo_action"], DATA["tapeo_ppo_v6_action"]
+    v5, v4 = DATA["tapeo_ppo_v5_action"], DATA["tapeo_ppo_v4_action"]
     v3, v2 = DATA["tapeo_ppo_v3_action"], DATA["tapeo_ppo_v2_action"]
     assert (int((v4 == v3).sum()), int((v4 == v2).sum()), v4.size) == (497, 441, 504)
     assert (int((v5 == v4).sum()), int((v5 == v3).sum()), int((v5 == v2).sum())) == (378, 373, 382)
-    assert tuple(int((ppo == v).sum()) for v in (v5, v4, v3, v2)) == (425, 362, 359, 342)
+    assert tuple(int((v6 == v).sum()) for v in (v5, v4, v3, v2)) == (425, 362, 359, 342)
+    assert tuple(int((ppo == v).sum()) for v in (v6, v5, v4, v3, v2)) == (465, 408, 359, 354, 336)
 
 
 @pytest.mark.parametrize("game", ["tapeo", "robada"])

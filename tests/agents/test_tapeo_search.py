@@ -343,12 +343,12 @@ def test_search_makes_the_recorded_decisions(distilled):
 def test_the_distilled_and_the_ppo_playouts_decide_alike_on_the_recorded_positions():
     """The two recorded files are of the same positions, seeds and candidates. The distilled
     network samples a different pick now and then (its softmax is not the teacher's to the bit), so
-    a playout may go another way and the values move by Monte Carlo noise: with the round-11
-    ``ppo`` and the playout network distilled from it, 9 of the 20 decisions are the same, and
-    where they differ the distilled bot's kind was within 0.093 of the ppo bot's best value
-    (0.010 to 0.0925, where the values of one position spread 0.122 on average). The flatter the
+    a playout may go another way and the values move by Monte Carlo noise: with the round-13
+    ``ppo`` and the playout network distilled from it, 12 of the 20 decisions are the same, and
+    where they differ the distilled bot's kind was within 0.053 of the ppo bot's best value
+    (0.0036 to 0.0528, where the values of one position spread 0.127 on average). The flatter the
     network's softmax, the more a small change of its probabilities changes the sampled playouts:
-    with round 9's ``ppo``: 14 of 20, within 0.128; round 5's: 19 of 20, within 0.0084; round 4's:
+    with round 11's ``ppo``: 9 of 20, within 0.093; round 9's: 14 of 20, within 0.128; round 5's: 19 of 20, within 0.0084; round 4's:
     18 of 20, within 0.035 and 0.131; the one before it: 13 of 20, all within 0.05."""
     import json
 
@@ -357,10 +357,10 @@ def test_the_distilled_and_the_ppo_playouts_decide_alike_on_the_recorded_positio
     assert [(o["players"], o["game_seed"], o["position"], o["bot_seed"]) for o in old] == \
         [(w["players"], w["game_seed"], w["position"], w["bot_seed"]) for w in new]
     assert all(o["values"].keys() == w["values"].keys() for o, w in zip(old, new))   # same candidates
-    assert sum(o["action"] == w["action"] for o, w in zip(old, new)) == 9
+    assert sum(o["action"] == w["action"] for o, w in zip(old, new)) == 12
     for o, w in zip(old, new):
         v = {k: float.fromhex(x) for k, x in o["values"].items()}
-        assert v[str(w["action"])] >= max(v.values()) - 0.093
+        assert v[str(w["action"])] >= max(v.values()) - 0.053
 
 
 def test_the_playouts_run_the_distilled_network_unless_told_otherwise():

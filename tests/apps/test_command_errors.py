@@ -87,11 +87,11 @@ BAD_ARGUMENTS = [
      "--lineup names 5 bots: robada is played by 2 to 4 players, one bot per seat; legal numbers of bots: [2, 3, 4]"),
     ("hod.benchmarks.ladder", ["--game", "tapeo", "--games", "10000000000000"],
      "argument --games: invalid value '10000000000000'; legal values: an integer in 1..1000000"),
-    # 12 bots at 2 players (ppo_v1 to ppo_v5 among them): 12 * 11 / 2 = 66 tables; 66 x 100000
-    # games > 1,000,000, and 1,000,000 // 66 = 15151
+    # 13 bots at 2 players (ppo_v1 to ppo_v6 among them): 13 * 12 / 2 = 78 tables; 78 x 100000
+    # games > 1,000,000, and 1,000,000 // 78 = 12820
     ("hod.benchmarks.ladder", ["--game", "tapeo", "--games", "100000"],
-     "error: games=100000 at each of 66 tables is 6,600,000 games, above the most one ladder keeps, 1,000,000; "
-     "legal values: games <= 15151"),
+     "error: games=100000 at each of 78 tables is 7,800,000 games, above the most one ladder keeps, 1,000,000; "
+     "legal values: games <= 12820"),
     ("hod.benchmarks.ladder", ["--game", "tapeo", "--players", "3", "--tables", "100000000000"],
      "argument --tables: invalid value '100000000000'; legal values: an integer in 1..10000"),
     ("hod.benchmarks.ladder", ["--game", "tapeo", "--seed", "-1"],
