@@ -89,7 +89,7 @@ from .engine import CARDS_PER_DEAL, LOOSE_AT_START, MAX_GAME_LENGTH, Config
 from .observation import OBS_SIZE
 
 __all__ = ["BatchedRobada", "BatchedRobadaState", "BatchedRobadaStep", "random_legal_actions", "batched_final_rewards",
-           "win_shares", "state_record", "redraw_deck", "NAME"]
+           "win_shares", "state_record", "redraw_future", "NAME"]
 
 #: Short game name (the benchmark and training registries key on it).
 NAME = "robada"
@@ -685,7 +685,11 @@ def state_record(states: Sequence, config: Optional[Config] = None) -> BatchedRo
     R3 ``may_take_own_pile``, R7 ``leftovers_to_last_runner``) are not in the record: they are the
     engine's :class:`~robada_env.rules.engine.Config`, so every state must play ``config``. What
     the single engine keeps beside the record (the history, which card ids lie loose or in a
-    pile) is not carried: no rule reads it (R1: suits never matter).
+    pile) is not carried: no rule reads it (R1: suits never matter). The deck's places of the last
+    deal are written with the cards now in hand (a state whose hidden cards were dealt again, by
+    :func:`robada_env.rules.chance.redeal` or a belief sampler, changes only the hands and the
+    cards still to deal; no rule reads the places already dealt, but
+    :meth:`BatchedRobada.load_state` checks them).
 
     Args:
         states: G >= 1 single-engine states, all with one :class:`~robada_env.rules.engine.Config`.
@@ -713,10 +717,20 @@ def state_record(states: Sequence, config: Optional[Config] = None) -> BatchedRo
                               f"Config, here {cfg} (the rule options {Config.option_names()[1:]} are the engine's, "
                               f"not the record's)")
     recs = [st.record for st in states]
-    return BatchedRobadaState(**{name: np.concatenate([getattr(r, name) for r in recs]) for name in _STATE_FIELDS})
+    rec = BatchedRobadaState(**{name: np.concatenate([getattr(r, name) for r in recs]) for name in _STATE_FIELDS})
+    # the last deal's places in the deck hold the cards in hand (a state whose hidden cards were
+    # dealt again, e.g. hod.evaluation.luck's re-deal or a belief sample, changed only the hands
+    # and the cards still to deal: no rule reads the places already dealt, the record check does)
+    n, G = cfg.num_players, len(states)
+    first = DECK_SIZE - rec.deck_left.astype(np.intp) - CARDS_PER_DEAL * n
+    places = first[:, None] + np.arange(CARDS_PER_DEAL * n)
+    held = rec.hand_cards.reshape(G, -1) >= 0
+    rows, slots = np.nonzero(held & (places >= LOOSE_AT_START))
+    rec.deck[rows, places[rows, slots]] = rec.hand_cards.reshape(G, -1)[rows, slots]
+    return rec
 
 
-def redraw_deck(record: BatchedRobadaState, seeds: np.ndarray) -> None:
+def redraw_future(record: BatchedRobadaState, seeds: np.ndarray) -> None:
     """Shuffle the cards still to deal of each game of ``record`` in place, game k's from game
     seed ``seeds[k]`` (:func:`hod.core.deal.shuffled`, the engine's shuffle): the later re-deals
     (R6) drawn afresh, as nobody has seen those cards (R9), the hands, table, piles and run kept.

@@ -1,5 +1,5 @@
 """Single-engine Ronda Robada positions in the batched engine (robada_env.rules.batched.state_record,
-BatchedRobada.load_state) and the deck still to deal drawn afresh (redraw_deck).
+BatchedRobada.load_state) and the deck still to deal drawn afresh (redraw_future).
 
 A batched engine loaded from the record of positions of seeded single-engine games (right after
 the first deal, mid-turn with a run in progress, right after a re-deal, later; 2, 3 and 4 players,
@@ -11,7 +11,8 @@ import numpy as np
 import pytest
 
 from hod.core.errors import ConfigError
-from robada_env.rules.batched import BatchedRobada, redraw_deck, state_record
+from robada_env.rules.chance import redeal
+from robada_env.rules.batched import BatchedRobada, redraw_future, state_record
 from robada_env.rules.engine import Config, apply_action, legal_mask, new_game
 from robada_env.rules.observation import encode
 
@@ -44,6 +45,9 @@ def _positions(config, seed):
 def test_the_loaded_engine_plays_on_as_the_single_engine(config):
     states = [st for seed in (3, 4) for st in _positions(config, seed)]
     states.append(states[0])                                  # a state repeated
+    # the first re-deal and the first deal dealt again from other seeds (the luck correction's
+    # re-deals: new hands and deck, so a record whose last deal is rewritten)
+    states += [redeal(states[2], 17), redeal(states[0], 18)]
     eng = BatchedRobada(config, len(states), seed=0)
     eng.load_state(state_record(states, config))
     rng = np.random.default_rng(9)
@@ -94,11 +98,11 @@ def test_other_rule_options_are_refused_with_the_legal_values():
         state_record([object()])
 
 
-def test_redraw_deck_shuffles_only_the_cards_still_to_deal():
+def test_redraw_future_shuffles_only_the_cards_still_to_deal():
     s = _positions(Config(num_players=3), 5)[2]             # right after the first re-deal
     rec = state_record([s, s, s])
     before = rec.copy()
-    redraw_deck(rec, np.array([1, 2, 1], np.uint64))
+    redraw_future(rec, np.array([1, 2, 1], np.uint64))
     k = int(s.record.deck_left[0])
     assert k == 40 - 4 - 2 * 9                                # two deals of 3 cards to 3 seats
     head = slice(0, 40 - k)
@@ -109,4 +113,4 @@ def test_redraw_deck_shuffles_only_the_cards_still_to_deal():
         assert np.array_equal(getattr(rec, name), getattr(before, name))
     BatchedRobada(Config(num_players=3), 3).load_state(rec)    # still a game the engine accepts
     with pytest.raises(ConfigError, match="one seed per game"):
-        redraw_deck(rec, np.array([1], np.uint64))
+        redraw_future(rec, np.array([1], np.uint64))
