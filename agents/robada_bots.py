@@ -47,7 +47,7 @@ from robada_env.rules.observation import LAYOUT, OBS_SIZE, ObsView, decode, deco
 from robada_env.rules.runs import TAP_STEP, walk_run
 
 from . import robada_planner_kernels as _pk
-from .base import BeliefSampler, Bot, Observation, check_observation, legal_actions
+from .base import BeliefSampler, Bot, Observation, check_batch_arrays, check_observation, legal_actions
 from .rules import ROBADA_RULE_OPTIONS, robada_rules
 
 __all__ = ["GreedyBot", "ExpertParams", "ExpertBot", "greedy_run_points", "Plan", "RulesMismatchError", "view_array",
@@ -503,28 +503,20 @@ def view_array(view: ObsView) -> np.ndarray:
 
 def _check_batch(observations: Any, action_masks: Any) -> tuple[np.ndarray, np.ndarray]:
     """The batch as :func:`hod.agents.robada_planner_kernels.act_rows` takes it: ``(float32 (G,
-    192), int8 (G, 27) C-contiguous)`` (a bool mask read as 0/1).
+    192), int8 (G, 27) C-contiguous)`` (:func:`hod.agents.base.check_batch_arrays`), every entry
+    in the layout's bounds [0, 1].
 
     Raises:
-        ConfigError: not numpy arrays, another ndim, width or dtype, a different number of rows,
-            or a row with no legal action (the first bad row is named).
+        ConfigError: as :func:`~hod.agents.base.check_batch_arrays`, or an entry outside [0, 1]
+            (NaN and infinities included; the first bad row is named).
     """
-    legal = f"observations float32 (G, {OBS_SIZE}) and action_masks int8 (or bool) (G, {NUM_ACTIONS})"
-    if not isinstance(observations, np.ndarray) or not isinstance(action_masks, np.ndarray):
-        raise ConfigError(f"the batched expert takes numpy arrays, got {type(observations).__name__} and "
-                          f"{type(action_masks).__name__}; legal: {legal}")
-    if observations.ndim != 2 or observations.shape[1] != OBS_SIZE or observations.dtype != np.float32:
-        raise ConfigError(f"observations of shape {observations.shape} dtype {observations.dtype}; legal: {legal}")
-    if action_masks.ndim != 2 or action_masks.shape[1] != NUM_ACTIONS or action_masks.dtype not in (np.int8, np.bool_):
-        raise ConfigError(f"action_masks of shape {action_masks.shape} dtype {action_masks.dtype}; legal: {legal}")
-    if observations.shape[0] != action_masks.shape[0]:
-        raise ConfigError(f"{observations.shape[0]} observations but {action_masks.shape[0]} action masks; "
-                          f"legal: {legal}, the same G")
-    masks = np.ascontiguousarray(action_masks.view(np.int8) if action_masks.dtype == np.bool_ else action_masks)
-    empty = ~masks.any(axis=1)
-    if empty.any():
-        raise ConfigError(f"row {int(np.argmax(empty))} of action_masks allows no action; legal: at least one per row")
-    return np.ascontiguousarray(observations), masks
+    obs, masks = check_batch_arrays(observations, action_masks, OBS_SIZE, NUM_ACTIONS)
+    outside = ~((obs >= 0.0) & (obs <= 1.0)).all(axis=1)
+    if outside.any():
+        r = int(np.argmax(outside))
+        raise ConfigError(f"row {r} of observations has an entry outside [0, 1]; legal: finite values in [0, 1] "
+                          f"(Ronda Robada layout v{LAYOUT.version}, docs/robada_env.md)")
+    return obs, masks
 
 
 def _onehots(x: np.ndarray, piece: str, size: int, start: int = 0) -> np.ndarray:

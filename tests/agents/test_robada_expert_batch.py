@@ -82,7 +82,9 @@ def test_refusals_leave_the_generator_as_it_was():
             (obs[:3], masks[:2], "the same G"),
             (obs[:2].tolist(), masks[:2], "takes numpy arrays"),
             (obs[:2], np.zeros((2, 27), np.int8), "row 0 of action_masks allows no action"),
-            (np.zeros((2, 192), np.float32), masks[:2], "row 0 of observations has no player count set")):
+            (np.zeros((2, 192), np.float32), masks[:2], "row 0 of observations has no player count set"),
+            (np.where(np.arange(192) == 7, np.nan, obs[:2]).astype(np.float32), masks[:2],
+             r"row 0 of observations has an entry outside \[0, 1\]")):
         with pytest.raises(ConfigError, match=msg):
             bot.act_batch(bad_obs, bad_masks)
     assert bot.rng.bit_generator.state == before
