@@ -39,6 +39,38 @@ def check_bot_seed(seed: object) -> Optional[int]:
     return int(seed)
 
 
+def check_batch_arrays(observations: Any, action_masks: Any, width: int, num_actions: int,
+                       actions_are: str = "actions") -> tuple:
+    """A batch of seats to act as the batched bots take it (``act_batch``, e.g.
+    :meth:`hod.agents.tapeo_bots.ExpertBot.act_batch`): ``(float32 (G, width) C-contiguous, int8
+    (G, num_actions) C-contiguous)`` (a bool mask read as 0/1). ``actions_are``: what the
+    messages call the actions (Tapeo: "kinds").
+
+    Raises:
+        ConfigError: not numpy arrays, another ndim, width or dtype (the message names the legal
+            shapes and dtypes), a different number of rows, or a row with no legal action (the
+            first such row is named).
+    """
+    legal = f"observations float32 (G, {width}) and action_masks int8 (or bool) (G, {num_actions})"
+    if not isinstance(observations, np.ndarray) or not isinstance(action_masks, np.ndarray):
+        raise ConfigError(f"the batched bot takes numpy arrays, got {type(observations).__name__} and "
+                          f"{type(action_masks).__name__}; legal: {legal}")
+    if observations.ndim != 2 or observations.shape[1] != width or observations.dtype != np.float32:
+        raise ConfigError(f"observations of shape {observations.shape} dtype {observations.dtype}; legal: {legal}")
+    if action_masks.ndim != 2 or action_masks.shape[1] != num_actions or action_masks.dtype not in (np.int8, np.bool_):
+        raise ConfigError(f"action_masks of shape {action_masks.shape} dtype {action_masks.dtype}; legal: {legal}")
+    if observations.shape[0] != action_masks.shape[0]:
+        raise ConfigError(f"{observations.shape[0]} observations but {action_masks.shape[0]} action masks; "
+                          f"legal: {legal}, the same G")
+    masks = np.ascontiguousarray(action_masks.view(np.int8) if action_masks.dtype == np.bool_ else action_masks)
+    empty = ~masks.any(axis=1)
+    if empty.any():
+        r = int(np.argmax(empty))
+        raise ConfigError(f"row {r} of action_masks allows no action ({int(empty.sum())} such rows); legal: every "
+                          f"row with at least one 1 among the {num_actions} {actions_are}")
+    return np.ascontiguousarray(observations), masks
+
+
 def check_observation(observation: Any, game: str = "") -> None:
     """Check that ``observation`` is a seat's observation dict, of ``game`` when it is an installed
     game's name (``""``: any game).

@@ -39,18 +39,19 @@ from typing import Any, Optional
 import numpy as np
 
 from hod.core.errors import ConfigError
-from robada_env.rules.actions import CONFIRM, DROP, START, TAKE, TAP, action_name
+from robada_env.rules.actions import CONFIRM, DROP, NUM_ACTIONS, START, TAKE, TAP, action_name
 from robada_env.rules.cards import RANK_POINTS
-from robada_env.rules.engine import MAX_PLAYERS, Config
+from robada_env.rules.engine import MAX_PLAYERS, MIN_PLAYERS, Config
 from robada_env.rules.kernels import rules_array
-from robada_env.rules.observation import ObsView, decode
+from robada_env.rules.observation import LAYOUT, OBS_SIZE, ObsView, decode, decode_counts
 from robada_env.rules.runs import TAP_STEP, walk_run
 
 from . import robada_planner_kernels as _pk
-from .base import BeliefSampler, Bot, Observation, check_observation, legal_actions
+from .base import BeliefSampler, Bot, Observation, check_batch_arrays, check_observation, legal_actions
 from .rules import ROBADA_RULE_OPTIONS, robada_rules
 
-__all__ = ["GreedyBot", "ExpertParams", "ExpertBot", "greedy_run_points", "Plan", "RulesMismatchError", "view_array"]
+__all__ = ["GreedyBot", "ExpertParams", "ExpertBot", "greedy_run_points", "Plan", "RulesMismatchError", "view_array",
+           "view_arrays"]
 
 _P = RANK_POINTS
 _EPS = 1e-9
@@ -369,6 +370,46 @@ class ExpertBot(Bot):
         actions, values = self.plan_values(view, legal)
         return _check_planned(self, actions[_pick(values, self.rng)], legal)
 
+    def act_batch(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
+        """:meth:`act` for G rows at once (the seat to act of G tables, any mix of table sizes),
+        exactly: the same actions and the same draws of the bot's generator :attr:`rng` as
+        ``[act(row) for row in rows]`` in row order (a row with one legal action gets it with no
+        draw; otherwise the best plan of the compiled planner, an exact tie broken by one
+        ``rng.integers(k)``), the whole loop in one kernel call
+        (:func:`hod.agents.robada_planner_kernels.act_rows`: the views decoded at once by
+        :func:`view_arrays`, the generator's PCG64 stream drawn in the kernel and written back).
+
+        Args:
+            observations: float32 (G, 192), each row a Ronda Robada observation (layout v1) of the
+                seat to act.
+            action_masks: int8 (or bool) (G, 27), each row that seat's legal actions.
+
+        Returns:
+            int64 (G,): one legal action per row.
+
+        Raises:
+            ConfigError (a ValueError): not numpy arrays, another ndim, width or dtype, a different
+                number of rows, a row with no legal action or no player count set (the message
+                names the legal shapes and dtypes or the first bad row); the generator unchanged.
+            RulesMismatchError: a row's planned action is not in its mask (the bot was told other
+                rule options than the table plays); the generator unchanged.
+        """
+        obs, masks = _check_batch(observations, action_masks)
+        g = obs.shape[0]
+        out = np.empty(g, np.int64)
+        if g == 0:
+            return out
+        if type(self).plan_values is not ExpertBot.plan_values:   # a subclass with a planner of its own
+            for r in range(g):
+                out[r] = self.act({"observation": obs[r], "action_mask": masks[r]})
+            return out
+        st = _pk.pcg_state(self.rng)
+        bad = _pk.act_rows(view_arrays(obs), masks, self._rules, self._weights, st, out)
+        if bad >= 0:
+            _check_planned(self, int(out[bad]), np.flatnonzero(masks[bad]).tolist())
+        _pk.set_pcg_state(self.rng, st)
+        return out
+
     # -- plans ------------------------------------------------------------------------------
 
     def plan_values(self, view: ObsView, legal: list) -> tuple[list, list]:
@@ -458,6 +499,76 @@ def view_array(view: ObsView) -> np.ndarray:
                      *view.pile_points, *pad, 1 if view.run_active else 0, view.run_start,
                      -1 if view.run_closed else view.run_next, view.run_points, view.deck_left, *view.unseen,
                      view.last_runner), np.int64)
+
+
+def _check_batch(observations: Any, action_masks: Any) -> tuple[np.ndarray, np.ndarray]:
+    """The batch as :func:`hod.agents.robada_planner_kernels.act_rows` takes it: ``(float32 (G,
+    192), int8 (G, 27) C-contiguous)`` (:func:`hod.agents.base.check_batch_arrays`), every entry
+    in the layout's bounds [0, 1].
+
+    Raises:
+        ConfigError: as :func:`~hod.agents.base.check_batch_arrays`, or an entry outside [0, 1]
+            (NaN and infinities included; the first bad row is named).
+    """
+    obs, masks = check_batch_arrays(observations, action_masks, OBS_SIZE, NUM_ACTIONS)
+    outside = ~((obs >= 0.0) & (obs <= 1.0)).all(axis=1)
+    if outside.any():
+        r = int(np.argmax(outside))
+        raise ConfigError(f"row {r} of observations has an entry outside [0, 1]; legal: finite values in [0, 1] "
+                          f"(Ronda Robada layout v{LAYOUT.version}, docs/robada_env.md)")
+    return obs, masks
+
+
+def _onehots(x: np.ndarray, piece: str, size: int, start: int = 0) -> np.ndarray:
+    """int64 (G,): the index of the set entry of a one-hot piece in each row of counts, -1 if none."""
+    o = LAYOUT.offsets[piece].start + start
+    block = x[:, o:o + size] != 0
+    return np.where(block.any(axis=1), np.argmax(block, axis=1), -1)
+
+
+def view_arrays(observations: np.ndarray) -> np.ndarray:
+    """:func:`view_array` of G observations at once: int64 (G, VIEW_SIZE), row g equal to
+    ``view_array(decode(observations[g]))`` (seat-relative, the entries of seats past a row's
+    player count 0).
+
+    Args:
+        observations: float32 (G, 192), rows of :func:`robada_env.rules.observation.encode`.
+
+    Raises:
+        ConfigError: a row with no player count set (not a Ronda Robada observation; the first
+            such row is named).
+        ValueError: not a 2-D array of width 192.
+    """
+    x = decode_counts(observations)
+    g, S, R = x.shape[0], MAX_PLAYERS, len(RANK_POINTS)
+    n = _onehots(x, "num_players", 3) + MIN_PLAYERS
+    if (n < MIN_PLAYERS).any():
+        raise ConfigError(f"row {int(np.argmax(n < MIN_PLAYERS))} of observations has no player count set; legal: "
+                          f"Ronda Robada observations (layout v1)")
+    seated = np.arange(S)[None, :] < n[:, None]                      # (G, 4): seats of each row's table
+    off = LAYOUT.offsets
+
+    def cut(name: str, size: int) -> np.ndarray:
+        o = off[name].start
+        return x[:, o:o + size]
+
+    top = np.stack([_onehots(x, "pile_top", R, i * R) for i in range(S)], axis=1)
+    view = np.zeros((g, _pk.VIEW_SIZE), np.int64)
+    view[:, _pk.V_N] = n
+    view[:, _pk.V_HAND:_pk.V_HAND + R] = cut("hand", R)
+    view[:, _pk.V_HS:_pk.V_HS + S] = np.where(seated, cut("hand_sizes", S), 0)
+    view[:, _pk.V_LOOSE:_pk.V_LOOSE + R] = cut("loose", R)
+    view[:, _pk.V_TOP:_pk.V_TOP + S] = np.where(seated, top, 0)
+    view[:, _pk.V_PTS:_pk.V_PTS + S] = np.where(seated, cut("pile_points", S), 0)
+    view[:, _pk.V_RUN] = x[:, off["run_active"].start] != 0
+    view[:, _pk.V_RSTART] = _onehots(x, "run_start", R)
+    view[:, _pk.V_NEED] = np.where(x[:, off["run_closed"].start] != 0, -1, _onehots(x, "run_next", R))
+    view[:, _pk.V_RPTS] = x[:, off["run_points"].start]
+    view[:, _pk.V_DECK] = x[:, off["deck_left"].start]
+    view[:, _pk.V_UNSEEN:_pk.V_UNSEEN + R] = cut("unseen", R)
+    last = _onehots(x, "last_runner", S)
+    view[:, _pk.V_LAST] = np.where(last < n, last, -1)
+    return view
 
 
 #: Ronda Robada's bots, registered for the game by this module (entry-point group ``hod.bots``:

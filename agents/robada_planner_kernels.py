@@ -605,6 +605,21 @@ def pcg_state(rng: np.random.Generator) -> np.ndarray:
                      st["uinteger"]], np.uint64)
 
 
+def set_pcg_state(rng: np.random.Generator, st: np.ndarray) -> None:
+    """Write the stream ``st`` (uint64 (6,), as :func:`pcg_state` reads it) back into the PCG64
+    generator ``rng``, so its next draws continue where the kernels' draws stopped.
+
+    Raises:
+        ValueError: ``rng`` is not driven by PCG64.
+    """
+    old = rng.bit_generator.state
+    if old.get("bit_generator") != "PCG64":
+        raise ValueError(f"a PCG64 generator is needed (numpy.random.default_rng), got {old.get('bit_generator')!r}")
+    s = [int(x) for x in st]
+    rng.bit_generator.state = {"bit_generator": "PCG64", "state": {"state": (s[0] << 64) | s[1], "inc": (s[2] << 64) | s[3]},
+                               "has_uint32": s[4], "uinteger": s[5]}
+
+
 @njit
 def pick(values, c, st):
     """``ExpertBot``'s ``_pick``: the index of the largest of ``values[:c]``; exact ties (within
@@ -629,6 +644,44 @@ def pick(values, c, st):
                 return i
             want -= 1
     return first
+
+
+@njit
+def act_rows(views, masks, rules, weights, st, out):
+    """The expert's action for each row (``ExpertBot.act`` row after row): a row with one legal
+    action gets it with no draw; otherwise :func:`plan_values` and :func:`pick` (a tie: one draw
+    of the stream ``st``, in row order, so the draws are those of ``act`` called row by row).
+
+    Args:
+        views: int64 (G, VIEW_SIZE), each row's view (:func:`hod.agents.robada_bots.view_arrays`).
+        masks: int8 (G, NUM_ACTIONS), each row's legal actions (at least one).
+        rules: int8 (22,). weights: float64 (5,). st: uint64 (6,) the bot's PCG64 stream (advanced).
+        out: int64 (G,), the actions.
+
+    Returns:
+        -1; or the first row whose planned action the mask refuses (the rules differ from the
+        table's: ``out`` and ``st`` are then partly written).
+    """
+    legal = np.empty(NUM_ACTIONS, np.int64)
+    plans = new_plans()
+    scores = new_scores()
+    values = scores[:, 0]
+    for g in range(views.shape[0]):
+        nl = 0
+        for a in range(NUM_ACTIONS):
+            if masks[g, a]:
+                legal[nl] = a
+                nl += 1
+        if nl == 1:
+            out[g] = legal[0]
+            continue
+        k = plan_values(views[g], legal[:nl], rules, weights, plans, scores)
+        a = plans[0][pick(values, k, st)]
+        if not masks[g, a]:
+            out[g] = a
+            return g
+        out[g] = a
+    return -1
 
 
 # ---- playouts ------------------------------------------------------------------------------------

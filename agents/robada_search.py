@@ -142,6 +142,16 @@ class RolloutBot(CandidateSearchBot):
         self._expert.reset(seed)
         self._committed, self._last_key, self._last_action = [], b"", -1
 
+    def playout_surrogate(self) -> ExpertBot:
+        """The bot that stands in for this one inside the playouts of a value that plays the
+        lineup (:class:`hod.evaluation.luck_playout.LineupPlayoutValue`: a search per playout
+        step would cost a search per row): the expert its candidates and playouts are built on
+        (:class:`~hod.agents.robada_bots.ExpertBot` with this bot's rules and seed, the shipped
+        weights), played in batch there (:meth:`~hod.agents.robada_bots.ExpertBot.act_batch`).
+        An approximation of this bot's play (the search improves on the expert); the luck
+        correction stays unbiased with any value."""
+        return self._expert
+
     def candidate_actions(self, observation: Observation) -> list:
         """The actions to search, the expert's best first (step 1 of the module docstring).
 

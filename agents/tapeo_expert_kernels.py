@@ -49,6 +49,8 @@ from tapeo_env.rules.cards import (BREAD, CHURRO, CROQUETA, DECK_COMPOSITION, FR
                                    MAX_HAND_SIZE, MAX_PLAYERS, MIN_PLAYERS, NUM_KINDS, PEPPER, PRAWNS, TORTILLA)
 from tapeo_env.rules.observation import LAYOUT, OBS_HIGH
 
+from .base import check_batch_arrays
+
 import_numba()          # numba without the scipy and yaml imports of its start (hod.core.jit)
 from llvmlite import ir as _ir  # noqa: E402
 from numba import njit as _njit, types as _types  # noqa: E402
@@ -140,19 +142,7 @@ def check_batch(observations: Any, action_masks: Any) -> tuple[np.ndarray, np.nd
             with no player count set (not a Tapeo observation); the message names the first bad
             row.
     """
-    legal = f"observations float32 (G, {OBS_WIDTH}) and action_masks int8 (or bool) (G, {_K})"
-    if not isinstance(observations, np.ndarray) or not isinstance(action_masks, np.ndarray):
-        raise ConfigError(f"the batched expert takes numpy arrays, got {type(observations).__name__} and "
-                          f"{type(action_masks).__name__}; legal: {legal}")
-    if observations.ndim != 2 or observations.shape[1] != OBS_WIDTH or observations.dtype != np.float32:
-        raise ConfigError(f"observations of shape {observations.shape} dtype {observations.dtype}; legal: {legal}")
-    if action_masks.ndim != 2 or action_masks.shape[1] != _K or action_masks.dtype not in (np.int8, np.bool_):
-        raise ConfigError(f"action_masks of shape {action_masks.shape} dtype {action_masks.dtype}; legal: {legal}")
-    if observations.shape[0] != action_masks.shape[0]:
-        raise ConfigError(f"{observations.shape[0]} observations but {action_masks.shape[0]} action masks; "
-                          f"legal: {legal}, the same G")
-    masks = np.ascontiguousarray(action_masks.view(np.int8) if action_masks.dtype == np.bool_ else action_masks)
-    obs = np.ascontiguousarray(observations)
+    obs, masks = check_batch_arrays(observations, action_masks, OBS_WIDTH, _K, "kinds")
     # every entry in the layout's bounds [0, OBS_HIGH] (a NaN, an infinity or a huge count would
     # reach the kernels' integer conversions and allocations: a crash, not an answer)
     outside = ~((obs >= 0.0) & (obs <= OBS_HIGH)).all(axis=1)
@@ -162,11 +152,6 @@ def check_batch(observations: Any, action_masks: Any) -> tuple[np.ndarray, np.nd
         raise ConfigError(f"row {r} of observations has entry {c} = {float(obs[r, c])!r} ({int(outside.sum())} such "
                           f"rows); legal: finite values in [0, {float(OBS_HIGH[c]):g}] for that entry (Tapeo layout "
                           f"v{LAYOUT.version}, docs/tapeo_env.md)")
-    empty = ~masks.any(axis=1)
-    if empty.any():
-        r = int(np.argmax(empty))
-        raise ConfigError(f"row {r} of action_masks allows no action ({int(empty.sum())} such rows); legal: every "
-                          f"row with at least one 1 among the {_K} kinds")
     unset = ~obs[:, _NP0:_NP0 + _NPN].any(axis=1)
     if unset.any():
         r = int(np.argmax(unset))

@@ -124,7 +124,7 @@ def _parser() -> argparse.ArgumentParser:
                    help="value function of the correction: a value network file (PREFIX.npz with its card "
                         "PREFIX.json, python -m hod.evaluation.luck_value) fitted for this game and table size, or "
                         "playout: playouts of copies of the lineup's own bots (K of them from each position; "
-                        "Tapeo); default: the game's cheap value (its chance hook's)")
+                        "Tapeo and Ronda Robada); default: the game's cheap value (its chance hook's)")
     p.add_argument("--luck-surrogates", metavar="JSON",
                    help="with --value playout: a JSON object of lineup bot names to ONNX exports that play those "
                         "bots inside the playouts, e.g. '{\"expert\": \"runs/expert_clone/tapeo_ppo.onnx\"}' "

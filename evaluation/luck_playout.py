@@ -17,14 +17,20 @@ playouts from the actual state plus one from each of the ``K`` re-dealt states, 
 
 A bot that searches with beliefs (``needs_belief``) is too slow to play inside playouts; it is
 replaced by its ``playout_surrogate()`` (Tapeo ``search``: the network it ranks its candidates
-with), a documented approximation that keeps the estimate unbiased (any ``V`` does).
-Network bots (:class:`hod.agents.onnx_policy.OnnxPolicy`) are asked once per step for all rows
-of their seat, and so are bots with a batch method ``act_batch(observations, action_masks)``
-(Tapeo's ``expert``, :meth:`hod.agents.tapeo_bots.ExpertBot.act_batch`); other bots one row at a
-time.
+with; Ronda Robada ``search`` and ``rollout``: the expert whose playouts they are built on), a
+documented approximation that keeps the estimate unbiased (any ``V`` does).
+Network bots (:class:`hod.agents.onnx_policy.OnnxPolicy`, an observation encoder's features
+included, e.g. Ronda Robada's ``robada_plans``) are asked once per step for all rows of their
+seat, and so are bots with a batch method ``act_batch(observations, action_masks)`` (both games'
+``expert``: :meth:`hod.agents.tapeo_bots.ExpertBot.act_batch`,
+:meth:`hod.agents.robada_bots.ExpertBot.act_batch`); other bots one row at a time. In a game
+whose seats act one at a time (``engine.movers == 1``, Ronda Robada) each step asks, for each
+seat, the rows where that seat is to act, and steps only the games not over.
 
 Only games whose batched engine module offers ``state_record(states)`` (single-engine states to
-a batched record) are supported: Tapeo.
+a batched record) and ``redraw_future(record, seeds)`` (the chance still to come drawn from other
+seeds: Tapeo's later rounds' seed, Ronda Robada's cards still to deal) are supported: Tapeo and
+Ronda Robada.
 """
 from __future__ import annotations
 
@@ -53,9 +59,10 @@ def _describe(bot: Any) -> str:
 def _batched_module(game: str):
     info = get_game(game)
     mod = importlib.import_module(info.batched_engine.split(":")[0]) if info.batched_engine else None
-    if mod is None or not hasattr(mod, "state_record"):
+    if mod is None or not hasattr(mod, "state_record") or not hasattr(mod, "redraw_future"):
         raise ConfigError(f"luck value {NAME!r} needs a batched engine that loads single-game states "
-                          f"(state_record); {game!r} has none; legal: another value (tournament --value), or game 'tapeo'")
+                          f"(state_record, redraw_future); {game!r} has none; legal: another value (tournament "
+                          f"--value), or game 'tapeo' or 'robada'")
     return mod
 
 
@@ -63,7 +70,7 @@ class LineupPlayoutValue:
     """``V(state)``: the lineup's own bots played out from ``state`` (module docstring).
 
     Args:
-        game: a game with a batched engine that loads states (``"tapeo"``).
+        game: a game with a batched engine that loads states (``"tapeo"``, ``"robada"``).
         bots: one bot per lineup slot (copies of the table's, not the table's own instances:
             playouts must not move the real bots' generators).
         playouts: playouts from the actual state after each event (int >= 1).
@@ -142,19 +149,25 @@ class LineupPlayoutValue:
         rec = self._mod.state_record(rows, cfg)
         if actual is not None:   # the later deals: common random numbers for all the states
             futures = np.random.SeedSequence([self.env_seed, int(event), _TAG]).generate_state(self.playouts, np.uint64)
-            k = 0
-            for i, r in enumerate(reps):
-                rec.seed[k:k + r] = futures if i == actual else futures[(i - (i > actual)) % self.playouts]
-                k += r
+            seeds = np.concatenate([futures if i == actual else futures[[(i - (i > actual)) % self.playouts]]
+                                    for i in range(len(states))])
+            self._mod.redraw_future(rec, seeds)
         eng = self._engine(cfg, len(rows))
         eng.load_state(rec)
         n = cfg.num_players
-        while not eng.terminal.all():
-            eng.step(self._picks(eng, n))
-        s = eng.state
-        pts = s.final_scores.astype(np.float64)
-        win = s.winners.astype(np.float64)
-        win /= np.maximum(win.sum(axis=1, keepdims=True), 1.0)
+        if getattr(eng, "movers", n) == 1:     # one seat acts at a time: step the games not over
+            while not eng.terminal.all():
+                live = np.flatnonzero(~eng.terminal)
+                eng.step(self._sequential_picks(eng, live, n), games=live)
+            pts = eng.scores().astype(np.float64)
+            win = self._mod.win_shares(pts)
+        else:
+            while not eng.terminal.all():
+                eng.step(self._picks(eng, n))
+            s = eng.state
+            pts = s.final_scores.astype(np.float64)
+            win = s.winners.astype(np.float64)
+            win /= np.maximum(win.sum(axis=1, keepdims=True), 1.0)
         out = np.empty((len(states), 2, n), np.float64)
         k = 0
         for i, r in enumerate(reps):
@@ -173,17 +186,35 @@ class LineupPlayoutValue:
             eng = self._engines[key] = cls(cfg, batch, seed=0)
         return eng
 
+    def _ask(self, seat: int, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """int64 (G,): the picks of the copy of the bot at ``seat`` for observations (G, W) and
+        masks (G, A): a deterministic network in one inference (its encoder's features appended
+        when W is the game's observation), else its ``act_batch`` or row by row (BotPolicy)."""
+        bot = self.bots[int(self.seating[seat])]
+        size = getattr(bot, "obs_size", None)
+        if callable(getattr(bot, "run", None)) and getattr(bot, "deterministic", False) and size is not None \
+                and obs.shape[1] in (size, size - getattr(getattr(bot, "encoder", None), "extra", 0)):
+            return bot.run(obs, mask)[0]
+        return self._as_batch[int(self.seating[seat])](obs, mask)
+
     def _picks(self, eng: Any, n: int) -> np.ndarray:
-        """int64 (G, n): each seat's pick by the copy of the bot sitting there."""
+        """int64 (G, n): each seat's pick by the copy of the bot sitting there (every seat acts)."""
         obs = eng.observe()
         mask = eng.legal_mask()
         picks = np.empty((obs.shape[0], n), np.int64)
         for seat in range(n):
-            bot = self.bots[int(self.seating[seat])]
-            o, m = np.ascontiguousarray(obs[:, seat]), np.ascontiguousarray(mask[:, seat])
-            if callable(getattr(bot, "run", None)) and getattr(bot, "deterministic", False) \
-                    and getattr(bot, "obs_size", None) == o.shape[1]:
-                picks[:, seat] = bot.run(o, m)[0]
-            else:   # the bot's act_batch when it has one, else row by row
-                picks[:, seat] = self._as_batch[int(self.seating[seat])](o, m)
+            picks[:, seat] = self._ask(seat, np.ascontiguousarray(obs[:, seat]), np.ascontiguousarray(mask[:, seat]))
+        return picks
+
+    def _sequential_picks(self, eng: Any, live: np.ndarray, n: int) -> np.ndarray:
+        """int64 (L, 1): in the games ``live``, the pick of the seat to act, by the copy of the
+        bot sitting there (one call per seat for the rows where it acts)."""
+        obs = eng.observe(games=live)[:, 0]
+        mask = eng.legal_mask(games=live)[:, 0]
+        seat = eng.current[live]
+        picks = np.empty((live.size, 1), np.int64)
+        for s in range(n):
+            rows = np.flatnonzero(seat == s)
+            if rows.size:
+                picks[rows, 0] = self._ask(s, np.ascontiguousarray(obs[rows]), np.ascontiguousarray(mask[rows]))
         return picks

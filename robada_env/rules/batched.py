@@ -88,7 +88,8 @@ from .cards import COPIES_PER_RANK, DECK_SIZE, NUM_RANKS, RANK_POINTS
 from .engine import CARDS_PER_DEAL, LOOSE_AT_START, MAX_GAME_LENGTH, Config
 from .observation import OBS_SIZE
 
-__all__ = ["BatchedRobada", "BatchedRobadaState", "BatchedRobadaStep", "random_legal_actions", "batched_final_rewards", "win_shares", "NAME"]
+__all__ = ["BatchedRobada", "BatchedRobadaState", "BatchedRobadaStep", "random_legal_actions", "batched_final_rewards",
+           "win_shares", "state_record", "redraw_future", "NAME"]
 
 #: Short game name (the benchmark and training registries key on it).
 NAME = "robada"
@@ -670,6 +671,88 @@ class BatchedRobada:
     def __repr__(self) -> str:
         return (f"BatchedRobada({self.config}, batch_size={self.batch_size}, "
                 f"reward_scheme={self.reward_scheme!r})")
+
+
+def state_record(states: Sequence, config: Optional[Config] = None) -> BatchedRobadaState:
+    """The :class:`BatchedRobadaState` of G positions of the single-game engine, for
+    ``BatchedRobada(config, G).load_state(record)``: their one-game records
+    (:attr:`robada_env.rules.engine.State.record`, the kernels' own arrays) stacked, no conversion.
+
+    Game k is ``states[k]`` (:class:`robada_env.rules.engine.State`): its deck order (the cards
+    still to deal, so every later re-deal, R6), hands, table, piles, run and seat to act, so a
+    batched engine loaded with the record plays it on exactly as the single engine would (same
+    masks, observations and scores for the same actions). The rule options (R2 ``closing_ace``,
+    R3 ``may_take_own_pile``, R7 ``leftovers_to_last_runner``) are not in the record: they are the
+    engine's :class:`~robada_env.rules.engine.Config`, so every state must play ``config``. What
+    the single engine keeps beside the record (the history, which card ids lie loose or in a
+    pile) is not carried: no rule reads it (R1: suits never matter). The deck's places of the last
+    deal are written with the cards now in hand (a state whose hidden cards were dealt again, by
+    :func:`robada_env.rules.chance.redeal` or a belief sampler, changes only the hands and the
+    cards still to deal; no rule reads the places already dealt, but
+    :meth:`BatchedRobada.load_state` checks them).
+
+    Args:
+        states: G >= 1 single-engine states, all with one :class:`~robada_env.rules.engine.Config`.
+        config: the Config they must have (default: the first state's).
+
+    Returns:
+        a new :class:`BatchedRobadaState` of batch G (arrays of the module docstring's dtypes).
+
+    Raises:
+        ConfigError: no state, a state that is not a Ronda Robada engine state, or a state of
+            another Config than ``config`` (its rule options are named with the legal ones).
+    """
+    states = list(states)
+    if not states:
+        raise ConfigError("state_record: no state given; legal: one or more robada_env.rules.engine.State")
+    first = states[0]
+    if not isinstance(getattr(first, "config", None), Config):
+        raise ConfigError(f"state_record: {type(first).__name__} is not a robada_env.rules.engine.State")
+    cfg = first.config if config is None else config
+    if not isinstance(cfg, Config):
+        raise ConfigError(f"state_record: config={cfg!r}; legal: a robada_env.rules.engine.Config or None")
+    for k, st in enumerate(states):
+        if getattr(st, "config", None) != cfg:
+            raise ConfigError(f"state_record: state {k} plays {getattr(st, 'config', None)}; legal: states of one "
+                              f"Config, here {cfg} (the rule options {Config.option_names()[1:]} are the engine's, "
+                              f"not the record's)")
+    recs = [st.record for st in states]
+    rec = BatchedRobadaState(**{name: np.concatenate([getattr(r, name) for r in recs]) for name in _STATE_FIELDS})
+    # the last deal's places in the deck hold the cards in hand (a state whose hidden cards were
+    # dealt again, e.g. hod.evaluation.luck's re-deal or a belief sample, changed only the hands
+    # and the cards still to deal: no rule reads the places already dealt, the record check does)
+    n, G = cfg.num_players, len(states)
+    first = DECK_SIZE - rec.deck_left.astype(np.intp) - CARDS_PER_DEAL * n
+    places = first[:, None] + np.arange(CARDS_PER_DEAL * n)
+    held = rec.hand_cards.reshape(G, -1) >= 0
+    rows, slots = np.nonzero(held & (places >= LOOSE_AT_START))
+    rec.deck[rows, places[rows, slots]] = rec.hand_cards.reshape(G, -1)[rows, slots]
+    return rec
+
+
+def redraw_future(record: BatchedRobadaState, seeds: np.ndarray) -> None:
+    """Shuffle the cards still to deal of each game of ``record`` in place, game k's from game
+    seed ``seeds[k]`` (:func:`hod.core.deal.shuffled`, the engine's shuffle): the later re-deals
+    (R6) drawn afresh, as nobody has seen those cards (R9), the hands, table, piles and run kept.
+    The luck correction's playouts (:mod:`hod.evaluation.luck_playout`) draw the chance still to
+    come so; Tapeo's counterpart writes its record's ``seed``.
+
+    Args:
+        record: G games (``deck_left`` the same in all of them or not).
+        seeds: int (G,) game seeds in 0..2**64-1.
+
+    Raises:
+        ConfigError: malformed ``seeds`` (not G ints in 0..2**64-1).
+    """
+    seeds = as_seeds(seeds, record.batch_size)
+    left = record.deck_left.astype(np.int64)
+    for k in np.unique(left):
+        if k < 2:
+            continue
+        rows = np.flatnonzero(left == k)
+        tail = record.deck[rows, DECK_SIZE - k:]
+        order = shuffled(np.arange(k, dtype=np.int64), seeds[rows])          # (len(rows), k) positions
+        record.deck[rows, DECK_SIZE - k:] = np.take_along_axis(tail, order.astype(np.intp), axis=1)
 
 
 def _field(name: str) -> property:

@@ -155,6 +155,26 @@ for _name, _div in (("hand", COPIES_PER_RANK), ("hand_sizes", CARDS_PER_DEAL), (
 del _name, _div
 
 
+def decode_counts(observations: np.ndarray) -> np.ndarray:
+    """The counts behind G observation vectors at once: int64 (G, OBS_SIZE), entry ``[g, i]`` the
+    integer :func:`decode` reads at offset ``i`` (``rint(obs * divisor)``, the divisors of the
+    layout table: ``/ 4`` for rank counts, ``/ 3`` hand sizes, ``/ 40`` sizes, ``/ 244`` points,
+    ``/ 36`` the deck; 1 for one-hot entries). Batch readers (the batched expert,
+    :meth:`hod.agents.robada_bots.ExpertBot.act_batch`) cut the pieces from it at
+    ``LAYOUT.offsets``.
+
+    Args:
+        observations: float32 (or float64) (G, OBS_SIZE), rows of :func:`encode`.
+
+    Raises:
+        ValueError: not a 2-D array of width OBS_SIZE.
+    """
+    obs = np.asarray(observations)
+    if obs.ndim != 2 or obs.shape[1] != OBS_SIZE:
+        raise ValueError(f"Ronda Robada observations have shape (G, {OBS_SIZE}), got {obs.shape}")
+    return np.rint(obs.astype(np.float64) * _SCALE).astype(np.int64)
+
+
 def _onehot(counts: list, start: int, size: int) -> int:
     """Index of the set entry of the one-hot piece at ``counts[start:start + size]``, -1 if none."""
     for i in range(size):

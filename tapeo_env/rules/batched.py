@@ -520,6 +520,23 @@ def state_record(states: list, config: Optional[Config] = None) -> BatchedState:
     return rec if U == len(states) and (rows == np.arange(U)).all() else rec.take(rows)
 
 
+def redraw_future(record: BatchedState, seeds: np.ndarray) -> None:
+    """The later rounds' deals of each game of ``record`` drawn afresh, game k's from game seed
+    ``seeds[k]``: its ``seed`` field, the seed every later round is dealt from (tapeo.txt: the
+    whole deck reshuffled each round, T1), written in place; the round in play is kept. The luck
+    correction's playouts (:mod:`hod.evaluation.luck_playout`) draw the chance still to come so;
+    Ronda Robada's counterpart shuffles the cards still to deal
+    (:func:`robada_env.rules.batched.redraw_future`).
+
+    Args:
+        record: G games. seeds: int (G,) game seeds in 0..2**64-1.
+
+    Raises:
+        ConfigError: malformed ``seeds`` (not G ints in 0..2**64-1).
+    """
+    record.seed[:] = as_seeds(seeds, record.batch_size)
+
+
 def random_legal_actions(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """One uniformly random legal action per row of ``mask``.
 
