@@ -236,6 +236,11 @@ class Plan:
         return (tuple(self.loose), tuple(self.top), tuple(self.pts), tuple(self.hand))
 
 
+#: The methods of :class:`ExpertBot` through which it decides: a subclass overriding any of them is
+#: asked row by row by :meth:`ExpertBot.act_batch` (its own act), never through the compiled planner.
+_DECIDING_METHODS = ("act", "act_view", "decide", "plan_values", "plans", "evaluate")
+
+
 class ExpertBot(Bot):
     """Rule-based player following ronda_robada.txt 'Tips and strategy' (the ``expert`` baseline).
 
@@ -399,7 +404,8 @@ class ExpertBot(Bot):
         out = np.empty(g, np.int64)
         if g == 0:
             return out
-        if type(self).plan_values is not ExpertBot.plan_values:   # a subclass with a planner of its own
+        if any(getattr(type(self), m) is not getattr(ExpertBot, m) for m in _DECIDING_METHODS):
+            # a subclass that decides or plans in a way of its own: its act, row by row
             for r in range(g):
                 out[r] = self.act({"observation": obs[r], "action_mask": masks[r]})
             return out

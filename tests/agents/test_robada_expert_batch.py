@@ -107,3 +107,28 @@ def test_bot_policy_takes_the_batch_path():
     got = BotPolicy(bot, "robada")(obs, masks)
     assert calls == [len(obs)] and got.shape == (len(obs),)
     assert all(masks[g, got[g]] for g in range(len(obs)))
+
+
+@pytest.mark.parametrize("method", ["act", "plan_values"])
+def test_a_subclass_that_decides_its_own_way_is_asked_row_by_row(method):
+    """A subclass overriding how the expert decides (here ``act``, or its planner ``plan_values``)
+    is never bypassed by the compiled planner: act_batch asks its own ``act`` for every row."""
+    obs, masks = _positions(Config(num_players=2), [4])
+    asked = []
+
+    def act(self, observation, belief=None):
+        asked.append(1)
+        return int(np.flatnonzero(observation["action_mask"])[-1])        # the last legal action
+
+    def plan_values(self, view, legal):
+        asked.append(1)
+        return [legal[-1]], [0.0]                                         # one plan: the last legal action
+
+    Sub = type("Sub", (ExpertBot,), {method: act if method == "act" else plan_values})
+    got = Sub(seed=0).act_batch(obs, masks)
+    last = [int(np.flatnonzero(m)[-1]) for m in masks]
+    assert got.tolist() == last
+    if method == "act":
+        assert len(asked) == len(obs)
+    else:   # rows with one legal action are played without planning (act_view)
+        assert len(asked) == sum(int(m.sum()) > 1 for m in masks)
