@@ -443,6 +443,7 @@ def improve(game: str, out: str | Path, players: Sequence[int], states: Sequence
         train: overrides of the game's training configuration (``obs_encoder``, ``eval_*``, ...);
             ``total_steps`` is 0 (no PPO) and ``init_actor`` is ``init``.
         name: the export's file stem (default ``<game>_playout``).
+        log: where to print progress (None: silent).
         Others: :func:`cached_playout_values`, :func:`advantages`, :func:`fit_policy`.
 
     Raises:
@@ -458,6 +459,7 @@ def improve(game: str, out: str | Path, players: Sequence[int], states: Sequence
     from .policy_io import actor_module
     from .train import Trainer
 
+    log = log or (lambda *a, **k: None)
     if len(players) != len(states) or not players:
         raise ConfigError(f"players {list(players)} and states {list(states)} must be non-empty and of the same "
                           f"length (the positions recorded at each table size)")
@@ -471,8 +473,8 @@ def improve(game: str, out: str | Path, players: Sequence[int], states: Sequence
                                     "players": [int(n) for n in players]})
     config_mod.validate_config(game, cfg)
     trainer = Trainer(game, cfg, out, progress=False, log=log)
-    obs = data["observation"]
-    if not trainer.encoder.identity:
+    obs = data.pop("observation")
+    if not trainer.encoder.identity:   # the network's inputs; the layout-1 rows are not kept
         obs = trainer.encoder.encode_batch(obs, data["action_mask"])
     actor = actor_module(trainer.model.policy)
     prior = actor_logits(actor.eval(), obs, data["action_mask"])
