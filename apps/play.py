@@ -103,7 +103,7 @@ def default_opponent(game: str, notices: Optional[list[str]] = None, num_players
     play at a table of ``num_players`` (None: any size).
 
     A bot trained for other table sizes (its model card's ``player_counts``, e.g. Ronda
-    Robada's ``ppo``, trained for 2 and 4 players, at 3) is skipped for the next strongest,
+    Robada's ``ppo_v1``, trained for 2 and 4 players, at 3) is skipped for the next strongest,
     and so, on a core install (no onnxruntime), is the shipped ONNX ``ppo``; each skip appends
     a notice to ``notices`` (the missing extra's is :data:`ONNX_INSTALL`)."""
     registered = names(game)

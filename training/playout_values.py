@@ -474,8 +474,14 @@ def improve(game: str, out: str | Path, players: Sequence[int], states: Sequence
     config_mod.validate_config(game, cfg)
     trainer = Trainer(game, cfg, out, progress=False, log=log)
     obs = data.pop("observation")
-    if not trainer.encoder.identity:   # the network's inputs; the layout-1 rows are not kept
-        obs = trainer.encoder.encode_batch(obs, data["action_mask"])
+    if not trainer.encoder.identity:   # the network's inputs, encoded in slices (memory); the layout-1 rows go
+        raw, masks, step = obs, data["action_mask"], 100_000
+        first = trainer.encoder.encode_batch(raw[:step], masks[:step])
+        obs = np.empty((len(raw), first.shape[1]), np.float32)
+        obs[:len(first)] = first
+        for s in range(step, len(raw), step):
+            obs[s:s + step] = trainer.encoder.encode_batch(raw[s:s + step], masks[s:s + step])
+        del raw, first
     actor = actor_module(trainer.model.policy)
     prior = actor_logits(actor.eval(), obs, data["action_mask"])
     fit = fit_policy(actor, obs, data["action_mask"], advantages(data, target), prior, data["action"],

@@ -9,7 +9,9 @@ network, now ``ppo_v4``, must still make its (``tapeo_ppo_v4_action``, round 5's
 at round 11's ship (the same day) round 9's network, now ``ppo_v5``, must still make its
 (``tapeo_ppo_v5_action``); at round 13's ship (the same day) round 11's network, now ``ppo_v6``,
 must still make its (``tapeo_ppo_v6_action``), and ``tapeo_action`` holds round 13's network's on
-the same observations."""
+the same observations. Ronda Robada's ``ppo`` was replaced on 2026-12-07 by the self-contained
+playout-values network: the planner-fed one, now ``ppo_v1``, must still make the recorded decisions
+(``robada_ppo_v1_action``, the old ``robada_action``), and ``robada_action`` holds the new one's."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -64,3 +66,10 @@ def test_the_expert_decides_as_recorded(game):
     obs, masks, want = DATA[f"{game}_obs"], DATA[f"{game}_mask"], DATA[f"{game}_expert_action"]
     got = [bot.act({"observation": o, "action_mask": m}) for o, m in zip(obs, masks)]
     assert np.array_equal(got, want)
+
+
+def test_the_previous_robada_network_renamed_decides_as_recorded():
+    bot = agents.make("robada", "ppo_v1", seed=0)
+    obs, masks, want = DATA["robada_obs"], DATA["robada_mask"], DATA["robada_ppo_v1_action"]
+    got = [bot.act({"observation": o, "action_mask": m}) for o, m in zip(obs, masks)]
+    assert np.array_equal(got, want) and not np.array_equal(want, DATA["robada_action"])

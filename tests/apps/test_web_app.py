@@ -25,10 +25,10 @@ def test_index_options_and_pages(client):
     opts = client.get("/api/options").json()
     # table sizes from the rules: Tapeo 2-6 (tapeo.txt), Ronda Robada 2-4 (ronda_robada.txt)
     assert opts["tapeo"]["players"] == [2, 3, 4, 5, 6] and opts["robada"]["players"] == [2, 3, 4]
-    # the shipped PPO opponent is the default where it plays the size; Robada's ppo was trained
-    # for 2 and 4 players (its model card), so at 3 the default is the next strongest, expert
+    # the shipped PPO opponent is the default where it plays the size (Robada's ppo plays 2-4 players;
+    # the 2-and-4-player ppo_v1 is never the default, tests/agents/test_table_sizes.py)
     assert opts["tapeo"]["default_opponent"]["4"] == "ppo"
-    assert opts["robada"]["default_opponent"]["2"] == "ppo" and opts["robada"]["default_opponent"]["3"] == "expert"
+    assert [opts["robada"]["default_opponent"][str(n)] for n in (2, 3, 4)] == ["ppo", "ppo", "ppo"]
     # each bot's label and rating per table size: the entry measured at that size (agents/strength.json)
     for game, o in opts.items():
         for b in o["bots"]:
@@ -132,7 +132,7 @@ def test_refusals_change_nothing(client):
     ({"game": "tapeo", "players": 2, "seat": 2}, "0, 1"),
     ({"game": "tapeo", "players": 2, "seed": -1}, "0..2**64-1"),
     ({"game": "tapeo", "players": 3, "opponents": ["nobody"]}, "registered bots"),
-    ({"game": "robada", "players": 3, "opponents": ["ppo"]}, "[2, 4]"),
+    ({"game": "robada", "players": 3, "opponents": ["ppo_v1"]}, "[2, 4]"),
     ({"game": "tapeo", "players": 2, "colour": "red"}, "legal keys"),
     # each field's JSON type (strict pydantic models, hod.apps.web.app.NewGameBody)
     ({"game": ["tapeo"], "players": 2}, "game: Input should be 'robada' or 'tapeo'"),

@@ -80,10 +80,10 @@ def test_a_bot_that_does_not_play_the_table_size_is_never_a_difficulty(tmp_path,
     monkeypatch.setattr("hod.apps.web.difficulty.onnx_available", lambda: True)
     path = tmp_path / "strength.json"
     # (a format-1 file, 2-player entries only: still read, and 3 players falls back to them)
-    # Ronda Robada's ppo was trained for 2 and 4 players (its model card): at 3 the hard bot is expert
-    path.write_text(json.dumps({"robada": {"ppo": _entry(28, "hard"), "expert": _entry(27, "hard"),
+    # Ronda Robada's ppo_v1 was trained for 2 and 4 players (its model card): at 3 the hard bot is expert
+    path.write_text(json.dumps({"robada": {"ppo_v1": _entry(28, "hard"), "expert": _entry(27, "hard"),
                                            "random": _entry(8, "easy")}}))
-    assert difficulty_bots("robada", 2, path)["bots"]["hard"] == "ppo"
+    assert difficulty_bots("robada", 2, path)["bots"]["hard"] == "ppo_v1"
     assert difficulty_bots("robada", 3, path)["bots"]["hard"] == "expert"
 
 

@@ -4,8 +4,9 @@ export: 0 action mismatches, logits within 1e-5 of onnxruntime in Python.
 
 Every shipped export must have its golden file and a card describing its interface. The browser
 check runs for every export whose network input is the game's plain observation (card
-``onnx.interface.self_contained``); the others are skipped, each with the reason (today Ronda
-Robada's ``robada_ppo``: it appends 135 features of the Python planner, ``robada_plans``).
+``onnx.interface.self_contained``: the plain layout, or Ronda Robada's layout 2, the env's
+``observation_version=2`` vector); the others are skipped, each with the reason (today Ronda
+Robada's ``robada_ppo_v1``: it appends 135 features of the Python planner, ``robada_plans``).
 """
 from __future__ import annotations
 
@@ -38,8 +39,12 @@ def test_golden_file_and_interface_beside_each_export(path):
         ("observation", ["batch", card["obs_size"]], "float32"), ("action_mask", ["batch", card["num_actions"]], "int8")]
     assert [(o["name"], o["dtype"]) for o in iface["outputs"]] == [("action", "int64"), ("logits", "float32")]
     layout = obs_layout(card["game"])
-    assert iface["obs_layout"] == {"game": card["game"], "version": layout.version, "size": layout.size}
-    assert iface["self_contained"] == (card["obs_size"] == layout.size) == self_contained(card)[0]
+    if card["obs_layout_version"] == layout.version:   # the game's default layout, maybe with features appended
+        want = {"game": card["game"], "version": layout.version, "size": layout.size}
+    else:                                             # another layout of the game (Ronda Robada's 2): the input itself
+        want = {"game": card["game"], "version": card["obs_layout_version"], "size": card["obs_size"]}
+    assert iface["obs_layout"] == want
+    assert iface["self_contained"] == (card["obs_size"] == want["size"]) == self_contained(card)[0]
     n = golden["count"]
     assert golden["observation"].shape == (n, card["obs_size"]) and golden["action_mask"].shape == (n, card["num_actions"])
     # the expected actions are legal and are the argmax of the logits; several positions differ
@@ -76,7 +81,8 @@ def test_latency_benchmark_writes_its_table(tmp_path):
     assert [r["model"] for r in rows] == [p.stem for p in SHIPPED]
     assert all(r["python_graph_us"] > 0 and r["browser_graph_us"] is None for r in rows)
     text = (tmp_path / "lat.md").read_text()
-    assert "| tapeo_ppo | tapeo | yes |" in text and "| robada_ppo | robada | no (needs Python features) |" in text
+    assert "| tapeo_ppo | tapeo | yes |" in text and "| robada_ppo | robada | yes |" in text
+    assert "| robada_ppo_v1 | robada | no (needs Python features) |" in text
     assert json.loads((tmp_path / "lat.json").read_text())["rows"] == rows
 
 

@@ -53,7 +53,7 @@ def test_evaluate_a_training_checkpoint_and_a_bot_name(tmp_path, capsys):
     (["expret", "--game", "tapeo"], "registered bots: ['expert', 'greedy'"),
     (["README.md"], "legal POLICY"),
     ([str(TAPEO_ONNX), "--game", "robada"], "trained for game 'tapeo', not 'robada'"),
-    ([str(OPPONENTS_DIR / "robada_ppo.onnx"), "--players", "3"], "trained for [2, 4] players, not 3"),
+    ([str(OPPONENTS_DIR / "robada_ppo_v1.onnx"), "--players", "3"], "trained for [2, 4] players, not 3"),
     (["expert", "--game", "tapeo", "--games", "0"], "--games=0: input should be greater than or equal to 1; legal"),
     (["expert", "--game", "tapeo", "--baselines", "expret"], "registered: ['expert', 'greedy'"),
     (["expert", "--game", "tapeo", "--players", "9"], "legal values: [2, 3, 4, 5, 6]"),

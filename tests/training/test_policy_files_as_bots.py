@@ -54,9 +54,10 @@ def test_an_unusable_file_in_the_lineup_exits_2_with_one_line(lineup, message, c
 def test_a_file_at_a_table_size_it_was_not_trained_for_is_refused(capsys):
     from hod.benchmarks.tournament import main
 
-    # the shipped Ronda Robada export was trained for 2 and 4 players
-    assert main(["--game", "robada", "--lineup", ROBADA, "greedy", "greedy", "--games", "6", "--no-progress"]) == 2
-    assert capsys.readouterr().err == f"error: {ROBADA}: policy was trained for [2, 4] players, not 3\n"
+    # the planner-fed Ronda Robada export (ppo_v1) was trained for 2 and 4 players
+    v1 = str(OPPONENTS_DIR / "robada_ppo_v1.onnx")
+    assert main(["--game", "robada", "--lineup", v1, "greedy", "greedy", "--games", "6", "--no-progress"]) == 2
+    assert capsys.readouterr().err == f"error: {v1}: policy was trained for [2, 4] players, not 3\n"
 
 
 def test_bot_options_keyed_by_a_file_s_path_reach_its_first_load(tmp_path, capsys):
