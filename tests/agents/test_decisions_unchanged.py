@@ -10,7 +10,7 @@ at round 11's ship (the same day) round 9's network, now ``ppo_v5``, must still 
 (``tapeo_ppo_v5_action``); at round 13's ship (the same day) round 11's network, now ``ppo_v6``,
 must still make its (``tapeo_ppo_v6_action``), and ``tapeo_action`` holds round 13's network's on
 the same observations. Ronda Robada's ``ppo`` was replaced on 2026-12-07 by the self-contained
-playout-values network: the planner-fed one, now ``ppo_v1``, must still make the recorded decisions
+playout-values network (round 2's, docs/results.md): the planner-fed one, now ``ppo_v1``, must still make the recorded decisions
 (``robada_ppo_v1_action``, the old ``robada_action``), and ``robada_action`` holds the new one's."""
 from __future__ import annotations
 
