@@ -167,15 +167,21 @@ def record_playout_values(game: str, num_players: int, num_states: int, seed: in
     """
     info = get_game(game)
     if info.dynamics != "sequential" or info.batched_engine is None:
+        from hod.core.games import game_names
+
+        legal = [g for g in game_names() if get_game(g).dynamics == "sequential" and get_game(g).batched_engine]
         raise ConfigError(f"playout values need a turn-based game with a batched engine; {game!r} is "
-                          f"{info.dynamics}; legal: {[g for g in ('robada',)]}")
+                          f"{info.dynamics}{'' if info.batched_engine else ' without one'}; legal games: {legal}")
     if not info.min_players <= num_players <= info.max_players:
         raise ConfigError(f"num_players={num_players!r}; legal values: {info.min_players}..{info.max_players}")
     if isinstance(num_states, bool) or not isinstance(num_states, (int, np.integer)) or num_states < 1:
         raise ConfigError(f"num_states={num_states!r}; legal values: integers >= 1")
     if not (isinstance(sample_prob, (int, float)) and 0.0 < sample_prob <= 1.0):
         raise ConfigError(f"sample_prob={sample_prob!r}; legal values: numbers in (0, 1]")
-    rules = info.check_rule_options(dict(rules or {})) if hasattr(info, "check_rule_options") else dict(rules or {})
+    unknown = set(rules or {}) - {o.name for o in info.rule_options}
+    if unknown:
+        raise ConfigError(f"unknown rule option(s) {sorted(unknown)}; legal: {[o.name for o in info.rule_options]}")
+    rules = info.check_rule_options(dict(rules or {}))
     engine_cls = load_object(info.batched_engine)
     ss = np.random.SeedSequence([int(seed), int(num_players), 7])
     s_deal, s_sample, s_play, s_out = (int(x) for x in ss.generate_state(4))

@@ -68,7 +68,8 @@ def test_the_recorder_is_seeded(small):
 
 
 @pytest.mark.parametrize("kwargs, match", [
-    ({"game": "tapeo"}, "turn-based game"),
+    ({"game": "tapeo"}, "turn-based game .* is simultaneous; legal games: .*'robada'"),
+    ({"rules": {"closing_aces": True}}, "unknown rule option.*closing_ace"),
     ({"num_players": 5}, "legal values: 2..4"),
     ({"num_states": 0}, "integers >= 1"),
     ({"sample_prob": 0.0}, "numbers in \\(0, 1\\]"),
