@@ -1,5 +1,5 @@
-"""Per-action values from playouts of the true state: the targets of a Monte-Carlo action-value
-network (DouZero's "Deep Monte-Carlo" on our batched engines, one playout per candidate).
+"""Per-action values from playouts of the true state, and a policy fitted to them by KL-regularised
+all-action policy improvement (Monte-Carlo action values, as DouZero's, on our batched engines).
 
 A turn-based game's batched engine (``GameInfo.dynamics == "sequential"``) plays ``games`` tables
 with a *continuation* policy in every seat (a registered bot with ``act_batch``, e.g. Ronda
@@ -13,29 +13,33 @@ outcome of that playout is the value of ``a``:
     value = win share + margin / 100
 
 (win share: 1, or 1/k for k tied winners, else 0; margin: the seat's points minus the mean of
-the others'; the unit of both games' search bots, ``CandidateSearchBot``). The copies of one
-position share everything that is not the action (the true hidden cards, the deck, the policies'
-inputs): the values of two actions differ only by what the action changes (common random
-numbers).
+the others'; the unit of both games' search bots, ``CandidateSearchBot``); the win share alone is
+kept too. The copies of one position share the true hidden cards and the deck's order (common
+random numbers): with a deterministic continuation (an export, played greedily) the values of two
+actions differ only by what the action changes; a continuation that breaks ties with its
+generator (Ronda Robada's ``expert``) draws from one generator for the whole batch of playouts, so
+its copies also differ by its tie-breaks (noise, not bias), and the values depend on the batch
+(``games``, ``playout_rows``) as well as the seed.
 
-What a network fitted to these values learns: each bot decides from its own observation, so the
-hidden cards in the data are drawn as the game draws them given what the acting seat has seen;
-the least-squares fit of ``Q(observation, a)`` is the expected value of playing ``a`` and then the
-continuation policy, over the positions consistent with the observation (the search bots'
-one-step look-ahead with an exact belief, learned instead of searched). Its greedy policy is a
-policy-improvement step over the continuation policy; with the previous network as the
-continuation, repeated, it is approximate policy iteration.
+What the fit learns: each bot decides from its own observation, so the hidden cards in the data
+are drawn as the game draws them given what the acting seat has seen; the expected value of an
+action given the observation is the continuation's expected outcome after it over the positions
+consistent with the observation (what the search bots estimate by determinization). :func:`fit_policy`
+moves the policy ``pi0`` towards ``pi0(a) exp(A[a] / kl_weight)`` (``A`` the centred outcomes,
+:func:`advantages`): a regularised policy-improvement step over the continuation; with the fitted
+network as the next continuation, repeated, it is approximate policy iteration.
 
 Rules: the game's batched engine (Ronda Robada: ronda_robada.txt and RULINGS R1-R9 through
 :mod:`robada_env.rules.batched`); this module adds no rule.
 
-``python -m hod.training.playout_values`` is the command that records, fits and exports
-(:mod:`hod.training.playout_values_fit`, docs/training.md "Monte-Carlo action values").
+``python -m hod.training.playout_values`` records, fits, evaluates and exports (:func:`improve`;
+docs/training.md "Playout values").
 """
 from __future__ import annotations
 
 import io
 import json
+import sys
 from pathlib import Path
 from typing import Any, Optional, Sequence
 
@@ -55,7 +59,8 @@ CACHE_FORMAT = 3
 _KEYS = ("observation", "action_mask", "action_values", "action_wins", "action", "players")
 
 
-def continuation_policy(game: str, continuation: str, seed: int, rules: Optional[dict] = None):
+def continuation_policy(game: str, continuation: str, seed: int, rules: Optional[dict] = None,
+                        num_players: Optional[int] = None):
     """The batch policy that plays every seat: ``policy(obs float32 (M, obs_size), masks int8 (M, A))
     -> int64 (M,)``.
 
@@ -66,10 +71,12 @@ def continuation_policy(game: str, continuation: str, seed: int, rules: Optional
             its model card beside it), played greedily (argmax of the masked logits) by numpy.
         seed: the bot's seed.
         rules: the table's rule options (given to a bot).
+        num_players: the table size it plays (None: not checked): an export must list it in its
+            card's ``player_counts``.
 
     Raises:
-        ConfigError: an unknown bot or one without ``act_batch``, an export of another game or
-            without its card (the legal values are named).
+        ConfigError: an unknown bot or one without ``act_batch``, an export of another game,
+            without its card or trained for other table sizes (the legal values are named).
     """
     if continuation.endswith(".onnx"):
         from .numpy_policy import NumpyBatchPolicy
@@ -84,6 +91,10 @@ def continuation_policy(game: str, continuation: str, seed: int, rules: Optional
         if card.get("game") != game:
             raise ConfigError(f"continuation={continuation!r} is an export of {card.get('game')!r}; legal: an "
                               f"export of {game!r}")
+        sizes = card.get("player_counts")
+        if num_players is not None and sizes and num_players not in sizes:
+            raise ConfigError(f"continuation={continuation!r} was trained for {list(sizes)} players, not "
+                              f"{num_players}; legal table sizes for it: {list(sizes)}")
         net = onnx_numpy_policy(continuation, (card.get("policy") or {}).get("activation", "tanh"),
                                 card.get("obs_encoder", "none"))
         return NumpyBatchPolicy(net, deterministic=True, seed=seed)
@@ -91,7 +102,8 @@ def continuation_policy(game: str, continuation: str, seed: int, rules: Optional
     if continuation not in names:
         raise ConfigError(f"continuation={continuation!r}: legal values are a bot of {game} with act_batch or an "
                           f".onnx export; bots: {names}")
-    bot = agents.make(game, continuation, seed=seed, **(rules or {}))
+    bot = agents.make(game, continuation, seed=seed, **(rules or {}),
+                      **({} if num_players is None else {"num_players": num_players}))
     if not hasattr(bot, "act_batch"):
         raise ConfigError(f"continuation={continuation!r} has no act_batch (batch play); legal: a bot with "
                           f"act_batch or an .onnx export")
@@ -176,8 +188,11 @@ def record_playout_values(game: str, num_players: int, num_states: int, seed: in
         raise ConfigError(f"num_players={num_players!r}; legal values: {info.min_players}..{info.max_players}")
     if isinstance(num_states, bool) or not isinstance(num_states, (int, np.integer)) or num_states < 1:
         raise ConfigError(f"num_states={num_states!r}; legal values: integers >= 1")
-    if not (isinstance(sample_prob, (int, float)) and 0.0 < sample_prob <= 1.0):
+    if isinstance(sample_prob, bool) or not (isinstance(sample_prob, (int, float)) and 0.0 < sample_prob <= 1.0):
         raise ConfigError(f"sample_prob={sample_prob!r}; legal values: numbers in (0, 1]")
+    for key, v in (("games", games), ("playout_rows", playout_rows)):
+        if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1:
+            raise ConfigError(f"{key}={v!r}; legal values: integers >= 1")
     unknown = set(rules or {}) - {o.name for o in info.rule_options}
     if unknown:
         raise ConfigError(f"unknown rule option(s) {sorted(unknown)}; legal: {[o.name for o in info.rule_options]}")
@@ -185,8 +200,8 @@ def record_playout_values(game: str, num_players: int, num_states: int, seed: in
     engine_cls = load_object(info.batched_engine)
     ss = np.random.SeedSequence([int(seed), int(num_players), 7])
     s_deal, s_sample, s_play, s_out = (int(x) for x in ss.generate_state(4))
-    play = continuation_policy(game, continuation, s_play, rules)
-    play_out = continuation_policy(game, continuation, s_out, rules)
+    play = continuation_policy(game, continuation, s_play, rules, num_players)
+    play_out = continuation_policy(game, continuation, s_out, rules, num_players)
     eng = engine_cls(num_players, games, seed=s_deal, **rules)
     config = eng.config
     eng.reset()
@@ -253,7 +268,9 @@ def cached_playout_values(cache_dir: str | Path, game: str, player_counts: Seque
 
     Chunk ``i`` of table size ``n`` is ``record_playout_values(..., n, CHUNK_STATES, seed=[seed, i])``
     (its own seed: a recording stopped part-way resumes, and a run with more positions reuses the
-    chunks); the files are ``pv<CACHE_FORMAT>_<game>_<n>p_<continuation stem>_s<seed>_p<sample_prob>_<i>.npz``.
+    chunks); the files are ``pv<CACHE_FORMAT>_<game>_<n>p_<continuation stem>_s<seed>_p<sample_prob><rules>_<i>.npz``,
+    ``<rules>`` naming each rule option that differs from its default (e.g. ``_closing_ace0``).
+    A file that is unreadable or holds arrays of other shapes is recorded again.
     A continuation network's file name enters the key, not its contents: clear the folder after
     changing a network in place.
 
@@ -262,26 +279,34 @@ def cached_playout_values(cache_dir: str | Path, game: str, player_counts: Seque
         (sizes interleaved chunk by chunk), cut to ``num_states`` rows.
 
     Raises:
-        ConfigError: as :func:`record_playout_values`; ``player_counts`` empty.
+        ConfigError: as :func:`record_playout_values`; ``player_counts`` empty or naming a size twice.
     """
-    if not player_counts:
-        raise ConfigError("player_counts is empty; legal: one or more table sizes of the game")
+    if not player_counts or len(set(player_counts)) < len(player_counts):
+        raise ConfigError(f"player_counts={list(player_counts)}; legal: one or more distinct table sizes of the game")
     folder = Path(cache_dir)
     folder.mkdir(parents=True, exist_ok=True)
     stem = Path(continuation).stem if continuation.endswith(".onnx") else continuation
+    info = get_game(game)
+    options = info.check_rule_options(dict(rules or {}))
+    changed = {o.name: options[o.name] for o in info.rule_options if o.name in options and options[o.name] != o.default}
+    rules_key = "".join(f"_{k}{int(v) if isinstance(v, bool) else v}" for k, v in sorted(changed.items()))
     per = -(-num_states // len(player_counts))
     chunks = -(-per // CHUNK_STATES)
     parts = []
     for i in range(chunks):
         for n in player_counts:
-            path = folder / f"pv{CACHE_FORMAT}_{game}_{n}p_{stem}_s{seed}_p{sample_prob}_{i}.npz"
+            path = folder / f"pv{CACHE_FORMAT}_{game}_{n}p_{stem}_s{seed}_p{sample_prob}{rules_key}_{i}.npz"
             data = None
             if path.is_file():
                 try:
                     npz_headers(str(path), 2 ** 31, "cache", str(path))
                     data = read_arrays(str(path), list(_KEYS),
                                        str(path))
-                    if len(data["observation"]) != CHUNK_STATES:
+                    A = info.num_actions
+                    want = {"observation": (CHUNK_STATES, info.layout.size), "action_mask": (CHUNK_STATES, A),
+                            "action_values": (CHUNK_STATES, A), "action_wins": (CHUNK_STATES, A),
+                            "action": (CHUNK_STATES,), "players": (CHUNK_STATES,)}
+                    if any(data[k].shape != shape for k, shape in want.items()):
                         data = None
                 except ValueError:
                     data = None
@@ -327,6 +352,21 @@ def advantages(data: dict[str, np.ndarray], target: str = "win") -> np.ndarray:
     return np.where(known, v - mean, 0.0).astype(np.float32)
 
 
+def check_fit_settings(epochs: int, learning_rate: float, kl_weight: float, batch_size: int) -> None:
+    """Refuse fit settings outside their legal values (one message per setting).
+
+    Raises:
+        ConfigError: ``epochs`` or ``batch_size`` not an integer >= 1, ``learning_rate`` or
+            ``kl_weight`` not a finite number > 0.
+    """
+    for key, v in (("epochs", epochs), ("batch_size", batch_size)):
+        if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1:
+            raise ConfigError(f"{key}={v!r}; legal values: integers >= 1")
+    for key, v in (("learning_rate", learning_rate), ("kl_weight", kl_weight)):
+        if isinstance(v, bool) or not isinstance(v, (int, float, np.integer, np.floating)) or not (0 < v < float("inf")):
+            raise ConfigError(f"{key}={v!r}; legal values: finite numbers > 0")
+
+
 def fit_policy(actor: Any, observation: np.ndarray, action_mask: np.ndarray, adv: np.ndarray,
                prior_logits: np.ndarray, played: np.ndarray, epochs: int, learning_rate: float,
                kl_weight: float, batch_size: int = 1024, seed: int = 0, holdout: float = 0.05) -> dict:
@@ -357,8 +397,8 @@ def fit_policy(actor: Any, observation: np.ndarray, action_mask: np.ndarray, adv
         (of the continuation's action), ``agreement`` (argmax = continuation's action), ``kl``.
 
     Raises:
-        ConfigError: shapes that do not agree, ``epochs`` < 1, a ``kl_weight`` or
-            ``learning_rate`` that is not > 0, ``holdout`` outside [0, 0.5].
+        ConfigError: shapes that do not agree, settings refused by :func:`check_fit_settings`,
+            ``holdout`` outside [0, 0.5].
     """
     import time
 
@@ -368,9 +408,9 @@ def fit_policy(actor: Any, observation: np.ndarray, action_mask: np.ndarray, adv
     if not (action_mask.shape == adv.shape == np.shape(prior_logits) and action_mask.shape[0] == n == len(played)):
         raise ConfigError(f"observation ({n}, ...), action_mask {action_mask.shape}, adv {adv.shape}, prior_logits "
                           f"{np.shape(prior_logits)} and played {np.shape(played)} must have N rows and (N, A) shapes")
-    if epochs < 1 or not kl_weight > 0 or not learning_rate > 0 or not 0 <= holdout <= 0.5:
-        raise ConfigError(f"epochs={epochs} (>= 1), kl_weight={kl_weight} (> 0), learning_rate={learning_rate} (> 0), "
-                          f"holdout={holdout} (in [0, 0.5])")
+    check_fit_settings(epochs, learning_rate, kl_weight, batch_size)
+    if not 0 <= holdout <= 0.5:
+        raise ConfigError(f"holdout={holdout!r}; legal values: numbers in [0, 0.5]")
     t0 = time.perf_counter()
     rng = np.random.default_rng(seed)
     order = rng.permutation(n)
@@ -435,7 +475,8 @@ def actor_logits(actor: Any, observation: np.ndarray, action_mask: np.ndarray, r
 def improve(game: str, out: str | Path, players: Sequence[int], states: Sequence[int], init: str,
             cache_dir: str | Path, continuation: str = "expert", sample_prob: float = 0.25, seed: int = 0,
             target: str = "win", kl_weight: float = 0.03, epochs: int = 3, learning_rate: float = 1e-4,
-            batch_size: int = 1024, train: Optional[dict] = None, name: Optional[str] = None, log=print) -> dict:
+            batch_size: int = 1024, train: Optional[dict] = None, name: Optional[str] = None, log=print,
+            force: bool = False) -> dict:
     """Record (or read back) the playout values, fit the network started from ``init`` to them
     (:func:`fit_policy`), evaluate, checkpoint and export it. The run folder gets the trainer's
     files (``checkpoints/final.zip``, ``eval.json``, the card with this fit under
@@ -450,11 +491,16 @@ def improve(game: str, out: str | Path, players: Sequence[int], states: Sequence
             ``total_steps`` is 0 (no PPO) and ``init_actor`` is ``init``.
         name: the export's file stem (default ``<game>_playout``).
         log: where to print progress (None: silent).
+        force: write into an ``out`` that already holds a run (``playout_values.json``).
         Others: :func:`cached_playout_values`, :func:`advantages`, :func:`fit_policy`.
 
+    Every setting is checked before anything is recorded (the network is built and ``init``
+    loaded first).
+
     Raises:
-        ConfigError: ``players`` and ``states`` of different lengths, or any error of the
-            functions named.
+        ConfigError: ``players`` and ``states`` of different lengths, a size named twice, a
+            count < 1, ``train`` not a mapping, an ``out`` that holds a run (without ``force``),
+            or any error of the functions named; CheckpointError: an unusable ``init``.
     """
     import time
 
@@ -469,16 +515,32 @@ def improve(game: str, out: str | Path, players: Sequence[int], states: Sequence
     if len(players) != len(states) or not players:
         raise ConfigError(f"players {list(players)} and states {list(states)} must be non-empty and of the same "
                           f"length (the positions recorded at each table size)")
-    t0 = time.perf_counter()
-    parts = [cached_playout_values(cache_dir, game, [int(n)], int(k), seed, continuation, sample_prob, log=log)
-             for n, k in zip(players, states)]
-    data = {key: np.concatenate([p[key] for p in parts]) for key in parts[0]}
-    record_s = time.perf_counter() - t0
+    if len(set(players)) < len(players):
+        raise ConfigError(f"players {list(players)} names a table size twice; legal: each size once")
+    if any(isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1 for k in states):
+        raise ConfigError(f"states {list(states)}; legal values: integers >= 1 (positions per table size)")
+    if target not in TARGETS:
+        raise ConfigError(f"target={target!r}; legal values: {list(TARGETS)}")
+    check_fit_settings(epochs, learning_rate, kl_weight, batch_size)
+    if train is not None and not isinstance(train, dict):
+        raise ConfigError(f"train={train!r}; legal: a mapping of training-configuration keys (a JSON object)")
+    if not (str(init).endswith((".onnx", ".zip")) and Path(init).is_file()):
+        raise ConfigError(f"init={str(init)!r}: legal values are an existing .onnx export or .zip checkpoint")
+    if (Path(out) / "playout_values.json").exists() and not force:
+        raise ConfigError(f"{out} already holds a playout-values run; legal: another --out, or --force")
+    for n in players:   # the table sizes, the continuation (its sizes) and the rule options, before recording
+        continuation_policy(game, continuation, 0, None, int(n))
     cfg = config_mod.override_keys(config_mod.load_config(game),
                                    {**dict(train or {}), "total_steps": 0, "bc_teacher": "", "init_actor": str(init),
                                     "players": [int(n) for n in players]})
     config_mod.validate_config(game, cfg)
-    trainer = Trainer(game, cfg, out, progress=False, log=log)
+    trainer = Trainer(game, cfg, out, progress=False, log=log)   # builds the network and loads init
+    t0 = time.perf_counter()
+    parts = [cached_playout_values(cache_dir, game, [int(n)], int(k), seed, continuation, sample_prob, log=log)
+             for n, k in zip(players, states)]
+    data = {key: np.concatenate([p[key] for p in parts]) for key in parts[0]}
+    del parts
+    record_s = time.perf_counter() - t0
     obs = data.pop("observation")
     if not trainer.encoder.identity:   # the network's inputs, encoded in slices (memory); the layout-1 rows go
         raw, masks, step = obs, data["action_mask"], 100_000
@@ -507,8 +569,23 @@ def improve(game: str, out: str | Path, players: Sequence[int], states: Sequence
     return summary
 
 
+def _json_object(text: str) -> dict:
+    """argparse type of ``--train``: a JSON object."""
+    import argparse
+
+    try:
+        value = json.loads(text)
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(f"not JSON ({e}); legal: a JSON object") from None
+    if not isinstance(value, dict):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a JSON object; legal: a JSON object such as '{{\"tables\": 64}}'")
+    return value
+
+
 def main(argv: Optional[list[str]] = None) -> int:
-    """``python -m hod.training.playout_values``: :func:`improve` from the command line."""
+    """``python -m hod.training.playout_values``: :func:`improve` from the command line. Returns 0,
+    or 2 with one ``error: ...`` line naming the legal values (argparse's usage errors too); 130
+    after Ctrl-C, 143 after SIGTERM, 74 when a file cannot be written (:mod:`hod.core.commands`)."""
     import argparse
 
     from hod.core.commands import long_command
@@ -529,12 +606,20 @@ def main(argv: Optional[list[str]] = None) -> int:
     p.add_argument("--epochs", type=int, default=3)
     p.add_argument("--learning-rate", type=float, default=1e-4)
     p.add_argument("--batch-size", type=int, default=1024)
-    p.add_argument("--train", type=json.loads, default={}, help="JSON overrides of the training configuration")
+    p.add_argument("--train", type=_json_object, default={}, help="JSON overrides of the training configuration")
     p.add_argument("--name", default=None, help="the export's file stem")
+    p.add_argument("--force", action="store_true", help="write into an --out that holds a run")
     a = p.parse_args(argv)
-    with long_command():
-        summary = improve(a.game, a.out, a.players, a.states, a.init, a.cache_dir, a.continuation, a.sample_prob,
-                          a.seed, a.target, a.kl_weight, a.epochs, a.learning_rate, a.batch_size, a.train, a.name)
+    from hod.agents.model_card import CheckpointError
+
+    try:
+        with long_command():
+            summary = improve(a.game, a.out, a.players, a.states, a.init, a.cache_dir, a.continuation,
+                              a.sample_prob, a.seed, a.target, a.kl_weight, a.epochs, a.learning_rate, a.batch_size,
+                              a.train, a.name, force=a.force)
+    except (ConfigError, CheckpointError) as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
     print(json.dumps({k: summary[k] for k in ("fit", "evaluation", "export", "wall_clock_s")}, indent=1, default=str))
     return 0
 

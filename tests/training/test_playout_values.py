@@ -161,3 +161,81 @@ def test_a_tiny_run_end_to_end(tmp_path, monkeypatch):
     obs = PV.record_playout_values("robada", 2, 1, seed=0)
     a = bot.act({"observation": obs["observation"][0], "action_mask": obs["action_mask"][0]})   # it encodes layout 2
     assert obs["action_mask"][0][a] == 1
+
+
+def test_each_playout_takes_its_action_and_scores_the_acting_seat():
+    """Every row of ``_play_out`` replayed on its own: the same state loaded into a one-game
+    engine, the row's action, then the same deterministic continuation (an export, greedy) to the
+    end; the outcome worked out from the final points by the rule (share + margin / 100)."""
+    from hod.agents.onnx_policy import OPPONENTS_DIR
+    from robada_env.rules.batched import BatchedRobada
+
+    policy = PV.continuation_policy("robada", str(OPPONENTS_DIR / "robada_ppo.onnx"), 0)
+    eng = BatchedRobada(3, 6, seed=1)
+    eng.reset()
+    rng = np.random.default_rng(2)
+    for _ in range(9):                                   # a few random moves into each game
+        eng.step(eng.random_legal_actions(rng).reshape(-1, 1))
+    masks = eng.legal_mask()[:, 0]
+    games, actions = np.nonzero(masks != 0)            # every legal action of every game
+    seats = eng.current[games].astype(np.int64)
+    assert len(set(seats.tolist())) > 1                 # not only seat 0 to act
+    values, wins = PV._play_out(BatchedRobada, eng.config, eng.state.take(games), actions, seats, policy)
+    for k, (g, a, seat) in enumerate(zip(games.tolist(), actions.tolist(), seats.tolist())):
+        one = BatchedRobada(3, 1)
+        one.load_state(eng.state.take([g]))
+        one.step(np.array([[a]]))
+        while not one.terminal[0]:
+            one.step(np.asarray(policy(one.observe()[:, 0], one.legal_mask()[:, 0])).reshape(1, 1))
+        pts = one.scores()[0].astype(float)
+        top = pts == pts.max()
+        share = top[seat] / top.sum()
+        margin = pts[seat] - (pts.sum() - pts[seat]) / 2
+        assert values[k] == pytest.approx(share + margin / 100) and wins[k] == pytest.approx(share)
+    # the actions matter: in some game two actions give different outcomes
+    assert any(len({round(v, 6) for v in values[games == g]}) > 1 for g in set(games.tolist()))
+
+
+def test_the_cache_key_names_the_rule_options(tmp_path, monkeypatch):
+    monkeypatch.setattr(PV, "CHUNK_STATES", 10)
+    PV.cached_playout_values(tmp_path, "robada", [2], 10, seed=1)
+    PV.cached_playout_values(tmp_path, "robada", [2], 10, seed=1, rules={"closing_ace": False})
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        f"pv{PV.CACHE_FORMAT}_robada_2p_expert_s1_p0.25_0.npz",
+        f"pv{PV.CACHE_FORMAT}_robada_2p_expert_s1_p0.25_closing_ace0_0.npz"]
+
+
+def test_an_export_continuation_must_play_the_table_size():
+    from hod.agents.onnx_policy import OPPONENTS_DIR
+
+    v1 = str(OPPONENTS_DIR / "robada_ppo_v1.onnx")     # the planner-fed network: 2 and 4 players
+    with pytest.raises(ConfigError, match=r"trained for \[2, 4\] players, not 3"):
+        PV.record_playout_values("robada", 3, 5, continuation=v1)
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--players", "2", "3", "--states", "10"], "must be non-empty and of the same length"),
+    (["--players", "2", "2", "--states", "10", "10"], "names a table size twice"),
+    (["--players", "2", "--states", "0"], "states [0]; legal values: integers >= 1"),
+    (["--players", "2", "--states", "10", "--kl-weight", "0"], "kl_weight=0.0; legal values: finite numbers > 0"),
+    (["--players", "2", "--states", "10", "--batch-size", "0"], "batch_size=0; legal values: integers >= 1"),
+    (["--players", "5", "--states", "10"], "num_players=5 is not allowed"),
+    (["--players", "2", "--states", "10", "--continuation", "nobody"], "legal values are a bot of robada"),
+])
+def test_the_command_refuses_bad_settings_in_one_line_before_recording(args, message, tmp_path, capsys):
+    argv = ["--game", "robada", "--out", str(tmp_path / "run"), "--init", "agents/candidates/robada_pv_A.onnx",
+            "--cache-dir", str(tmp_path / "cache"), *args]
+    assert PV.main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and err.count("\n") == 1 and message in err
+    assert not (tmp_path / "cache").exists() or not any((tmp_path / "cache").iterdir())   # nothing recorded
+
+
+def test_the_command_refuses_a_missing_init_and_a_non_object_train(tmp_path, capsys):
+    base = ["--game", "robada", "--out", str(tmp_path / "run"), "--players", "2", "--states", "10",
+            "--cache-dir", str(tmp_path / "cache")]
+    assert PV.main(base + ["--init", "no_such.onnx"]) == 2
+    assert "legal values are an existing .onnx export or .zip checkpoint" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as e:
+        PV.main(base + ["--init", "agents/candidates/robada_pv_A.onnx", "--train", "[1]"])
+    assert e.value.code == 2 and "is not a JSON object" in capsys.readouterr().err
