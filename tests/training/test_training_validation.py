@@ -54,12 +54,12 @@ def test_train_cli_refuses_illegal_values_with_one_line(flags, key, legal, tmp_p
 
 
 @pytest.mark.parametrize("flags, key", [
-    (["--players", "3", "--heuristics", "ppo"], "heuristics: 'ppo' plays [2, 4] players, not [3] of players=[3]"),
-    (["--players", "2", "--eval-every", "32", "--eval-players", "2", "3", "--baselines", "random", "ppo"],
-     "baselines: 'ppo' plays [2, 4] players, not [3] of eval_players=[2, 3]"),
+    (["--players", "3", "--heuristics", "ppo_v1"], "heuristics: 'ppo_v1' plays [2, 4] players, not [3] of players=[3]"),
+    (["--players", "2", "--eval-every", "32", "--eval-players", "2", "3", "--baselines", "random", "ppo_v1"],
+     "baselines: 'ppo_v1' plays [2, 4] players, not [3] of eval_players=[2, 3]"),
 ])
 def test_train_cli_refuses_a_trained_opponent_at_a_table_size_it_does_not_play(flags, key, tmp_path, capsys):
-    # Ronda Robada's shipped ppo: its model card's player_counts are [2, 4]
+    # Ronda Robada's ppo_v1 (the planner-fed network): its model card's player_counts are [2, 4]
     out = tmp_path / "run"
     assert main(["--game", "robada", "--out", str(out), *TINY, *flags]) == 2
     err = capsys.readouterr().err
