@@ -49,6 +49,7 @@ from hod import agents
 from hod.core.atomic import atomic_write_bytes
 from hod.core.errors import ConfigError
 from hod.core.games import get_game, load_object
+from hod.core.rewards import final_rewards_batch, win_shares_batch
 
 from .npz import npz_headers, read_arrays
 
@@ -118,14 +119,13 @@ def _concat(records: Sequence[Any]) -> Any:
 
 def _outcomes(scores: np.ndarray, seats: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """float64 (G,) win share + margin / 100, and float64 (G,) win share, of seat ``seats[g]`` in
-    final ``scores`` (G, n)."""
+    final ``scores`` (G, n): the rewards of :mod:`hod.core.rewards` (``margin``, :func:`win_shares_batch`;
+    the winners are the seats with the top score, R8)."""
     s = np.asarray(scores, np.float64)
-    n = s.shape[1]
     rows = np.arange(len(s))
     top = s == s.max(axis=1, keepdims=True)
-    share = top[rows, seats] / top.sum(axis=1)
-    mine = s[rows, seats]
-    margin = mine - (s.sum(axis=1) - mine) / (n - 1)
+    share = win_shares_batch(top)[rows, seats]
+    margin = final_rewards_batch(s, top, "margin")[rows, seats]
     return share + margin / 100.0, share
 
 
@@ -569,19 +569,6 @@ def improve(game: str, out: str | Path, players: Sequence[int], states: Sequence
     return summary
 
 
-def _json_object(text: str) -> dict:
-    """argparse type of ``--train``: a JSON object."""
-    import argparse
-
-    try:
-        value = json.loads(text)
-    except ValueError as e:
-        raise argparse.ArgumentTypeError(f"not JSON ({e}); legal: a JSON object") from None
-    if not isinstance(value, dict):
-        raise argparse.ArgumentTypeError(f"{text!r} is not a JSON object; legal: a JSON object such as '{{\"tables\": 64}}'")
-    return value
-
-
 def main(argv: Optional[list[str]] = None) -> int:
     """``python -m hod.training.playout_values``: :func:`improve` from the command line. Returns 0,
     or 2 with one ``error: ...`` line naming the legal values (argparse's usage errors too); 130
@@ -590,6 +577,8 @@ def main(argv: Optional[list[str]] = None) -> int:
 
     from hod.core.commands import long_command
     from hod.core.games import game_names
+
+    from . import config as config_mod
 
     p = argparse.ArgumentParser(prog="python -m hod.training.playout_values", description=__doc__.split("\n\n")[0])
     p.add_argument("--game", choices=game_names(), required=True)
@@ -606,7 +595,7 @@ def main(argv: Optional[list[str]] = None) -> int:
     p.add_argument("--epochs", type=int, default=3)
     p.add_argument("--learning-rate", type=float, default=1e-4)
     p.add_argument("--batch-size", type=int, default=1024)
-    p.add_argument("--train", type=_json_object, default={}, help="JSON overrides of the training configuration")
+    p.add_argument("--train", type=config_mod._json_object, default={}, help="JSON overrides of the training configuration")
     p.add_argument("--name", default=None, help="the export's file stem")
     p.add_argument("--force", action="store_true", help="write into an --out that holds a run")
     a = p.parse_args(argv)
