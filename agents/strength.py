@@ -50,6 +50,8 @@ LABELS = ("easy", "medium", "hard")
 THRESHOLDS = (1 / 3, 2 / 3)
 #: The format :func:`record_strengths` writes (1, the flat 2-player format, is still read).
 FORMAT_VERSION = 2
+#: Seconds :func:`record_strengths` waits for another process's write of the same file.
+LOCK_TIMEOUT_S = 60.0
 #: The fields of an entry.
 ENTRY_FIELDS = ("rating", "sigma", "interval", "label", "games", "players", "date", "command")
 
@@ -269,34 +271,44 @@ def record_strengths(game: str, players: int, entries: dict, path: str | Path = 
     entries of that size are replaced (a bot not in the run loses its entry at that size: labels are
     relative to a run's pool), the other sizes and games are kept as the file holds them when this
     is called (read again, not from this process's cache, so ladders of other sizes run side by side
-    keep each other's entries). Written atomically, in format
-    :data:`FORMAT_VERSION` (a format-1 file is upgraded).
+    keep each other's entries). The read and the write hold ``<path>.lock`` (``filelock``), so two
+    ladders that finish at the same moment cannot drop each other's entries. Written atomically, in
+    format :data:`FORMAT_VERSION` (a format-1 file is upgraded).
 
     Returns:
         The file's new contents as :func:`load_strengths` gives them.
 
     Raises:
         ConfigError: unknown game or size, a malformed entry, or a bad existing file (nothing is
-            written then).
+            written then); another process holding the lock for more than :data:`LOCK_TIMEOUT_S`.
     """
+    from filelock import FileLock, Timeout
+
     _check_game(game)
     n = _size("record_strengths", game, players)
     if not isinstance(entries, dict) or not entries:
         raise ConfigError(f"record_strengths: expected a non-empty object bot -> entry, got {entries!r}")
     checked = {b: _check_entry(f"record_strengths: {game}.{b}.{n}", e, n) for b, e in entries.items()}
-    # the file as it is now, not as this process first read it: another ladder may have recorded
-    # another size since (a 2-player ladder that read the file at its start and wrote it back an
-    # hour later dropped the 3-6-player entries that four other ladders had recorded meanwhile)
-    _load.cache_clear()
-    data = _copy(_load(str(path)))
-    bots = data.setdefault(game, {})
-    for b in list(bots):
-        bots[b].pop(n, None)
-        if not bots[b]:
-            del bots[b]
-    for b, e in checked.items():
-        bots.setdefault(b, {})[n] = e
-    body = {g: {b: {str(k): sizes[k] for k in sorted(sizes)} for b, sizes in bs.items()} for g, bs in data.items()}
-    atomic_write_json(path, {"version": FORMAT_VERSION, "strengths": body})
-    _load.cache_clear()
+    try:
+        with FileLock(f"{path}.lock", timeout=LOCK_TIMEOUT_S):
+            # the file as it is now, not as this process first read it: another ladder may have
+            # recorded another size since (a 2-player ladder that read the file at its start and
+            # wrote it back an hour later dropped the 3-6-player entries that four other ladders
+            # had recorded meanwhile); the lock keeps a second writer out between read and write
+            _load.cache_clear()
+            data = _copy(_load(str(path)))
+            bots = data.setdefault(game, {})
+            for b in list(bots):
+                bots[b].pop(n, None)
+                if not bots[b]:
+                    del bots[b]
+            for b, e in checked.items():
+                bots.setdefault(b, {})[n] = e
+            body = {g: {b: {str(k): sizes[k] for k in sorted(sizes)} for b, sizes in bs.items()}
+                    for g, bs in data.items()}
+            atomic_write_json(path, {"version": FORMAT_VERSION, "strengths": body})
+            _load.cache_clear()
+    except Timeout:
+        raise ConfigError(f"{path}: another process has held {path}.lock for over {LOCK_TIMEOUT_S:g} s (a ladder "
+                          f"recording its entries); nothing was written; legal: try again when it is done") from None
     return load_strengths(path)

@@ -6,7 +6,8 @@ the OpenSkill ratings with their mu +- 2 sigma intervals, the easy / medium / ha
 head-to-head matrix, and writes ``PREFIX.md``, ``PREFIX.json`` and ``PREFIX.png``;
 ``--update-strength`` also records the ratings and labels as the table size's entries in the shipped
 ``agents/strength.json`` (the other sizes kept; read by ``hod.agents.strength``, shown by the play
-commands); ``--record PREFIX.json`` records a finished run's saved result instead of playing. See
+commands; a run whose ``--bots`` leaves out a bot labelled at that size is refused unless
+``--replace-pool``, since that bot would lose its entry); ``--record PREFIX.json`` records a finished run's saved result instead of playing. See
 docs/tournament.md, "Strength ladder".
 """
 from __future__ import annotations
@@ -58,6 +59,9 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--update-strength", action="store_true",
                    help=f"record the ratings and labels in {STRENGTH_FILE.name} as the entries of this table size "
                         "(replaces that size's entries, keeps the other sizes)")
+    p.add_argument("--replace-pool", action="store_true",
+                   help="with --update-strength and --bots: allow the bots labelled at this size but left out of "
+                        "--bots to lose their entries (labels are relative to one run's pool)")
     p.add_argument("--record", metavar="RESULT.json",
                    help=f"record a finished ladder's saved PREFIX.json in {STRENGTH_FILE.name} (its labels recomputed "
                         "by today's rule; with --out, rewrite PREFIX.md/.json/.png too) and exit, playing nothing")
@@ -96,7 +100,14 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             print(" ".join(e.label for e in pool))
             return 0
         if args.update_strength or args.record:
-            load_strengths(STRENGTH_FILE)   # a bad file fails now, before playing
+            recorded = load_strengths(STRENGTH_FILE)   # a bad file fails now, before playing
+            if args.update_strength and args.bots and not args.replace_pool:
+                dropped = sorted(b for b, sizes in recorded.get(args.game, {}).items()
+                                 if args.players in sizes and b not in args.bots)
+                if dropped:
+                    raise ConfigError(f"--update-strength replaces the {args.players}-player entries of "
+                                      f"{args.game!r}, and --bots leaves out {dropped}, which would lose theirs; "
+                                      f"legal: add them to --bots, or --replace-pool")
         if args.record:
             return _record(args)
         bots = args.bots

@@ -473,7 +473,7 @@ def actor_logits(actor: Any, observation: np.ndarray, action_mask: np.ndarray, r
 
 
 def improve(game: str, out: str | Path, players: Sequence[int], states: Sequence[int], init: str,
-            cache_dir: str | Path, continuation: str = "expert", sample_prob: float = 0.25, seed: int = 0,
+            cache_dir: str | Path, continuation: str | Sequence[str] = "expert", sample_prob: float = 0.25, seed: int = 0,
             target: str = "win", kl_weight: float = 0.03, epochs: int = 3, learning_rate: float = 1e-4,
             batch_size: int = 1024, train: Optional[dict] = None, name: Optional[str] = None, log=print,
             force: bool = False) -> dict:
@@ -487,6 +487,9 @@ def improve(game: str, out: str | Path, players: Sequence[int], states: Sequence
         players, states: the table sizes and the positions recorded at each (same lengths).
         init: the ONNX export or checkpoint whose actor is ``pi0`` and the start (the training
             config's ``init_actor``).
+        continuation: one continuation policy, or several: each contributes ``states`` positions
+            at each table size, recorded (or read back) with its own playouts, and the fit sees
+            them all (every set's advantages are an improvement step over its own continuation).
         train: overrides of the game's training configuration (``obs_encoder``, ``eval_*``, ...);
             ``total_steps`` is 0 (no PPO) and ``init_actor`` is ``init``.
         name: the export's file stem (default ``<game>_playout``).
@@ -528,16 +531,21 @@ def improve(game: str, out: str | Path, players: Sequence[int], states: Sequence
         raise ConfigError(f"init={str(init)!r}: legal values are an existing .onnx export or .zip checkpoint")
     if (Path(out) / "playout_values.json").exists() and not force:
         raise ConfigError(f"{out} already holds a playout-values run; legal: another --out, or --force")
-    for n in players:   # the table sizes, the continuation (its sizes) and the rule options, before recording
-        continuation_policy(game, continuation, 0, None, int(n))
+    continuations = [continuation] if isinstance(continuation, str) else list(continuation)
+    if not continuations or len(set(continuations)) < len(continuations) \
+            or not all(isinstance(c, str) for c in continuations):
+        raise ConfigError(f"continuation={continuation!r}; legal: one or more distinct bot names or .onnx exports")
+    for c in continuations:   # the table sizes, each continuation (its sizes) and the rule options, before recording
+        for n in players:
+            continuation_policy(game, c, 0, None, int(n))
     cfg = config_mod.override_keys(config_mod.load_config(game),
                                    {**dict(train or {}), "total_steps": 0, "bc_teacher": "", "init_actor": str(init),
                                     "players": [int(n) for n in players]})
     config_mod.validate_config(game, cfg)
     trainer = Trainer(game, cfg, out, progress=False, log=log)   # builds the network and loads init
     t0 = time.perf_counter()
-    parts = [cached_playout_values(cache_dir, game, [int(n)], int(k), seed, continuation, sample_prob, log=log)
-             for n, k in zip(players, states)]
+    parts = [cached_playout_values(cache_dir, game, [int(n)], int(k), seed, c, sample_prob, log=log)
+             for c in continuations for n, k in zip(players, states)]
     data = {key: np.concatenate([p[key] for p in parts]) for key in parts[0]}
     del parts
     record_s = time.perf_counter() - t0
@@ -555,7 +563,7 @@ def improve(game: str, out: str | Path, players: Sequence[int], states: Sequence
     fit = fit_policy(actor, obs, data["action_mask"], advantages(data, target), prior, data["action"],
                      epochs, learning_rate, kl_weight, batch_size, seed)
     settings = {"method": "playout_values", "players": [int(n) for n in players], "states": [int(k) for k in states],
-                "continuation": continuation, "sample_prob": sample_prob, "seed": seed, "target": target,
+                "continuation": continuations[0] if len(continuations) == 1 else continuations, "sample_prob": sample_prob, "seed": seed, "target": target,
                 "kl_weight": kl_weight, "epochs": epochs, "learning_rate": learning_rate, "init": str(init),
                 "record_s": round(record_s, 1)}
     trainer.imitation = {**settings, **fit}
@@ -587,7 +595,8 @@ def main(argv: Optional[list[str]] = None) -> int:
     p.add_argument("--players", type=int, nargs="+", required=True, help="table sizes")
     p.add_argument("--states", type=int, nargs="+", required=True, help="positions recorded at each table size")
     p.add_argument("--cache-dir", required=True, help="folder of the recorded chunks (reused, resumable)")
-    p.add_argument("--continuation", default="expert", help="bot with act_batch, or an .onnx export")
+    p.add_argument("--continuation", nargs="+", default=["expert"],
+                   help="bot with act_batch, or an .onnx export; several: each one's positions, all fitted together")
     p.add_argument("--sample-prob", type=float, default=0.25)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--target", choices=TARGETS, default="win")

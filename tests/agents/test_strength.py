@@ -7,8 +7,10 @@ import json
 import subprocess
 import sys
 import textwrap
+import threading
 
 import pytest
+from filelock import FileLock
 
 from hod.agents.strength import (FORMAT_VERSION, load_strengths, measured_sizes, record_strengths, separate_labels,
                                  strength, strength_note)
@@ -95,6 +97,44 @@ def test_record_keeps_what_another_process_recorded_since_this_one_read_the_file
     record_strengths("tapeo", 2, {"search": _entry(41, "hard", 2)}, path)
     raw = json.loads(path.read_text())["strengths"]["tapeo"]
     assert raw == {"search": {"2": _entry(41, "hard", 2)}, "ppo": {"3": _entry(33, "hard", 3)}}
+
+
+def test_record_waits_for_the_lock_another_writer_holds(tmp_path):
+    """While another process holds strength.json.lock (between its read and its write), a record
+    waits, then reads the file as the other left it: both writers' sizes are kept."""
+    path = tmp_path / "strength.json"
+    record_strengths("tapeo", 2, {"search": _entry(40, "hard", 2)}, path)
+    lock = FileLock(f"{path}.lock")
+    lock.acquire()
+    done = threading.Event()
+    writer = threading.Thread(target=lambda: (record_strengths("tapeo", 3, {"ppo": _entry(33, "hard", 3)}, path),
+                                              done.set()))
+    writer.start()
+    assert not done.wait(0.5)                    # it waits for the lock
+    # the holder's write, made while the other one waits
+    raw = json.loads(path.read_text())
+    raw["strengths"]["tapeo"]["expert"] = {"2": _entry(20, "medium", 2)}
+    path.write_text(json.dumps(raw))
+    lock.release()
+    writer.join(10)
+    assert done.is_set()
+    raw = json.loads(path.read_text())["strengths"]["tapeo"]
+    assert raw == {"search": {"2": _entry(40, "hard", 2)}, "expert": {"2": _entry(20, "medium", 2)},
+                   "ppo": {"3": _entry(33, "hard", 3)}}
+
+
+def test_record_refuses_when_the_lock_is_held_too_long(tmp_path, monkeypatch):
+    import importlib
+
+    strength_mod = importlib.import_module("hod.agents.strength")
+    path = tmp_path / "strength.json"
+    record_strengths("tapeo", 2, {"search": _entry(40, "hard", 2)}, path)
+    before = path.read_text()
+    monkeypatch.setattr(strength_mod, "LOCK_TIMEOUT_S", 0.2)
+    with FileLock(f"{path}.lock"):
+        with pytest.raises(ConfigError, match="another process has held .*strength.json.lock for over 0.2 s"):
+            record_strengths("tapeo", 3, {"ppo": _entry(33, "hard", 3)}, path)
+    assert path.read_text() == before
 
 
 def test_format_1_is_read_as_its_sizes(tmp_path):
@@ -219,3 +259,23 @@ def test_update_strength_fails_before_playing_on_a_bad_file(tmp_path, monkeypatc
                             "--no-progress"]) == 2
     out = capsys.readouterr()
     assert "format version 9; legal values: 2" in out.err and "| rank |" not in out.out
+
+
+def test_update_strength_refuses_a_pool_that_leaves_out_labelled_bots(tmp_path, monkeypatch, capsys):
+    """--update-strength replaces a size's entries: a --bots list without a bot labelled at that
+    size would silently drop its label, so it is refused unless --replace-pool."""
+    path = tmp_path / "strength.json"
+    record_strengths("tapeo", 2, {"random": _entry(5, "easy", 2), "greedy": _entry(20, "medium", 2),
+                                  "expert": _entry(27, "hard", 2)}, path)
+    record_strengths("tapeo", 3, {"ppo": _entry(33, "hard", 3)}, path)
+    before = path.read_text()
+    monkeypatch.setattr(ladder_cli, "STRENGTH_FILE", path)
+    args = ["--game", "tapeo", "--players", "2", "--bots", "random", "greedy", "--games", "2", "--update-strength",
+            "--no-progress"]
+    assert ladder_cli.main(args) == 2
+    err = capsys.readouterr().err
+    assert "--bots leaves out ['expert'], which would lose theirs; legal: add them to --bots, or --replace-pool" in err
+    assert path.read_text() == before
+    assert ladder_cli.main(args + ["--replace-pool"]) == 0
+    data = load_strengths(path)["tapeo"]
+    assert sorted(data) == ["greedy", "ppo", "random"] and data["ppo"] == {3: _entry(33, "hard", 3)}
