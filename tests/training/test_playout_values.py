@@ -163,6 +163,18 @@ def test_a_tiny_run_end_to_end(tmp_path, monkeypatch):
     assert obs["action_mask"][0][a] == 1
 
 
+def test_several_continuations_each_add_their_positions(tmp_path, monkeypatch):
+    monkeypatch.setattr(PV, "CHUNK_STATES", 40)
+    pv_a = "agents/candidates/robada_pv_A.onnx"
+    summary = PV.improve("robada", tmp_path / "run", [2], [40], pv_a, tmp_path / "cache", continuation=["expert", pv_a],
+                         epochs=1, train={"obs_encoder": "robada_v2", "eval_every": 0, "torch_threads": 1}, log=None)
+    # 40 positions of each continuation: 80, 5% (4) held out
+    assert summary["fit"]["positions"] == 76 and summary["fit"]["held_out"] == 4
+    assert summary["continuation"] == ["expert", pv_a]
+    assert sorted(p.name for p in (tmp_path / "cache").iterdir()) == [
+        "pv3_robada_2p_expert_s0_p0.25_0.npz", "pv3_robada_2p_robada_pv_A_s0_p0.25_0.npz"]
+
+
 def test_each_playout_takes_its_action_and_scores_the_acting_seat():
     """Every row of ``_play_out`` replayed on its own: the same state loaded into a one-game
     engine, the row's action, then the same deterministic continuation (an export, greedy) to the
@@ -221,6 +233,7 @@ def test_an_export_continuation_must_play_the_table_size():
     (["--players", "2", "--states", "10", "--batch-size", "0"], "batch_size=0; legal values: integers >= 1"),
     (["--players", "5", "--states", "10"], "num_players=5 is not allowed"),
     (["--players", "2", "--states", "10", "--continuation", "nobody"], "legal values are a bot of robada"),
+    (["--players", "2", "--states", "10", "--continuation", "expert", "expert"], "legal: one or more distinct"),
 ])
 def test_the_command_refuses_bad_settings_in_one_line_before_recording(args, message, tmp_path, capsys):
     argv = ["--game", "robada", "--out", str(tmp_path / "run"), "--init", "agents/candidates/robada_pv_A.onnx",
