@@ -41,9 +41,10 @@ import io
 import json
 import sys
 from pathlib import Path
-from typing import Any, Optional, Sequence
+from typing import Annotated, Any, Literal, Optional, Sequence
 
 import numpy as np
+from pydantic import BaseModel, ConfigDict, Field, Strict, ValidationError, field_validator, model_validator
 
 from hod import agents
 from hod.core.atomic import atomic_write_bytes
@@ -51,6 +52,7 @@ from hod.core.errors import ConfigError
 from hod.core.games import get_game, load_object
 from hod.core.rewards import final_rewards_batch, win_shares_batch
 
+from . import config as config_mod
 from .npz import npz_headers, read_arrays
 
 #: Positions per cached chunk file.
@@ -352,19 +354,75 @@ def advantages(data: dict[str, np.ndarray], target: str = "win") -> np.ndarray:
     return np.where(known, v - mean, 0.0).astype(np.float32)
 
 
+PositiveFloat = Annotated[float, Strict(), Field(gt=0.0, description="a finite number > 0")]
+
+
+class FitSettings(BaseModel):
+    """The settings of :func:`fit_policy` (Adam's passes, step size and minibatch, the KL weight)."""
+
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
+
+    epochs: config_mod.PositiveInt = 3
+    learning_rate: PositiveFloat = 1e-4
+    kl_weight: PositiveFloat = 0.03
+    batch_size: config_mod.PositiveInt = 1024
+
+
+class PlayoutValuesConfig(FitSettings):
+    """The settings of a playout-values run (:func:`improve`; every key is a flag of
+    ``python -m hod.training.playout_values``): what is recorded (``players``, ``states``,
+    ``continuation``, ``sample_prob``, ``seed``), what the fit starts from (``init``) and is fitted
+    to (``target``), and the fit's own settings (:class:`FitSettings`). ``train`` (overrides of the
+    game's training configuration) is checked by that configuration's schema. The semantic checks
+    that need the game (table sizes, continuations) follow in :func:`improve`."""
+
+    players: list[Annotated[int, Strict()]] = Field(min_length=1, description="one or more distinct table sizes")
+    states: list[config_mod.PositiveInt] = Field(min_length=1, description="integers >= 1, one per table size")
+    init: Annotated[str, Strict()] = Field(description="an existing .onnx export or .zip checkpoint")
+    continuation: list[Annotated[str, Strict()]] = Field(
+        ["expert"], min_length=1, description="one or more distinct bot names or .onnx exports")
+    sample_prob: Annotated[float, Strict()] = Field(0.25, gt=0.0, le=1.0, description="a number in (0, 1]")
+    seed: Annotated[int, Strict()] = Field(0, ge=0, le=config_mod.SEED_MAX,
+                                           description=f"an integer in [0, {config_mod.SEED_MAX}]")
+    target: Literal[TARGETS] = "win"
+    train: dict[str, Any] = Field(default_factory=dict, description="a mapping of training-configuration keys")
+
+    @field_validator("continuation", mode="before")
+    @classmethod
+    def _one_name_is_a_list(cls, value: Any) -> Any:
+        return [value] if isinstance(value, str) else value
+
+    @model_validator(mode="after")
+    def _across_keys(self) -> "PlayoutValuesConfig":
+        if len(self.players) != len(self.states):
+            raise ValueError(f"players {self.players} and states {self.states} must be of the same length (the "
+                             f"positions recorded at each table size)")
+        if len(set(self.players)) < len(self.players):
+            raise ValueError(f"players {self.players} names a table size twice; legal: each size once")
+        if len(set(self.continuation)) < len(self.continuation):
+            raise ValueError(f"continuation={self.continuation!r}; legal: one or more distinct bot names or "
+                             f".onnx exports")
+        if not (self.init.endswith((".onnx", ".zip")) and Path(self.init).is_file()):
+            raise ValueError(f"init={self.init!r}: legal values are an existing .onnx export or .zip checkpoint")
+        return self
+
+
+def _validated(model: type[BaseModel], settings: dict) -> Any:
+    try:
+        return model.model_validate(settings)
+    except ValidationError as e:
+        raise ConfigError(config_mod._describe_errors(e, model)) from None
+
+
 def check_fit_settings(epochs: int, learning_rate: float, kl_weight: float, batch_size: int) -> None:
-    """Refuse fit settings outside their legal values (one message per setting).
+    """Refuse fit settings outside their legal values (:class:`FitSettings`; one line naming each).
 
     Raises:
         ConfigError: ``epochs`` or ``batch_size`` not an integer >= 1, ``learning_rate`` or
             ``kl_weight`` not a finite number > 0.
     """
-    for key, v in (("epochs", epochs), ("batch_size", batch_size)):
-        if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1:
-            raise ConfigError(f"{key}={v!r}; legal values: integers >= 1")
-    for key, v in (("learning_rate", learning_rate), ("kl_weight", kl_weight)):
-        if isinstance(v, bool) or not isinstance(v, (int, float, np.integer, np.floating)) or not (0 < v < float("inf")):
-            raise ConfigError(f"{key}={v!r}; legal values: finite numbers > 0")
+    _validated(FitSettings, {"epochs": epochs, "learning_rate": learning_rate, "kl_weight": kl_weight,
+                             "batch_size": batch_size})
 
 
 def fit_policy(actor: Any, observation: np.ndarray, action_mask: np.ndarray, adv: np.ndarray,
@@ -501,45 +559,36 @@ def improve(game: str, out: str | Path, players: Sequence[int], states: Sequence
     loaded first).
 
     Raises:
-        ConfigError: ``players`` and ``states`` of different lengths, a size named twice, a
-            count < 1, ``train`` not a mapping, an ``out`` that holds a run (without ``force``),
-            or any error of the functions named; CheckpointError: an unusable ``init``.
+        ConfigError: a setting refused by :class:`PlayoutValuesConfig` (``players`` and
+            ``states`` of different lengths, a size named twice, a count < 1, ``train`` not a
+            mapping, ...; one line naming each setting and its legal values), an ``out`` that
+            holds a run (without ``force``), or any error of the functions named;
+            CheckpointError: an unusable ``init``.
     """
     import time
 
     from hod.core.atomic import atomic_write_json
 
-    from . import config as config_mod
     from .export import export_onnx
     from .policy_io import actor_module
     from .train import Trainer
 
     log = log or (lambda *a, **k: None)
-    if len(players) != len(states) or not players:
-        raise ConfigError(f"players {list(players)} and states {list(states)} must be non-empty and of the same "
-                          f"length (the positions recorded at each table size)")
-    if len(set(players)) < len(players):
-        raise ConfigError(f"players {list(players)} names a table size twice; legal: each size once")
-    if any(isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1 for k in states):
-        raise ConfigError(f"states {list(states)}; legal values: integers >= 1 (positions per table size)")
-    if target not in TARGETS:
-        raise ConfigError(f"target={target!r}; legal values: {list(TARGETS)}")
-    check_fit_settings(epochs, learning_rate, kl_weight, batch_size)
-    if train is not None and not isinstance(train, dict):
-        raise ConfigError(f"train={train!r}; legal: a mapping of training-configuration keys (a JSON object)")
-    if not (str(init).endswith((".onnx", ".zip")) and Path(init).is_file()):
-        raise ConfigError(f"init={str(init)!r}: legal values are an existing .onnx export or .zip checkpoint")
+    def as_list(v: Any) -> Any:
+        return [int(x) if isinstance(x, np.integer) else x for x in v] if isinstance(v, (list, tuple)) else v
+
+    run = _validated(PlayoutValuesConfig, {
+        "players": as_list(players), "states": as_list(states), "init": str(init), "continuation": as_list(continuation),
+        "sample_prob": sample_prob, "seed": seed, "target": target, "kl_weight": kl_weight, "epochs": epochs,
+        "learning_rate": learning_rate, "batch_size": batch_size, "train": {} if train is None else train})
+    players, states, continuations = run.players, run.states, run.continuation
     if (Path(out) / "playout_values.json").exists() and not force:
         raise ConfigError(f"{out} already holds a playout-values run; legal: another --out, or --force")
-    continuations = [continuation] if isinstance(continuation, str) else list(continuation)
-    if not continuations or len(set(continuations)) < len(continuations) \
-            or not all(isinstance(c, str) for c in continuations):
-        raise ConfigError(f"continuation={continuation!r}; legal: one or more distinct bot names or .onnx exports")
     for c in continuations:   # the table sizes, each continuation (its sizes) and the rule options, before recording
         for n in players:
             continuation_policy(game, c, 0, None, int(n))
     cfg = config_mod.override_keys(config_mod.load_config(game),
-                                   {**dict(train or {}), "total_steps": 0, "bc_teacher": "", "init_actor": str(init),
+                                   {**run.train, "total_steps": 0, "bc_teacher": "", "init_actor": str(init),
                                     "players": [int(n) for n in players]})
     config_mod.validate_config(game, cfg)
     trainer = Trainer(game, cfg, out, progress=False, log=log)   # builds the network and loads init
@@ -585,8 +634,6 @@ def main(argv: Optional[list[str]] = None) -> int:
 
     from hod.core.commands import long_command
     from hod.core.games import game_names
-
-    from . import config as config_mod
 
     p = argparse.ArgumentParser(prog="python -m hod.training.playout_values", description=__doc__.split("\n\n")[0])
     p.add_argument("--game", choices=game_names(), required=True)

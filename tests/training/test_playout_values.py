@@ -226,11 +226,17 @@ def test_an_export_continuation_must_play_the_table_size():
 
 
 @pytest.mark.parametrize("args, message", [
-    (["--players", "2", "3", "--states", "10"], "must be non-empty and of the same length"),
+    (["--players", "2", "3", "--states", "10"], "players [2, 3] and states [10] must be of the same length"),
     (["--players", "2", "2", "--states", "10", "10"], "names a table size twice"),
-    (["--players", "2", "--states", "0"], "states [0]; legal values: integers >= 1"),
-    (["--players", "2", "--states", "10", "--kl-weight", "0"], "kl_weight=0.0; legal values: finite numbers > 0"),
-    (["--players", "2", "--states", "10", "--batch-size", "0"], "batch_size=0; legal values: integers >= 1"),
+    (["--players", "2", "--states", "0"], "states[0]=0: input should be greater than or equal to 1; legal: integers >= 1"),
+    (["--players", "2", "--states", "10", "--kl-weight", "0"], "kl_weight=0.0: input should be greater than 0; legal: a "
+                                                               "finite number > 0"),
+    (["--players", "2", "--states", "10", "--kl-weight", "nan"], "kl_weight=nan: input should be a finite number"),
+    (["--players", "2", "--states", "10", "--sample-prob", "1.5"], "sample_prob=1.5: input should be less than or "
+                                                                   "equal to 1; legal: a number in (0, 1]"),
+    (["--players", "2", "--states", "10", "--seed", "-1"], "seed=-1: input should be greater than or equal to 0"),
+    (["--players", "2", "--states", "10", "--batch-size", "0"], "batch_size=0: input should be greater than or equal "
+                                                               "to 1; legal: an integer >= 1"),
     (["--players", "5", "--states", "10"], "num_players=5 is not allowed"),
     (["--players", "2", "--states", "10", "--continuation", "nobody"], "legal values are a bot of robada"),
     (["--players", "2", "--states", "10", "--continuation", "expert", "expert"], "legal: one or more distinct"),
