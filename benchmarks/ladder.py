@@ -60,14 +60,27 @@ def _parser() -> argparse.ArgumentParser:
                    help=f"record the ratings and labels in {STRENGTH_FILE.name} as the entries of this table size "
                         "(replaces that size's entries, keeps the other sizes)")
     p.add_argument("--replace-pool", action="store_true",
-                   help="with --update-strength and --bots: allow the bots labelled at this size but left out of "
-                        "--bots to lose their entries (labels are relative to one run's pool)")
+                   help="with --update-strength and --bots, or --record: allow the bots labelled at this size but "
+                        "left out of the pool to lose their entries (labels are relative to one run's pool)")
     p.add_argument("--record", metavar="RESULT.json",
                    help=f"record a finished ladder's saved PREFIX.json in {STRENGTH_FILE.name} (its labels recomputed "
                         "by today's rule; with --out, rewrite PREFIX.md/.json/.png too) and exit, playing nothing")
     p.add_argument("--list-bots", action="store_true", help="print the ladder's pool for --game and --players and exit")
     p.add_argument("--no-progress", dest="progress", action="store_false", help="no progress bars")
     return p
+
+
+def _check_kept(args, labels: Sequence[str], source: str) -> None:
+    """Refuse (ConfigError) to record a pool that leaves out bots labelled at this table size,
+    unless ``--replace-pool``: recording replaces the size's entries, so they would lose theirs."""
+    if args.replace_pool:
+        return
+    recorded = load_strengths(STRENGTH_FILE).get(args.game, {})
+    dropped = sorted(b for b, sizes in recorded.items() if args.players in sizes and b not in labels)
+    if dropped:
+        raise ConfigError(f"recording replaces the {args.players}-player entries of {args.game!r}, and {source} "
+                          f"leaves out {dropped}, which would lose theirs; legal: add them to the pool, or "
+                          f"--replace-pool")
 
 
 def _record(args) -> int:
@@ -77,6 +90,7 @@ def _record(args) -> int:
     if (res.game, res.players) != (args.game, args.players):
         raise ConfigError(f"{args.record} is the {res.players}-player ladder of {res.game!r}; legal: "
                           f"--game {res.game} --players {res.players}")
+    _check_kept(args, list(res.strength_entries()), args.record)
     if args.out:
         prepare_out_prefix(args.out)
     save_outputs(res, args.out)
@@ -100,14 +114,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             print(" ".join(e.label for e in pool))
             return 0
         if args.update_strength or args.record:
-            recorded = load_strengths(STRENGTH_FILE)   # a bad file fails now, before playing
-            if args.update_strength and args.bots and not args.replace_pool:
-                dropped = sorted(b for b, sizes in recorded.get(args.game, {}).items()
-                                 if args.players in sizes and b not in args.bots)
-                if dropped:
-                    raise ConfigError(f"--update-strength replaces the {args.players}-player entries of "
-                                      f"{args.game!r}, and --bots leaves out {dropped}, which would lose theirs; "
-                                      f"legal: add them to --bots, or --replace-pool")
+            load_strengths(STRENGTH_FILE)   # a bad file fails now, before playing
+            if args.update_strength and args.bots:
+                _check_kept(args, args.bots, "--bots")
         if args.record:
             return _record(args)
         bots = args.bots

@@ -274,8 +274,23 @@ def test_update_strength_refuses_a_pool_that_leaves_out_labelled_bots(tmp_path, 
             "--no-progress"]
     assert ladder_cli.main(args) == 2
     err = capsys.readouterr().err
-    assert "--bots leaves out ['expert'], which would lose theirs; legal: add them to --bots, or --replace-pool" in err
+    assert "and --bots leaves out ['expert'], which would lose theirs; legal: add them to the pool, or " \
+           "--replace-pool" in err
     assert path.read_text() == before
     assert ladder_cli.main(args + ["--replace-pool"]) == 0
     data = load_strengths(path)["tapeo"]
     assert sorted(data) == ["greedy", "ppo", "random"] and data["ppo"] == {3: _entry(33, "hard", 3)}
+
+
+def test_record_refuses_a_saved_pool_that_leaves_out_labelled_bots(tmp_path, monkeypatch, capsys):
+    path = tmp_path / "strength.json"
+    record_strengths("tapeo", 3, {"ppo": _entry(33, "hard", 3), "search": _entry(30, "hard", 3)}, path)
+    monkeypatch.setattr(ladder_cli, "STRENGTH_FILE", path)
+    saved = tmp_path / "l3.json"
+    saved.write_text(json.dumps(_result(3)))   # search, expert, greedy, random: no ppo
+    before = path.read_text()
+    assert ladder_cli.main(["--game", "tapeo", "--players", "3", "--record", str(saved)]) == 2
+    assert f"and {saved} leaves out ['ppo'], which would lose theirs" in capsys.readouterr().err
+    assert path.read_text() == before
+    assert ladder_cli.main(["--game", "tapeo", "--players", "3", "--record", str(saved), "--replace-pool"]) == 0
+    assert sorted(load_strengths(path)["tapeo"]) == ["expert", "greedy", "random", "search"]
