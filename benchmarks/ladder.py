@@ -113,17 +113,20 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         if args.list_bots:
             print(" ".join(e.label for e in pool))
             return 0
+        if args.replace_pool and not (args.record or (args.update_strength and args.bots)):
+            raise ConfigError("--replace-pool applies when a pool is recorded; legal: with --update-strength and "
+                              "--bots, or with --record")
+        bots = args.bots
+        if bots and args.update_strength and any(is_policy_file(b) for b in bots):
+            raise ConfigError(f"--update-strength records registered bots only, and --bots names files "
+                              f"{[b for b in bots if is_policy_file(b)]}; legal: leave one of them out")
         if args.update_strength or args.record:
             load_strengths(STRENGTH_FILE)   # a bad file fails now, before playing
             if args.update_strength and args.bots:
                 _check_kept(args, args.bots, "--bots")
         if args.record:
             return _record(args)
-        bots = args.bots
         if bots and any(is_policy_file(b) for b in bots):
-            if args.update_strength:
-                raise ConfigError(f"--update-strength records registered bots only, and --bots names files "
-                                  f"{[b for b in bots if is_policy_file(b)]}; legal: leave one of them out")
             bots = [LadderEntry(b, b, {}, resolve_bot(b, args.game, args.players)[1]) if is_policy_file(b) else b
                     for b in bots]
         if args.out:  # fail before playing, not after

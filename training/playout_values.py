@@ -85,6 +85,9 @@ def continuation_policy(game: str, continuation: str, seed: int, rules: Optional
         from .numpy_policy import NumpyBatchPolicy
         from .policy_io import onnx_numpy_policy
 
+        if not Path(continuation).is_file():
+            raise ConfigError(f"continuation={continuation!r}: no such file; legal: an existing .onnx export of "
+                              f"{game} (its model card beside it) or a bot of {game} with act_batch")
         card_path = Path(continuation).with_suffix(".json")
         try:
             card = json.loads(card_path.read_text())
@@ -407,9 +410,23 @@ class PlayoutValuesConfig(FitSettings):
         return self
 
 
+def _plain(value: Any) -> Any:
+    """numpy scalars and arrays as the Python numbers and lists they hold (the schema is strict:
+    a bool is not an integer, a string not a number)."""
+    if isinstance(value, np.ndarray):
+        return [_plain(v) for v in value.tolist()]
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    if isinstance(value, np.bool_):
+        return bool(value)
+    if isinstance(value, (np.integer, np.floating)):
+        return value.item()
+    return value
+
+
 def _validated(model: type[BaseModel], settings: dict) -> Any:
     try:
-        return model.model_validate(settings)
+        return model.model_validate({k: _plain(v) for k, v in settings.items()})
     except ValidationError as e:
         raise ConfigError(config_mod._describe_errors(e, model)) from None
 
@@ -574,14 +591,13 @@ def improve(game: str, out: str | Path, players: Sequence[int], states: Sequence
     from .train import Trainer
 
     log = log or (lambda *a, **k: None)
-    def as_list(v: Any) -> Any:
-        return [int(x) if isinstance(x, np.integer) else x for x in v] if isinstance(v, (list, tuple)) else v
-
     run = _validated(PlayoutValuesConfig, {
-        "players": as_list(players), "states": as_list(states), "init": str(init), "continuation": as_list(continuation),
+        "players": players, "states": states, "init": str(init), "continuation": continuation,
         "sample_prob": sample_prob, "seed": seed, "target": target, "kl_weight": kl_weight, "epochs": epochs,
         "learning_rate": learning_rate, "batch_size": batch_size, "train": {} if train is None else train})
     players, states, continuations = run.players, run.states, run.continuation
+    seed, sample_prob, target, kl_weight = run.seed, run.sample_prob, run.target, run.kl_weight
+    epochs, learning_rate, batch_size = run.epochs, run.learning_rate, run.batch_size
     if (Path(out) / "playout_values.json").exists() and not force:
         raise ConfigError(f"{out} already holds a playout-values run; legal: another --out, or --force")
     for c in continuations:   # the table sizes, each continuation (its sizes) and the rule options, before recording
@@ -612,9 +628,9 @@ def improve(game: str, out: str | Path, players: Sequence[int], states: Sequence
     fit = fit_policy(actor, obs, data["action_mask"], advantages(data, target), prior, data["action"],
                      epochs, learning_rate, kl_weight, batch_size, seed)
     settings = {"method": "playout_values", "players": [int(n) for n in players], "states": [int(k) for k in states],
-                "continuation": continuations[0] if len(continuations) == 1 else continuations, "sample_prob": sample_prob, "seed": seed, "target": target,
-                "kl_weight": kl_weight, "epochs": epochs, "learning_rate": learning_rate, "init": str(init),
-                "record_s": round(record_s, 1)}
+                "continuation": continuations[0] if len(continuations) == 1 else continuations,
+                "sample_prob": sample_prob, "seed": seed, "target": target, "kl_weight": kl_weight, "epochs": epochs,
+                "learning_rate": learning_rate, "init": str(init), "record_s": round(record_s, 1)}
     trainer.imitation = {**settings, **fit}
     log(f"fitted: {fit}")
     ppo = trainer.run()

@@ -277,6 +277,10 @@ def test_update_strength_refuses_a_pool_that_leaves_out_labelled_bots(tmp_path, 
     assert "and --bots leaves out ['expert'], which would lose theirs; legal: add them to the pool, or " \
            "--replace-pool" in err
     assert path.read_text() == before
+    # --replace-pool means nothing without a pool being recorded: refused, not ignored
+    assert ladder_cli.main(["--game", "tapeo", "--bots", "random", "greedy", "--games", "2", "--replace-pool"]) == 2
+    assert "--replace-pool applies when a pool is recorded; legal: with --update-strength and --bots, or with " \
+           "--record" in capsys.readouterr().err
     assert ladder_cli.main(args + ["--replace-pool"]) == 0
     data = load_strengths(path)["tapeo"]
     assert sorted(data) == ["greedy", "ppo", "random"] and data["ppo"] == {3: _entry(33, "hard", 3)}

@@ -145,6 +145,9 @@ def test_the_fit_refuses_bad_settings():
     z = np.zeros((4, 3), np.float32)
     with pytest.raises(ConfigError, match="kl_weight=0"):
         PV.fit_policy(_BiasActor(3), z, z.astype(np.int8), z, z, np.zeros(4, np.int64), 1, 1e-3, 0)
+    PV.check_fit_settings(np.int64(3), np.float32(1e-3), np.float64(0.1), np.int32(8))   # numpy numbers are numbers
+    with pytest.raises(ConfigError, match="epochs=True"):
+        PV.check_fit_settings(True, 1e-3, 0.1, 8)                                          # a bool is not one
     with pytest.raises(ConfigError, match="must have N rows"):
         PV.fit_policy(_BiasActor(3), z, z.astype(np.int8), z[:3], z, np.zeros(4, np.int64), 1, 1e-3, 0.1)
 
@@ -166,7 +169,8 @@ def test_a_tiny_run_end_to_end(tmp_path, monkeypatch):
 def test_several_continuations_each_add_their_positions(tmp_path, monkeypatch):
     monkeypatch.setattr(PV, "CHUNK_STATES", 40)
     pv_a = "agents/candidates/robada_pv_A.onnx"
-    summary = PV.improve("robada", tmp_path / "run", [2], [40], pv_a, tmp_path / "cache", continuation=["expert", pv_a],
+    summary = PV.improve("robada", tmp_path / "run", np.array([2]), np.array([40]), pv_a, tmp_path / "cache",
+                         continuation=("expert", pv_a), seed=np.int64(0),
                          epochs=1, train={"obs_encoder": "robada_v2", "eval_every": 0, "torch_threads": 1}, log=None)
     # 40 positions of each continuation: 80, 5% (4) held out
     assert summary["fit"]["positions"] == 76 and summary["fit"]["held_out"] == 4
@@ -240,6 +244,7 @@ def test_an_export_continuation_must_play_the_table_size():
     (["--players", "5", "--states", "10"], "num_players=5 is not allowed"),
     (["--players", "2", "--states", "10", "--continuation", "nobody"], "legal values are a bot of robada"),
     (["--players", "2", "--states", "10", "--continuation", "expert", "expert"], "legal: one or more distinct"),
+    (["--players", "2", "--states", "10", "--continuation", "missing.onnx"], "continuation='missing.onnx': no such file"),
 ])
 def test_the_command_refuses_bad_settings_in_one_line_before_recording(args, message, tmp_path, capsys):
     argv = ["--game", "robada", "--out", str(tmp_path / "run"), "--init", "agents/candidates/robada_pv_A.onnx",
