@@ -159,6 +159,21 @@ def override_keys(cfg: dict[str, dict[str, Any]], overrides: dict[str, Any]) -> 
     return apply_overrides(cfg, overrides)
 
 
+def validated(model: type[BaseModel], values: dict[str, Any], context: Optional[dict] = None,
+              names: Optional[dict[str, str]] = None) -> Any:
+    """``model.model_validate(values, context=context)``, a refusal turned into one
+    :class:`ConfigError` line naming each offending key (as ``names`` calls it), its value and what
+    is legal (the one way the training floor's schemas report a bad setting).
+
+    Raises:
+        ConfigError: the schema refuses ``values``.
+    """
+    try:
+        return model.model_validate(values, context=context)
+    except ValidationError as e:
+        raise ConfigError(_describe_errors(e, model, names)) from None
+
+
 def validate_config(game: str, cfg: dict[str, dict[str, Any]]) -> "TrainingConfig":
     """Check every key of ``cfg`` against its legal range with the schema :class:`TrainingConfig`
     (the one check of the TOML files, the command-line flags and the Python API).
@@ -171,11 +186,7 @@ def validate_config(game: str, cfg: dict[str, dict[str, Any]]) -> "TrainingConfi
             every offending key with its legal values or range.
     """
     get_game(game)   # unknown game: ConfigError naming the installed ones
-    flat = flatten(cfg)
-    try:
-        return TrainingConfig.model_validate(flat, context={"game": game})
-    except ValidationError as e:
-        raise ConfigError(_describe_errors(e, TrainingConfig)) from None
+    return validated(TrainingConfig, flatten(cfg), {"game": game})
 
 
 def validate_evaluation(game: str, values: dict[str, Any], names: Optional[dict[str, str]] = None) -> EvaluationConfig:
@@ -190,10 +201,7 @@ def validate_evaluation(game: str, values: dict[str, Any], names: Optional[dict[
             each offending key with its legal values or range).
     """
     get_game(game)
-    try:
-        return EvaluationConfig.model_validate(values, context={"game": game})
-    except ValidationError as e:
-        raise ConfigError(_describe_errors(e, EvaluationConfig, names)) from None
+    return validated(EvaluationConfig, values, {"game": game}, names)
 
 
 def check_out_dir(out: str | Path) -> Path:

@@ -55,7 +55,7 @@ from pathlib import Path
 from typing import Annotated, Any, Literal, Optional
 
 import numpy as np
-from pydantic import (BaseModel, ConfigDict, Field, Strict, ValidationError, ValidationInfo, field_validator,
+from pydantic import (BaseModel, ConfigDict, Field, Strict, ValidationInfo, field_validator,
                       model_validator)
 
 from hod import agents
@@ -362,10 +362,7 @@ def validate(game: str, values: dict) -> ExpertIterationConfig:
             offending key with its legal values.
     """
     get_game(game)
-    try:
-        return ExpertIterationConfig.model_validate(values, context={"game": game})
-    except ValidationError as e:
-        raise ConfigError(config_mod._describe_errors(e, ExpertIterationConfig)) from None
+    return config_mod.validated(ExpertIterationConfig, values, {"game": game})
 
 
 def load_expit_config(game: str, path: Optional[str | Path] = None) -> dict:

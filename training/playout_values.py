@@ -44,7 +44,7 @@ from pathlib import Path
 from typing import Annotated, Any, Literal, Optional, Sequence
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict, Field, Strict, ValidationError, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, Strict, field_validator, model_validator
 
 from hod import agents
 from hod.core.atomic import atomic_write_bytes
@@ -425,10 +425,7 @@ def _plain(value: Any) -> Any:
 
 
 def _validated(model: type[BaseModel], settings: dict) -> Any:
-    try:
-        return model.model_validate({k: _plain(v) for k, v in settings.items()})
-    except ValidationError as e:
-        raise ConfigError(config_mod._describe_errors(e, model)) from None
+    return config_mod.validated(model, {k: _plain(v) for k, v in settings.items()})
 
 
 def check_fit_settings(epochs: int, learning_rate: float, kl_weight: float, batch_size: int) -> None:
