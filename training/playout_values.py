@@ -414,9 +414,11 @@ def _plain(value: Any) -> Any:
     """numpy scalars and arrays as the Python numbers and lists they hold (the schema is strict:
     a bool is not an integer, a string not a number)."""
     if isinstance(value, np.ndarray):
-        return [_plain(v) for v in value.tolist()]
+        return _plain(value.tolist()) if value.ndim else _plain(value.item())
     if isinstance(value, (list, tuple)):
         return [_plain(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
     if isinstance(value, np.bool_):
         return bool(value)
     if isinstance(value, (np.integer, np.floating)):

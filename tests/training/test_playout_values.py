@@ -146,6 +146,7 @@ def test_the_fit_refuses_bad_settings():
     with pytest.raises(ConfigError, match="kl_weight=0"):
         PV.fit_policy(_BiasActor(3), z, z.astype(np.int8), z, z, np.zeros(4, np.int64), 1, 1e-3, 0)
     PV.check_fit_settings(np.int64(3), np.float32(1e-3), np.float64(0.1), np.int32(8))   # numpy numbers are numbers
+    PV.check_fit_settings(3, np.array(1e-3), 0.1, np.array(8))                           # 0-d arrays too
     with pytest.raises(ConfigError, match="epochs=True"):
         PV.check_fit_settings(True, 1e-3, 0.1, 8)                                          # a bool is not one
     with pytest.raises(ConfigError, match="must have N rows"):
@@ -171,7 +172,8 @@ def test_several_continuations_each_add_their_positions(tmp_path, monkeypatch):
     pv_a = "agents/candidates/robada_pv_A.onnx"
     summary = PV.improve("robada", tmp_path / "run", np.array([2]), np.array([40]), pv_a, tmp_path / "cache",
                          continuation=("expert", pv_a), seed=np.int64(0),
-                         epochs=1, train={"obs_encoder": "robada_v2", "eval_every": 0, "torch_threads": 1}, log=None)
+                         epochs=1, train={"obs_encoder": "robada_v2", "eval_every": 0, "torch_threads": np.int64(1)},
+                         log=None)
     # 40 positions of each continuation: 80, 5% (4) held out
     assert summary["fit"]["positions"] == 76 and summary["fit"]["held_out"] == 4
     assert summary["continuation"] == ["expert", pv_a]
