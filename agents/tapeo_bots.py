@@ -1,23 +1,24 @@
 """Tapeo baseline bots: ``greedy`` (best immediate points) and ``expert`` (the strategy of the rule
 text, tapeo.txt 'Tips and strategy', as an expected-value scorer over the legal actions).
 
-Both decide from the seat's observation dict only (decoded with
-:func:`tapeo_env.rules.observation.decode`), score every tapa with the scoring functions of
-:mod:`tapeo_env.rules.scoring` (the one source of truth: nothing is re-implemented here), and break ties
-with their own seeded generator. The expert also decides a whole batch at once
-(:meth:`ExpertBot.act_batch`, its scorer compiled in :mod:`hod.agents.tapeo_expert_kernels`, the
-same values bit for bit). This module registers them for the game (:data:`BOTS`):
+Both decide from the seat's observation dict only, score every tapa with the scoring numbers of
+:mod:`tapeo_env.rules.scoring` (the one source of truth: nothing is re-implemented here), and break
+ties with their own seeded generator. The greedy bot scores in Python
+(:func:`immediate_gains` of the decoded observation); the expert's scorer is compiled
+(:mod:`hod.agents.tapeo_expert_kernels`, one row in :meth:`ExpertBot.act`, a whole batch in
+:meth:`ExpertBot.act_batch`; its first, Python form is the test oracle
+``tests/oracles/tapeo_expert_scalar.py``). This module registers them for the game (:data:`BOTS`):
 ``agents.make("tapeo", "greedy", seed=0)`` and ``agents.make("tapeo", "expert", seed=0)``.
 """
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any, Optional
 
 import numpy as np
 
-from tapeo_env.rules.cards import (BREAD, CHURRO, CROQUETA, FREELOADER, HAM_KINDS, HAM_SLICES, NUM_KINDS, PEPPER, PRAWNS,
+from tapeo_env.rules.cards import (BREAD, CHURRO, CROQUETA, HAM_KINDS, HAM_SLICES, NUM_KINDS, PEPPER, PRAWNS,
                              TORTILLA)
 from tapeo_env.rules.observation import ObsView, decode
 from tapeo_env.rules.scoring import (DEFAULT_RULINGS, Rulings, churro_points, croqueta_points, ham_points, pepper_points,
@@ -138,18 +139,17 @@ class GreedyBot(Bot):
         self.rulings = rulings
 
     def act(self, observation: Observation, belief: Optional[BeliefSampler] = None) -> int:
-        """The legal kind of highest :meth:`values` (a forced pick is returned at once); ties are
+        """The legal kind of highest :meth:`scores` (a forced pick is returned at once); ties are
         broken with the bot's seeded generator."""
         legal = legal_actions(observation)
         if legal.size == 1:
             return int(legal[0])
-        view = decode(observation["observation"])
-        return _pick_best(self.values(view, legal), legal, self.rng)
+        return _pick_best(self.scores(observation["observation"], legal), legal, self.rng)
 
-    def values(self, view: ObsView, legal: np.ndarray) -> np.ndarray:
+    def scores(self, observation: np.ndarray, legal: np.ndarray) -> np.ndarray:
         """Immediate points of each kind for the observer, float64 (NUM_KINDS,)
-        (:func:`immediate_gains`)."""
-        return immediate_gains(view, 0, self.rulings)
+        (:func:`immediate_gains` of the decoded float32 (157,) ``observation``; ``legal`` unused)."""
+        return immediate_gains(decode(observation), 0, self.rulings)
 
 
 @dataclass(frozen=True)
@@ -243,9 +243,9 @@ class ExpertBot(GreedyBot):
 
     game = "tapeo"
     name = "expert"
-    #: The methods of the scorer :mod:`hod.agents.tapeo_expert_kernels` compiles: a subclass that
-    #: overrides one of them decides its batches row by row with its own (:meth:`act_batch`).
-    _SCORER = ("values", "_last_pick_gains", "_density", "_prospects", "_churro_value", "_freeloader_value")
+    #: The method of the scorer :mod:`hod.agents.tapeo_expert_kernels` compiles: a subclass that
+    #: overrides it decides its batches row by row with its own (:meth:`act_batch`).
+    _SCORER = ("scores",)
 
     def __init__(self, seed: Optional[int] = None, params: Optional[ExpertParams] = None,
                  rulings: Rulings = DEFAULT_RULINGS, **options: Any) -> None:
@@ -258,9 +258,9 @@ class ExpertBot(GreedyBot):
     def act_batch(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
         """The expert's decisions for a batch of observations (one seat each, any mix of table
         sizes), legal actions only: the rule of :meth:`act` (tapeo.txt 'Tips and strategy', the
-        class docstring's rules 1-7) with every row's :meth:`values` computed at once by the
-        compiled scorer (:func:`hod.agents.tapeo_expert_kernels.expert_values`, equal to
-        :meth:`values` bit for bit).
+        class docstring's rules 1-7) with every row's :meth:`scores` computed at once by the
+        compiled scorer (:func:`hod.agents.tapeo_expert_kernels.expert_values`, as :meth:`scores`
+        computes one row).
 
         A row with one legal action gets it. Otherwise the legal kind of highest value; a tie
         (within 1e-9) is broken uniformly at random with the bot's own generator :attr:`rng`: one
@@ -294,7 +294,7 @@ class ExpertBot(GreedyBot):
         else:                                   # a subclass with a scorer of its own
             values = np.zeros((g, NUM_KINDS))
             for r in np.flatnonzero(~forced):
-                values[r] = self.values(decode(obs[r]), np.flatnonzero(masks[r]))
+                values[r] = self.scores(obs[r], np.flatnonzero(masks[r]))
         v = np.where(legal, values, -np.inf)
         tied = legal & (v >= v.max(axis=1, keepdims=True) - _EPS)
         loose = forced | ~tied.any(axis=1)      # (the second: no value to compare, never seen)
@@ -318,147 +318,20 @@ class ExpertBot(GreedyBot):
 
     # -- the scorer ---------------------------------------------------------------------------
 
-    def values(self, view: ObsView, legal: np.ndarray) -> np.ndarray:
-        """Expected value (points) of each kind for the observer, float64 (NUM_KINDS,); only the
-        entries of ``legal`` are meaningful. See the class docstring for the rules."""
-        prm, rul = self.params, self.rulings
-        n = view.num_players
-        ch = view.cards_in_hand
-        last = ch <= 2
-        present = np.flatnonzero(view.hand)
-        steal = view.hand[FREELOADER] and view.known[0]  # rule 7 values the left hand's kinds too
-        gains = immediate_gains(view, 0, rul, np.flatnonzero(view.hand + view.known_hands[0]) if steal else present)
-        if last:
-            gains = self._last_pick_gains(view, gains, present)
-        val = gains.copy()
-        density = self._density(view)
-        more1, expected = self._prospects(density, ch)
-        me = view.bars[0]
+    def scores(self, observation: np.ndarray, legal: np.ndarray) -> np.ndarray:
+        """Expected value (points) of each kind for the observer, float64 (NUM_KINDS,), only the
+        entries of ``legal`` meaningful: the rules of the class docstring, computed by the compiled
+        scorer (:func:`hod.agents.tapeo_expert_kernels.expert_values`, one row; its first, Python
+        form is the test oracle ``tests/oracles/tapeo_expert_scalar.py``, equal bit for bit).
 
-        if not last:
-            # Rule 2: start pairs; bread waiting for prawns.
-            if me[TORTILLA] % 2 == 0:
-                val[TORTILLA] = (rul.tortilla_pair - prm.pair_cost) * more1[TORTILLA]
-            if me[BREAD] >= me[PRAWNS]:
-                val[BREAD] = rul.bread_dip * prm.bread_weight * more1[PRAWNS]
-            # Rule 3: commit to croquetas.
-            c = int(me[CROQUETA])
-            x = prm.commit * expected[CROQUETA]
-            val[CROQUETA] = _croq_interp(c + 1 + x, rul) - _croq_interp(c + x, rul)
-        # Rule 5: ham majority, now and projected.
-        if any(view.hand[k] for k in HAM_KINDS):
-            slices = view.bars @ HAM_SLICES
-            ham_density = float(density @ HAM_SLICES)
-            future = ch - 1
-            proj = np.rint(slices + future * ham_density * prm.take_rate).astype(np.int64)
-            proj_d = _ham_deltas(proj, 0, rul)
-            for i, k in enumerate(HAM_KINDS):
-                val[k] = prm.ham_now * gains[k] + (1 - prm.ham_now) * proj_d[i]
-        # Rule 5: churros.
-        if view.hand[CHURRO]:
-            val[CHURRO] = self._churro_value(view, density, gains[CHURRO])
-        # Rules 6 and 7: the left neighbour.
-        deny = prm.deny[n - 2]
-        # the left neighbour modelled as greedy, on the kinds it may see now
-        lk = np.flatnonzero(view.hand + view.known_hands[0]) if view.known[0] else present
-        left = immediate_gains(view, 1, rul, lk)
-        if view.hand[FREELOADER]:
-            val[FREELOADER] = self._freeloader_value(view, val, left, deny)
-        hand = view.hand
-        lv = left[present]
-        best_all = lv.max()
-        for a in legal:
-            if hand[a] == 1:
-                rest = lv[present != a]
-                if rest.size:
-                    val[a] += deny * (best_all - rest.max())
-        return val
-
-    def _last_pick_gains(self, view: ObsView, gains: np.ndarray, present: np.ndarray) -> np.ndarray:
-        """Rule 2 at the last decision: the tapa revealed automatically after it is the one the
-        right neighbour leaves of the two-tapa hand it holds now (known: the observer held it).
-        The right neighbour is modelled as greedy; the immediate gains are taken against the bar
-        plus that tapa (averaged over the right neighbour's tied choices)."""
-        n = view.num_players
-        if not view.known[n - 2]:
-            return gains
-        rh = view.known_hands[n - 2]
-        kinds = np.flatnonzero(rh)
-        rv = immediate_gains(view, n - 1, self.rulings, kinds)[kinds]
-        taken = kinds[rv >= rv.max() - _EPS]
-        out = np.zeros(NUM_KINDS)
-        for k in taken:
-            rest = rh.copy()
-            rest[k] -= 1
-            auto = int(np.argmax(rest))
-            bars = view.bars.copy()
-            bars[0, auto] += 1
-            churros = view.churros.copy()
-            churros[0] += auto == CHURRO
-            out += immediate_gains(replace(view, bars=bars, churros=churros), 0, self.rulings, present)
-        return out / len(taken)
-
-    def _density(self, view: ObsView) -> np.ndarray:
-        """Expected share of each kind among the tapas going round (every hand, the observer's
-        included): known hands exactly, unseen hands by the unseen counts. float64 (K,)."""
-        n, ch = view.num_players, view.cards_in_hand
-        total = view.hand.astype(np.float64)
-        unknown = n - 1 - int(view.known.sum())
-        if view.known.any():
-            total = total + view.known_hands[view.known].sum(axis=0)
-        us = view.unseen.sum()
-        if unknown and us:
-            total = total + view.unseen * (unknown * ch / us)
-        s = total.sum()
-        return total / s if s else total
-
-    def _prospects(self, density: np.ndarray, ch: int) -> tuple[np.ndarray, np.ndarray]:
-        """(P(at least one more of each kind reaches the observer and it takes it), expected number
-        it takes) over the rest of the round: later picks from hands of ``ch - i`` tapas at
-        ``take_rate``, then the automatic last tapa (always taken)."""
-        rate = self.params.take_rate
-        miss = np.ones(NUM_KINDS)
-        exp = np.zeros(NUM_KINDS)
-        for i in range(1, ch):
-            size = ch - i
-            p_in = 1.0 - (1.0 - density) ** size
-            q = p_in * rate if size > 1 else density
-            miss *= 1.0 - q
-            exp += q
-        return 1.0 - miss, exp
-
-    def _churro_value(self, view: ObsView, density: np.ndarray, now: float) -> float:
-        """Rule 5 for churros: end-of-game churro standing (T9)."""
-        prm = self.params
-        if view.round >= 2:
-            future = view.cards_in_hand - 1
-            proj = np.rint(view.churros + future * density[CHURRO] * prm.take_rate).astype(np.int64)
-            return 0.5 * now + 0.5 * _churro_delta(proj, 0, self.rulings)
-        r = view.round
-        return prm.churro_now[r] * now + (1 - prm.churro_now[r]) * prm.churro_base[r]
-
-    def _freeloader_value(self, view: ObsView, val: np.ndarray, left: np.ndarray, deny: float) -> float:
-        """Rule 7: value of the tapa the left neighbour is predicted to reveal now."""
-        if not view.known[0]:
-            return self.params.freeloader_unknown
-        lh = view.known_hands[0]
-        kinds = np.flatnonzero(lh)
-        lv = left[kinds]
-        top = kinds[lv >= lv.max() - _EPS]
-        stolen = [k for k in top if k != FREELOADER]
-        if not stolen or len(stolen) < len(top) / 2:
-            return 0.0
-        mine = np.array([val[k] if k != FREELOADER else 0.0 for k in stolen])
-        theirs = np.array([left[k] for k in stolen])
-        return float(np.mean(mine + deny * theirs))
-
-
-def _croq_interp(x: float, rulings: Rulings) -> float:
-    """Croqueta points (:func:`croqueta_points`) linearly interpolated between whole counts."""
-    lo = int(np.floor(x))
-    a = croqueta_points(lo, rulings)
-    b = croqueta_points(lo + 1, rulings)
-    return a + (x - lo) * (b - a)
+        Args:
+            observation: float32 (157,), the seat's Tapeo observation (layout v1).
+            legal: the legal kinds (int array, at least one).
+        """
+        mask = np.zeros((1, NUM_KINDS), np.int8)
+        mask[0, legal] = 1
+        obs = np.ascontiguousarray(np.asarray(observation, np.float32).reshape(1, -1))
+        return _batch.expert_values(obs, mask, *self._batch_arrays())[0]
 
 
 #: The fixed order of :class:`RankingBot` (best first): of the orders met by

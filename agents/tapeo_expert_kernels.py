@@ -1,10 +1,11 @@
-"""The Tapeo expert's scorer (:meth:`hod.agents.tapeo_bots.ExpertBot.values`) over a batch of
+"""The Tapeo expert's scorer (:meth:`hod.agents.tapeo_bots.ExpertBot.scores`) over a batch of
 observations, compiled (numba ``@njit(cache=True)``).
 
 :func:`expert_values` gives, for float32 (G, 157) observations (Tapeo layout v1,
 :data:`tapeo_env.rules.observation.LAYOUT`, decoded as :func:`tapeo_env.rules.observation.decode`
 does with the published deck) and int8 (G, 10) action masks, the float64 (G, 10) values that
-``ExpertBot.values(decode(observation), legal)`` gives row by row: the rules of the class
+the expert's first, Python scorer (the test oracle ``tests/oracles/tapeo_expert_scalar.py``,
+``ScalarExpert(params, rulings).values(decode(observation), legal)``) gives row by row: the rules of the class
 docstring of :class:`~hod.agents.tapeo_bots.ExpertBot` (tapeo.txt 'Tips and strategy'),
 the same steps in the same order. The scores it asks are the rules kernels'
 (:func:`tapeo_env.rules.kernels.round_points` with the numbers of one round rule alone, as
@@ -163,7 +164,7 @@ def check_batch(observations: Any, action_masks: Any) -> tuple[np.ndarray, np.nd
 
 def expert_values(observations: np.ndarray, action_masks: np.ndarray, rul: np.ndarray, ruls: np.ndarray,
                   croqs: np.ndarray, params: np.ndarray) -> np.ndarray:
-    """``ExpertBot.values`` of every row, float64 (G, 10) (module docstring: equal bit for bit).
+    """``ExpertBot.scores`` of every row, float64 (G, 10) (module docstring: equal bit for bit to the Python oracle).
 
     Args:
         observations: float32 (G, 157) Tapeo observations; action_masks: int8 (G, 10) (both as
@@ -173,7 +174,7 @@ def expert_values(observations: np.ndarray, action_masks: np.ndarray, rul: np.nd
 
     Returns:
         float64 (G, 10): the expert's value of each kind; only the legal entries are meaningful
-        (as for ``ExpertBot.values``); rows with no legal action are NaN.
+        (as for ``ExpertBot.scores``); rows with no legal action are NaN.
     """
     g = observations.shape[0]
     density = np.empty((g, _K), np.float64)
@@ -486,7 +487,7 @@ def _freeloader_value(kh, known, val, left, deny, unknown_value):
 
 @njit
 def values_batch(observations, masks, density, powers, rul, ruls, croqs, prm, out):
-    """Phase 2 of :func:`expert_values`: ``ExpertBot.values`` of every row into ``out`` float64
+    """Phase 2 of :func:`expert_values`: ``ExpertBot.scores`` of every row into ``out`` float64
     (G, K), given each row's density (:func:`density_batch`) and ``powers[s - 1, g]`` =
     ``(1.0 - density[g]) ** s`` (numpy's) for the sizes s >= 2 the row asks."""
     hand = np.zeros(_K, np.int64)

@@ -7,7 +7,7 @@ seat picks at once, in secret):
 1. **Candidates.** The legal kinds, ranked by the playout policy's preference at the real
    observation (the network's logits for an ONNX policy such as the shipped ``ppo``, the shipped
    network itself even when the playouts run the distilled one (step 3), else the
-   expert's values, :meth:`hod.agents.tapeo_bots.ExpertBot.values`), at most ``candidates`` of
+   expert's values, :meth:`hod.agents.tapeo_bots.ExpertBot.scores`), at most ``candidates`` of
    them. A decision with one candidate (one kind in hand, or ``candidates=1``) plays it, with no
    search.
 2. **Determinizations.** ``determinizations`` times, a full state the seat cannot tell from the
@@ -70,7 +70,7 @@ from hod.core.errors import ConfigError
 from hod.core.jit import cache_kernels
 from tapeo_env.rules import engine
 from tapeo_env.rules.batched import BatchedTapeo, state_record
-from tapeo_env.rules.observation import decode, encode
+from tapeo_env.rules.observation import encode
 
 from .base import BeliefSampler, CandidateSearchBot, Observation, legal_actions
 from .onnx_policy import OnnxPolicy
@@ -347,7 +347,7 @@ class SearchBot(CandidateSearchBot):
             _, logits = self._policy.run(observation["observation"], observation["action_mask"])
             pref = logits[0].astype(np.float64)
         else:
-            pref = self._expert.values(decode(observation["observation"]), legal)
+            pref = self._expert.scores(observation["observation"], legal)
         order = legal[np.argsort(-pref[legal], kind="stable")]
         return [int(a) for a in order[: self.candidates]]
 

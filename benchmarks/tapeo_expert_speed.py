@@ -98,7 +98,6 @@ def run(players: int = 4, rows: int = 1024, seed: int = 0, repeats: int = 3, com
     """``{"act": decisions/s, "batch": {B: decisions/s}, "first_call": {...} or None, "rows": rows,
     "maximisers": share of act_batch's picks that are maximisers of the values}``."""
     from hod.agents.tapeo_bots import ExpertBot
-    from tapeo_env.rules.observation import decode
 
     obs, masks = positions(players, rows, seed)
     bot = ExpertBot(seed=seed)
@@ -111,7 +110,7 @@ def run(players: int = 4, rows: int = 1024, seed: int = 0, repeats: int = 3, com
         chunks = [(o[i:i + b], m[i:i + b]) for i in range(0, max(rows, b) - b + 1, b)]
         result["batch"][b] = _rate(lambda: [bot.act_batch(x, y) for x, y in chunks], b * len(chunks), repeats)
     picks = bot.act_batch(obs, masks)
-    best = [bot.values(decode(x), np.flatnonzero(y)) for x, y in zip(obs, masks)]
+    best = [bot.scores(x, np.flatnonzero(y)) for x, y in zip(obs, masks)]
     ok = [v[p] >= v[np.flatnonzero(y)].max() - 1e-9 for v, p, y in zip(best, picks, masks)]
     result["maximisers"] = float(np.mean(ok))
     result["first_call"] = first_call_times(obs[:64], masks[:64]) if compile else None

@@ -1,6 +1,7 @@
-"""The Tapeo expert in batch (agents/tapeo_expert_kernels.py, ExpertBot.act_batch): the compiled
-scorer gives ExpertBot.values bit for bit (every entry, thousands of rows of seeded games at 2-6
-players, default and other rulings and weights), act_batch picks a maximiser on every row, a
+"""The Tapeo expert's compiled scorer (agents/tapeo_expert_kernels.py; ExpertBot.scores and
+ExpertBot.act_batch): it gives the first, Python scorer (the oracle
+tests/oracles/tapeo_expert_scalar.py) bit for bit (every entry, thousands of rows of seeded games at
+2-6 players, default and other rulings and weights), act_batch picks a maximiser on every row, a
 position worked by hand, tie-breaks uniform over the tied kinds, refusals that leave the bot usable,
 and BotPolicy on the batch path."""
 from dataclasses import replace
@@ -16,6 +17,7 @@ from hod.agents import tapeo_expert_kernels as kx
 from hod.agents.batch_policies import BotPolicy, bot_policy
 from hod.agents.tapeo_bots import ExpertBot, ExpertParams
 from hod.core.errors import ConfigError
+from oracles.tapeo_expert_scalar import ScalarExpert
 from tapeo_env.rules.cards import (BREAD, CHURRO, CROQUETA, FREELOADER, HAM1, HAM2, HAM3, NUM_KINDS, PEPPER, PRAWNS,
                                    TORTILLA)
 from tapeo_env.rules.engine import Config, apply_actions, legal_mask, new_game
@@ -100,7 +102,8 @@ def test_batch_values_equal_the_row_values_bit_for_bit_and_act_batch_picks_a_max
     got = kx.expert_values(obs, masks, *kx.rulings_arrays(rulings), kx.params_array(params))
     assert got.shape == (len(obs), NUM_KINDS) and got.dtype == np.float64
     # every entry, legal or not, is the Python scorer's float: exact equality, no tolerance
-    want = np.stack([bot.values(decode(o), np.flatnonzero(m)) for o, m in zip(obs, masks)])
+    oracle = ScalarExpert(params, rulings)
+    want = np.stack([oracle.values(decode(o), np.flatnonzero(m)) for o, m in zip(obs, masks)])
     bad = np.flatnonzero((got != want).any(axis=1))
     assert bad.size == 0, f"{bad.size} rows differ, first {bad[0]}: {got[bad[0]]} vs {want[bad[0]]}"
     picks = bot.act_batch(obs, masks)
@@ -165,7 +168,8 @@ def test_a_position_worked_by_hand():
     want = {TORTILLA: tortilla, CROQUETA: croqueta, PRAWNS: prawns, BREAD: bread}
     bot = ExpertBot(seed=0)
     got = kx.expert_values(o[None], m[None], *kx.rulings_arrays(bot.rulings), kx.params_array(bot.params))[0]
-    assert got.tolist() == bot.values(decode(o), np.flatnonzero(m)).tolist()   # bit for bit
+    assert got.tolist() == ScalarExpert().values(decode(o), np.flatnonzero(m)).tolist()   # bit for bit
+    assert bot.scores(o, np.flatnonzero(m)).tolist() == got.tolist()             # act's one row: the same
     for k in range(NUM_KINDS):
         assert got[k] == pytest.approx(float(want.get(k, 0)), abs=1e-12), k
     assert float(tortilla) == pytest.approx(0.4600694444, abs=1e-9) and float(croqueta) == pytest.approx(1.5111111111)
@@ -179,7 +183,7 @@ def _tied_row():
     # the croqueta comes to seat 0 automatically, which changes neither; its own gain from prawns or
     # bread is 3 either way, so no denial: prawns = bread = 3, an exact tie.
     o, m = position(2, 4, 2, [{PRAWNS: 1, BREAD: 1}, {CROQUETA: 1, PEPPER: 1}], [{PRAWNS: 1}, {PRAWNS: 1}])
-    v = ExpertBot(seed=0).values(decode(o), np.flatnonzero(m))
+    v = ExpertBot(seed=0).scores(o, np.flatnonzero(m))
     assert v[PRAWNS] == v[BREAD] == 3.0
     return o, m
 
@@ -256,8 +260,8 @@ def test_other_weights_with_too_few_entries_are_refused():
 
 def test_a_subclass_with_its_own_scorer_is_asked_row_by_row():
     class Prawnless(ExpertBot):
-        def values(self, view, legal):
-            v = super().values(view, legal)
+        def scores(self, observation, legal):
+            v = super().scores(observation, legal)
             v[PRAWNS] = -100.0
             return v
 
