@@ -100,11 +100,6 @@ def _ham_deltas(slices, seat: int, rulings: Rulings) -> list[float]:
     return [_majority_delta(ham_points, slices, seat, int(HAM_SLICES[k]), rulings) for k in HAM_KINDS]
 
 
-def _churro_delta(churros, seat: int, rulings: Rulings) -> float:
-    """Change of ``seat``'s end-of-game :func:`churro_points` for one more churro."""
-    return _majority_delta(churro_points, churros, seat, 1, rulings)
-
-
 def _pick_best(values: np.ndarray, legal: np.ndarray, rng: np.random.Generator) -> int:
     """The legal action of highest value; ties (within 1e-9) broken uniformly with ``rng``."""
     v = values[legal]
@@ -327,10 +322,15 @@ class ExpertBot(GreedyBot):
         Args:
             observation: float32 (157,), the seat's Tapeo observation (layout v1).
             legal: the legal kinds (int array, at least one).
+
+        Raises:
+            ConfigError: not one observation of that shape, entries outside the layout's bounds
+                (NaN and infinities included), no player count set, or no legal kind
+                (:func:`hod.agents.tapeo_expert_kernels.check_batch`; the message names them).
         """
         mask = np.zeros((1, NUM_KINDS), np.int8)
         mask[0, legal] = 1
-        obs = np.ascontiguousarray(np.asarray(observation, np.float32).reshape(1, -1))
+        obs, mask = _batch.check_batch(np.asarray(observation, np.float32)[None], mask)   # ConfigError if not one
         return _batch.expert_values(obs, mask, *self._batch_arrays())[0]
 
 

@@ -4,9 +4,9 @@ observations, compiled (numba ``@njit(cache=True)``).
 :func:`expert_values` gives, for float32 (G, 157) observations (Tapeo layout v1,
 :data:`tapeo_env.rules.observation.LAYOUT`, decoded as :func:`tapeo_env.rules.observation.decode`
 does with the published deck) and int8 (G, 10) action masks, the float64 (G, 10) values that
-the expert's first, Python scorer (the test oracle ``tests/oracles/tapeo_expert_scalar.py``,
-``ScalarExpert(params, rulings).values(decode(observation), legal)``) gives row by row: the rules of the class
-docstring of :class:`~hod.agents.tapeo_bots.ExpertBot` (tapeo.txt 'Tips and strategy'),
+the expert's first, Python scorer gives row by row (the test oracle
+``tests/oracles/tapeo_expert_scalar.py``: ``ScalarExpert(params, rulings).values(decode(observation),
+legal)``): the rules of the class docstring of :class:`~hod.agents.tapeo_bots.ExpertBot` (tapeo.txt 'Tips and strategy'),
 the same steps in the same order. The scores it asks are the rules kernels'
 (:func:`tapeo_env.rules.kernels.round_points` with the numbers of one round rule alone, as
 :mod:`tapeo_env.rules.scoring` asks them; :func:`tapeo_env.rules.kernels.churro_points`), so
@@ -269,7 +269,7 @@ def _decode(o, hand, bars, churros, kh, known, unseen):
 
 @njit
 def _density(hand, kh, known, unseen, n, ch, total):
-    """``ExpertBot._density`` into ``total`` float64 (K,)."""
+    """``ScalarExpert._density`` (the oracle) into ``total`` float64 (K,)."""
     nk = 0
     for i in range(n - 1):
         nk += known[i]
@@ -298,8 +298,8 @@ def _density(hand, kh, known, unseen, n, ch, total):
 
 @njit
 def density_batch(observations, density, ch):
-    """Phase 1 of :func:`expert_values`: each row's ``ExpertBot._density`` into ``density``
-    float64 (G, K) and its cards in hand into ``ch`` int64 (G,)."""
+    """Phase 1 of :func:`expert_values`: each row's ``ScalarExpert._density`` (the oracle) into
+    ``density`` float64 (G, K) and its cards in hand into ``ch`` int64 (G,)."""
     hand = np.zeros(_K, np.int64)
     unseen = np.zeros(_K, np.int64)
     bars = np.zeros((MAX_PLAYERS, _K), np.int64)
@@ -398,7 +398,8 @@ def _scratch():
 
 @njit
 def _croq_interp(x, ruls, croqs, b1, o1):
-    """``tapeo_bots._croq_interp``: croqueta points linearly interpolated between whole counts."""
+    """``_croq_interp`` of the oracle (tests/oracles/tapeo_expert_scalar.py): croqueta points
+    linearly interpolated between whole counts."""
     lo = np.int64(np.floor(x))
     a = _seat_points(_RC, CROQUETA, lo, -1, 0, ruls, croqs, b1, o1)
     b = _seat_points(_RC, CROQUETA, lo + 1, -1, 0, ruls, croqs, b1, o1)
@@ -408,8 +409,8 @@ def _croq_interp(x, ruls, croqs, b1, o1):
 # ---- the expert's rules -----------------------------------------------------------------------------
 @njit
 def _last_pick_gains(hand, bars, churros, kh, known, n, gains, ruls, croqs, rul, sc):
-    """``ExpertBot._last_pick_gains`` into ``gains`` (left as it is when the right neighbour's hand
-    is not known): the tapa revealed after the last decision is the one the right neighbour,
+    """``ScalarExpert._last_pick_gains`` (the oracle) into ``gains`` (left as it is when the right
+    neighbour's hand is not known): the tapa revealed after the last decision is the one the right neighbour,
     modelled as greedy, leaves of its two-tapa hand; the gains against the bar plus that tapa,
     averaged over its tied choices."""
     if not known[n - 2]:
@@ -458,8 +459,8 @@ def _last_pick_gains(hand, bars, churros, kh, known, n, gains, ruls, croqs, rul,
 
 @njit
 def _freeloader_value(kh, known, val, left, deny, unknown_value):
-    """``ExpertBot._freeloader_value``: the value of the tapa the left neighbour is predicted to
-    reveal now (rule 7)."""
+    """``ScalarExpert._freeloader_value`` (the oracle): the value of the tapa the left neighbour is
+    predicted to reveal now (rule 7)."""
     if not known[0]:
         return unknown_value
     top = -np.inf

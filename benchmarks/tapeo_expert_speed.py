@@ -1,6 +1,6 @@
 """Speed of the Tapeo ``expert``: decisions per second one observation at a time (``act``) and in
-batch (``act_batch``, its scorer compiled: :mod:`hod.agents.tapeo_expert_kernels`), and the
-compile time of the batch scorer.
+batch (``act_batch``; both score with the compiled scorer, :mod:`hod.agents.tapeo_expert_kernels`),
+the compile time of that scorer, and whether the batch's picks maximise the one-row scores.
 
 ``python -m hod.benchmarks.tapeo_expert_speed [--players 4] [--rows 1024] [--seed 0] [--repeats 3] [--no-compile]``
 

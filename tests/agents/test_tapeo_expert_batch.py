@@ -300,3 +300,19 @@ def test_the_speed_benchmark_runs(capsys):
     r = bench.main(["--players", "3", "--rows", "8", "--repeats", "1", "--no-compile"])
     assert set(r["batch"]) == {1, 64, 1024} and r["act"] > 0 and r["maximisers"] == 1.0 and r["first_call"] is None
     assert "act_batch, batch 1024" in capsys.readouterr().out
+
+
+def test_act_and_scores_refuse_what_the_compiled_scorer_cannot_read():
+    """act scores its one row with the compiled scorer: a NaN, a short row or a row with no player
+    count is a ConfigError naming what is legal (never a crash or a read past the row)."""
+    bot = ExpertBot(seed=0)
+    m = np.zeros(NUM_KINDS, np.int8)
+    m[[PRAWNS, BREAD]] = 1
+    with pytest.raises(ConfigError, match="entry 0 = nan .*legal: finite values in"):
+        bot.act({"observation": np.full(OBS_SIZE, np.nan, np.float32), "action_mask": m})
+    with pytest.raises(ConfigError, match=r"legal: observations float32 \(G, 157\)"):
+        bot.scores(np.zeros(OBS_SIZE - 1, np.float32), [PRAWNS, BREAD])
+    with pytest.raises(ConfigError, match="no player count set"):
+        bot.act({"observation": np.zeros(OBS_SIZE, np.float32), "action_mask": m})
+    o, mm = _tied_row()
+    assert bot.act({"observation": o, "action_mask": mm}) in (PRAWNS, BREAD)   # still usable after the refusals

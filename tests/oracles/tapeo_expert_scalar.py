@@ -14,11 +14,16 @@ from dataclasses import replace
 
 import numpy as np
 
-from hod.agents.tapeo_bots import _EPS, ExpertParams, _churro_delta, _ham_deltas, immediate_gains
+from hod.agents.tapeo_bots import _EPS, ExpertParams, _ham_deltas, _majority_delta, immediate_gains
 from tapeo_env.rules.cards import (BREAD, CHURRO, CROQUETA, FREELOADER, HAM_KINDS, HAM_SLICES, NUM_KINDS, PRAWNS,
                                    TORTILLA)
 from tapeo_env.rules.observation import ObsView
-from tapeo_env.rules.scoring import DEFAULT_RULINGS, Rulings, croqueta_points
+from tapeo_env.rules.scoring import DEFAULT_RULINGS, Rulings, churro_points, croqueta_points
+
+
+def _churro_delta(churros, seat: int, rulings: Rulings) -> float:
+    """Change of ``seat``'s end-of-game :func:`churro_points` for one more churro."""
+    return _majority_delta(churro_points, churros, seat, 1, rulings)
 
 
 class ScalarExpert:
