@@ -7,7 +7,8 @@ head-to-head matrix, and writes ``PREFIX.md``, ``PREFIX.json`` and ``PREFIX.png`
 ``--update-strength`` also records the ratings and labels as the table size's entries in the shipped
 ``agents/strength.json`` (the other sizes kept; read by ``hod.agents.strength``, shown by the play
 commands; a run whose ``--bots``, or a ``--record`` whose saved pool, leaves out a bot labelled
-at that size is refused unless ``--replace-pool``, since that bot would lose its entry); ``--record PREFIX.json`` records a finished run's saved result instead of playing. See
+at that size is refused unless ``--replace-pool``, since that bot would lose its entry);
+``--record PREFIX.json`` records a finished run's saved result instead of playing. See
 docs/tournament.md, "Strength ladder".
 """
 from __future__ import annotations

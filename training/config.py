@@ -20,6 +20,7 @@ import tomllib
 from pathlib import Path
 from typing import Annotated, Any, Literal, Optional
 
+import numpy as np
 from pydantic import (BaseModel, ConfigDict, Field, Strict, ValidationError, ValidationInfo, field_validator,
                       model_validator)
 
@@ -159,17 +160,33 @@ def override_keys(cfg: dict[str, dict[str, Any]], overrides: dict[str, Any]) -> 
     return apply_overrides(cfg, overrides)
 
 
+def _python_values(value: Any) -> Any:
+    """numpy scalars and arrays as the Python numbers and lists they hold, through dicts, lists
+    and tuples, kept as they are (the schemas are strict: a bool is not an integer, a string not a number, but a
+    ``np.int64`` from a caller's array is an integer)."""
+    if isinstance(value, np.ndarray):
+        return _python_values(value.tolist() if value.ndim else value.item())
+    if isinstance(value, dict):
+        return {k: _python_values(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return type(value)(_python_values(v) for v in value)
+    if isinstance(value, np.generic):
+        return value.item()
+    return value
+
+
 def validated(model: type[BaseModel], values: dict[str, Any], context: Optional[dict] = None,
               names: Optional[dict[str, str]] = None) -> Any:
-    """``model.model_validate(values, context=context)``, a refusal turned into one
-    :class:`ConfigError` line naming each offending key (as ``names`` calls it), its value and what
-    is legal (the one way the training floor's schemas report a bad setting).
+    """``model.model_validate(values, context=context)``, numpy numbers and arrays read as the
+    Python values they hold, a refusal turned into one :class:`ConfigError` line naming each
+    offending key (as ``names`` calls it), its value and what is legal (the one way the training
+    floor's schemas check and report a setting).
 
     Raises:
         ConfigError: the schema refuses ``values``.
     """
     try:
-        return model.model_validate(values, context=context)
+        return model.model_validate(_python_values(values), context=context)
     except ValidationError as e:
         raise ConfigError(_describe_errors(e, model, names)) from None
 

@@ -410,26 +410,6 @@ class PlayoutValuesConfig(FitSettings):
         return self
 
 
-def _plain(value: Any) -> Any:
-    """numpy scalars and arrays as the Python numbers and lists they hold (the schema is strict:
-    a bool is not an integer, a string not a number)."""
-    if isinstance(value, np.ndarray):
-        return _plain(value.tolist()) if value.ndim else _plain(value.item())
-    if isinstance(value, (list, tuple)):
-        return [_plain(v) for v in value]
-    if isinstance(value, dict):
-        return {k: _plain(v) for k, v in value.items()}
-    if isinstance(value, np.bool_):
-        return bool(value)
-    if isinstance(value, (np.integer, np.floating)):
-        return value.item()
-    return value
-
-
-def _validated(model: type[BaseModel], settings: dict) -> Any:
-    return config_mod.validated(model, {k: _plain(v) for k, v in settings.items()})
-
-
 def check_fit_settings(epochs: int, learning_rate: float, kl_weight: float, batch_size: int) -> None:
     """Refuse fit settings outside their legal values (:class:`FitSettings`; one line naming each).
 
@@ -437,8 +417,8 @@ def check_fit_settings(epochs: int, learning_rate: float, kl_weight: float, batc
         ConfigError: ``epochs`` or ``batch_size`` not an integer >= 1, ``learning_rate`` or
             ``kl_weight`` not a finite number > 0.
     """
-    _validated(FitSettings, {"epochs": epochs, "learning_rate": learning_rate, "kl_weight": kl_weight,
-                             "batch_size": batch_size})
+    config_mod.validated(FitSettings, {"epochs": epochs, "learning_rate": learning_rate, "kl_weight": kl_weight,
+                                       "batch_size": batch_size})
 
 
 def fit_policy(actor: Any, observation: np.ndarray, action_mask: np.ndarray, adv: np.ndarray,
@@ -547,8 +527,8 @@ def actor_logits(actor: Any, observation: np.ndarray, action_mask: np.ndarray, r
 
 
 def improve(game: str, out: str | Path, players: Sequence[int], states: Sequence[int], init: str,
-            cache_dir: str | Path, continuation: str | Sequence[str] = "expert", sample_prob: float = 0.25, seed: int = 0,
-            target: str = "win", kl_weight: float = 0.03, epochs: int = 3, learning_rate: float = 1e-4,
+            cache_dir: str | Path, continuation: str | Sequence[str] = "expert", sample_prob: float = 0.25,
+            seed: int = 0, target: str = "win", kl_weight: float = 0.03, epochs: int = 3, learning_rate: float = 1e-4,
             batch_size: int = 1024, train: Optional[dict] = None, name: Optional[str] = None, log=print,
             force: bool = False) -> dict:
     """Record (or read back) the playout values, fit the network started from ``init`` to them
@@ -590,7 +570,7 @@ def improve(game: str, out: str | Path, players: Sequence[int], states: Sequence
     from .train import Trainer
 
     log = log or (lambda *a, **k: None)
-    run = _validated(PlayoutValuesConfig, {
+    run = config_mod.validated(PlayoutValuesConfig, {
         "players": players, "states": states, "init": str(init), "continuation": continuation,
         "sample_prob": sample_prob, "seed": seed, "target": target, "kl_weight": kl_weight, "epochs": epochs,
         "learning_rate": learning_rate, "batch_size": batch_size, "train": {} if train is None else train})
