@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import functools
 import inspect
-from typing import Any, Callable, Mapping, Optional
+from typing import Any, Callable, Mapping, Optional, Sequence
 
 import numpy as np
 
@@ -175,6 +175,25 @@ class Bot:
         """
         raise NotImplementedError
 
+    def resample_actions(self, observation: Observation, belief: Optional[BeliefSampler],
+                         seeds: Sequence[int]) -> Optional[list]:
+        """The actions this bot would play at ``observation`` if its generator were seeded with
+        each of ``seeds`` instead (independent draws of its policy at this decision), its own
+        state (generator included) unchanged; None when the bot cannot say (the default).
+
+        The luck correction's decision terms (:mod:`hod.evaluation.luck`, AIVAT's action terms
+        with the policy estimated by these draws) use them for bots whose play is random (search
+        bots: their determinizations). A bot returns a list only when its ``act`` changes nothing
+        but its generator (:class:`CandidateSearchBot` does so).
+
+        Args:
+            observation: as :meth:`act`. belief: as :meth:`act`. seeds: non-negative ints.
+
+        Returns:
+            list of int legal actions, one per seed, or None.
+        """
+        return None
+
     def __call__(self, observation: Observation, belief: Optional[BeliefSampler] = None) -> int:
         return self.act(observation, belief)
 
@@ -222,6 +241,32 @@ def legal_actions(observation: Observation) -> np.ndarray:
     return legal
 
 
+def resample_by_generator(bot: Bot, observation: Observation, belief: Optional[BeliefSampler],
+                          seeds: Sequence[int]) -> list:
+    """:meth:`Bot.resample_actions` of a bot whose ``act`` changes nothing but its generator
+    ``bot.rng``: ``act`` once per seed with ``numpy.random.default_rng(seed)`` in its place, the
+    bot's own generator put back afterwards (also when ``act`` raises).
+
+    Returns:
+        list of int, one action per seed.
+
+    Raises:
+        ConfigError: a seed that is not a non-negative int; the errors of ``act``.
+    """
+    seeds = list(seeds)
+    if not seeds or any(check_bot_seed(s) is None for s in seeds):
+        raise ConfigError(f"seeds={seeds!r}; legal: a non-empty list of non-negative ints")
+    own = bot.rng
+    out = []
+    try:
+        for s in seeds:
+            bot.rng = np.random.default_rng(int(s))
+            out.append(int(bot.act(observation, belief)))
+    finally:
+        bot.rng = own
+    return out
+
+
 class RandomBot(Bot):
     """Uniform over the legal actions of the mask. Works for every game and under any rules:
     :func:`hod.agents.registry.make` checks the table's rule options it is given, then drops them."""
@@ -232,6 +277,12 @@ class RandomBot(Bot):
 
     def act(self, observation: Observation, belief: Optional[BeliefSampler] = None) -> int:
         return int(self.rng.choice(legal_actions(observation)))
+
+    def resample_actions(self, observation: Observation, belief: Optional[BeliefSampler],
+                         seeds: Sequence[int]) -> list:
+        """Other uniform draws (:func:`resample_by_generator`): the luck correction's decision
+        terms apply to this bot."""
+        return resample_by_generator(self, observation, belief, seeds)
 
 
 class CandidateSearchBot(Bot):
@@ -264,6 +315,13 @@ class CandidateSearchBot(Bot):
             ConfigError: several candidates and no ``belief`` (raised by :meth:`action_values`).
         """
         return self.decide(observation, belief)[0]
+
+    def resample_actions(self, observation: Observation, belief: Optional[BeliefSampler],
+                         seeds: Sequence[int]) -> Optional[list]:
+        """:meth:`Bot.resample_actions` by :func:`resample_by_generator` (a search's only
+        randomness is its generator: the belief samples, the playouts' draws and the
+        tie-breaks). A subclass whose ``act`` keeps other state returns None."""
+        return resample_by_generator(self, observation, belief, seeds)
 
     def decide(self, observation: Observation, belief: Optional[BeliefSampler] = None) -> tuple[int, dict]:
         """:meth:`act` with the values it chose from (the expert-iteration targets,

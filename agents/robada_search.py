@@ -142,6 +142,14 @@ class RolloutBot(CandidateSearchBot):
         self._expert.reset(seed)
         self._committed, self._last_key, self._last_action = [], b"", -1
 
+    def resample_actions(self, observation: Observation, belief: Optional[BeliefSampler],
+                         seeds) -> Optional[list]:
+        """:meth:`hod.agents.base.CandidateSearchBot.resample_actions`; None with ``whole_turn``
+        (the rest of a chosen move is state that ``act`` keeps)."""
+        if self.whole_turn:
+            return None
+        return super().resample_actions(observation, belief, seeds)
+
     def playout_surrogate(self) -> ExpertBot:
         """The bot that stands in for this one inside the playouts of a value that plays the
         lineup (:class:`hod.evaluation.luck_playout.LineupPlayoutValue`: a search per playout

@@ -321,6 +321,15 @@ class SearchBot(CandidateSearchBot):
             self._playout_net.reset(seed)
         self._expert.reset(seed)
 
+    def resample_actions(self, observation: Observation, belief: Optional[BeliefSampler],
+                         seeds) -> Optional[list]:
+        """:meth:`hod.agents.base.CandidateSearchBot.resample_actions` when the playouts are
+        played by a network (their draws come from this bot's generator); None with a per-row
+        playout bot, which draws from a generator of its own."""
+        if not self._network:
+            return None
+        return super().resample_actions(observation, belief, seeds)
+
     def playout_surrogate(self) -> Any:
         """The bot that stands in for this one inside the playouts of a value that plays the
         lineup (:class:`hod.evaluation.luck_playout.LineupPlayoutValue`: a search per playout

@@ -18,7 +18,8 @@ from hod.agents.rules import table_rules
 from hod.evaluation.cli_options import (GAMES_OPTION, SEED_OPTION, add_seating_option, parse_env_kwargs,
                                         parse_json_object, prepare_out_prefix, save_outputs)
 from hod.evaluation.schedule import MAX_GAMES
-from hod.evaluation.luck import DEFAULT_SAMPLES, ESTIMATORS, FEATURES, VALUE_NAMES, chance_hook, check_samples
+from hod.evaluation.luck import (DEFAULT_SAMPLES, ESTIMATORS, FEATURES, MAX_DECISIONS, VALUE_NAMES, chance_hook,
+                                 check_decisions, check_samples)
 from hod.evaluation.luck_value import load_value
 from hod.evaluation.play import check_game
 from hod.evaluation.tournament import TournamentInterrupted, WorkerDied, run_tournament
@@ -72,6 +73,15 @@ def with_bot_options(game: str, lineup: Sequence[str], bot_options: dict, env_kw
                 for name in dict.fromkeys(lineup)}   # each file loaded once, whatever its seats
     return [resolved[name] for name in lineup]
 
+
+
+def _luck_decisions(text: str) -> int:
+    """argparse ``type=`` of ``--luck-decisions``: an int in 0..64 (argparse's usage error, exit
+    status 2, naming the range, otherwise)."""
+    try:
+        return check_decisions(int(text))
+    except (ValueError, ConfigError):
+        raise argparse.ArgumentTypeError(f"invalid value {text!r}; legal values: an int in 0..{MAX_DECISIONS}") from None
 
 
 def _luck_samples(text: str) -> int:
@@ -129,6 +139,10 @@ def _parser() -> argparse.ArgumentParser:
                    help="with --value playout: a JSON object of lineup bot names to ONNX exports that play those "
                         "bots inside the playouts, e.g. '{\"expert\": \"runs/expert_clone/tapeo_ppo.onnx\"}' "
                         "(faster than the Python bot; an approximation of it, no bias)")
+    p.add_argument("--luck-decisions", type=_luck_decisions, default=0, metavar="M",
+                   help="also correct the decisions of the bots whose play is random (the search bots): each "
+                        "decision drawn M more times from other generators, AIVAT's action terms; 0..64 (default 0: "
+                        "chance events only; docs/tournament.md)")
     p.add_argument("--out", metavar="PREFIX", help="write PREFIX.md, PREFIX.json and PREFIX.png")
     p.add_argument("--no-progress", dest="progress", action="store_false", help="no progress bar")
     p.add_argument("--list-bots", action="store_true", help="print the registered bots and exit")
@@ -171,6 +185,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             value = args.value if args.value in VALUE_NAMES else load_value(args.value, args.game, len(args.lineup))
         surrogates = parse_json_object(args.luck_surrogates, "--luck-surrogates",
                                        '{"expert": "runs/expert_clone/tapeo_ppo.onnx"}') if args.luck_surrogates else None
+        if args.luck_decisions and args.estimator == "plain":
+            raise ConfigError("--luck-decisions is part of the luck correction; legal: with --estimator corrected or "
+                              "both")
         if args.luck_features != "none" and args.estimator == "plain":
             raise ConfigError("--luck-features is part of the luck correction; legal: with --estimator corrected or "
                               "both")
@@ -190,6 +207,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                 duplicate=args.duplicate, progress=args.progress, env_kwargs=env_kwargs,
                 seating=args.seating, estimator=args.estimator, luck_samples=args.luck_samples,
                 value=value, luck_features=args.luck_features, luck_surrogates=surrogates,
+                luck_decisions=args.luck_decisions,
             )
         except (ConfigError, CheckpointError) as e:
             print(f"error: {e}", file=sys.stderr)

@@ -36,8 +36,23 @@ Pieces:
 * :mod:`hod.evaluation.luck_playout` is a value that knows the lineup: playouts of copies of
   the table's own bots (``value="playout"``).
 
-Not here: corrections at the decisions of bots whose action probabilities are known (AIVAT's
-action terms); only chance events are corrected.
+Decision terms (AIVAT's action terms, ``LuckSpec.decisions = M > 0``): at each decision of a bot
+whose play is random and that can say how it would have played with other draws
+(:meth:`hod.agents.base.Bot.resample_actions`: the search bots, whose randomness is their
+determinizations), the bot is asked ``M`` more times from independent generators
+(``SeedSequence([env_seed, decision, tag])``, the same whatever it played) and the term
+
+    luck_d = V(state after the action played) - mean_m V(state after the m-th resampled action)
+
+is added to the luck (the other seats' actions of a simultaneous step as played; ``V`` of the
+positions after each action by :meth:`hod.evaluation.luck_playout.LineupPlayoutValue.decision_values`
+on common random numbers, else ``V`` itself). The resampled actions are draws of the same policy
+as the action played, independent of it, so each term has expectation 0 given everything before
+the decision whatever ``V`` is: the estimate stays unbiased, and the part of the outcome that the
+bot's own dice put there is removed as far as ``V`` tells the actions apart. A decision whose
+draws all equal the action played adds exactly 0 (nothing is played out). Bots that return None
+(every deterministic bot) get no term. Cost: ``M`` more decisions of the bot, and ``playouts``
+playouts of each distinct action when the draws disagree.
 """
 from __future__ import annotations
 
@@ -62,6 +77,10 @@ ESTIMATORS = ("plain", "corrected", "both")
 DEFAULT_SAMPLES = 16
 #: Third word of the resampling seeds' ``SeedSequence`` (keeps them apart from other streams).
 _TAG = 0x1AC4
+#: Third word of the decision terms' resampling seeds (the bots' other draws).
+_DECISION_TAG = 0x1AC5
+#: Most draws per decision (``LuckSpec.decisions``, the tournament's ``--luck-decisions``).
+MAX_DECISIONS = 64
 #: Rows of a value: expected final points, expected win share.
 QUANTITIES = ("points", "win_share")
 #: Values of ``LuckSpec.features`` by name: no feature luck, or the game's global state
@@ -133,6 +152,28 @@ def check_samples(samples: object) -> int:
     return int(samples)
 
 
+def check_decisions(decisions: object) -> int:
+    """Return ``decisions`` (the draws per decision of the decision terms; 0 = none) if it is an
+    int in 0..:data:`MAX_DECISIONS`.
+
+    Raises:
+        ConfigError: anything else.
+    """
+    if isinstance(decisions, bool) or not isinstance(decisions, (int, np.integer)) \
+            or not 0 <= decisions <= MAX_DECISIONS:
+        raise ConfigError(f"luck_decisions={decisions!r}; legal values: an int in 0..{MAX_DECISIONS} "
+                          f"(0: no decision terms)")
+    return int(decisions)
+
+
+def decision_seeds(env_seed: int, decision: int, draws: int) -> list[int]:
+    """The generator seeds of the ``draws`` resampled actions of decision ``decision`` (the
+    game's resampled decisions counted from 0) of the game dealt from ``env_seed``: ints below
+    2**63 from ``SeedSequence([env_seed, decision, tag])``, whatever the bot played."""
+    raw = np.random.SeedSequence([int(env_seed), int(decision), _DECISION_TAG]).generate_state(draws, np.uint64)
+    return [int(x >> np.uint64(1)) for x in raw]
+
+
 def resample_seeds(env_seed: int, event: int, samples: int) -> np.ndarray:
     """The game seeds event ``event`` of the game dealt from ``env_seed`` is dealt again from:
     uint64 (samples,), ``SeedSequence([env_seed, event, tag]).generate_state(samples, uint64)``.
@@ -159,9 +200,11 @@ class LuckTracker:
     """
 
     def __init__(self, hook: ChanceHook, value: Callable[[Any], np.ndarray], samples: int, num_players: int,
-                 features: Optional[Callable[[Any], np.ndarray]] = None):
+                 features: Optional[Callable[[Any], np.ndarray]] = None,
+                 apply: Optional[Callable[[Any, Any], Any]] = None, simultaneous: bool = False):
         self.hook, self.value, self.samples, self.n = hook, value, check_samples(samples), int(num_players)
         self.features = features
+        self.apply, self.simultaneous = apply, bool(simultaneous)
         self.start(0)
 
     def start(self, env_seed: int) -> None:
@@ -171,6 +214,64 @@ class LuckTracker:
         self.luck = np.zeros((2, self.n), np.float64)
         self.event_luck: list = []
         self.feature_luck: Optional[np.ndarray] = None
+        #: float64 (2, n) by seat: the decision terms' part of :attr:`luck`
+        self.decision_luck = np.zeros((2, self.n), np.float64)
+        #: decisions resampled this game, and those whose draws disagreed (played out)
+        self.resampled, self.disagreed = 0, 0
+        self._picks: dict = {}      # seat -> action, of the move being made
+        self._draws: dict = {}      # seat -> (resampled actions, decision number), for seats whose draws differ
+        self._before = None         # the state before the move (kept when some draws differ)
+
+    def decided(self, state, seat: int, action: int, draws: Optional[Sequence[int]]) -> None:
+        """Seat ``seat`` chose ``action`` in ``state`` (the position before the move); ``draws``
+        are its resampled actions (None: a bot without decision terms). Call before the step."""
+        self._picks[int(seat)] = int(action)
+        if draws is None:
+            return
+        number = self.resampled
+        self.resampled += 1
+        if all(int(d) == int(action) for d in draws):
+            return                                  # the term is exactly 0
+        if self.apply is None:
+            raise RuntimeError("decision terms need the game's apply(state, move); legal: a tracker built with apply")
+        if self._before is None:
+            self._before = state.clone()
+        self._draws[int(seat)] = ([int(d) for d in draws], number)
+
+    def moved(self) -> None:
+        """After a step: when the move is complete (every seat's pick of a simultaneous step, or
+        the one decision of a sequential game), add the decision terms of the seats whose draws
+        disagreed and forget the move."""
+        if self.simultaneous and len(self._picks) < self.n:
+            return
+        for seat, (draws, number) in self._draws.items():
+            self._decision_term(seat, draws, number)
+        self._picks, self._draws, self._before = {}, {}, None
+
+    def _decision_term(self, seat: int, draws: list, number: int) -> None:
+        actual = self._picks[seat]
+        actions = sorted({actual, *draws})
+        states = []
+        for a in actions:
+            st = self._before.clone()
+            if self.simultaneous:
+                move = [self._picks[k] for k in range(self.n)]
+                move[seat] = a
+            else:
+                move = a
+            self.apply(st, move)
+            states.append(st)
+        if callable(getattr(self.value, "decision_values", None)):
+            vals = np.asarray(self.value.decision_values(states, number), np.float64)
+            if vals.shape != (len(states), 2, self.n):
+                raise ValueError(f"the value function returned shape {vals.shape}; legal: ({len(states)}, 2, {self.n})")
+        else:
+            vals = np.stack([self._value(st) for st in states])
+        at = {a: i for i, a in enumerate(actions)}
+        term = vals[at[actual]] - np.mean([vals[at[d]] for d in draws], axis=0)
+        self.luck += term
+        self.decision_luck += term
+        self.disagreed += 1
 
     def _value(self, state) -> np.ndarray:
         v = np.asarray(self.value(state), np.float64)
@@ -229,6 +330,11 @@ class LuckOutcome(GameOutcome):
     events: int = 0
     event_luck: tuple = ()
     feature_luck: tuple[float, ...] = ()
+    #: the decision terms' part of the luck, ``[q][k]`` (q = 0 points, 1 win share; () without)
+    decision_luck: tuple = ()
+    #: decisions resampled, and those whose draws disagreed with the action played
+    resampled: int = 0
+    disagreed: int = 0
 
 
 class _ObservedEnv:
@@ -244,6 +350,8 @@ class _ObservedEnv:
     def step(self, action):
         self._tracker.observe(self._env.unwrapped.game_state)
         self._env.step(action)
+        if action is not None:
+            self._tracker.moved()
         self._tracker.observe(self._env.unwrapped.game_state)
 
 
@@ -262,6 +370,8 @@ class LuckSpec:
     #: per lineup slot, the ONNX export that plays that slot's bot inside a ``"playout"`` value's
     #: playouts (None: a copy of the bot itself); empty: none anywhere.
     surrogates: tuple = ()
+    #: draws per decision of the decision terms (module docstring; 0: chance events only)
+    decisions: int = 0
 
 
 def check_features(features: object) -> str:
@@ -382,9 +492,22 @@ class LuckTable(TournamentTable):
                 bots = [surrogate_bot(game, p, num_players) if p else s.build(game, self.rules)
                         for s, p in zip(specs, paths)]
                 value = lineup_value(game, value, bots, luck.samples, [f"surrogate {p}" if p else None for p in paths])
-            tracker = LuckTracker(hook, value, luck.samples, num_players, feats)
+            tracker = LuckTracker(hook, value, luck.samples, num_players, feats, self.env.unwrapped.rules.apply,
+                                  get_game(game).simultaneous)
         self.tracker = tracker
+        self.decisions = check_decisions(luck.decisions)
         self.env = _ObservedEnv(self.env, self.tracker)
+
+    def _act(self, bot: Any, observation: dict, belief: Optional[Callable], seat: int) -> int:
+        """The bot's action; with decision terms, also its :data:`decisions` resampled actions,
+        told to the tracker (the bot's own generator untouched: the game is the plain one)."""
+        draws = None
+        if self.decisions:
+            seeds = decision_seeds(self.tracker.env_seed, self.tracker.resampled, self.decisions)
+            draws = bot.resample_actions(observation, belief, seeds)
+        action = super()._act(bot, observation, belief, seat)
+        self.tracker.decided(self.env.unwrapped.game_state, seat, action, draws)
+        return action
 
     def _play(self, spec: ScheduledGame) -> LuckOutcome:
         self.tracker.start(spec.env_seed)
@@ -402,9 +525,13 @@ class LuckTable(TournamentTable):
             events.append(tuple(tuple(float(v) for v in q) for q in e))
         by_slot[:, slot_of] = luck
         fl = self.tracker.feature_luck
+        dec = np.empty((2, self.n), np.float64)
+        dec[:, slot_of] = self.tracker.decision_luck
         return LuckOutcome(out.index, out.points, out.win_share, out.steps, tuple(float(v) for v in by_slot[0]),
                            tuple(float(v) for v in by_slot[1]), self.tracker.seen, tuple(events),
-                           () if fl is None else tuple(float(v) for v in fl))
+                           () if fl is None else tuple(float(v) for v in fl),
+                           tuple(tuple(float(v) for v in q) for q in dec) if self.decisions else (),
+                           self.tracker.resampled, self.tracker.disagreed)
 
 
 def init_luck_worker(game: str, num_players: int, specs: Sequence[BotSpec], env_kwargs: dict, luck: LuckSpec) -> None:
@@ -560,7 +687,7 @@ def crossfit(y: np.ndarray, x: np.ndarray, deals: np.ndarray, folds: int = FOLDS
 
 
 def row_controls(event_luck: np.ndarray, slots: Sequence[int], feature_luck: Optional[np.ndarray] = None,
-                 seat_of_slot: Optional[np.ndarray] = None) -> np.ndarray:
+                 seat_of_slot: Optional[np.ndarray] = None, decision_luck: Optional[np.ndarray] = None) -> np.ndarray:
     """The controls of a row's fitted estimate: float64 (G, c).
 
     Columns: every event's luck of the value by slot (``event_luck`` float64 (G, E, 2, n),
@@ -568,10 +695,13 @@ def row_controls(event_luck: np.ndarray, slots: Sequence[int], feature_luck: Opt
     for a one-slot row given ``feature_luck`` float64 (G, m) (seat-absolute) and
     ``seat_of_slot`` int64 (G, n), the feature luck by the row's seat (n * m columns: column
     ``s * m + j`` is feature ``j``'s luck in the games where the row sits at seat ``s``, else 0),
-    so the fitted value is a linear value of the whole state for this lineup at each seat.
+    so the fitted value is a linear value of the whole state for this lineup at each seat; and
+    the decision terms ``decision_luck`` float64 (G, 2, n) by slot when given (2 * n columns).
     """
     g = event_luck.shape[0]
     cols = [event_luck.reshape(g, -1)]
+    if decision_luck is not None:
+        cols.append(decision_luck.reshape(g, -1))
     if feature_luck is not None and feature_luck.size and len(slots) == 1 and seat_of_slot is not None:
         n = seat_of_slot.shape[1]
         onehot = np.eye(n)[seat_of_slot[:, slots[0]]]                     # (G, n)
@@ -603,6 +733,23 @@ def fitted_stats(plain_w: np.ndarray, plain_p: np.ndarray, plain_m: np.ndarray, 
     return out
 
 
+def decision_summary(outcomes: Sequence[GameOutcome], deals: np.ndarray) -> dict:
+    """The decision terms of a run (``{}`` when none were tracked): ``resampled_per_game`` and
+    ``disagreed_per_game`` (decisions resampled, and those whose draws differed from the action
+    played, per game), and ``decision_luck_mean``: ``{"points" | "win_share": [(mean, low,
+    high) per slot]}`` (t 95% over the deal means, ``deals`` int64 (G,) as the other intervals:
+    the bias check of the decision terms alone, 0 in expectation)."""
+    dec = [o for o in outcomes if isinstance(o, LuckOutcome) and o.decision_luck]
+    if not dec or len(dec) != len(outcomes):
+        return {}
+    arr = np.array([o.decision_luck for o in dec], np.float64)            # (G, 2, n)
+    return {"resampled_per_game": float(np.mean([o.resampled for o in dec])),
+            "disagreed_per_game": float(np.mean([o.disagreed for o in dec])),
+            "decision_luck_mean": {q: [tuple(float(v) for v in _stats.t_interval(_stats.deal_means(arr[:, i, k], deals)))
+                                       for k in range(arr.shape[2])]
+                                   for i, q in enumerate(QUANTITIES)}}
+
+
 def event_luck_array(outcomes: Sequence[GameOutcome]) -> np.ndarray:
     """float64 (G, E, 2, n) every game's per-event luck by slot (E the most events of a game;
     a game with fewer is padded with 0: no event, no luck)."""
@@ -613,6 +760,13 @@ def event_luck_array(outcomes: Sequence[GameOutcome]) -> np.ndarray:
         if o.event_luck:
             out[i, :len(o.event_luck)] = np.array(o.event_luck, np.float64)
     return out
+
+
+def decision_luck_array(outcomes: Sequence[GameOutcome]) -> Optional[np.ndarray]:
+    """float64 (G, 2, n) every game's decision terms by slot, or None when the run tracked none."""
+    if not all(getattr(o, "decision_luck", ()) for o in outcomes):
+        return None
+    return np.array([o.decision_luck for o in outcomes], np.float64)
 
 
 def feature_luck_array(outcomes: Sequence[GameOutcome]) -> Optional[np.ndarray]:

@@ -48,6 +48,8 @@ from hod.core.games import get_game
 NAME = "playout"
 #: Third word of the playouts' future seeds (``SeedSequence([game seed, event, tag])``).
 _TAG = 0x91A7
+#: Third word of the decision values' future seeds (:meth:`LineupPlayoutValue.decision_values`).
+_DECISION_TAG = 0x91A8
 
 
 def _describe(bot: Any) -> str:
@@ -140,17 +142,35 @@ class LineupPlayoutValue:
         one playout from its own seed. All states must be at the same point of the game (right
         after one event).
         """
-        if self.seating is None:
-            raise RuntimeError("seat_lineup(seating) must be called before the values of a game")
         states = list(states)
         reps = [self.playouts if i == actual else 1 for i in range(len(states))]
-        rows = [st for st, r in zip(states, reps) for _ in range(r)]
-        cfg = rows[0].config
-        rec = self._mod.state_record(rows, cfg)
+        seeds = None
         if actual is not None:   # the later deals: common random numbers for all the states
             futures = np.random.SeedSequence([self.env_seed, int(event), _TAG]).generate_state(self.playouts, np.uint64)
             seeds = np.concatenate([futures if i == actual else futures[[(i - (i > actual)) % self.playouts]]
                                     for i in range(len(states))])
+        return self._play_out(states, reps, seeds)
+
+    def decision_values(self, states: Sequence[Any], decision: int) -> np.ndarray:
+        """float64 (len(states), 2, n): the value of each of the positions one decision can
+        lead to (the same position after different actions), each from :attr:`playouts`
+        playouts whose later chance comes from the same seeds ``f_0 .. f_{P-1}``
+        (``SeedSequence([game seed, decision, decision tag])``, drawn before the actions are
+        known): common random numbers, so the actions are compared on the same futures."""
+        states = list(states)
+        futures = np.random.SeedSequence([self.env_seed, int(decision), _DECISION_TAG]).generate_state(
+            self.playouts, np.uint64)
+        return self._play_out(states, [self.playouts] * len(states), np.tile(futures, len(states)))
+
+    def _play_out(self, states: list, reps: list, seeds: Optional[np.ndarray]) -> np.ndarray:
+        """float64 (len(states), 2, n): the mean outcome of ``reps[i]`` playouts of state ``i``
+        (rows in order; ``seeds``, one per row, redraw the chance still to come, None: keep it)."""
+        if self.seating is None:
+            raise RuntimeError("seat_lineup(seating) must be called before the values of a game")
+        rows = [st for st, r in zip(states, reps) for _ in range(r)]
+        cfg = rows[0].config
+        rec = self._mod.state_record(rows, cfg)
+        if seeds is not None:
             self._mod.redraw_future(rec, seeds)
         eng = self._engine(cfg, len(rows))
         eng.load_state(rec)

@@ -161,6 +161,10 @@ class TournamentTable:
         belief.seat = seat
         return belief
 
+    def _act(self, bot: Any, observation: dict, belief: Optional[Callable], seat: int) -> int:
+        """``bot``'s action at ``seat`` (``belief`` for a search bot, else None)."""
+        return bot.act(observation) if belief is None else bot.act(observation, belief)
+
     def _play(self, spec: ScheduledGame) -> GameOutcome:
         env = self.env
         for slot, bot in enumerate(self.bots):
@@ -175,10 +179,9 @@ class TournamentTable:
                 finals[agent] = dict(env.infos[agent])
                 env.step(None)
                 continue
-            if belief_of[agent]:
-                action = bot_of[agent].act(env.observe(agent), self._belief(self.seat_of[agent]))
-            else:
-                action = bot_of[agent].act(env.observe(agent))
+            seat = self.seat_of[agent]
+            action = self._act(bot_of[agent], env.observe(agent), self._belief(seat) if belief_of[agent] else None,
+                               seat)
             env.step(action)
             steps += 1
         points = [0] * self.n

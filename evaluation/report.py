@@ -120,6 +120,19 @@ def luck_section(r: "TournamentResult") -> list[str]:
         f"control variates, their coefficients fitted by ridge least squares on the other half of the deals "
         f"(cross-fitted; feature luck: {lk.get('features', 'none')}).",
         "",
+    ]
+    if lk.get("decisions"):
+        dm = (lk.get("decision_luck_mean") or {}).get("win_share") or []
+        lines += [
+            f"Decision terms: each decision of the bots whose play is random drawn {lk['decisions']} more times "
+            f"({_num(lk.get('resampled_per_game'), 1)} decisions a game, "
+            f"{_num(lk.get('disagreed_per_game'), 1)} of them with draws that differ from the action played); "
+            "their win-share luck by slot (bias check, 0 in expectation): "
+            + "; ".join(f"`{lab}` {_num(m, 3)} [{_num(lo, 3)}, {_num(hi, 3)}]"
+                        for lab, (m, lo, hi) in zip(r.labels, dm)) + ".",
+            "",
+        ]
+    lines += [
         "| bot | win rate | 95% CI (t) | corrected | 95% CI (t) | hw ratio | mean margin | 95% CI "
         "| corrected | 95% CI | hw ratio | var ratio (win) | var ratio (margin) "
         "| fitted win | 95% CI (t) | fitted margin | 95% CI | fitted var ratio (win) | fitted var ratio (margin) |",

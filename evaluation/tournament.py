@@ -334,6 +334,7 @@ def run_tournament(
     luck_samples: int = _luck.DEFAULT_SAMPLES,
     luck_features: str = "none",
     luck_surrogates: Optional[dict] = None,
+    luck_decisions: int = 0,
 ) -> TournamentResult:
     """Play ``num_games`` games of ``game`` between the bots of ``lineup`` and measure them.
 
@@ -380,6 +381,11 @@ def run_tournament(
             bots are played inside the playouts by the export's argmax (e.g. a network cloned
             from the Python ``expert``: the playouts run a batch at a time), the others by copies
             of themselves. An approximation of the bot: less variance removed, no bias.
+        luck_decisions: 0 (default) or ``M`` in 1..64: also correct the decisions of bots whose
+            play is random and can be drawn again (:meth:`hod.agents.base.Bot.resample_actions`:
+            the search bots), each asked ``M`` more times per decision (AIVAT's action terms,
+            :mod:`hod.evaluation.luck`); the run's ``luck["decisions"]``, and per game the
+            decision terms' part of the luck.
 
     Returns:
         :class:`TournamentResult`.
@@ -407,13 +413,14 @@ def run_tournament(
     workers = check_workers(workers)
     seed = check_seed(seed)
     estimator = _luck.check_estimator(estimator)
-    if estimator == "plain" and (value is not None or luck_surrogates):
-        raise ConfigError("value and luck_surrogates are part of the luck correction; legal: with estimator "
-                          "'corrected' or 'both' (or neither, for a plain run)")
+    luck_decisions = _luck.check_decisions(luck_decisions)
+    if estimator == "plain" and (value is not None or luck_surrogates or luck_decisions):
+        raise ConfigError("value, luck_surrogates and luck_decisions are part of the luck correction; legal: with "
+                          "estimator 'corrected' or 'both' (or none of them, for a plain run)")
     luck_spec = None
     if estimator != "plain":
         luck_spec = _luck.LuckSpec(_luck.check_value(value), _luck.check_samples(luck_samples),
-                                   _luck.check_features(luck_features))
+                                   _luck.check_features(luck_features), decisions=luck_decisions)
         _luck.chance_hook(game)   # the game declares one, before any game is played
     env_kwargs = dict(env_kwargs or {})
     for reserved in ("num_players", "illegal_action"):
@@ -474,6 +481,7 @@ def run_tournament(
             result.luck["value"] = _luck.value_name(game, value)
             result.luck["samples"] = luck_spec.samples
             result.luck["features"] = luck_spec.features
+            result.luck["decisions"] = luck_spec.decisions
             played_by = getattr(table.tracker.value, "played_by", None)
             if played_by is not None:   # the playout value: what played each slot inside the playouts
                 result.luck["played_by"] = dict(zip(labels, played_by))
@@ -583,6 +591,7 @@ def summarize(
         luck_m = _stats.margins(luck_p)   # margins are linear in points
         event_luck = _luck.event_luck_array(outcomes)
         feature_luck = _luck.feature_luck_array(outcomes)
+        decision_luck = _luck.decision_luck_array(outcomes)
 
     def corrected(slots, w, p, m) -> Optional[dict]:
         if luck is None:
@@ -590,7 +599,8 @@ def summarize(
         s = list(slots)
         out = _luck.luck_stats(w, p, m, luck_w[:, s].mean(axis=1), luck_p[:, s].mean(axis=1),
                                luck_m[:, s].mean(axis=1), deals)
-        out["fitted"] = _luck.fitted_stats(w, p, m, _luck.row_controls(event_luck, s, feature_luck, seat_of_slot),
+        out["fitted"] = _luck.fitted_stats(w, p, m, _luck.row_controls(event_luck, s, feature_luck, seat_of_slot,
+                                                                            decision_luck),
                                            deals)
         return out
 
@@ -658,6 +668,9 @@ def summarize(
             "steps": o.steps,
             **({"luck_points": list(o.luck_points), "luck_win_share": list(o.luck_win_share), "events": o.events}
                if luck is not None else {}),
+            **({"decision_luck_points": list(o.decision_luck[0]), "decision_luck_win_share": list(o.decision_luck[1]),
+                "resampled": o.resampled, "disagreed": o.disagreed}
+               if luck is not None and o.decision_luck else {}),
         }
         for s, o in zip(schedule, outcomes)
     ]
@@ -680,7 +693,8 @@ def summarize(
         seating=seating,
         games_planned=G,
         estimator="plain" if luck is None else "both",
-        luck=None if luck is None else {"value": None, "samples": None, "events_per_game": float(events.mean())},
+        luck=None if luck is None else {"value": None, "samples": None, "events_per_game": float(events.mean()),
+                                        **_luck.decision_summary(outcomes, deals)},
     )
 
 

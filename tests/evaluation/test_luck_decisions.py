@@ -1,0 +1,189 @@
+"""The luck correction's decision terms (evaluation/luck.py, AIVAT's action terms with the
+policy drawn again: Bot.resample_actions).
+
+Checked: the term by hand, at a sequential decision and inside a simultaneous step (the other
+seats' picks as played); draws that agree add exactly 0 and play nothing out; the bots' own
+generators are untouched, so a run with decision terms plays the very games of a plain run; a
+random bot's terms have mean 0 (unbiased); bots that cannot say are left alone; bad values are
+refused with the legal ones named.
+"""
+import numpy as np
+import pytest
+
+from hod import agents
+from hod.agents.base import RandomBot
+from hod.benchmarks import tournament as tournament_cmd
+from hod.core.errors import ConfigError
+from hod.evaluation import luck as L
+from hod.evaluation import stats as _stats
+from hod.evaluation.tournament import run_tournament
+
+
+class NoChance:
+    """A chance hook with no event: only decision terms reach the luck."""
+
+    value_name = "none"
+
+    def count(self, state):
+        return 0
+
+
+class Moves:
+    """A toy state: the moves applied to it, in order."""
+
+    def __init__(self, moves=()):
+        self.moves = list(moves)
+
+    def clone(self):
+        return Moves(self.moves)
+
+
+APPLIED = []
+
+
+def _apply(state, move):
+    APPLIED.append(move)
+    state.moves.append(move)
+
+
+#: V written down by the last move: action 0 is worth (4, -4) points and wins 0.8 / 0.2,
+#: action 1 (0, 0) and 0.5 / 0.5, action 2 (-2, 2) and 0.2 / 0.8.
+V_BY_ACTION = {0: [[4.0, -4.0], [0.8, 0.2]], 1: [[0.0, 0.0], [0.5, 0.5]], 2: [[-2.0, 2.0], [0.2, 0.8]]}
+
+
+def _v_last(state):
+    return np.array(V_BY_ACTION[state.moves[-1]], np.float64)
+
+
+def test_a_sequential_decision_term_by_hand():
+    t = L.LuckTracker(NoChance(), _v_last, samples=1, num_players=2, apply=_apply)
+    t.start(env_seed=3)
+    t.decided(Moves(), seat=0, action=0, draws=[1, 2])
+    t.moved()
+    # V(after 0) - (V(after 1) + V(after 2)) / 2 = (4, -4) - ((0 - 2) / 2, (0 + 2) / 2) = (4, -4) - (-1, 1)
+    # = (5, -5) points; win share 0.8 - (0.5 + 0.2) / 2 = 0.45 and 0.2 - (0.5 + 0.8) / 2 = -0.45
+    np.testing.assert_allclose(t.decision_luck, [[5.0, -5.0], [0.45, -0.45]], rtol=0, atol=1e-12)
+    np.testing.assert_allclose(t.luck, t.decision_luck, rtol=0, atol=0)
+    assert (t.resampled, t.disagreed) == (1, 1)
+    # a draw equal to the action played is counted among the draws: 0 drawn again and 2:
+    # (4, -4) - ((4 - 2) / 2, (-4 + 2) / 2) = (3, -3) more; win 0.8 - (0.8 + 0.2) / 2 = 0.3
+    t.decided(Moves(), seat=0, action=0, draws=[0, 2])
+    t.moved()
+    np.testing.assert_allclose(t.decision_luck, [[8.0, -8.0], [0.75, -0.75]], rtol=0, atol=1e-12)
+
+
+def test_draws_that_agree_add_exactly_zero_and_play_nothing():
+    t = L.LuckTracker(NoChance(), _v_last, samples=1, num_players=2, apply=_apply)
+    t.start(env_seed=3)
+    APPLIED.clear()
+    t.decided(Moves(), seat=1, action=2, draws=[2, 2, 2])
+    t.decided(Moves(), seat=0, action=1, draws=None)      # a bot without decision terms
+    t.moved()
+    assert APPLIED == []
+    assert t.luck.tolist() == [[0.0, 0.0], [0.0, 0.0]]
+    assert (t.resampled, t.disagreed) == (1, 0)
+
+
+def _v_joint(state):
+    """Three seats; the points of seat k are 10 * (pick of seat 1) + pick of seat k, the win
+    shares 1/3 each (a value of the joint move, to see which picks the term used)."""
+    picks = state.moves[-1]
+    pts = [10.0 * picks[1] + picks[k] for k in range(3)]
+    return np.array([pts, [1 / 3] * 3], np.float64)
+
+
+def test_a_simultaneous_decision_uses_the_other_seats_picks_as_played():
+    t = L.LuckTracker(NoChance(), _v_joint, samples=1, num_players=3, apply=_apply, simultaneous=True)
+    t.start(env_seed=0)
+    APPLIED.clear()
+    t.decided(Moves(), seat=0, action=4, draws=None)
+    t.moved()                                     # one pick of three: the step is not over
+    t.decided(Moves(), seat=1, action=2, draws=[5])
+    t.moved()
+    assert APPLIED == [] and t.luck.tolist() == [[0.0] * 3, [0.0] * 3]
+    t.decided(Moves(), seat=2, action=7, draws=None)
+    t.moved()
+    # the joint moves played out: (4, 2, 7) as played and (4, 5, 7) with seat 1's draw
+    assert sorted(APPLIED) == [[4, 2, 7], [4, 5, 7]]
+    # seat 0: (20 + 4) - (50 + 4) = -30; seat 1: (20 + 2) - (50 + 5) = -33; seat 2: (20 + 7) - (50 + 7) = -30
+    np.testing.assert_allclose(t.decision_luck, [[-30.0, -33.0, -30.0], [0.0, 0.0, 0.0]], rtol=0, atol=1e-12)
+
+
+def test_resampling_leaves_the_bots_generator_as_it_was():
+    obs = {"observation": np.zeros(192, np.float32), "action_mask": np.ones(27, np.int8)}
+    a, b = RandomBot(seed=4), RandomBot(seed=4)
+    a.game = b.game = "robada"
+    draws = a.resample_actions(obs, None, [1, 2, 3, 4, 5, 6])
+    assert len(set(draws)) > 1                                   # other draws of a random policy
+    assert [a.act(obs) for _ in range(5)] == [b.act(obs) for _ in range(5)]
+    with pytest.raises(ConfigError, match="non-negative int"):
+        a.resample_actions(obs, None, [-1])
+    with pytest.raises(ConfigError, match="non-negative ints"):
+        a.resample_actions(obs, None, [])
+
+
+@pytest.mark.parametrize("game, name", [("robada", "expert"), ("tapeo", "expert"), ("tapeo", "ranking")])
+def test_deterministic_bots_offer_no_draws(game, name):
+    bot = agents.make(game, name, seed=0)
+    assert bot.resample_actions({}, None, [1]) is None
+
+
+def test_search_bots_that_keep_other_state_offer_no_draws():
+    whole = agents.make("robada", "rollout", seed=0, whole_turn=True)
+    assert whole.resample_actions({}, None, [1]) is None
+    tapeo_by_expert = agents.make("tapeo", "search", seed=0, playout="expert")
+    assert tapeo_by_expert.resample_actions({}, None, [1]) is None
+
+
+@pytest.mark.parametrize("game, lineup, options", [
+    ("robada", ["search", "expert"], {"determinizations": 4}),
+    ("tapeo", ["search", "expert"], {"determinizations": 4}),
+])
+def test_the_games_are_the_plain_games(game, lineup, options):
+    # the resampled decisions draw from generators of their own: every game's points are the plain run's
+    bots = [(nm, lambda nm=nm: agents.make(game, nm, seed=0, **(options if nm == "search" else {})))
+            for nm in lineup]
+    plain = run_tournament(game, bots, 4, seed=2, estimator="plain")
+    dec = run_tournament(game, bots, 4, seed=2, estimator="both", value="playout", luck_samples=2, luck_decisions=2)
+    assert [g["points"] for g in dec.games] == [g["points"] for g in plain.games]
+    assert dec.luck["decisions"] == 2
+    assert dec.luck["resampled_per_game"] > 0
+    # the expert's slot gets no term of its own: every decision term is the search's draws
+    assert all(len(g["decision_luck_points"]) == 2 for g in dec.games)
+    assert sum(g["disagreed"] for g in dec.games) <= sum(g["resampled"] for g in dec.games)
+
+
+def test_a_random_bots_decision_terms_have_mean_zero():
+    # random against greedy with the game's cheap value: E[term | state] = 0 (the draws and the
+    # action played are independent draws of the uniform policy), so the decision luck's 95%
+    # interval holds 0 for each slot; the terms are not all 0 (the value tells actions apart)
+    r = run_tournament("robada", ["random", "greedy"], 120, seed=6, estimator="both", luck_samples=2,
+                       luck_decisions=1)
+    dec = np.array([g["decision_luck_points"] for g in r.games])
+    assert np.abs(dec[:, 0]).max() > 0.1
+    for q in ("points", "win_share"):
+        for slot in range(2):
+            m, lo, hi = r.luck["decision_luck_mean"][q][slot]
+            assert lo <= 0.0 <= hi, (q, slot, m, lo, hi)
+    # greedy offers no draws: its slot's decision luck comes only from the random seat's terms,
+    # which at two seats are opposite in win share (shares add up to 1 in every position)
+    win = np.array([g["decision_luck_win_share"] for g in r.games])
+    np.testing.assert_allclose(win[:, 0], -win[:, 1], rtol=0, atol=1e-12)
+
+
+def test_bad_decision_counts_are_refused():
+    for bad in (-1, 65, True, 1.5, "2"):
+        with pytest.raises(ConfigError, match=r"0\.\.64"):
+            L.check_decisions(bad)
+    with pytest.raises(ConfigError, match="luck_decisions"):
+        run_tournament("robada", ["random", "random"], 2, estimator="plain", luck_decisions=1)
+
+
+def test_the_command_refuses_decisions_without_a_correction(capsys):
+    with pytest.raises(SystemExit) as e:
+        tournament_cmd.main(["--game", "robada", "--lineup", "random", "random", "--games", "2",
+                             "--luck-decisions", "65"])
+    assert e.value.code == 2 and "0..64" in capsys.readouterr().err
+    assert tournament_cmd.main(["--game", "robada", "--lineup", "random", "random", "--games", "2",
+                                "--estimator", "plain", "--luck-decisions", "1", "--no-progress"]) == 2
+    assert "--luck-decisions is part of the luck correction" in capsys.readouterr().err
