@@ -18,8 +18,8 @@ from hod.agents.rules import table_rules
 from hod.evaluation.cli_options import (GAMES_OPTION, SEED_OPTION, add_seating_option, parse_env_kwargs,
                                         parse_json_object, prepare_out_prefix, save_outputs)
 from hod.evaluation.schedule import MAX_GAMES
-from hod.evaluation.luck import (DEFAULT_SAMPLES, ESTIMATORS, FEATURES, MAX_DECISIONS, VALUE_NAMES, chance_hook,
-                                 check_decisions, check_samples)
+from hod.evaluation.luck import (DEFAULT_SAMPLES, ESTIMATORS, FEATURES, VALUE_NAMES, chance_hook, decisions_option,
+                                 samples_option)
 from hod.evaluation.luck_value import load_value
 from hod.evaluation.play import check_game
 from hod.evaluation.tournament import TournamentInterrupted, WorkerDied, run_tournament
@@ -74,25 +74,6 @@ def with_bot_options(game: str, lineup: Sequence[str], bot_options: dict, env_kw
     return [resolved[name] for name in lineup]
 
 
-
-def _luck_decisions(text: str) -> int:
-    """argparse ``type=`` of ``--luck-decisions``: an int in 0..64 (argparse's usage error, exit
-    status 2, naming the range, otherwise)."""
-    try:
-        return check_decisions(int(text))
-    except (ValueError, ConfigError):
-        raise argparse.ArgumentTypeError(f"invalid value {text!r}; legal values: an int in 0..{MAX_DECISIONS}") from None
-
-
-def _luck_samples(text: str) -> int:
-    """argparse ``type=`` of ``--luck-samples``: an int in 1..4096 (argparse's usage error, exit
-    status 2, naming the range, otherwise)."""
-    try:
-        return check_samples(int(text))
-    except (ValueError, ConfigError):
-        raise argparse.ArgumentTypeError(f"invalid value {text!r}; legal values: an int in 1..4096") from None
-
-
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="python -m hod.benchmarks.tournament",
@@ -124,7 +105,7 @@ def _parser() -> argparse.ArgumentParser:
                         "hook, its cheap value function) with their intervals and the variance ratio, instead of "
                         "/ beside the plain ones (default both; plain for a game that declares no chance hook; "
                         "docs/tournament.md)")
-    p.add_argument("--luck-samples", type=_luck_samples, default=DEFAULT_SAMPLES, metavar="K",
+    p.add_argument("--luck-samples", type=samples_option, default=DEFAULT_SAMPLES, metavar="K",
                    help=f"outcomes dealt again per chance event for the correction, 1..4096 (default {DEFAULT_SAMPLES})")
     p.add_argument("--luck-features", choices=FEATURES, default="none",
                    help="none (default) or state: also track the luck of the game's whole global state, the extra "
@@ -139,7 +120,7 @@ def _parser() -> argparse.ArgumentParser:
                    help="with --value playout: a JSON object of lineup bot names to ONNX exports that play those "
                         "bots inside the playouts, e.g. '{\"expert\": \"runs/expert_clone/tapeo_ppo.onnx\"}' "
                         "(faster than the Python bot; an approximation of it, no bias)")
-    p.add_argument("--luck-decisions", type=_luck_decisions, default=0, metavar="M",
+    p.add_argument("--luck-decisions", type=decisions_option, default=0, metavar="M",
                    help="also correct the decisions of the bots whose play is random (the search bots): each "
                         "decision drawn M more times from other generators, AIVAT's action terms; 0..64 (default 0: "
                         "chance events only; docs/tournament.md)")

@@ -776,15 +776,24 @@ def feature_luck_array(outcomes: Sequence[GameOutcome]) -> Optional[np.ndarray]:
     return np.array([o.feature_luck for o in outcomes], np.float64)
 
 
-def samples_option(text: str) -> int:
-    """argparse ``type=`` of a ``--luck-samples`` option: an int in 1..4096 (argparse's usage
-    error, exit status 2, naming the range, otherwise)."""
-    import argparse
+def _option(check: Callable[[int], int], legal: str) -> Callable[[str], int]:
+    """An argparse ``type=``: ``check(int(text))``, else argparse's usage error (exit status 2)
+    naming ``legal``."""
+    def convert(text: str) -> int:
+        import argparse
 
-    try:
-        return check_samples(int(text))
-    except (ValueError, ConfigError):
-        raise argparse.ArgumentTypeError(f"invalid value {text!r}; legal values: an int in 1..4096") from None
+        try:
+            return check(int(text))
+        except (ValueError, ConfigError):
+            raise argparse.ArgumentTypeError(f"invalid value {text!r}; legal values: {legal}") from None
+
+    return convert
+
+
+#: argparse ``type=`` of a ``--luck-samples`` option: an int in 1..4096.
+samples_option = _option(check_samples, "an int in 1..4096")
+#: argparse ``type=`` of a ``--luck-decisions`` option: an int in 0..:data:`MAX_DECISIONS`.
+decisions_option = _option(check_decisions, f"an int in 0..{MAX_DECISIONS}")
 
 
 def add_estimator_options(p) -> None:
