@@ -502,9 +502,18 @@ class LuckTable(TournamentTable):
         """The bot's action; with decision terms, also its :data:`decisions` resampled actions,
         told to the tracker (the bot's own generator untouched: the game is the plain one)."""
         draws = None
-        if self.decisions:
+        resample = getattr(bot, "resample_actions", None)   # a duck-typed bot without it: no draws
+        if self.decisions and resample is not None:
             seeds = decision_seeds(self.tracker.env_seed, self.tracker.resampled, self.decisions)
-            draws = bot.resample_actions(observation, belief, seeds)
+            draws = resample(observation, belief, seeds)
+            if draws is not None:
+                mask = np.asarray(observation["action_mask"])
+                ok = isinstance(draws, (list, tuple)) and len(draws) == len(seeds) and all(
+                    isinstance(d, (int, np.integer)) and 0 <= d < mask.size and mask[d] for d in draws)
+                if not ok:
+                    raise ConfigError(f"{bot!r}.resample_actions returned {draws!r}; legal: None, or a list of "
+                                      f"{len(seeds)} legal actions (mask entries 1: "
+                                      f"{np.flatnonzero(mask).tolist()})")
         action = super()._act(bot, observation, belief, seat)
         self.tracker.decided(self.env.unwrapped.game_state, seat, action, draws)
         return action

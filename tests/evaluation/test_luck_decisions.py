@@ -187,3 +187,35 @@ def test_the_command_refuses_decisions_without_a_correction(capsys):
     assert tournament_cmd.main(["--game", "robada", "--lineup", "random", "random", "--games", "2",
                                 "--estimator", "plain", "--luck-decisions", "1", "--no-progress"]) == 2
     assert "--luck-decisions is part of the luck correction" in capsys.readouterr().err
+
+
+class NoResample:
+    """A duck-typed bot (act and reset only): no draws, no terms."""
+
+    def reset(self, seed=None):
+        self.rng = np.random.default_rng(seed)
+
+    def act(self, observation, belief=None):
+        return int(self.rng.choice(np.flatnonzero(observation["action_mask"])))
+
+
+class BadDraws(RandomBot):
+    """Returns an action outside the mask as its draw."""
+
+    game = "robada"
+
+    def resample_actions(self, observation, belief, seeds):
+        return [int(np.flatnonzero(observation["action_mask"] == 0)[0])] * len(seeds)
+
+
+def test_bots_without_draws_and_bad_draws():
+    ducks = run_tournament("robada", [("duck", NoResample), ("duck2", NoResample)], 2, seed=1, estimator="both",
+                           luck_samples=1, luck_decisions=1)
+    assert ducks.luck["resampled_per_game"] == 0.0
+    assert all(g["decision_luck_points"] == [0.0, 0.0] for g in ducks.games)
+    r = run_tournament("robada", [("duck", NoResample), "random"], 2, seed=1, estimator="both", luck_samples=1,
+                       luck_decisions=1)
+    assert r.luck["resampled_per_game"] > 0          # the random slot's decisions
+    with pytest.raises(ConfigError, match="resample_actions returned"):
+        run_tournament("robada", [("bad", BadDraws), "random"], 2, seed=1, estimator="both", luck_samples=1,
+                       luck_decisions=1)
