@@ -265,7 +265,16 @@ def strength_note(game: str, name: str, players: int, path: str | Path = STRENGT
     return f"{e['label']}, rating {e['rating']:.1f} +- {2 * e['sigma']:.1f}"
 
 
-def record_strengths(game: str, players: int, entries: dict, path: str | Path = STRENGTH_FILE) -> dict:
+def dropped_labels(recorded: dict, players: int, labels) -> list:
+    """The bots of ``recorded`` (one game's ``{bot: {size: entry}}``, as :func:`load_strengths`
+    gives it) labelled at table size ``players`` that ``labels`` leaves out, sorted: the entries
+    that recording ``labels`` at that size would drop."""
+    keep = set(labels)
+    return sorted(b for b, sizes in recorded.items() if players in sizes and b not in keep)
+
+
+def record_strengths(game: str, players: int, entries: dict, path: str | Path = STRENGTH_FILE,
+                     keep_labelled: bool = False) -> dict:
     """Record one ladder run's entries (``{bot label: entry}``, every entry's ``players`` equal to
     ``players``) as the ``players``-player strengths of ``game`` in the file at ``path``: the
     entries of that size are replaced (a bot not in the run loses its entry at that size: labels are
@@ -273,14 +282,17 @@ def record_strengths(game: str, players: int, entries: dict, path: str | Path = 
     is called (read again, not from this process's cache, so ladders of other sizes run side by side
     keep each other's entries). The read and the write hold ``<path>.lock`` (``filelock``), so two
     ladders that finish at the same moment cannot drop each other's entries. Written atomically, in
-    format :data:`FORMAT_VERSION` (a format-1 file is upgraded).
+    format :data:`FORMAT_VERSION` (a format-1 file is upgraded). With ``keep_labelled``, a file
+    that (read under the lock) labels bots at this size that ``entries`` leaves out
+    (:func:`dropped_labels`) is refused instead: nothing is written.
 
     Returns:
         The file's new contents as :func:`load_strengths` gives them.
 
     Raises:
         ConfigError: unknown game or size, a malformed entry, or a bad existing file (nothing is
-            written then); another process holding the lock for more than :data:`LOCK_TIMEOUT_S`.
+            written then); with ``keep_labelled``, entries that would drop labelled bots (they are
+            named); another process holding the lock for more than :data:`LOCK_TIMEOUT_S`.
     """
     from filelock import FileLock, Timeout
 
@@ -298,6 +310,12 @@ def record_strengths(game: str, players: int, entries: dict, path: str | Path = 
             _load.cache_clear()
             data = _copy(_load(str(path)))
             bots = data.setdefault(game, {})
+            dropped = dropped_labels(bots, n, checked) if keep_labelled else []
+            if dropped:
+                raise ConfigError(f"recording replaces the {n}-player entries of {game!r} in {path}, and these "
+                                  f"entries leave out {dropped}, which would lose theirs; nothing was written; "
+                                  f"legal: entries that include them, or keep_labelled=False (the ladder's "
+                                  f"--replace-pool)")
             for b in list(bots):
                 bots[b].pop(n, None)
                 if not bots[b]:

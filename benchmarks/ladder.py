@@ -18,7 +18,7 @@ import shlex
 import sys
 from typing import Optional, Sequence
 
-from hod.agents.strength import STRENGTH_FILE, load_strengths, record_strengths
+from hod.agents.strength import STRENGTH_FILE, dropped_labels, load_strengths, record_strengths
 from hod.core.commands import EXIT_PARTIAL, interrupted_status, long_command
 from hod.agents.model_card import CheckpointError
 from hod.core.errors import ConfigError
@@ -76,8 +76,7 @@ def _check_kept(args, labels: Sequence[str], source: str) -> None:
     unless ``--replace-pool``: recording replaces the size's entries, so they would lose theirs."""
     if args.replace_pool:
         return
-    recorded = load_strengths(STRENGTH_FILE).get(args.game, {})
-    dropped = sorted(b for b, sizes in recorded.items() if args.players in sizes and b not in labels)
+    dropped = dropped_labels(load_strengths(STRENGTH_FILE).get(args.game, {}), args.players, labels)
     if dropped:
         raise ConfigError(f"recording replaces the {args.players}-player entries of {args.game!r}, and {source} "
                           f"leaves out {dropped}, which would lose theirs; legal: add them to the pool, or "
@@ -95,7 +94,8 @@ def _record(args) -> int:
     if args.out:
         prepare_out_prefix(args.out)
     save_outputs(res, args.out)
-    record_strengths(res.game, res.players, res.strength_entries(), STRENGTH_FILE)
+    # checked again under the file's lock: another ladder may have labelled a bot since
+    record_strengths(res.game, res.players, res.strength_entries(), STRENGTH_FILE, keep_labelled=not args.replace_pool)
     print(f"updated {STRENGTH_FILE} ({res.game}, {res.players} players) from {args.record}")
     return 0
 
@@ -154,8 +154,15 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             res.command = "python -m hod.benchmarks.ladder " + shlex.join(shown)
             kept = save_outputs(res, args.out)
             if args.update_strength and not res.partial:
-                record_strengths(args.game, args.players, res.strength_entries(), STRENGTH_FILE)
-                print(f"updated {STRENGTH_FILE} ({args.game}, {args.players} players)")
+                try:   # the pool checked again under the file's lock (another ladder may have labelled a bot since)
+                    record_strengths(args.game, args.players, res.strength_entries(), STRENGTH_FILE,
+                                     keep_labelled=bool(args.bots) and not args.replace_pool)
+                    print(f"updated {STRENGTH_FILE} ({args.game}, {args.players} players)")
+                except ConfigError as e:
+                    where = (f"the result is in {args.out}.json (record it later with --record {args.out}.json)"
+                             if args.out else "the result is reported above")
+                    print(f"error: {e}; {where}", file=sys.stderr)
+                    status = 2
         if stopped is not None:
             skipped = f"; {STRENGTH_FILE.name} not updated" if args.update_strength else ""
             print(f"error: {stopped}; {kept if res is not None else 'nothing to keep'}{skipped}", file=sys.stderr)

@@ -754,8 +754,8 @@ def decision_summary(outcomes: Sequence[GameOutcome], deals: np.ndarray) -> dict
     arr = np.array([o.decision_luck for o in dec], np.float64)            # (G, 2, n)
     return {"resampled_per_game": float(np.mean([o.resampled for o in dec])),
             "disagreed_per_game": float(np.mean([o.disagreed for o in dec])),
-            "decision_luck_mean": {q: [tuple(float(v) for v in _stats.t_interval(_stats.deal_means(arr[:, i, k], deals)))
-                                       for k in range(arr.shape[2])]
+            "decision_luck_mean": {q: [tuple(float(v) for v in _stats.t_interval(
+                                           _stats.deal_means(arr[:, i, k], deals))) for k in range(arr.shape[2])]
                                    for i, q in enumerate(QUANTITIES)}}
 
 

@@ -12,8 +12,8 @@ import threading
 import pytest
 from filelock import FileLock
 
-from hod.agents.strength import (FORMAT_VERSION, load_strengths, measured_sizes, record_strengths, separate_labels,
-                                 strength, strength_note)
+from hod.agents.strength import (FORMAT_VERSION, dropped_labels, load_strengths, measured_sizes, record_strengths,
+                                 separate_labels, strength, strength_note)
 from hod.benchmarks import ladder as ladder_cli
 from hod.core.errors import ConfigError
 
@@ -97,6 +97,28 @@ def test_record_keeps_what_another_process_recorded_since_this_one_read_the_file
     record_strengths("tapeo", 2, {"search": _entry(41, "hard", 2)}, path)
     raw = json.loads(path.read_text())["strengths"]["tapeo"]
     assert raw == {"search": {"2": _entry(41, "hard", 2)}, "ppo": {"3": _entry(33, "hard", 3)}}
+
+
+def test_keep_labelled_refuses_under_the_lock_what_another_process_labelled_since(tmp_path):
+    """A ladder checked its pool at its start (ppo and search labelled at 2 players); meanwhile
+    another process labels expert too. Recording the pool with keep_labelled is refused, naming
+    expert, and the file is unchanged; entries that include expert are recorded."""
+    path = tmp_path / "strength.json"
+    record_strengths("tapeo", 2, {"search": _entry(40, "hard", 2), "ppo": _entry(35, "hard", 2)}, path)
+    assert dropped_labels(load_strengths(path)["tapeo"], 2, ["search", "ppo"]) == []
+    record_strengths("tapeo", 2, {"search": _entry(40, "hard", 2), "ppo": _entry(35, "hard", 2),
+                                  "expert": _entry(20, "medium", 2)}, path)     # the other process
+    before = path.read_text()
+    with pytest.raises(ConfigError, match=r"leave out \['expert'\].*nothing was written"):
+        record_strengths("tapeo", 2, {"search": _entry(41, "hard", 2), "ppo": _entry(34, "hard", 2)}, path,
+                         keep_labelled=True)
+    assert path.read_text() == before
+    data = record_strengths("tapeo", 2, {"search": _entry(41, "hard", 2), "ppo": _entry(34, "hard", 2),
+                                         "expert": _entry(21, "medium", 2)}, path, keep_labelled=True)
+    assert data["tapeo"]["expert"] == {2: _entry(21, "medium", 2)}
+    # another size's labels do not count: a 3-player entry of greedy is not dropped by a 2-player record
+    record_strengths("tapeo", 3, {"greedy": _entry(10, "easy", 3)}, path)
+    assert dropped_labels(load_strengths(path)["tapeo"], 2, ["search", "ppo", "expert"]) == []
 
 
 def test_record_waits_for_the_lock_another_writer_holds(tmp_path):
