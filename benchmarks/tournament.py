@@ -123,7 +123,12 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--luck-decisions", type=decisions_option, default=0, metavar="M",
                    help="also correct the decisions of the bots whose play is random (the search bots): each "
                         "decision drawn M more times from other generators, AIVAT's action terms; 0..64 (default 0: "
-                        "chance events only; docs/tournament.md)")
+                        "chance events only; docs/tournament.md). Measured: with --value playout it made the "
+                        "search rows' intervals wider, not narrower (docs/results.md); it helps where the playouts "
+                        "follow the bot")
+    p.add_argument("--luck-decision-samples", type=samples_option, default=None, metavar="P",
+                   help="with --value playout and --luck-decisions: playouts of each action's position for the "
+                        "decision terms, 1..4096 (default: K, --luck-samples)")
     p.add_argument("--out", metavar="PREFIX", help="write PREFIX.md, PREFIX.json and PREFIX.png")
     p.add_argument("--no-progress", dest="progress", action="store_false", help="no progress bar")
     p.add_argument("--list-bots", action="store_true", help="print the registered bots and exit")
@@ -188,7 +193,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                 duplicate=args.duplicate, progress=args.progress, env_kwargs=env_kwargs,
                 seating=args.seating, estimator=args.estimator, luck_samples=args.luck_samples,
                 value=value, luck_features=args.luck_features, luck_surrogates=surrogates,
-                luck_decisions=args.luck_decisions,
+                luck_decisions=args.luck_decisions, luck_decision_samples=args.luck_decision_samples or 0,
             )
         except (ConfigError, CheckpointError) as e:
             print(f"error: {e}", file=sys.stderr)

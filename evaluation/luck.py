@@ -194,17 +194,28 @@ class LuckTracker:
             again)`` (the same re-deals), summed over the game's events, is kept too
             (``feature_luck``, float64 (m,), seat-absolute as ``F``).
 
+        apply: ``apply(state, move)``, the game's rules applying a move in place (the env's
+            ``rules.apply``), needed for decision terms (:meth:`decided`).
+        simultaneous: every seat picks each step (a move is the picks of all n seats).
+        decision_playouts: playouts of each action's position (passed to the value's
+            ``decision_values``; None: its default).
+
     Attributes (of the game being tracked): ``luck`` float64 (2, n) by seat, summed over the
-    events; ``event_luck`` list of float64 (2, n), one per event; ``feature_luck`` float64 (m,)
-    or None.
+    events and the decision terms; ``event_luck`` list of float64 (2, n), one per event;
+    ``feature_luck`` float64 (m,) or None; ``decision_luck`` float64 (2, n), the decision terms'
+    part of ``luck`` (every seat's share of each term: a term is ``V`` of the positions, a
+    (2, n) value); ``resampled`` and ``disagreed``: the decisions drawn again, and those whose
+    draws differed from the action played.
     """
 
     def __init__(self, hook: ChanceHook, value: Callable[[Any], np.ndarray], samples: int, num_players: int,
                  features: Optional[Callable[[Any], np.ndarray]] = None,
-                 apply: Optional[Callable[[Any, Any], Any]] = None, simultaneous: bool = False):
+                 apply: Optional[Callable[[Any, Any], Any]] = None, simultaneous: bool = False,
+                 decision_playouts: Optional[int] = None):
         self.hook, self.value, self.samples, self.n = hook, value, check_samples(samples), int(num_players)
         self.features = features
         self.apply, self.simultaneous = apply, bool(simultaneous)
+        self.decision_playouts = decision_playouts
         self.start(0)
 
     def start(self, env_seed: int) -> None:
@@ -224,7 +235,11 @@ class LuckTracker:
 
     def decided(self, state, seat: int, action: int, draws: Optional[Sequence[int]]) -> None:
         """Seat ``seat`` chose ``action`` in ``state`` (the position before the move); ``draws``
-        are its resampled actions (None: a bot without decision terms). Call before the step."""
+        are its resampled actions (None: a bot without decision terms). Call before the step.
+
+        Raises:
+            RuntimeError: draws that differ from the action and no ``apply`` to play them.
+        """
         self._picks[int(seat)] = int(action)
         if draws is None:
             return
@@ -241,7 +256,11 @@ class LuckTracker:
     def moved(self) -> None:
         """After a step: when the move is complete (every seat's pick of a simultaneous step, or
         the one decision of a sequential game), add the decision terms of the seats whose draws
-        disagreed and forget the move."""
+        disagreed and forget the move.
+
+        Raises:
+            ValueError: a value's ``decision_values`` of the wrong shape (the legal one is named).
+        """
         if self.simultaneous and len(self._picks) < self.n:
             return
         for seat, (draws, number) in self._draws.items():
@@ -262,7 +281,8 @@ class LuckTracker:
             self.apply(st, move)
             states.append(st)
         if callable(getattr(self.value, "decision_values", None)):
-            vals = np.asarray(self.value.decision_values(states, number), np.float64)
+            extra = {} if self.decision_playouts is None else {"playouts": self.decision_playouts}
+            vals = np.asarray(self.value.decision_values(states, number, **extra), np.float64)
             if vals.shape != (len(states), 2, self.n):
                 raise ValueError(f"the value function returned shape {vals.shape}; legal: ({len(states)}, 2, {self.n})")
         else:
@@ -322,7 +342,7 @@ class LuckTracker:
 class LuckOutcome(GameOutcome):
     """A :class:`~hod.evaluation.play.GameOutcome` with its luck, by lineup slot:
     ``luck_points[k]`` and ``luck_win_share[k]`` summed over the game's ``events`` chance events
-    (corrected = plain - luck); ``event_luck[e][q][k]`` the term of event ``e`` (q = 0 points,
+    and its decision terms (corrected = plain - luck); ``event_luck[e][q][k]`` the term of event ``e`` (q = 0 points,
     1 win share); ``feature_luck`` the luck of the features (seat-absolute, () without)."""
 
     luck_points: tuple[float, ...] = ()
@@ -372,6 +392,8 @@ class LuckSpec:
     surrogates: tuple = ()
     #: draws per decision of the decision terms (module docstring; 0: chance events only)
     decisions: int = 0
+    #: playouts of each action's position for the decision terms (value ``"playout"``; 0: ``samples``)
+    decision_samples: int = 0
 
 
 def check_features(features: object) -> str:
@@ -493,7 +515,7 @@ class LuckTable(TournamentTable):
                         for s, p in zip(specs, paths)]
                 value = lineup_value(game, value, bots, luck.samples, [f"surrogate {p}" if p else None for p in paths])
             tracker = LuckTracker(hook, value, luck.samples, num_players, feats, self.env.unwrapped.rules.apply,
-                                  get_game(game).simultaneous)
+                                  get_game(game).simultaneous, luck.decision_samples or None)
         self.tracker = tracker
         self.decisions = check_decisions(luck.decisions)
         self.env = _ObservedEnv(self.env, self.tracker)
@@ -509,7 +531,8 @@ class LuckTable(TournamentTable):
             if draws is not None:
                 mask = np.asarray(observation["action_mask"])
                 ok = isinstance(draws, (list, tuple)) and len(draws) == len(seeds) and all(
-                    isinstance(d, (int, np.integer)) and 0 <= d < mask.size and mask[d] for d in draws)
+                    isinstance(d, (int, np.integer)) and not isinstance(d, bool) and 0 <= d < mask.size and mask[d]
+                    for d in draws)
                 if not ok:
                     raise ConfigError(f"{bot!r}.resample_actions returned {draws!r}; legal: None, or a list of "
                                       f"{len(seeds)} legal actions (mask entries 1: "
@@ -772,8 +795,9 @@ def event_luck_array(outcomes: Sequence[GameOutcome]) -> np.ndarray:
 
 
 def decision_luck_array(outcomes: Sequence[GameOutcome]) -> Optional[np.ndarray]:
-    """float64 (G, 2, n) every game's decision terms by slot, or None when the run tracked none."""
-    if not all(getattr(o, "decision_luck", ()) for o in outcomes):
+    """float64 (G, 2, n) every game's decision terms by slot, or None when the run tracked none
+    or resampled no decision (no bot of the lineup offers draws: all terms 0)."""
+    if not all(getattr(o, "decision_luck", ()) for o in outcomes) or not any(o.resampled for o in outcomes):
         return None
     return np.array([o.decision_luck for o in outcomes], np.float64)
 

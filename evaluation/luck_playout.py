@@ -151,16 +151,38 @@ class LineupPlayoutValue:
                                     for i in range(len(states))])
         return self._play_out(states, reps, seeds)
 
-    def decision_values(self, states: Sequence[Any], decision: int) -> np.ndarray:
+    def decision_values(self, states: Sequence[Any], decision: int, playouts: Optional[int] = None) -> np.ndarray:
         """float64 (len(states), 2, n): the value of each of the positions one decision can
-        lead to (the same position after different actions), each from :attr:`playouts`
-        playouts whose later chance comes from the same seeds ``f_0 .. f_{P-1}``
-        (``SeedSequence([game seed, decision, decision tag])``, drawn before the actions are
-        known): common random numbers, so the actions are compared on the same futures."""
-        states = list(states)
-        futures = np.random.SeedSequence([self.env_seed, int(decision), _DECISION_TAG]).generate_state(
-            self.playouts, np.uint64)
-        return self._play_out(states, [self.playouts] * len(states), np.tile(futures, len(states)))
+        lead to (the same position after different actions), each from ``playouts`` playouts
+        (default :attr:`playouts`) on **common random numbers**: every position's j-th playout
+        draws its later chance from the same seed ``f_j`` and its bots' own draws (tie-breaks,
+        random moves) from the same generators (``SeedSequence([game seed, decision, decision
+        tag])`` and ``default_rng([game seed, decision, slot, decision tag])``, fixed before the
+        actions are known), so equal positions get equal values and the actions are compared on
+        the same futures. The copies' generators are put back afterwards, so the chance
+        events' values are those of a run without decision terms.
+
+        Raises:
+            RuntimeError: called before :meth:`seat_lineup`.
+            ConfigError: ``playouts`` not an int >= 1.
+        """
+        p = self.playouts if playouts is None else playouts
+        if isinstance(p, bool) or not isinstance(p, (int, np.integer)) or p < 1:
+            raise ConfigError(f"playouts={playouts!r}; legal values: an int >= 1")
+        futures = np.random.SeedSequence([self.env_seed, int(decision), _DECISION_TAG]).generate_state(int(p), np.uint64)
+        own = [getattr(b, "rng", None) for b in self.bots]
+        out = []
+        try:
+            for st in states:        # one block per position, each from the same generators
+                for k, b in enumerate(self.bots):
+                    if own[k] is not None:
+                        b.rng = np.random.default_rng([self.env_seed, int(decision), k, _DECISION_TAG])
+                out.append(self._play_out([st], [int(p)], futures)[0])
+        finally:
+            for k, b in enumerate(self.bots):
+                if own[k] is not None:
+                    b.rng = own[k]
+        return np.stack(out)
 
     def _play_out(self, states: list, reps: list, seeds: Optional[np.ndarray]) -> np.ndarray:
         """float64 (len(states), 2, n): the mean outcome of ``reps[i]`` playouts of state ``i``

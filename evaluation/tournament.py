@@ -335,6 +335,7 @@ def run_tournament(
     luck_features: str = "none",
     luck_surrogates: Optional[dict] = None,
     luck_decisions: int = 0,
+    luck_decision_samples: int = 0,
 ) -> TournamentResult:
     """Play ``num_games`` games of ``game`` between the bots of ``lineup`` and measure them.
 
@@ -386,6 +387,8 @@ def run_tournament(
             the search bots), each asked ``M`` more times per decision (AIVAT's action terms,
             :mod:`hod.evaluation.luck`); the run's ``luck["decisions"]``, and per game the
             decision terms' part of the luck.
+        luck_decision_samples: with ``value="playout"`` and ``luck_decisions``, the playouts of
+            each action's position for the decision terms, 1..4096 (default 0: ``luck_samples``).
 
     Returns:
         :class:`TournamentResult`.
@@ -414,13 +417,22 @@ def run_tournament(
     seed = check_seed(seed)
     estimator = _luck.check_estimator(estimator)
     luck_decisions = _luck.check_decisions(luck_decisions)
+    if luck_decision_samples != 0:
+        if isinstance(luck_decision_samples, bool) or not isinstance(luck_decision_samples, int) \
+                or not 0 <= luck_decision_samples <= 4096:
+            raise ConfigError(f"luck_decision_samples={luck_decision_samples!r}; legal values: an int in 0..4096 "
+                              f"(0: luck_samples)")
+        if value != "playout" or not luck_decisions:
+            raise ConfigError(f"luck_decision_samples={luck_decision_samples!r} is the playouts of the decision terms' "
+                              f"positions; legal: with value='playout' and luck_decisions >= 1 (or 0)")
     if estimator == "plain" and (value is not None or luck_surrogates or luck_decisions):
         raise ConfigError("value, luck_surrogates and luck_decisions are part of the luck correction; legal: with "
                           "estimator 'corrected' or 'both' (or none of them, for a plain run)")
     luck_spec = None
     if estimator != "plain":
         luck_spec = _luck.LuckSpec(_luck.check_value(value), _luck.check_samples(luck_samples),
-                                   _luck.check_features(luck_features), decisions=luck_decisions)
+                                   _luck.check_features(luck_features), decisions=luck_decisions,
+                                   decision_samples=luck_decision_samples)
         _luck.chance_hook(game)   # the game declares one, before any game is played
     env_kwargs = dict(env_kwargs or {})
     for reserved in ("num_players", "illegal_action"):
@@ -482,6 +494,8 @@ def run_tournament(
             result.luck["samples"] = luck_spec.samples
             result.luck["features"] = luck_spec.features
             result.luck["decisions"] = luck_spec.decisions
+            if luck_spec.decisions:
+                result.luck["decision_samples"] = luck_spec.decision_samples or luck_spec.samples
             played_by = getattr(table.tracker.value, "played_by", None)
             if played_by is not None:   # the playout value: what played each slot inside the playouts
                 result.luck["played_by"] = dict(zip(labels, played_by))
@@ -599,6 +613,11 @@ def summarize(
         s = list(slots)
         out = _luck.luck_stats(w, p, m, luck_w[:, s].mean(axis=1), luck_p[:, s].mean(axis=1),
                                luck_m[:, s].mean(axis=1), deals)
+        if decision_luck is not None:   # the same games with the chance terms alone (the decision terms' effect)
+            dp, dw = decision_luck[:, 0, :], decision_luck[:, 1, :]
+            alone = _luck.luck_stats(w, p, m, (luck_w - dw)[:, s].mean(axis=1), (luck_p - dp)[:, s].mean(axis=1),
+                                     (luck_m - _stats.margins(dp))[:, s].mean(axis=1), deals)
+            out["chance_only"] = {k: alone[k] for k in ("win_rate", "margin", "var_ratio", "half_width_ratio")}
         out["fitted"] = _luck.fitted_stats(w, p, m, _luck.row_controls(event_luck, s, feature_luck, seat_of_slot,
                                                                             decision_luck),
                                            deals)

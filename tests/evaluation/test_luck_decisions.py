@@ -15,7 +15,6 @@ from hod.agents.base import RandomBot
 from hod.benchmarks import tournament as tournament_cmd
 from hod.core.errors import ConfigError
 from hod.evaluation import luck as L
-from hod.evaluation import stats as _stats
 from hod.evaluation.tournament import run_tournament
 
 
@@ -219,3 +218,74 @@ def test_bots_without_draws_and_bad_draws():
     with pytest.raises(ConfigError, match="resample_actions returned"):
         run_tournament("robada", [("bad", BadDraws), "random"], 2, seed=1, estimator="both", luck_samples=1,
                        luck_decisions=1)
+
+
+@pytest.mark.parametrize("lineup", [["expert", "expert"], ["random", "expert"]])
+def test_decision_values_give_equal_positions_equal_values_and_put_the_generators_back(lineup):
+    # the bots' own draws inside the playouts are common to every position, as the later deals are:
+    # three copies of one position get one value; the copies' generators are put back, so a chance
+    # event's value afterwards is what it was without the call
+    from hod.evaluation.luck_playout import LineupPlayoutValue
+    from robada_env.rules import engine as reng
+
+    def fresh():
+        v = LineupPlayoutValue("robada", [agents.make("robada", b, seed=0) for b in lineup], playouts=8)
+        v.seat_lineup([0, 1], env_seed=9)
+        return v
+
+    s = reng.new_game(reng.Config(num_players=2), seed=4)
+    v = fresh()
+    vals = v.decision_values([s, s.clone(), s.clone()], decision=3, playouts=16)
+    assert vals.shape == (3, 2, 2)
+    assert vals[0].tolist() == vals[1].tolist() == vals[2].tolist()
+    after = v.values([s], actual=0, event=1)
+    np.testing.assert_array_equal(after, fresh().values([s], actual=0, event=1))
+    with pytest.raises(ConfigError, match="playouts=0"):
+        v.decision_values([s], 0, playouts=0)
+
+
+def test_the_chance_terms_are_those_of_a_run_without_decision_terms():
+    bots = [("search", lambda: agents.make("robada", "search", seed=0, determinizations=4)), "expert"]
+    kw = dict(estimator="both", value="playout", luck_samples=2)
+    base = run_tournament("robada", bots, 4, seed=2, **kw)
+    dec = run_tournament("robada", bots, 4, seed=2, luck_decisions=2, **kw)
+    for g0, g1 in zip(base.games, dec.games):
+        np.testing.assert_allclose(np.subtract(g1["luck_points"], g1["decision_luck_points"]), g0["luck_points"],
+                                   rtol=0, atol=1e-9)
+        np.testing.assert_allclose(np.subtract(g1["luck_win_share"], g1["decision_luck_win_share"]),
+                                   g0["luck_win_share"], rtol=0, atol=1e-12)
+    # the rows' chance-only ratios are the run without decision terms' ratios
+    for b0, b1 in zip(base.bots, dec.bots):
+        assert b1.corrected["chance_only"]["var_ratio"]["margin"] == pytest.approx(b0.corrected["var_ratio"]["margin"])
+
+
+def test_report_and_json_name_the_decision_terms(tmp_path):
+    import json
+
+    out = tmp_path / "run"
+    assert tournament_cmd.main(["--game", "robada", "--lineup", "random", "greedy", "--games", "4", "--seed", "1",
+                                "--value", "playout", "--luck-samples", "2", "--luck-decisions", "2",
+                                "--luck-decision-samples", "3", "--no-progress", "--out", str(out)]) == 0
+    md = (tmp_path / "run.md").read_text()
+    assert "drawn 2 more times, each action's position from 3 playouts" in md
+    assert "with the chance terms alone" in md
+    data = json.loads((tmp_path / "run.json").read_text())
+    assert data["luck"]["decisions"] == 2 and data["luck"]["decision_samples"] == 3
+    assert {"resampled_per_game", "disagreed_per_game", "decision_luck_mean"} <= set(data["luck"])
+    game = data["games"][0]
+    assert {"decision_luck_points", "decision_luck_win_share", "resampled", "disagreed"} <= set(game)
+    assert game["resampled"] > 0 and len(game["decision_luck_points"]) == 2
+    # a lineup with no draws says so, and adds no controls to the fitted estimate
+    none = run_tournament("robada", ["expert", "greedy"], 2, seed=1, estimator="both", luck_samples=1,
+                          luck_decisions=2)
+    plain_controls = run_tournament("robada", ["expert", "greedy"], 2, seed=1, estimator="both", luck_samples=1)
+    assert none.bots[0].corrected["fitted"]["controls"] == plain_controls.bots[0].corrected["fitted"]["controls"]
+    assert "no bot of the lineup offers draws" in none.to_markdown()
+
+
+def test_decision_samples_are_refused_without_playout_decisions():
+    for kw in ({"luck_decision_samples": 4, "luck_decisions": 1},                       # no playout value
+               {"luck_decision_samples": 4, "value": "playout"},                        # no decisions
+               {"luck_decision_samples": 5000, "value": "playout", "luck_decisions": 1}):
+        with pytest.raises(ConfigError, match="luck_decision_samples"):
+            run_tournament("robada", ["random", "random"], 2, estimator="both", **kw)
