@@ -121,7 +121,8 @@ def _parser() -> argparse.ArgumentParser:
                         "bots inside the playouts, e.g. '{\"expert\": \"runs/expert_clone/tapeo_ppo.onnx\"}' "
                         "(faster than the Python bot; an approximation of it, no bias)")
     p.add_argument("--luck-decisions", type=decisions_option, default=0, metavar="M",
-                   help="also correct the decisions of the bots whose play is random (the search bots): each "
+                   help="experimental: also correct the decisions of the bots whose play is random (random and "
+                        "the search bots): each "
                         "decision drawn M more times from other generators, AIVAT's action terms; 0..64 (default 0: "
                         "chance events only; docs/tournament.md). Measured: with --value playout it made the "
                         "search rows' intervals wider, not narrower (docs/results.md); it helps where the playouts "

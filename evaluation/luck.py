@@ -259,7 +259,8 @@ class LuckTracker:
         disagreed and forget the move.
 
         Raises:
-            ValueError: a value's ``decision_values`` of the wrong shape (the legal one is named).
+            ValueError: a value (its ``decision_values``, or ``V`` itself) of the wrong shape (the
+                legal one is named).
         """
         if self.simultaneous and len(self._picks) < self.n:
             return
@@ -268,6 +269,10 @@ class LuckTracker:
         self._picks, self._draws, self._before = {}, {}, None
 
     def _decision_term(self, seat: int, draws: list, number: int) -> None:
+        """Add the term of ``seat``'s decision: the values float64 (len(actions), 2, n) of the
+        positions after each distinct action among the one played and its ``draws``; the term,
+        (2, n), is the played action's value minus the mean over the M draws (duplicates
+        counted), added to :attr:`luck` and :attr:`decision_luck`."""
         actual = self._picks[seat]
         actions = sorted({actual, *draws})
         states = []
@@ -521,8 +526,14 @@ class LuckTable(TournamentTable):
         self.env = _ObservedEnv(self.env, self.tracker)
 
     def _act(self, bot: Any, observation: dict, belief: Optional[Callable], seat: int) -> int:
-        """The bot's action; with decision terms, also its :data:`decisions` resampled actions,
-        told to the tracker (the bot's own generator untouched: the game is the plain one)."""
+        """The bot's action; with decision terms, first its :data:`decisions` resampled actions
+        (:meth:`hod.agents.base.Bot.resample_actions`, asked before ``act``; a bot without the
+        method gives none), told to the tracker with the action (the bot's own generator
+        untouched: the game is the plain one).
+
+        Raises:
+            ConfigError: draws other than None or that many legal actions (the legal ones are named).
+        """
         draws = None
         resample = getattr(bot, "resample_actions", None)   # a duck-typed bot without it: no draws
         if self.decisions and resample is not None:
@@ -769,7 +780,7 @@ def decision_summary(outcomes: Sequence[GameOutcome], deals: np.ndarray) -> dict
     """The decision terms of a run (``{}`` when none were tracked): ``resampled_per_game`` and
     ``disagreed_per_game`` (decisions resampled, and those whose draws differed from the action
     played, per game), and ``decision_luck_mean``: ``{"points" | "win_share": [(mean, low,
-    high) per slot]}`` (t 95% over the deal means, ``deals`` int64 (G,) as the other intervals:
+    high) per slot, in lineup order]}`` (t 95% over the deal means, ``deals`` int64 (G,) as the other intervals:
     the bias check of the decision terms alone, 0 in expectation)."""
     dec = [o for o in outcomes if isinstance(o, LuckOutcome) and o.decision_luck]
     if not dec or len(dec) != len(outcomes):
@@ -795,7 +806,8 @@ def event_luck_array(outcomes: Sequence[GameOutcome]) -> np.ndarray:
 
 
 def decision_luck_array(outcomes: Sequence[GameOutcome]) -> Optional[np.ndarray]:
-    """float64 (G, 2, n) every game's decision terms by slot, or None when the run tracked none
+    """float64 (G, 2, n) every game's decision terms (index 0 points, 1 win share; slots in lineup
+    order), or None when the run tracked none
     or resampled no decision (no bot of the lineup offers draws: all terms 0)."""
     if not all(getattr(o, "decision_luck", ()) for o in outcomes) or not any(o.resampled for o in outcomes):
         return None

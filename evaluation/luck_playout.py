@@ -155,12 +155,13 @@ class LineupPlayoutValue:
         """float64 (len(states), 2, n): the value of each of the positions one decision can
         lead to (the same position after different actions), each from ``playouts`` playouts
         (default :attr:`playouts`) on **common random numbers**: every position's j-th playout
-        draws its later chance from the same seed ``f_j`` and its bots' own draws (tie-breaks,
-        random moves) from the same generators (``SeedSequence([game seed, decision, decision
-        tag])`` and ``default_rng([game seed, decision, slot, decision tag])``, fixed before the
-        actions are known), so equal positions get equal values and the actions are compared on
-        the same futures. The copies' generators are put back afterwards, so the chance
-        events' values are those of a run without decision terms.
+        draws its later chance from the same seed ``f_j`` (``SeedSequence([game seed, decision,
+        decision tag])``), and the bot copies start each position from the same generators
+        (``default_rng([game seed, decision, slot, decision tag])``), fixed before the actions
+        are known; so equal positions get equal values (once positions differ, the copies'
+        draws are consumed by different rows). The copies' generators are put back afterwards,
+        so the chance events' values are those of a run without decision terms. ``states``: at
+        least one, all with one ``Config``.
 
         Raises:
             RuntimeError: called before :meth:`seat_lineup`.

@@ -101,22 +101,27 @@ def _luck_row(b: "BotStats", bold: bool = False) -> str:
 
 def decision_lines(r: "TournamentResult", lk: dict) -> str:
     """The paragraph on the decision terms (``luck_decisions``): how many decisions were drawn
-    again, their bias check, and each bot's variance ratios with the chance terms alone (what
-    the decision terms changed)."""
+    again, their bias check (win share and points by slot), and each bot's variance ratios with
+    the chance terms alone (what the decision terms changed)."""
     if not lk.get("resampled_per_game"):
         return (f"Decision terms: asked for ({lk['decisions']} draws per decision), but no bot of the lineup offers "
-                "draws (`resample_actions`: the search bots and `random` do), so there are none.")
-    dm = (lk.get("decision_luck_mean") or {}).get("win_share") or []
+                "draws (`resample_actions`: `random` and the search bots do), so there are none.")
+    means = lk.get("decision_luck_mean") or {}
+
+    def check(q: str, digits: int) -> str:
+        return "; ".join(f"`{lab}` {_num(m, digits)} [{_num(lo, digits)}, {_num(hi, digits)}]"
+                         for lab, (m, lo, hi) in zip(r.labels, means.get(q) or []))
+
     alone = "; ".join(f"`{b.label}` {_num(b.corrected['chance_only']['var_ratio']['win_rate'], 3)} / "
                       f"{_num(b.corrected['chance_only']['var_ratio']['margin'], 3)}"
                       for b in r.bots if b.corrected and "chance_only" in b.corrected)
-    return (f"Decision terms: each decision of the bots whose play is random drawn {lk['decisions']} more times, each "
-            f"action's position from {lk.get('decision_samples', lk.get('samples'))} playouts "
-            f"({_num(lk.get('resampled_per_game'), 1)} decisions a game, "
-            f"{_num(lk.get('disagreed_per_game'), 1)} of them with draws that differ from the action played); "
-            "their win-share luck by slot (bias check, 0 in expectation): "
-            + "; ".join(f"`{lab}` {_num(m, 3)} [{_num(lo, 3)}, {_num(hi, 3)}]" for lab, (m, lo, hi) in zip(r.labels, dm))
-            + f". Var ratios (win / margin) with the chance terms alone, on the same games: {alone}.")
+    playouts = (f", each action's position from {lk['decision_samples']} playouts"
+                if lk.get("decision_samples") else "")
+    return (f"Decision terms: each decision of the bots whose play is random drawn {lk['decisions']} more "
+            f"times{playouts} ({_num(lk.get('resampled_per_game'), 1)} decisions a game, "
+            f"{_num(lk.get('disagreed_per_game'), 1)} of them with draws that differ from the action played). "
+            f"Their luck by slot (bias check, 0 in expectation): win share {check('win_share', 3)}; points "
+            f"{check('points', 2)}. Var ratios (win / margin) with the chance terms alone, on the same games: {alone}.")
 
 
 def luck_section(r: "TournamentResult") -> list[str]:

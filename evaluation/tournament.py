@@ -408,7 +408,10 @@ def run_tournament(
             e.g. a trained policy from its model card) without ``len(lineup)`` (the supported
             sizes are named), a bad ``estimator``, ``luck_samples``, ``luck_features`` or
             ``luck_surrogates`` (:func:`hod.evaluation.luck.check_surrogates`), a correction asked
-            of a game that declares no chance hook.
+            of a game that declares no chance hook; a bad ``luck_decisions`` (0..64) or
+            ``luck_decision_samples`` (0..4096, only with ``value="playout"`` and decisions), either
+            with ``estimator="plain"``; a bot whose ``resample_actions`` returns something other than
+            None or that many legal actions.
         CheckpointError: a surrogate that is not a usable export for this game and table size.
         IllegalActionError: a bot played an action outside the mask (with a note naming the game).
     """
@@ -418,13 +421,14 @@ def run_tournament(
     estimator = _luck.check_estimator(estimator)
     luck_decisions = _luck.check_decisions(luck_decisions)
     if luck_decision_samples != 0:
-        if isinstance(luck_decision_samples, bool) or not isinstance(luck_decision_samples, int) \
+        if isinstance(luck_decision_samples, bool) or not isinstance(luck_decision_samples, (int, np.integer)) \
                 or not 0 <= luck_decision_samples <= 4096:
             raise ConfigError(f"luck_decision_samples={luck_decision_samples!r}; legal values: an int in 0..4096 "
                               f"(0: luck_samples)")
         if value != "playout" or not luck_decisions:
             raise ConfigError(f"luck_decision_samples={luck_decision_samples!r} is the playouts of the decision terms' "
-                              f"positions; legal: with value='playout' and luck_decisions >= 1 (or 0)")
+                              f"positions; legal: with value='playout' (--value playout) and luck_decisions >= 1 "
+                              f"(--luck-decisions), or leave it at 0")
     if estimator == "plain" and (value is not None or luck_surrogates or luck_decisions):
         raise ConfigError("value, luck_surrogates and luck_decisions are part of the luck correction; legal: with "
                           "estimator 'corrected' or 'both' (or none of them, for a plain run)")
@@ -494,7 +498,7 @@ def run_tournament(
             result.luck["samples"] = luck_spec.samples
             result.luck["features"] = luck_spec.features
             result.luck["decisions"] = luck_spec.decisions
-            if luck_spec.decisions:
+            if luck_spec.decisions and value == "playout":
                 result.luck["decision_samples"] = luck_spec.decision_samples or luck_spec.samples
             played_by = getattr(table.tracker.value, "played_by", None)
             if played_by is not None:   # the playout value: what played each slot inside the playouts

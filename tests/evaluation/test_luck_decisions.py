@@ -160,6 +160,8 @@ def test_a_random_bots_decision_terms_have_mean_zero():
                        luck_decisions=1)
     dec = np.array([g["decision_luck_points"] for g in r.games])
     assert np.abs(dec[:, 0]).max() > 0.1
+    assert "decision_samples" not in r.luck                  # the cheap value plays nothing out
+    assert "drawn 1 more times (" in r.to_markdown() and "points `random`" in r.to_markdown()
     for q in ("points", "win_share"):
         for slot in range(2):
             m, lo, hi = r.luck["decision_luck_mean"][q][slot]
