@@ -166,6 +166,22 @@ def check_decisions(decisions: object) -> int:
     return int(decisions)
 
 
+def check_decision_samples(samples: object) -> int:
+    """Return ``samples`` (playouts of each action's position for the decision terms; 0 = the
+    chance events' ``K``) if it is 0 or an int in 1..4096 (:func:`check_samples`).
+
+    Raises:
+        ConfigError: anything else, named as ``luck_decision_samples``.
+    """
+    if isinstance(samples, (int, np.integer)) and not isinstance(samples, bool) and samples == 0:
+        return 0
+    try:
+        return check_samples(int(samples) if isinstance(samples, np.integer) else samples)
+    except ConfigError:
+        raise ConfigError(f"luck_decision_samples={samples!r}; legal values: an int in 0..4096 "
+                          f"(0: luck_samples)") from None
+
+
 def decision_seeds(env_seed: int, decision: int, draws: int) -> list[int]:
     """The generator seeds of the ``draws`` resampled actions of decision ``decision`` (the
     game's resampled decisions counted from 0) of the game dealt from ``env_seed``: ints below

@@ -420,11 +420,8 @@ def run_tournament(
     seed = check_seed(seed)
     estimator = _luck.check_estimator(estimator)
     luck_decisions = _luck.check_decisions(luck_decisions)
-    if luck_decision_samples != 0:
-        if isinstance(luck_decision_samples, bool) or not isinstance(luck_decision_samples, (int, np.integer)) \
-                or not 0 <= luck_decision_samples <= 4096:
-            raise ConfigError(f"luck_decision_samples={luck_decision_samples!r}; legal values: an int in 0..4096 "
-                              f"(0: luck_samples)")
+    luck_decision_samples = _luck.check_decision_samples(luck_decision_samples)
+    if luck_decision_samples:
         if value != "playout" or not luck_decisions:
             raise ConfigError(f"luck_decision_samples={luck_decision_samples!r} is the playouts of the decision terms' "
                               f"positions; legal: with value='playout' (--value playout) and luck_decisions >= 1 "
