@@ -36,6 +36,7 @@ render and PettingZoo's global state (:class:`hod.adapters.env_support.GlobalSta
 from __future__ import annotations
 
 from dataclasses import dataclass
+from collections.abc import Mapping
 from typing import Any, ClassVar, Optional
 
 import numpy as np
@@ -305,6 +306,18 @@ class AECGameEnv(GameEnvCore, AECEnv):
         obs, mask = self._rules.observe(self.game_state, self._seat[agent])
         return {"observation": obs, "action_mask": mask}
 
+    def last(self, observe: bool = True):
+        """PettingZoo's ``last()``: ``(observation, reward, termination, truncation, info)`` of
+        ``agent_selection`` (the observation None when ``observe`` is False).
+
+        Raises:
+            ResetNeededError: before the first ``reset()`` (PettingZoo's own would raise an
+                AttributeError).
+        """
+        if self.game_state is None:
+            raise ResetNeededError("last() called before reset(): call reset()")
+        return super().last(observe)
+
     def step(self, action) -> None:
         """Act ``action`` for ``agent_selection`` (a finished agent steps None). Replaced in each
         binding by the step of its declared dynamics.
@@ -432,14 +445,17 @@ class ParallelGameEnv(GameEnvCore, ParallelEnv):
             that were live before the step.
 
         Raises:
-            ValueError: ``actions`` leaves out an agent that must act or names one that is not
-                live (the message lists them); nothing changes.
+            ValueError: ``actions`` is not a dict (a mapping), leaves out an agent that must act
+                or names one that is not live (the message lists them); nothing changes.
             IllegalActionError: with ``illegal_action="raise"``, an action outside an agent's
                 mask (names the legal actions); nothing changes.
             ResetNeededError: before ``reset()``, or after the game ended.
         """
         if not self.agents:
             check_in_game(self.game_state is not None, False)
+        if not isinstance(actions, Mapping):
+            raise ValueError(f"step() takes a dict {{agent: action}} over the live agents {self.agents}; "
+                             f"got {type(actions).__name__}")
         move, turns, offenders = self._joint_action(actions)
         agents = self.agents   # every seat is live until the game ends (== possible_agents)
         if offenders:

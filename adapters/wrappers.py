@@ -70,9 +70,14 @@ class ResetEnforcingWrapper(wrappers.OrderEnforcingWrapper):
     def last(self, observe: bool = True):
         """The raw env's ``last()`` once reset (the same tuple: the raw env reads its own
         attributes, where PettingZoo's ``AECEnv.last`` on the wrapper forwards each through two
-        ``__getattr__`` levels); before the first ``reset()``, PettingZoo's (it raises)."""
+        ``__getattr__`` levels).
+
+        Raises:
+            ResetNeededError: before the first ``reset()`` (:data:`NOT_STARTED`), as ``step``
+                does (PettingZoo's wrapper would raise an AttributeError).
+        """
         if not self._has_reset:
-            return super().last(observe)
+            raise ResetNeededError(NOT_STARTED)
         return self.env.last(observe)
 
     def state(self):

@@ -80,8 +80,9 @@ def check_observation(observation: Any, game: str = "") -> None:
     the game's action count, :attr:`hod.core.games.GameInfo.num_actions`).
 
     Raises:
-        ConfigError: not a mapping, a key missing, or an array of another shape (e.g. a Tapeo
-            observation given to a Ronda Robada bot); the message names the legal keys or shapes.
+        ConfigError: not a mapping, a key missing, an array of another shape (e.g. a Tapeo
+            observation given to a Ronda Robada bot), or observation entries that are not finite
+            numbers (NaN, infinities); the message names the legal keys, shapes or values.
     """
     if not isinstance(observation, Mapping) or "observation" not in observation or "action_mask" not in observation:
         got = sorted(observation) if isinstance(observation, Mapping) else type(observation).__name__
@@ -96,6 +97,10 @@ def check_observation(observation: Any, game: str = "") -> None:
         if (obs.shape, mask.shape) != want:
             raise ConfigError(f"not a {info.title} observation: observation shape {obs.shape} and action_mask "
                               f"shape {mask.shape}; legal shapes: {want[0]} and {want[1]}")
+    if not np.issubdtype(obs.dtype, np.number) or not np.isfinite(obs).all():
+        bad = "not numbers" if not np.issubdtype(obs.dtype, np.number) else \
+            f"entry {int(np.flatnonzero(~np.isfinite(obs.ravel()))[0])} = {obs.ravel()[~np.isfinite(obs.ravel())][0]}"
+        raise ConfigError(f"observation {bad}; legal: finite numbers (the game's observation vector)")
 
 
 class Bot:

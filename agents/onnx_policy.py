@@ -32,6 +32,8 @@ from typing import Any, Iterator, Optional
 
 import numpy as np
 
+from hod.core.errors import ConfigError
+
 from .base import Bot, BeliefSampler, Observation, legal_actions
 from .encoders import get_encoder
 from .rules import check_rules, rule_options
@@ -315,7 +317,6 @@ def game_sizes(game: str) -> tuple[int, int]:
     Raises:
         CheckpointError: unknown game (the message lists the known ones).
     """
-    from hod.core.errors import ConfigError
     from hod.core.games import env_module, obs_layout
 
     try:
@@ -351,7 +352,9 @@ class OnnxPolicy(Bot):
             the installed game's; a card whose ``obs_size``/``num_actions`` differ from the
             graph's input widths or from the installed game's observation size and action count.
         ImportError: onnxruntime or onnx is not installed (``pip install house-of-decks-rl[onnx]``).
-        ConfigError: an unknown option or a bad rule option (the legal ones are named).
+        ConfigError: an unknown option or a bad rule option (the legal ones are named);
+            ``deterministic`` or ``verify`` not a bool, ``threads`` not an int >= 1,
+            ``num_players`` neither None nor an int.
 
     Rule options of ``game`` (``**options``, only with ``game`` given, e.g. Ronda Robada's
     ``closing_ace``; :mod:`hod.agents.rules`) reach the card's observation encoder: the
@@ -365,6 +368,15 @@ class OnnxPolicy(Bot):
     def __init__(self, path: str | Path, game: Optional[str] = None, num_players: Optional[int] = None,
                  deterministic: bool = True, seed: Optional[int] = None, threads: int = 1, verify: bool = True,
                  **options: Any) -> None:
+        for key, value in (("deterministic", deterministic), ("verify", verify)):
+            if not isinstance(value, (bool, np.bool_)):
+                raise ConfigError(f"{key}={value!r}; legal values: True or False")
+        if isinstance(threads, (bool, np.bool_)) or not isinstance(threads, (int, np.integer)) or threads < 1:
+            raise ConfigError(f"threads={threads!r}; legal values: an int >= 1 (onnxruntime intra-op threads)")
+        if num_players is not None and (isinstance(num_players, (bool, np.bool_))
+                                        or not isinstance(num_players, (int, np.integer))):
+            raise ConfigError(f"num_players={num_players!r}; legal values: None or an int (a table size the "
+                              f"network was trained on, its card's player_counts)")
         self.rule_options = rule_options(game) if game is not None else ()   # listed in the unknown-option error
         rules = {k: options.pop(k) for k in self.rule_options if k in options}
         if rules:
@@ -399,7 +411,8 @@ class OnnxPolicy(Bot):
             action_mask: int8/bool [B, num_actions] (or [num_actions]).
 
         Raises:
-            ValueError: wrong shapes (the expected ones are named).
+            ValueError: wrong shapes (the expected ones are named); ConfigError (a ValueError): a
+                NaN or infinite observation entry (the first one is named).
         """
         obs = np.asarray(observation, dtype=np.float32)
         mask = np.asarray(action_mask).astype(np.int8)
@@ -408,6 +421,10 @@ class OnnxPolicy(Bot):
         if obs.ndim != 2 or mask.shape != (obs.shape[0], self.num_actions):
             raise ValueError(f"{self.path.name}: expected observation (B, W) and action_mask "
                              f"(B, {self.num_actions}), got {obs.shape} and {mask.shape}")
+        if not np.isfinite(obs).all():
+            row, col = np.argwhere(~np.isfinite(obs))[0]
+            raise ConfigError(f"{self.path.name}: observation row {row}, entry {col} = {obs[row, col]}; legal: "
+                              f"finite values (the game's observation)")
         try:
             obs = self.encoder.network_input(obs, mask, self.obs_size)
         except ValueError as e:

@@ -99,7 +99,7 @@ def factory(game: str, name: str) -> Callable[..., Bot]:
         ConfigError: unknown game or bot name (the message lists the registered names).
     """
     found = _factories(game)
-    if name not in found:
+    if not isinstance(name, str) or name not in found:
         raise ConfigError(f"no bot {name!r} for {game!r}; registered: {sorted(found)}")
     f = found[name]
     return load_object(f) if isinstance(f, str) else f

@@ -43,6 +43,7 @@ playout experts plan under them, and the playouts run the engine on the belief s
 """
 from __future__ import annotations
 
+import math
 from typing import Any, Optional
 
 import numpy as np
@@ -59,7 +60,10 @@ from .robada_bots import ExpertBot, ExpertParams, RulesMismatchError, _check_pla
 from .robada_inference import ExpertModel, InferenceBelief
 from .rules import ROBADA_RULE_OPTIONS, robada_rules
 
-__all__ = ["RolloutBot", "SearchBot", "playout_score"]
+__all__ = ["RolloutBot", "SearchBot", "playout_score", "MAX_DETERMINIZATIONS"]
+
+#: The most determinizations one decision may ask for (each plays one playout per candidate).
+MAX_DETERMINIZATIONS = 4096
 
 
 def playout_score(points: list, seat: int, margin_weight: float) -> float:
@@ -90,11 +94,12 @@ class RolloutBot(CandidateSearchBot):
 
     Args:
         seed: seed of the bot's generator (determinizations, playout seeds, ties).
-        determinizations: hidden-card samples per decision (int >= 1).
+        determinizations: hidden-card samples per decision (int in 1..:data:`MAX_DETERMINIZATIONS`).
         candidates: at most this many actions are searched, the expert's best first (int >= 1).
         window: only actions whose expert value is within this many margin points of the best
-            are searched (float >= 0).
-        margin_weight: weight of the margin per 100 points in the playout score (float >= 0).
+            are searched (finite float >= 0).
+        margin_weight: weight of the margin per 100 points in the playout score (finite float
+            >= 0).
         whole_turn: search whole-turn moves (bool; :meth:`decide`): the candidates are the
             expert's best plans (start, every tap or take, confirm; or a drop), each played out
             whole, and the chosen plan's later steps are played without searching again.
@@ -115,13 +120,16 @@ class RolloutBot(CandidateSearchBot):
                  rules: Optional[Config] = None, **options: Any) -> None:
         self.rules = robada_rules(rules, options)
         super().__init__(seed, **options)
-        for name, value, low in (("determinizations", determinizations, 1), ("candidates", candidates, 1)):
-            if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low:
-                raise ConfigError(f"{name}={value!r}: legal values are integers >= {low}")
+        for name, value, high in (("determinizations", determinizations, MAX_DETERMINIZATIONS),
+                                  ("candidates", candidates, None)):
+            if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1 \
+                    or (high is not None and value > high):
+                raise ConfigError(f"{name}={value!r}: legal values are integers "
+                                  f"{'>= 1' if high is None else f'in 1..{high}'}")
         for name, value in (("window", window), ("margin_weight", margin_weight)):
             if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)) \
-                    or not value >= 0:
-                raise ConfigError(f"{name}={value!r}: legal values are numbers >= 0")
+                    or not 0 <= value < math.inf:
+                raise ConfigError(f"{name}={value!r}: legal values are finite numbers >= 0")
         if not isinstance(whole_turn, (bool, np.bool_)):
             raise ConfigError(f"whole_turn={whole_turn!r}: legal values are True and False")
         self.whole_turn = bool(whole_turn)

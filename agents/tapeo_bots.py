@@ -25,6 +25,8 @@ from tapeo_env.rules.scoring import (DEFAULT_RULINGS, Rulings, churro_points, cr
                                prawn_points, tortilla_points)
 
 from . import tapeo_expert_kernels as _batch
+from hod.core.errors import ConfigError
+
 from .base import BeliefSampler, Bot, Observation, legal_actions
 
 __all__ = ["immediate_gains", "GreedyBot", "ExpertParams", "ExpertBot", "RankingBot", "BEST_RANKING"]
@@ -124,12 +126,19 @@ class GreedyBot(Bot):
     Args:
         seed: seed of the tie-break generator.
         rulings: the scoring rulings of the game played (default: the published rules).
+
+    Raises:
+        ConfigError: ``rulings`` not a :class:`tapeo_env.rules.scoring.Rulings`; the errors of
+            :class:`hod.agents.base.Bot` (seed, unknown options).
     """
 
     game = "tapeo"
     name = "greedy"
 
     def __init__(self, seed: Optional[int] = None, rulings: Rulings = DEFAULT_RULINGS, **options: Any) -> None:
+        if not isinstance(rulings, Rulings):
+            raise ConfigError(f"rulings={rulings!r}: legal values are a tapeo_env.rules.scoring.Rulings "
+                              f"(default: the published rules)")
         super().__init__(seed=seed, **options)
         self.rulings = rulings
 
@@ -234,6 +243,10 @@ class ExpertBot(GreedyBot):
         seed: seed of the tie-break generator.
         params: the :class:`ExpertParams` (default: the tuned weights).
         rulings: the scoring rulings of the game played (default: the published rules).
+
+    Raises:
+        ConfigError: ``params`` neither None nor an :class:`ExpertParams`, ``rulings`` not a
+            :class:`tapeo_env.rules.scoring.Rulings`; the errors of :class:`hod.agents.base.Bot`.
     """
 
     game = "tapeo"
@@ -244,6 +257,8 @@ class ExpertBot(GreedyBot):
 
     def __init__(self, seed: Optional[int] = None, params: Optional[ExpertParams] = None,
                  rulings: Rulings = DEFAULT_RULINGS, **options: Any) -> None:
+        if params is not None and not isinstance(params, ExpertParams):
+            raise ConfigError(f"params={params!r}: legal values are None or an ExpertParams")
         super().__init__(seed=seed, rulings=rulings, **options)
         self.params = params if params is not None else ExpertParams()
         self._arrays: Optional[tuple] = None
@@ -361,7 +376,6 @@ class RankingBot(Bot):
     name = "ranking"
 
     def __init__(self, seed: Optional[int] = None, order: Optional[Any] = None, **options: Any) -> None:
-        from hod.core.errors import ConfigError
         from tapeo_env.rules.cards import KIND_NAMES, kind_index
 
         super().__init__(seed=seed, **options)

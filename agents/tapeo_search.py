@@ -59,6 +59,7 @@ refused.
 """
 from __future__ import annotations
 
+import math
 import os
 from pathlib import Path
 from typing import Any, Optional
@@ -76,7 +77,7 @@ from .base import BeliefSampler, CandidateSearchBot, Observation, legal_actions
 from .onnx_policy import OnnxPolicy
 from .tapeo_bots import ExpertBot
 
-__all__ = ["SearchBot", "playout_values", "PLAYOUT_POLICIES", "PLAYOUT_NETWORK"]
+__all__ = ["SearchBot", "playout_values", "PLAYOUT_POLICIES", "PLAYOUT_NETWORK", "MAX_SAMPLES"]
 
 #: Playout policies a :class:`SearchBot` accepts: the registered Tapeo bots that decide from the
 #: observation alone (the search bot itself needs a belief, so it is not one of them).
@@ -235,9 +236,16 @@ def _sampled_picks(logits, which, u, out):
         out[r] = c
 
 
-def _check_int(name: str, value: Any, low: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low:
-        raise ConfigError(f"{name}={value!r}: legal values are integers >= {low}")
+#: The most determinizations (and playouts per determinization) one decision may ask for: each
+#: decision plays determinizations x playouts x candidates games in one batch.
+MAX_SAMPLES = 4096
+
+
+def _check_int(name: str, value: Any, low: int, high: Optional[int] = None) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low \
+            or (high is not None and value > high):
+        span = f">= {low}" if high is None else f"in {low}..{high}"
+        raise ConfigError(f"{name}={value!r}: legal values are integers {span}")
     return int(value)
 
 
@@ -247,14 +255,14 @@ class SearchBot(CandidateSearchBot):
     Args:
         seed: seed of the bot's generator (determinizations, the others' picks, playout random
             numbers, ties) and of its playout policy.
-        determinizations: hidden-hand samples per decision (int >= 1).
-        playouts: playouts per determinization and candidate (int >= 1).
+        determinizations: hidden-hand samples per decision (int in 1..:data:`MAX_SAMPLES`).
+        playouts: playouts per determinization and candidate (int in 1..:data:`MAX_SAMPLES`).
         playout: the playout policy, one of :data:`PLAYOUT_POLICIES` (``"ppo"``: the shipped
             network, sampled from its softmax; the others: those bots, one row at a time).
         candidates: at most this many kinds are searched, the playout policy's favourites first
             (int >= 1; 10 = every legal kind).
-        margin_weight: weight of the margin per 100 points in a playout's score (number >= 0;
-            0 = win share only).
+        margin_weight: weight of the margin per 100 points in a playout's score (finite number
+            >= 0; 0 = win share only).
         playout_model: None (the shipped network for ``playout="ppo"``) or the path of another
             Tapeo ONNX export (with its card beside it) to use as the playout policy, e.g. a
             network of an expert-iteration run searching over its own policy
@@ -283,14 +291,14 @@ class SearchBot(CandidateSearchBot):
                  playout: str = "ppo", candidates: int = 10, margin_weight: float = 1.0,
                  playout_model: Optional[str] = None, distilled: bool = True, **options: Any) -> None:
         super().__init__(seed, **options)
-        self.determinizations = _check_int("determinizations", determinizations, 1)
-        self.playouts = _check_int("playouts", playouts, 1)
+        self.determinizations = _check_int("determinizations", determinizations, 1, MAX_SAMPLES)
+        self.playouts = _check_int("playouts", playouts, 1, MAX_SAMPLES)
         self.candidates = _check_int("candidates", candidates, 1)
         if playout not in PLAYOUT_POLICIES:
             raise ConfigError(f"playout={playout!r}: legal values are {list(PLAYOUT_POLICIES)}")
         if isinstance(margin_weight, bool) or not isinstance(margin_weight, (int, float, np.integer, np.floating)) \
-                or not margin_weight >= 0:
-            raise ConfigError(f"margin_weight={margin_weight!r}: legal values are numbers >= 0")
+                or not 0 <= margin_weight < math.inf:
+            raise ConfigError(f"margin_weight={margin_weight!r}: legal values are finite numbers >= 0")
         self.margin_weight = float(margin_weight)
         self.playout = playout
         self.playout_model = playout_model

@@ -57,3 +57,65 @@ def test_bot_refuses_a_malformed_observation(game, bad):
         bot.act(bad)
     obs = _first_observation(game)
     assert obs["action_mask"][bot.act(obs)] == 1      # the bot still plays after the refusal
+
+
+@pytest.mark.parametrize("game", ["tapeo", "robada"])
+@pytest.mark.parametrize("name", ["random", "greedy", "expert", "ppo"])
+@pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf], ids=repr)
+def test_every_bot_refuses_a_non_finite_observation(game, name, bad):
+    # Before the check, the shipped network played action 0 on a NaN observation (not in the
+    # Ronda Robada mask of the first seat, which is [12, 16]) and the Ronda Robada expert blamed
+    # the rules. A NaN/inf entry is refused by the one observation check of every bot.
+    bot = agents.make(game, name, seed=0)
+    obs = _first_observation(game)
+    poisoned = {"observation": obs["observation"].copy(), "action_mask": obs["action_mask"]}
+    poisoned["observation"][5] = bad
+    with pytest.raises(ConfigError, match=r"observation entry 5 = .*; legal: finite numbers"):
+        bot.act(poisoned)
+    assert obs["action_mask"][bot.act(obs)] == 1      # the bot still plays after the refusal
+
+
+def test_network_batch_refuses_a_non_finite_row():
+    bot = agents.make("robada", "ppo", seed=0)
+    obs = _first_observation("robada")
+    rows = np.stack([obs["observation"]] * 3)
+    rows[2, 7] = np.nan
+    masks = np.stack([obs["action_mask"]] * 3)
+    with pytest.raises(ConfigError, match=r"observation row 2, entry 7 = nan; legal: finite values"):
+        bot.run(rows, masks)
+
+
+@pytest.mark.parametrize("name,option,value,legal", [
+    ("greedy", "rulings", "x", "a tapeo_env.rules.scoring.Rulings"),
+    ("expert", "rulings", 3, "a tapeo_env.rules.scoring.Rulings"),
+    ("expert", "params", "x", "None or an ExpertParams"),
+    ("ppo", "deterministic", "x", "True or False"),
+    ("ppo", "verify", 1, "True or False"),
+    ("ppo", "threads", -3, "an int >= 1"),
+    ("ppo", "threads", "x", "an int >= 1"),
+    ("search", "determinizations", 4097, "integers in 1..4096"),
+    ("search", "playouts", 0, "integers in 1..4096"),
+    ("search", "margin_weight", np.inf, "finite numbers >= 0"),
+], ids=repr)
+def test_tapeo_bot_options_are_checked_when_built(name, option, value, legal):
+    # Before the checks, greedy/expert took any rulings/params and failed at the first act()
+    # with an AttributeError; the network took any deterministic/verify flag.
+    with pytest.raises(ConfigError, match=re.escape(legal)):
+        agents.make("tapeo", name, seed=0, **{option: value})
+
+
+@pytest.mark.parametrize("name,option,value,legal", [
+    ("rollout", "margin_weight", np.inf, "finite numbers >= 0"),
+    ("rollout", "window", np.inf, "finite numbers >= 0"),
+    ("search", "determinizations", 10 ** 9, "integers in 1..4096"),
+    ("ppo", "num_players", "2", "legal values"),
+], ids=repr)
+def test_robada_bot_options_are_checked_when_built(name, option, value, legal):
+    with pytest.raises(ConfigError, match=re.escape(legal)):
+        agents.make("robada", name, seed=0, **{option: value})
+
+
+@pytest.mark.parametrize("name", [["random"], 3, None], ids=repr)
+def test_a_bot_name_that_is_not_a_string_is_a_config_error(name):
+    with pytest.raises(ConfigError, match=r"registered: \[.*'random'"):
+        agents.make("tapeo", name)

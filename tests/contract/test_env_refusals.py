@@ -289,3 +289,25 @@ def test_view_ends_truncated_and_forfeited_episodes_with_the_same_mask(game):
     _, reward, term, _, info = env.step(NUM_ACTIONS[game])   # illegal: a forfeit ("lose")
     assert term and reward == -1.0
     assert np.array_equal(info["action_mask"], ones) and env.action_masks().all()
+
+
+@pytest.mark.parametrize("game", [tapeo_env, robada_env], ids=["tapeo", "robada"])
+@pytest.mark.parametrize("wrapped", [False, True], ids=["raw", "wrapped"])
+def test_last_before_reset_says_reset(game, wrapped):
+    # PettingZoo's own last() raised an AttributeError here; step/observe/state say reset.
+    env = game.env() if wrapped else game.raw_env()
+    with pytest.raises(ResetNeededError, match="reset"):
+        env.last()
+    env.reset(seed=0)
+    assert env.last()[1:4] == (0.0, False, False)   # no reward yet, not terminated, not truncated
+
+
+@pytest.mark.parametrize("game", [tapeo_env, robada_env], ids=["tapeo", "robada"])
+@pytest.mark.parametrize("actions", [None, 3, [0, 0]], ids=repr)
+def test_parallel_step_refuses_what_is_not_a_dict(game, actions):
+    env = game.parallel_env()
+    env.reset(seed=0)
+    before = env.state().copy()
+    with pytest.raises(ValueError, match=r"step\(\) takes a dict \{agent: action\} over the live agents"):
+        env.step(actions)
+    assert np.array_equal(env.state(), before)          # nothing changed
