@@ -24,8 +24,8 @@ from hod.agents.model_card import CheckpointError
 from hod.core.errors import ConfigError
 from hod.evaluation.ladder import LadderEntry, ladder_entries, load_ladder_result, run_ladder
 from hod.evaluation.tournament import TournamentInterrupted, WorkerDied
-from hod.evaluation.cli_options import (GAMES_OPTION, SEED_OPTION, add_seating_option, int_option, prepare_out_prefix,
-                                       save_outputs)
+from hod.evaluation.cli_options import (GAMES_OPTION, SEED_OPTION, add_seating_option, int_option, players_option,
+                                       prepare_out_prefix, save_outputs)
 from hod.evaluation.ladder import MAX_TABLES
 from hod.evaluation.luck import add_estimator_options, default_estimator
 from hod.evaluation.schedule import MAX_GAMES
@@ -41,7 +41,8 @@ def _parser() -> argparse.ArgumentParser:
         "(mu +- 2 sigma), easy/medium/hard labels, head-to-head matrix.",
     )
     p.add_argument("--game", required=True, help="tapeo or robada")
-    p.add_argument("--players", type=int, default=2, help="table size (default 2: every pair)")
+    p.add_argument("--players", type=players_option, default=2,
+                   help="table size, one --game allows (default 2: every pair)")
     p.add_argument("--games", type=GAMES_OPTION, default=40,
                    help="games per table, a multiple of the number of seat orders (default 40); "
                    f"tables x games at most {MAX_GAMES:,}")
@@ -114,6 +115,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         if args.list_bots:
             print(" ".join(e.label for e in pool))
             return 0
+        if args.tables is not None and args.players == 2:
+            raise ConfigError(f"--tables {args.tables}: with 2 players the ladder plays every pair; legal: leave out "
+                              "--tables (it sets the sampled tables when --players > 2)")
         if args.replace_pool and not (args.record or (args.update_strength and args.bots)):
             raise ConfigError("--replace-pool applies when a pool is recorded; legal: with --update-strength and "
                               "--bots, or with --record")

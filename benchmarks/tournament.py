@@ -50,9 +50,11 @@ def with_bot_options(game: str, lineup: Sequence[str], bot_options: dict, env_kw
 
     Raises:
         ConfigError: a name not in the lineup, options that are not a JSON object, a rule option
-            or ``rules`` (those go in ``env_kwargs``), ``game`` or ``name``, or an option the bot
-            refuses (checked here, before any game; the message names the legal values), an
-            unknown bot name; CheckpointError: a missing, damaged or mismatched policy file.
+            or ``rules`` (those go in ``env_kwargs``), ``game`` or ``name``, ``seed`` (every bot is
+            seeded from the tournament's seed), a ``num_players`` other than the lineup's size, or
+            an option the bot refuses (checked here, before any game; the message names the legal
+            values), an unknown bot name; CheckpointError: a missing, damaged or mismatched policy
+            file.
     """
     for name, options in bot_options.items():
         if name not in lineup:
@@ -64,6 +66,12 @@ def with_bot_options(game: str, lineup: Sequence[str], bot_options: dict, env_kw
         if reserved:
             raise ConfigError(f"--bot-options[{name!r}] sets {reserved}: the game is --game and the bot its lineup "
                               "name; legal: the bot's own options")
+        if "seed" in options:
+            raise ConfigError(f"--bot-options[{name!r}] sets seed: the tournament seeds every bot from --seed, "
+                              "afresh at each game; legal: the bot's other options")
+        if "num_players" in options and options["num_players"] != len(lineup):
+            raise ConfigError(f"--bot-options[{name!r}] sets num_players {options['num_players']!r}, and the lineup "
+                              f"seats {len(lineup)}; legal: {len(lineup)}, or leave it out (the lineup fixes it)")
         ruled = sorted(set(options) & ({o.name for o in get_game(game).rule_options} | {"rules"}))
         if ruled:
             raise ConfigError(f"--bot-options[{name!r}] sets rule options {ruled}: the table's rules go in --env-kwargs "
@@ -98,7 +106,8 @@ def _parser() -> argparse.ArgumentParser:
                    help='extra raw_env options as a JSON object, e.g. \'{"reward_scheme": "points"}\'')
     p.add_argument("--bot-options", default="{}", metavar="JSON",
                    help='options of lineup bots as a JSON object {name: {option: value}}, e.g. '
-                   '\'{"search": {"determinizations": 64}}\' (every seat of that name gets them)')
+                   '\'{"search": {"determinizations": 64}}\' (every seat of that name gets them; not seed: every '
+                   'bot is seeded from --seed)')
     p.add_argument("--estimator", choices=ESTIMATORS, default=None,
                    help="plain: the plain estimates only (the report as before); corrected / both: the "
                         "luck-corrected win rate and margin (chance events dealt again with the game's chance "

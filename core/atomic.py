@@ -21,6 +21,7 @@ complete and they are renamed into place back to back, in the order given.
 """
 from __future__ import annotations
 
+import errno
 import json
 import math
 import os
@@ -158,13 +159,18 @@ def atomic_write_many(items: Iterable[tuple[str | os.PathLike, bytes]]) -> list[
 
     A kill before the renames leaves every target as it was; a kill between two renames (a few
     microseconds) leaves the earlier targets new and the later ones old (their temporary files
-    are removed by the next write in their folder, :func:`remove_folder_orphans`).
+    are removed by the next write in their folder, :func:`remove_folder_orphans`). A target that
+    is a folder is refused before anything is written, so no target is replaced.
 
     Raises:
+        IsADirectoryError: a target is an existing folder (its ``filename``); nothing is written.
         OSError: a write or rename refused (disk full ``ENOSPC``, file-size limit ``EFBIG``...);
             its ``filename`` is the target being written, and no temporary file is left.
     """
     items = [(Path(p), d) for p, d in items]
+    for path, _ in items:   # a rename over a folder fails: refuse it before the first rename, not at it
+        if path.is_dir():
+            raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), str(path))
     tmps: list[Path] = []
     path = None
     try:

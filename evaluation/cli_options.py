@@ -1,8 +1,8 @@
 """Option parsing shared by the command lines (``hod.benchmarks.*``, ``hod.training.*``,
 ``hod.apps.*``): the ``--env-kwargs`` JSON object and the ``--out PREFIX`` folder, checked before
 any game is played, and the argparse ``type=`` functions of bounded numbers (:func:`int_option`,
-:func:`float_option`, :data:`SEED_OPTION`, :data:`GAMES_OPTION`), so that a bad number ends
-with argparse's usage error (status 2) naming the legal range."""
+:func:`float_option`, :data:`SEED_OPTION`, :data:`GAMES_OPTION`, :func:`players_option`), so
+that a bad number ends with argparse's usage error (status 2) naming the legal range."""
 from __future__ import annotations
 
 import argparse
@@ -10,9 +10,11 @@ import json
 import math
 import os
 import tempfile
-from typing import Callable, Optional
+from typing import Callable, Optional, Sequence
 
+from hod.core.atomic import atomic_write_many
 from hod.core.errors import ConfigError
+from hod.core.games import game_names, get_game
 
 from .schedule import MAX_GAMES, SEATINGS
 
@@ -74,6 +76,25 @@ SEED_OPTION = int_option(0, 2**64 - 1, "0..2**64-1")
 GAMES_OPTION = int_option(1, MAX_GAMES)
 
 
+def players_option(text: str) -> int:
+    """The argparse ``type=`` of ``--players``: the integer of the text (the game's own table sizes
+    are checked once ``--game`` is known, and named there).
+
+    Raises:
+        argparse.ArgumentTypeError: (usage error, status 2) not an integer; the message names each
+            installed game's table sizes.
+    """
+    try:
+        return int(text)
+    except ValueError:
+        sizes = ", ".join(f"{g} {list(get_game(g).player_counts)}" for g in game_names())
+        raise argparse.ArgumentTypeError(f"invalid value {text!r}; legal values: a table size of --game: "
+                                         f"{sizes}") from None
+
+
+players_option.__name__ = "table size"
+
+
 def parse_json_object(text: str, flag: str, example: str) -> dict:
     """A command-line option whose value is a JSON object (``--env-kwargs``, ``--baseline-options``...).
 
@@ -103,24 +124,42 @@ def parse_env_kwargs(text: str, example: str = '{"reward_scheme": "points"}') ->
     return parse_json_object(text, "--env-kwargs", example)
 
 
-def prepare_out_prefix(prefix: str) -> None:
-    """Make the folder of ``--out PREFIX`` (files ``PREFIX.md``, ``.json``, ``.png``) and check it
-    can be written, so a bad path fails before playing, not after.
+#: The files of ``--out PREFIX`` (:func:`save_outputs`).
+OUT_SUFFIXES = (".md", ".json", ".png")
+
+
+def prepare_out_prefix(prefix: str, suffixes: Sequence[str] = OUT_SUFFIXES) -> None:
+    """Check that ``--out PREFIX`` (files ``PREFIX`` + each of ``suffixes``: ``.md``, ``.json``,
+    ``.png`` by default) can be written, so a bad path fails before playing, not after. Nothing is
+    created: the missing folders of the prefix are made when the files are written
+    (:func:`save_outputs`, :func:`hod.core.atomic.atomic_write_many`), so a run refused later
+    leaves no folder behind.
 
     Raises:
-        ConfigError: the folder cannot be created or written (the system's reason is named).
+        ConfigError: a prefix without a file name (``out/``, ``out/.``), a file where a folder of
+            the path should be, one of the files an existing folder, or a folder that cannot be
+            written in (the system's reason is named).
     """
+    name = os.path.basename(prefix)
+    if name in ("", ".", ".."):
+        raise ConfigError(f"--out {prefix}: names a folder, not a file prefix; legal: a prefix with a file name, "
+                          f"e.g. {os.path.join(prefix, 'result')} (writes result{', '.join(suffixes)})")
+    taken = [prefix + s for s in suffixes if os.path.isdir(prefix + s)]
+    if taken:
+        raise ConfigError(f"--out {prefix}: {', '.join(taken)} is a folder; legal: a prefix whose "
+                          f"{', '.join(suffixes)} files are not folders")
     folder = os.path.dirname(os.path.abspath(prefix))
-    try:
-        os.makedirs(folder, exist_ok=True)
-    except OSError as e:
-        raise ConfigError(f"--out {prefix}: cannot create the folder {folder}: {e}; legal: a path in a "
-                          f"writable folder") from e
+    existing = folder
+    while not os.path.exists(existing):   # the nearest folder that exists: the missing ones are made there
+        existing = os.path.dirname(existing)
+    if not os.path.isdir(existing):
+        raise ConfigError(f"--out {prefix}: cannot create the folder {folder}: {existing} is not a folder; legal: a "
+                          f"path in a writable folder")
     try:   # a real write (os.access says yes to root in /proc and on a read-only mount's root-owned folder)
-        with tempfile.TemporaryFile(dir=folder):
+        with tempfile.TemporaryFile(dir=existing):
             pass
     except OSError as e:
-        raise ConfigError(f"--out {prefix}: cannot write in {folder}: {e.strerror}; legal: a path in a "
+        raise ConfigError(f"--out {prefix}: cannot write in {existing}: {e.strerror}; legal: a path in a "
                           f"writable folder") from e
 
 
@@ -131,21 +170,21 @@ def add_seating_option(parser: argparse.ArgumentParser, help_text: str) -> None:
 
 
 def save_outputs(result, prefix: Optional[str]) -> Optional[str]:
-    """Print ``result`` (a tournament or ladder result: ``to_markdown``, ``save_markdown``,
-    ``save_json``, ``save_png``) and, when ``prefix`` is given, write ``PREFIX.md``, ``.json`` and
-    ``.png`` (each atomically) and say so. Returns what a stopped command says it kept: where the
-    result went, marked partial (``"kept in PREFIX.md/.json/.png, marked partial"`` or
-    ``"reported above, marked partial"``).
+    """Print ``result`` (a tournament or ladder result: ``to_markdown``, ``output_files``) and, when
+    ``prefix`` is given, write ``PREFIX.md``, ``.json`` and ``.png`` and say so. The three are
+    rendered first and written together (:func:`hod.core.atomic.atomic_write_many`): a failure
+    writes none of them, and the files of an earlier run stay as they were. Returns what a stopped
+    command says it kept: where the result went, marked partial (``"kept in PREFIX.md/.json/.png,
+    marked partial"`` or ``"reported above, marked partial"``).
 
     Raises:
-        OSError: a file cannot be written (the commands end in one line, :mod:`hod.core.commands`).
+        OSError: a file cannot be written, or is a folder (the commands end in one line,
+            :mod:`hod.core.commands`); nothing is written.
     """
     print(result.to_markdown())
     if prefix:
-        result.save_markdown(prefix + ".md")
-        result.save_json(prefix + ".json")
-        result.save_png(prefix + ".png")
+        files = result.output_files()   # every file rendered before the first is written
+        atomic_write_many([(prefix + suffix, files[suffix]) for suffix in OUT_SUFFIXES])
         print(f"\nwrote {prefix}.md, {prefix}.json, {prefix}.png" + (" (partial)" if result.partial else ""))
         return f"kept in {prefix}.md/.json/.png, marked partial"
     return "reported above, marked partial"
-

@@ -48,7 +48,7 @@ import numpy as np
 
 from hod import agents
 from hod.agents.strength import LABELS, label_for, separate_labels
-from hod.core.atomic import atomic_write_bytes, atomic_write_json, atomic_write_text, json_safe
+from hod.core.atomic import atomic_write_bytes, atomic_write_json, atomic_write_text, json_bytes, json_safe
 from hod.core.errors import ConfigError
 from hod.core.games import get_game
 
@@ -144,7 +144,8 @@ def table_plan(num_bots: int, players: int, tables: Optional[int], seed: int) ->
     ``players == 2`` (``tables`` must then be None), else ``tables`` balanced sampled tables."""
     if players == 2:
         if tables is not None:
-            raise ConfigError(f"tables={tables!r}: with 2 players the ladder plays every pair; legal value: None")
+            raise ConfigError(f"tables={tables!r}: with 2 players the ladder plays every pair; legal: tables=None "
+                              "(leave it out)")
         return [(a, b) for a in range(num_bots) for b in range(a + 1, num_bots)]
     if isinstance(tables, bool) or not isinstance(tables, int) or not 1 <= tables <= MAX_TABLES:
         raise ConfigError(f"tables={tables!r}: legal values at {players} players: an integer in 1..{MAX_TABLES}")
@@ -223,7 +224,19 @@ class LadderResult:
         return self.matrix[self.labels.index(a)][self.labels.index(b)]
 
     def strength_entries(self) -> dict:
-        """``{label: entry}`` for ``agents/strength.json`` (:mod:`hod.agents.strength`)."""
+        """``{label: entry}`` for ``agents/strength.json`` (:mod:`hod.agents.strength`).
+
+        Raises:
+            ConfigError: a row that is not a bot of the game's pool at this table size
+                (:func:`ladder_entries`: an unregistered name, a policy file, options other than
+                the pool's, such as a bad budget); the legal rows are named. Nothing is recorded.
+        """
+        pool = {e.label: e.to_dict() for e in ladder_entries(self.game, self.players)}
+        for r in self.rows:
+            row = {k: r.get(k) for k in ("label", "name", "options")}
+            if pool.get(row["label"]) != row:
+                raise ConfigError(f"the ladder row {row} is not a bot of the {self.players}-player pool of "
+                                  f"{self.game!r}, so it cannot be recorded; legal rows: {list(pool.values())}")
         return {
             r["label"]: {
                 "rating": round(r["mu"], 3), "sigma": round(r["sigma"], 3),
@@ -284,6 +297,13 @@ class LadderResult:
 
     def save_png(self, path) -> None:
         atomic_write_bytes(path, png_bytes(self))
+
+    def output_files(self) -> dict[str, bytes]:
+        """The bytes of the three files :meth:`save_markdown`, :meth:`save_json` and
+        :meth:`save_png` write, by suffix (``".md"``, ``".json"``, ``".png"``), all rendered before
+        any is written (:func:`hod.evaluation.cli_options.save_outputs`)."""
+        return {".md": (self.to_markdown() + "\n").encode("utf-8"), ".json": json_bytes(json_safe(self.to_dict())),
+                ".png": png_bytes(self)}
 
 
 

@@ -36,7 +36,8 @@ from hod.core.games import get_game, load_object
 
 from .luck import LuckSpec, LuckTable, LuckTracker, chance_hook
 from .play import BotSpec
-from .schedule import make_schedule, resolve_seating
+from .cli_options import players_option, prepare_out_prefix
+from .schedule import make_schedule, resolve_seating, seat_orders
 
 #: Version of the file format (the card's ``format``).
 FORMAT = 1
@@ -78,24 +79,54 @@ def load_value(path: str, game: str, num_players: int) -> ValueNet:
     No pickle: ``numpy.load(allow_pickle=False)`` and ``json``.
 
     Raises:
-        ConfigError: missing or damaged files, a card of another game, table size or global-state
-            layout (name and version), or a format other than :data:`FORMAT`.
+        ConfigError: missing or damaged files, a card that is not a JSON object, a card of another
+            game, table size or global-state layout (name and version), a format other than
+            :data:`FORMAT`, a card without a ``name``, an array whose shape does not fit the game's
+            state layout and the table size (:func:`value_shapes`), or an array that is not finite
+            (or an ``x_scale`` of 0). The message names what is legal.
     """
     p = Path(path)
     card_path = p.with_suffix(".json")
     try:
         card = json.loads(card_path.read_text())
         with np.load(p, allow_pickle=False) as z:
-            arrays = {k: z[k] for k in ARRAYS}
-    except (OSError, ValueError, KeyError) as e:
+            arrays = {k: np.asarray(z[k], np.float64) for k in ARRAYS}
+    except (OSError, ValueError, TypeError, KeyError) as e:
         raise ConfigError(f"cannot load the value network {str(p)!r} (with its card {str(card_path)!r}): {e}") from e
+    if not isinstance(card, dict):
+        raise ConfigError(f"the card {str(card_path)!r} of value network {str(p)!r} is {type(card).__name__} "
+                          f"{card!r}; legal: a JSON object (written by python -m hod.evaluation.luck_value)")
     info = get_game(game)
     want = {"format": FORMAT, "game": game, "num_players": int(num_players),
             "state_layout": info.state_layout.game, "state_version": int(info.state_layout.version)}
     bad = {k: card.get(k) for k, v in want.items() if card.get(k) != v}
     if bad:
         raise ConfigError(f"value network {str(p)!r} does not fit this table: its card has {bad}; legal: {want}")
+    if not isinstance(card.get("name"), str) or not card["name"]:
+        raise ConfigError(f"the card of value network {str(p)!r} has name {card.get('name')!r}; legal: a non-empty "
+                          f"string")
+    d, k = info.state_layout.size, 2 * int(num_players)
+    hidden = arrays["w1"].shape[1] if arrays["w1"].ndim == 2 else 0
+    wrong = {a: arrays[a].shape for a, shape in value_shapes(d, hidden, int(num_players)).items()
+             if arrays[a].shape != shape or not hidden}
+    if wrong:
+        raise ConfigError(f"value network {str(p)!r} does not fit this table: its arrays have the shapes {wrong}; "
+                          f"legal, with D = {d} (the {game} state layout), H >= 1 hidden units and {k} outputs (2 x "
+                          f"{num_players} players): x_mean, x_scale (D,); w1 (D, H); b1, b2 (H,); w2 (H, H); w3 (H, "
+                          f"{k}); b3, y_mean, y_scale ({k},)")
+    unfinite = [k for k in ARRAYS if not np.isfinite(arrays[k]).all()]
+    if unfinite or not arrays["x_scale"].all():
+        raise ConfigError(f"value network {str(p)!r} is damaged: arrays {unfinite or ['x_scale']} hold "
+                          f"{'nan or inf' if unfinite else 'a 0 scale'}; legal: finite numbers, x_scale not 0")
     return ValueNet(arrays, card)
+
+
+def value_shapes(d: int, hidden: int, num_players: int) -> dict[str, tuple[int, ...]]:
+    """The shape of each array of :data:`ARRAYS` for a network of ``d`` inputs (the game's state
+    layout size), ``hidden`` units per hidden layer and ``2 * num_players`` outputs."""
+    k = 2 * num_players
+    return {"x_mean": (d,), "x_scale": (d,), "w1": (d, hidden), "b1": (hidden,), "w2": (hidden, hidden),
+            "b2": (hidden,), "w3": (hidden, k), "b3": (k,), "y_mean": (k,), "y_scale": (k,)}
 
 
 class _Recorder(LuckTracker):
@@ -205,14 +236,30 @@ def save_value(prefix: str, arrays: dict, card: dict) -> list[Path]:
     return atomic_write_many([(prefix + ".npz", buf.getvalue()), (prefix + ".json", json_bytes(card))])
 
 
+def deals(num_players: int, games: int) -> int:
+    """How many deals :func:`collect` plays in ``games`` games (the tournament's ``"auto"``
+    seating: each deal in every seat order)."""
+    return games // len(seat_orders(num_players, resolve_seating("auto", num_players, games)))
+
+
+def min_games(num_players: int) -> int:
+    """The fewest games that :func:`fit` can use: a multiple of ``num_players`` making two deals
+    (one of them held out)."""
+    return next(g for g in range(num_players, 1_000_001, num_players) if deals(num_players, g) >= 2)
+
+
 def main(argv: Optional[Sequence[str]] = None) -> int:
     """Command line: collect self-play, fit, write the files and print the card; 0, or 2 with one
     ``error: ...`` line on bad input."""
     p = argparse.ArgumentParser(prog="python -m hod.evaluation.luck_value", description=__doc__.split("\n\n")[0])
     p.add_argument("--game", required=True, help="a game that declares a chance hook (tapeo, robada)")
-    p.add_argument("--players", type=int, default=2)
+    p.add_argument("--players", type=players_option, default=2, help="table size, one --game allows (default 2)")
     p.add_argument("--bot", default="expert", help="the bot whose self-play is fitted (default expert)")
-    p.add_argument("--games", type=int, default=2000)
+    p.add_argument("--games", type=int, default=2000,
+                   help="games, a multiple of --players in 2..1000000 making at least two deals (a fifth of the "
+                        "deals, at least one, is held out); each deal is played in every seat order, n of them, or "
+                        "n! when the games are a multiple of n! (up to 4 players): the fewest are 4, 9, 8, 10, 12 "
+                        "games at 2..6 players (default 2000)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--hidden", type=int, default=64)
     p.add_argument("--epochs", type=int, default=400)
@@ -223,11 +270,14 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         chance_hook(args.game)
         if args.players not in info.player_counts:
             raise ConfigError(f"--players {args.players}; legal values: {list(info.player_counts)}")
-        if not 2 <= args.games <= 1_000_000 or args.games % args.players:
-            raise ConfigError(f"--games {args.games}; legal values: a multiple of {args.players} in 2..1000000")
+        if not 2 <= args.games <= 1_000_000 or args.games % args.players or deals(args.players, args.games) < 2:
+            raise ConfigError(f"--games {args.games}; legal values: a multiple of {args.players} in 2..1000000 that "
+                              f"makes at least two deals (one is held out), e.g. {min_games(args.players)} (the "
+                              f"smallest)")
         if not 1 <= args.hidden <= 4096 or not 1 <= args.epochs <= 100_000:
             raise ConfigError(f"--hidden {args.hidden} --epochs {args.epochs}; legal values: --hidden 1..4096, "
                               f"--epochs 1..100000")
+        prepare_out_prefix(args.out, (".npz", ".json"))   # a bad --out fails now, not after the fit
         t0 = time.perf_counter()
         x, y, g = collect(args.game, args.players, args.bot, args.games, args.seed)
         t1 = time.perf_counter()

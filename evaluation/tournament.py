@@ -41,7 +41,7 @@ import numpy as np
 
 from hod import agents
 from hod.agents.base import Bot
-from hod.core.atomic import atomic_write_bytes, atomic_write_json, atomic_write_text, json_safe
+from hod.core.atomic import atomic_write_bytes, atomic_write_json, atomic_write_text, json_bytes, json_safe
 from hod.core.commands import CommandStopped, running_signal, signal_name
 from hod.core.errors import ConfigError
 from hod.core.games import get_game
@@ -212,6 +212,13 @@ class TournamentResult:
     def save_png(self, path) -> None:
         """Write the win-rate chart (bars with 95% Wilson error bars) to ``path`` atomically."""
         atomic_write_bytes(path, _report.png_bytes(self))
+
+    def output_files(self) -> dict[str, bytes]:
+        """The bytes of the three files :meth:`save_markdown`, :meth:`save_json` and
+        :meth:`save_png` write, by suffix (``".md"``, ``".json"``, ``".png"``), all rendered before
+        any is written (:func:`hod.evaluation.cli_options.save_outputs`)."""
+        return {".md": (self.to_markdown() + "\n").encode("utf-8"), ".json": json_bytes(self.to_dict()),
+                ".png": _report.png_bytes(self)}
 
 
 

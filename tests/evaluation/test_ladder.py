@@ -149,7 +149,7 @@ def test_bad_options_name_the_legal_values(capsys):
         ladder_entries("robada", 5)
     with pytest.raises(ConfigError, match="legal values: \\['expert'"):
         run_ladder("tapeo", bots=["random", "nobody"])
-    with pytest.raises(ConfigError, match="legal value: None"):
+    with pytest.raises(ConfigError, match=r"legal: tables=None \(leave it out\)"):
         table_plan(3, 2, 4, seed=0)
     with pytest.raises(ConfigError, match="positive int"):
         run_ladder("tapeo", games=0, bots=["random", "greedy"])
@@ -161,6 +161,43 @@ def test_bad_options_name_the_legal_values(capsys):
     assert "rollout_d8" in capsys.readouterr().err
     assert ladder_main(["--game", "robada", "--list-bots"]) == 0
     assert "rollout_d8 rollout" in capsys.readouterr().out
+
+
+def test_cli_names_the_legal_players_and_tables(capsys, tmp_path):
+    with pytest.raises(SystemExit) as e:
+        ladder_main(["--game", "tapeo", "--players", "x"])
+    assert e.value.code == 2
+    assert "--players: invalid value 'x'; legal values: a table size of --game: kuhn [2], robada [2, 3, 4], " \
+           "tapeo [2, 3, 4, 5, 6]" in capsys.readouterr().err
+    assert ladder_main(["--game", "tapeo", "--tables", "3", "--games", "2", "--bots", "random", "greedy",
+                        "--no-progress", "--out", str(tmp_path / "o" / "l")]) == 2
+    assert "--tables 3: with 2 players the ladder plays every pair; legal: leave out --tables" in \
+        capsys.readouterr().err
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("row, bad", [
+    ({"label": "nosuchbot", "name": "nosuchbot"}, "'label': 'nosuchbot'"),
+    ({"options": {"determinizations": -5}}, "'options': {'determinizations': -5}"),
+    ({"name": "expert"}, "'name': 'expert'"),
+])
+def test_record_refuses_rows_that_are_not_bots_of_the_pool(tiny, row, bad, tmp_path, monkeypatch, capsys):
+    """--record writes each row under its label: a row that the ladder could not have played (an
+    unregistered bot, options of its own) is refused, with nothing written."""
+    from hod.benchmarks import ladder as ladder_cli
+    strength_file = tmp_path / "strength.json"   # never the shipped agents/strength.json
+    monkeypatch.setattr(ladder_cli, "STRENGTH_FILE", strength_file)
+    data = tiny.to_dict()
+    data["rows"] = [dict(r, **row) if r["label"] == "random" else r for r in data["rows"]]
+    saved = tmp_path / "l2.json"
+    saved.write_text(json.dumps(data))
+    assert ladder_main(["--game", "tapeo", "--record", str(saved), "--out", str(tmp_path / "again")]) == 2
+    err = capsys.readouterr().err
+    assert bad in err and "is not a bot of the 2-player pool of 'tapeo', so it cannot be recorded; legal rows:" in err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["l2.json"]   # no strength file, no outputs
+    saved.write_text(json.dumps(tiny.to_dict()))   # the result as played is recorded
+    assert ladder_main(["--game", "tapeo", "--record", str(saved)]) == 0
+    assert sorted(load_strengths(strength_file)["tapeo"]) == ["expert", "greedy", "random"]
 
 
 def test_cli_writes_outputs(tmp_path, capsys):

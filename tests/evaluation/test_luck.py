@@ -7,7 +7,9 @@ exactly 0 for a constant V, 0 within its interval for a random V over many engin
 for a bot against itself, the hooks against the engines' own deals (differential), and the
 tournament's plain output unchanged.
 """
+import json
 import math
+import re
 
 import numpy as np
 import pytest
@@ -315,6 +317,32 @@ def test_value_network_files_round_trip_without_pickle(tmp_path):
         load_value(str(tmp_path / "missing.npz"), "robada", 2)
 
 
+@pytest.mark.parametrize("card, damage, message", [
+    ([1, 2], {}, r"is list \[1, 2\]; legal: a JSON object"),
+    (None, {}, "is NoneType None; legal: a JSON object"),
+    (_card(), _hand_arrays(3), r"shapes \{'x_mean': \(3,\), 'x_scale': \(3,\), 'w1': \(3, 3\)\}; legal, with D = "),
+    (_card(), {"w3": np.zeros((3, 6))}, r"'w3': \(3, 6\).*w3 \(H, 4\)"),
+    (_card(), {"b3": np.full(4, np.nan)}, r"arrays \['b3'\] hold nan or inf; legal: finite numbers"),
+    (_card(), {"x_scale": 0.0}, "a 0 scale; legal: finite numbers, x_scale not 0"),
+])
+def test_load_value_refuses_a_damaged_card_or_arrays(card, damage, message, tmp_path, capsys):
+    """A card that is not an object, arrays of shapes that do not fit the game's state layout and
+    the table (a network of 3 inputs, 3 outputs a player), numbers that are not finite: refused at
+    load (and --value exits 2 before playing), not mid-run or as n/a columns."""
+    from hod.benchmarks.tournament import main as tournament_main
+    from hod.evaluation.luck_value import load_value, save_value
+    arrays = _hand_arrays(get_game("robada").state_layout.size)
+    arrays.update({k: v * np.ones_like(arrays[k]) if np.ndim(v) == 0 else v for k, v in damage.items()})
+    save_value(str(tmp_path / "v"), arrays, _card())
+    (tmp_path / "v.json").write_text(json.dumps(card))
+    with pytest.raises(ConfigError, match=message):
+        load_value(str(tmp_path / "v.npz"), "robada", 2)
+    assert tournament_main(["--game", "robada", "--lineup", "random", "random", "--games", "2", "--no-progress",
+                            "--value", str(tmp_path / "v.npz")]) == 2
+    out = capsys.readouterr()
+    assert re.search(message, out.err) and "Played in" not in out.out
+
+
 def test_self_play_data_has_one_row_per_chance_event():
     from hod.evaluation.luck_value import collect
     x, y, g = collect("robada", 2, "greedy", 2, seed=0)
@@ -340,6 +368,33 @@ def test_commands_refuse_a_value_without_a_correction_and_bad_tables(capsys):
     assert "legal values: [2, 3, 4, 5, 6]" in capsys.readouterr().err
     assert value_main(["--game", "robada", "--games", "4", "--epochs", "0", "--out", "x"]) == 2
     assert "--epochs 1..100000" in capsys.readouterr().err
+
+
+def test_value_command_checks_its_options_before_any_work(tmp_path, capsys):
+    """--games must make two deals (one is held out), --out is checked before the self-play and
+    the fit, and --players names the table sizes; a refused run writes nothing."""
+    from hod.evaluation.luck_value import main as value_main
+    out = str(tmp_path / "sub" / "v")
+    assert value_main(["--game", "robada", "--games", "2", "--out", out]) == 2
+    assert "--games 2; legal values: a multiple of 2 in 2..1000000 that makes at least two deals (one is held " \
+           "out), e.g. 4 (the smallest)" in capsys.readouterr().err
+    assert value_main(["--game", "tapeo", "--players", "3", "--games", "6", "--out", out]) == 2
+    assert "e.g. 9 (the smallest)" in capsys.readouterr().err   # 6 = 3!: one deal in all 6 seat orders
+    assert value_main(["--game", "robada", "--games", "4", "--out", "/proc/v"]) == 2
+    assert "--out /proc/v: cannot write in /proc" in capsys.readouterr().err
+    assert value_main(["--game", "robada", "--games", "4", "--out", str(tmp_path) + "/"]) == 2
+    assert "names a folder, not a file prefix; legal: a prefix with a file name" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as e:
+        value_main(["--game", "robada", "--players", "x", "--out", out])
+    assert e.value.code == 2
+    assert "--players: invalid value 'x'; legal values: a table size of --game: kuhn [2], robada [2, 3, 4]" in \
+        capsys.readouterr().err
+    assert list(tmp_path.iterdir()) == []
+    # the smallest legal --games fits and writes its files
+    assert value_main(["--game", "robada", "--games", "4", "--bot", "random", "--epochs", "1", "--hidden", "2",
+                       "--out", out]) == 0
+    capsys.readouterr()
+    assert sorted(p.name for p in (tmp_path / "sub").iterdir()) == ["v.json", "v.npz"]
 
 
 # ------------------------------------------------------------------ the fitted estimate (cross-fitted control variates)

@@ -401,6 +401,56 @@ def test_cli_out_folder_that_cannot_be_made_fails_before_playing(tmp_path, capsy
     assert "cannot create the folder" in capsys.readouterr().err
 
 
+def test_cli_out_is_checked_before_playing_and_its_folders_made_only_when_writing(tmp_path, capsys):
+    args = ["--game", "tapeo", "--lineup", "random", "random", "--games", "2", "--no-progress", "--out"]
+    # refused after the --out check (3 seats, 4 games): no folder is left behind
+    assert main(["--game", "tapeo", "--lineup", "random", "random", "random", "--games", "4", "--no-progress",
+                 "--out", str(tmp_path / "a" / "b")]) == 2
+    assert "nearest legal values: [3, 6]" in capsys.readouterr().err
+    assert list(tmp_path.iterdir()) == []
+    # a prefix without a file name would write hidden .md/.json/.png
+    assert main(args + [str(tmp_path / "c") + "/"]) == 2
+    assert "names a folder, not a file prefix; legal: a prefix with a file name" in capsys.readouterr().err
+    assert list(tmp_path.iterdir()) == []
+    # one of the files is a folder: refused before playing
+    (tmp_path / "x.json").mkdir()
+    assert main(args + [str(tmp_path / "x")]) == 2
+    assert "x.json is a folder; legal: a prefix whose .md, .json, .png files are not folders" in \
+        capsys.readouterr().err
+    assert [p.name for p in tmp_path.iterdir()] == ["x.json"]
+    # a run that writes makes the missing folders then
+    assert main(args + [str(tmp_path / "d" / "e" / "r")]) == 0
+    assert sorted(p.name for p in (tmp_path / "d" / "e").iterdir()) == ["r.json", "r.md", "r.png"]
+
+
+def test_save_outputs_writes_all_three_files_or_none(fake, tmp_path, monkeypatch, capsys):
+    import errno
+    from hod.evaluation import report
+    from hod.evaluation.cli_options import save_outputs
+    r = run_tournament(fake, [const("a", 3), const("b", 1)], num_games=2, env_kwargs=kw())
+    for ext in (".md", ".json", ".png"):
+        (tmp_path / f"r{ext}").write_text("old")
+
+    def full(_):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(report, "png_bytes", full)   # the chart, rendered last, fails
+    with pytest.raises(OSError, match="No space left"):
+        save_outputs(r, str(tmp_path / "r"))
+    assert [(tmp_path / f"r{ext}").read_text() for ext in (".md", ".json", ".png")] == ["old"] * 3
+    monkeypatch.undo()
+    (tmp_path / "r.png").unlink()
+    (tmp_path / "r.png").mkdir()   # the last target is a folder: its rename would fail after the others
+    with pytest.raises(IsADirectoryError):
+        save_outputs(r, str(tmp_path / "r"))
+    assert [(tmp_path / f"r{ext}").read_text() for ext in (".md", ".json")] == ["old"] * 2
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["r.json", "r.md", "r.png"]   # no temporary file
+    (tmp_path / "r.png").rmdir()
+    save_outputs(r, str(tmp_path / "r"))
+    assert json.loads((tmp_path / "r.json").read_text())["labels"] == ["a", "b"]
+    assert (tmp_path / "r.png").read_bytes()[:4] == b"\x89PNG"
+
+
 def test_cli_bot_options_build_the_named_seats_with_them_and_the_table_rules():
     from hod.benchmarks.tournament import with_bot_options
     lineup = with_bot_options("robada", ["search", "expert"], {"search": {"determinizations": 8, "whole_turn": True}},
@@ -416,10 +466,12 @@ def test_cli_bot_options_build_the_named_seats_with_them_and_the_table_rules():
     ('{"greedy": {}}', r"'greedy', which is not in the lineup; legal: \['random', 'search'\]"),
     ('{"search": 3}', "must be a JSON object of options"),
     ('{"search": {"closing_ace": false}}', r"rule options \['closing_ace'\]"),
-    ('{"search": {"determinizations": 0}}', "determinizations=0: legal values are integers >= 1"),
+    ('{"search": {"determinizations": 0}}', "determinizations=0: legal values are integers"),
     ('{"search": {"name": "x"}}', r"sets \['name'\]: the game is --game"),
     ('{"search": {"rules": {}}}', r"rule options \['rules'\]"),
     ('[1]', "must be a JSON object"),
+    ('{"search": {"seed": 3}}', "sets seed: the tournament seeds every bot from --seed"),
+    ('{"random": {"num_players": 3}}', r"sets num_players 3, and the lineup seats 2; legal: 2, or leave it out"),
 ])
 def test_cli_bad_bot_options_are_refused_before_playing(options, message, capsys, tmp_path):
     from hod.benchmarks.tournament import main
