@@ -97,9 +97,11 @@ def check_observation(observation: Any, game: str = "") -> None:
         if (obs.shape, mask.shape) != want:
             raise ConfigError(f"not a {info.title} observation: observation shape {obs.shape} and action_mask "
                               f"shape {mask.shape}; legal shapes: {want[0]} and {want[1]}")
-    if not np.issubdtype(obs.dtype, np.number) or not np.isfinite(obs).all():
-        bad = "not numbers" if not np.issubdtype(obs.dtype, np.number) else \
-            f"entry {int(np.flatnonzero(~np.isfinite(obs.ravel()))[0])} = {obs.ravel()[~np.isfinite(obs.ravel())][0]}"
+    kind = obs.dtype.kind
+    if kind not in "biuf" or (kind == "f" and not np.isfinite(obs).all()):
+        flat = obs.ravel()
+        bad = "not numbers" if kind not in "biuf" else \
+            f"entry {int(np.flatnonzero(~np.isfinite(flat))[0])} = {flat[~np.isfinite(flat)][0]}"
         raise ConfigError(f"observation {bad}; legal: finite numbers (the game's observation vector)")
 
 
