@@ -493,8 +493,8 @@ def label_overlaps(names: Sequence[str], mus: Sequence[float], lows: Sequence[fl
         (bool) and ``games_factor``: by how much the games would have to grow for the two intervals
         to just separate if the ratings stayed and the interval widths shrank as ``1/sqrt(games)``,
         ``((width_lower + width_upper) / (2 gap))**2`` (inf for ``gap <= 0``; below 1 for a pair
-        that is apart). It is a lower bound: OpenSkill adds ``tau**2`` to every variance at each
-        update, so sigma stops shrinking at a floor (docs/tournament.md, "Strength ladder").
+        that is apart). The ratings have no skill drift (:data:`hod.evaluation.stats.RATING_TAU`
+        = 0), so their sigma does shrink so (docs/tournament.md, "Strength ladder").
         Empty when fewer than two labels have bots.
 
     Raises:

@@ -141,12 +141,15 @@ def test_margins_and_ranks():
 
 
 def test_openskill_one_game_by_hand():
-    # Plackett-Luce, mu 25, sigma 25/3, beta 25/6: c = sqrt(2 (sigma^2 + beta^2))
-    # = sqrt(2 (69.4444 + 17.3611)) = 13.17616; winner p = e^(mu/c) / (2 e^(mu/c)) = 1/2,
-    # delta mu = sigma^2 / c * (1 - 1/2) = 69.4444 / 13.17616 / 2 = 2.635389; the loser loses as much.
+    # Plackett-Luce, mu 25, sigma 25/3, beta 25/6, tau 0 (no drift: RATING_TAU):
+    # c = sqrt(2 (sigma^2 + beta^2)) = sqrt(2 (625/9 + 625/36)) = sqrt(3125/18) = 13.176156;
+    # winner p = e^(mu/c) / (2 e^(mu/c)) = 1/2, delta mu = sigma^2 / c * (1 - 1/2)
+    # = (625/9) / 13.176156 / 2 = 2.635231; the loser loses as much. (OpenSkill's default
+    # tau = 25/300 first adds tau^2 to sigma^2: 69.45139 / 13.176683 / 2 = 2.635389.)
+    assert _stats.RATING_TAU == 0.0
     (mu_a, _), (mu_b, _) = _stats.openskill_ratings(np.array([[2.0, 1.0]]))
-    assert mu_a == pytest.approx(25 + 2.635389, abs=1e-6)
-    assert mu_b == pytest.approx(25 - 2.635389, abs=1e-6)
+    assert mu_a == pytest.approx(25 + 2.635231, abs=1e-6)
+    assert mu_b == pytest.approx(25 - 2.635231, abs=1e-6)
     # a tie between equal ratings leaves both means at 25 (symmetry, zero sum)
     (mu_a, _), (mu_b, _) = _stats.openskill_ratings(np.array([[1.0, 1.0]]))
     assert mu_a == pytest.approx(25.0) and mu_b == pytest.approx(25.0)
@@ -493,6 +496,16 @@ def test_cli_plays_with_bot_options_and_records_them(capsys, tmp_path):
     assert 'Bot options: `{"search": {"determinizations": 1}}`.' in out
     assert 'Bot options: `{"search": {"determinizations": 1}}`.' in (tmp_path / "r.md").read_text()
     assert json.loads((tmp_path / "r.json").read_text())["bot_options"] == {"search": {"determinizations": 1}}
+
+
+def test_rating_sigma_shrinks_as_one_over_root_games():
+    # Fixed bots do not drift between games (tau 0), so four times the games halve sigma: the
+    # ladder can separate two close bots with enough games. (With OpenSkill's default tau =
+    # 25/300, sigma stalls near 1.5: the ratio would be about 0.9.)
+    pattern = [[2.0, 1.0]] * 3 + [[1.0, 2.0]] * 2            # slot 0 wins 60%
+    (_, s100), _ = _stats.openskill_ratings(np.array(pattern * 20), orders=1)
+    (_, s400), _ = _stats.openskill_ratings(np.array(pattern * 80), orders=1)
+    assert s400 / s100 == pytest.approx(0.5, abs=0.05)
 
 
 def test_ratings_do_not_follow_the_last_games():
