@@ -73,11 +73,9 @@ class ResetEnforcingWrapper(wrappers.OrderEnforcingWrapper):
         ``__getattr__`` levels).
 
         Raises:
-            ResetNeededError: before the first ``reset()`` (:data:`NOT_STARTED`), as ``step``
-                does (PettingZoo's wrapper would raise an AttributeError).
+            ResetNeededError: before the first ``reset()``, from the raw env (PettingZoo's wrapper
+                would raise an AttributeError).
         """
-        if not self._has_reset:
-            raise ResetNeededError(NOT_STARTED)
         return self.env.last(observe)
 
     def state(self):

@@ -77,7 +77,7 @@ from .base import BeliefSampler, CandidateSearchBot, Observation, legal_actions
 from .onnx_policy import OnnxPolicy
 from .tapeo_bots import ExpertBot
 
-__all__ = ["SearchBot", "playout_values", "PLAYOUT_POLICIES", "PLAYOUT_NETWORK", "MAX_SAMPLES"]
+__all__ = ["SearchBot", "playout_values", "PLAYOUT_POLICIES", "PLAYOUT_NETWORK", "MAX_SAMPLES", "MAX_PLAYOUTS_PER_CANDIDATE"]
 
 #: Playout policies a :class:`SearchBot` accepts: the registered Tapeo bots that decide from the
 #: observation alone (the search bot itself needs a belief, so it is not one of them).
@@ -236,9 +236,13 @@ def _sampled_picks(logits, which, u, out):
         out[r] = c
 
 
-#: The most determinizations (and playouts per determinization) one decision may ask for: each
-#: decision plays determinizations x playouts x candidates games in one batch.
+#: The most determinizations (and playouts per determinization) one decision may ask for; their
+#: product is at most :data:`MAX_PLAYOUTS_PER_CANDIDATE`.
 MAX_SAMPLES = 4096
+#: The most games one candidate's batch may play (determinizations x playouts): each decision plays
+#: that many games for each of up to 10 candidates at once (about 225 bytes of engine state and a
+#: 157-float observation a game), so this bounds a decision's memory to a few hundred MB.
+MAX_PLAYOUTS_PER_CANDIDATE = 16_384
 
 
 def _check_int(name: str, value: Any, low: int, high: Optional[int] = None) -> int:
@@ -256,7 +260,8 @@ class SearchBot(CandidateSearchBot):
         seed: seed of the bot's generator (determinizations, the others' picks, playout random
             numbers, ties) and of its playout policy.
         determinizations: hidden-hand samples per decision (int in 1..:data:`MAX_SAMPLES`).
-        playouts: playouts per determinization and candidate (int in 1..:data:`MAX_SAMPLES`).
+        playouts: playouts per determinization and candidate (int in 1..:data:`MAX_SAMPLES`; with
+            ``determinizations`` a product of at most :data:`MAX_PLAYOUTS_PER_CANDIDATE`).
         playout: the playout policy, one of :data:`PLAYOUT_POLICIES` (``"ppo"``: the shipped
             network, sampled from its softmax; the others: those bots, one row at a time).
         candidates: at most this many kinds are searched, the playout policy's favourites first
@@ -293,6 +298,10 @@ class SearchBot(CandidateSearchBot):
         super().__init__(seed, **options)
         self.determinizations = _check_int("determinizations", determinizations, 1, MAX_SAMPLES)
         self.playouts = _check_int("playouts", playouts, 1, MAX_SAMPLES)
+        if self.determinizations * self.playouts > MAX_PLAYOUTS_PER_CANDIDATE:
+            raise ConfigError(f"determinizations={self.determinizations} x playouts={self.playouts} = "
+                              f"{self.determinizations * self.playouts} games per candidate; legal: a product of at "
+                              f"most {MAX_PLAYOUTS_PER_CANDIDATE:,} (a decision plays it for each candidate at once)")
         self.candidates = _check_int("candidates", candidates, 1)
         if playout not in PLAYOUT_POLICIES:
             raise ConfigError(f"playout={playout!r}: legal values are {list(PLAYOUT_POLICIES)}")

@@ -29,7 +29,7 @@ import time
 from pathlib import Path
 from typing import Optional
 
-from hod.core.atomic import atomic_write_json, atomic_write_text
+from hod.core.atomic import atomic_write_many, json_bytes
 from hod.core.errors import ConfigError
 from hod.evaluation.cli_options import prepare_out_prefix
 from hod.core.games import game_names
@@ -147,7 +147,7 @@ def check_args(args: argparse.Namespace) -> dict:
     cfg = _config(args.game, args.players, args.tables, 1)
     config_mod.validate_config(args.game, cfg)
     if args.out:
-        prepare_out_prefix(args.out)
+        prepare_out_prefix(args.out, (".json", ".md"))
     return config_mod.flatten(cfg)
 
 
@@ -208,8 +208,8 @@ def main(argv: Optional[list[str]] = None) -> int:
     text = markdown(rows, estimates, meta)
     print(text)
     if args.out:
-        atomic_write_json(Path(args.out + ".json"), {"meta": meta, "rows": rows, "estimates": estimates})
-        atomic_write_text(Path(args.out + ".md"), text)
+        atomic_write_many([(args.out + ".json", json_bytes({"meta": meta, "rows": rows, "estimates": estimates})),
+                           (args.out + ".md", text.encode("utf-8"))])   # both or neither
     return 0
 
 

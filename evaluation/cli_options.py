@@ -130,15 +130,16 @@ OUT_SUFFIXES = (".md", ".json", ".png")
 
 def prepare_out_prefix(prefix: str, suffixes: Sequence[str] = OUT_SUFFIXES) -> None:
     """Check that ``--out PREFIX`` (files ``PREFIX`` + each of ``suffixes``: ``.md``, ``.json``,
-    ``.png`` by default) can be written, so a bad path fails before playing, not after. Nothing is
-    created: the missing folders of the prefix are made when the files are written
-    (:func:`save_outputs`, :func:`hod.core.atomic.atomic_write_many`), so a run refused later
-    leaves no folder behind.
+    ``.png`` by default) can be written, so a bad path fails before playing, not after. The
+    missing folders of the prefix are made for the check (the system then says whether it can:
+    a dangling link, a name too long, no permission) and removed again, so a run refused later
+    leaves no folder behind; they are made for good when the files are written
+    (:func:`save_outputs`, :func:`hod.core.atomic.atomic_write_many`).
 
     Raises:
-        ConfigError: a prefix without a file name (``out/``, ``out/.``), a file where a folder of
-            the path should be, one of the files an existing folder, or a folder that cannot be
-            written in (the system's reason is named).
+        ConfigError: a prefix without a file name (``out/``, ``out/.``), one of the files an
+            existing folder, or a folder that cannot be made or written in (the system's reason
+            is named).
     """
     name = os.path.basename(prefix)
     if name in ("", ".", ".."):
@@ -149,18 +150,26 @@ def prepare_out_prefix(prefix: str, suffixes: Sequence[str] = OUT_SUFFIXES) -> N
         raise ConfigError(f"--out {prefix}: {', '.join(taken)} is a folder; legal: a prefix whose "
                           f"{', '.join(suffixes)} files are not folders")
     folder = os.path.dirname(os.path.abspath(prefix))
-    existing = folder
-    while not os.path.exists(existing):   # the nearest folder that exists: the missing ones are made there
-        existing = os.path.dirname(existing)
-    if not os.path.isdir(existing):
-        raise ConfigError(f"--out {prefix}: cannot create the folder {folder}: {existing} is not a folder; legal: a "
-                          f"path in a writable folder")
-    try:   # a real write (os.access says yes to root in /proc and on a read-only mount's root-owned folder)
-        with tempfile.TemporaryFile(dir=existing):
+    made = []                                  # the folders this check makes, deepest last
+    top = folder
+    while not os.path.lexists(top):
+        made.insert(0, top)
+        top = os.path.dirname(top)
+    try:
+        for f in made:
+            os.mkdir(f)
+        # a real write (os.access says yes to root in /proc and on a read-only mount's root-owned folder)
+        with tempfile.TemporaryFile(dir=folder):
             pass
     except OSError as e:
-        raise ConfigError(f"--out {prefix}: cannot write in {existing}: {e.strerror}; legal: a path in a "
-                          f"writable folder") from e
+        raise ConfigError(f"--out {prefix}: cannot write in {folder}: {e.strerror}"
+                          f"{f' ({e.filename})' if e.filename else ''}; legal: a path in a writable folder") from e
+    finally:
+        for f in reversed(made):
+            try:
+                os.rmdir(f)
+            except OSError:
+                pass
 
 
 def add_seating_option(parser: argparse.ArgumentParser, help_text: str) -> None:

@@ -54,7 +54,7 @@ from typing import Callable, Optional, Sequence
 from hod import agents
 from hod.agents.base import Bot
 from hod.agents.model_card import CheckpointError
-from hod.core.atomic import atomic_write_json, atomic_write_text, json_safe
+from hod.core.atomic import atomic_write_many, json_bytes, json_safe
 from hod.core.commands import EXIT_PARTIAL, interrupted_status, long_command
 from hod.core.errors import ConfigError
 from hod.core.games import game_names, get_game
@@ -275,8 +275,9 @@ def policy_factory(spec: str, game: Optional[str], player_counts: Optional[Seque
             from .ppo_bot import PPOBot as make
         bot = make(str(path), game=game, **rules, **options)
         game = bot.game
+        checked = {k: v for k, v in options.items() if k != "num_players"}   # each size below is checked
         for n in player_counts or ():
-            make(str(path), game=game, num_players=n, **rules, **options)
+            make(str(path), game=game, num_players=n, **rules, **checked)
         return game, path.stem, functools.partial(make, str(path), game=game, **rules, **options), dict(bot.model_card)
     if path.exists() or "/" in spec or suffix:
         raise ConfigError(f"POLICY {spec!r} is neither a .onnx nor a .zip file; legal POLICY: {POLICY_FORMS}")
@@ -384,17 +385,16 @@ def _evaluate(args, game: str, label: str, factory, card: dict, settings, env_kw
     print(table)
     if args.out:
         prefix = args.out
-        Path(prefix).parent.mkdir(parents=True, exist_ok=True)
         written = [f"{prefix}.md", f"{prefix}.json"]
+        files = []                # every file rendered first, then all written together (or none)
         for row, res in pairs:
             opponent = Path(row["baseline"]).stem if is_policy_file(row["baseline"]) else row["baseline"]
             base = f"{prefix}_{row['num_players']}p_vs_{opponent}"   # a file's stem: no folder in the name
-            res.save_markdown(base + ".md")
-            res.save_json(base + ".json")
-            res.save_png(base + ".png")
+            files += [(base + suffix, data) for suffix, data in res.output_files().items()]
             written.append(base + ".{md,json,png}")
-        atomic_write_text(f"{prefix}.md", f"# {label} ({game}) against baselines\n\n{table}\n")
-        atomic_write_json(f"{prefix}.json", json_safe({"policy": args.policy, "game": game, "rows": rows}))   # NaN: null
+        files += [(f"{prefix}.md", f"# {label} ({game}) against baselines\n\n{table}\n".encode("utf-8")),
+                  (f"{prefix}.json", json_bytes(json_safe({"policy": args.policy, "game": game, "rows": rows})))]
+        atomic_write_many(files)   # NaN: null in the JSON; the missing folders are made
         print("\nwrote " + ", ".join(written))
     return 0
 

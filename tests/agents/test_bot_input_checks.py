@@ -119,3 +119,12 @@ def test_robada_bot_options_are_checked_when_built(name, option, value, legal):
 def test_a_bot_name_that_is_not_a_string_is_a_config_error(name):
     with pytest.raises(ConfigError, match=r"registered: \[.*'random'"):
         agents.make("tapeo", name)
+
+
+def test_tapeo_search_bounds_the_games_of_one_decision():
+    # 4096 determinizations x 4096 playouts would be 16.8M games per candidate (GBs of state): the
+    # product is capped at 16,384; 4096 x 4 = 16,384 is the largest allowed.
+    with pytest.raises(ConfigError, match=r"4096 x playouts=5 = 20480 games per candidate; legal: a product of at most "
+                                          r"16,384"):
+        agents.make("tapeo", "search", seed=0, determinizations=4096, playouts=5)
+    assert agents.make("tapeo", "search", seed=0, determinizations=4096, playouts=4).playouts == 4

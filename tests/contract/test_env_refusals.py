@@ -296,7 +296,7 @@ def test_view_ends_truncated_and_forfeited_episodes_with_the_same_mask(game):
 def test_last_before_reset_says_reset(game, wrapped):
     # PettingZoo's own last() raised an AttributeError here; step/observe/state say reset.
     env = game.env() if wrapped else game.raw_env()
-    with pytest.raises(ResetNeededError, match="reset"):
+    with pytest.raises(ResetNeededError, match=r"last\(\) called before reset\(\)"):
         env.last()
     env.reset(seed=0)
     assert env.last()[1:4] == (0.0, False, False)   # no reward yet, not terminated, not truncated

@@ -401,7 +401,14 @@ def test_cli_out_folder_that_cannot_be_made_fails_before_playing(tmp_path, capsy
     rc = main(["--game", "tapeo", "--lineup", "random", "random", "--games", "2", "--no-progress",
                "--out", str(blocker / "sub" / "x")])
     assert rc == 2
-    assert "cannot create the folder" in capsys.readouterr().err
+    assert "cannot write in" in (err := capsys.readouterr().err) and "Not a directory" in err
+    # a dangling link, and a folder name longer than the system allows: refused before playing too
+    (tmp_path / "dangling").symlink_to(tmp_path / "nowhere" / "zz")
+    for out in (tmp_path / "dangling" / "x", tmp_path / ("a" * 300) / "x"):
+        assert main(["--game", "tapeo", "--lineup", "random", "random", "--games", "2", "--no-progress",
+                     "--out", str(out)]) == 2
+        assert "cannot write in" in capsys.readouterr().err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["dangling", "file"]   # nothing made, nothing left
 
 
 def test_cli_out_is_checked_before_playing_and_its_folders_made_only_when_writing(tmp_path, capsys):
@@ -496,6 +503,18 @@ def test_cli_plays_with_bot_options_and_records_them(capsys, tmp_path):
     assert 'Bot options: `{"search": {"determinizations": 1}}`.' in out
     assert 'Bot options: `{"search": {"determinizations": 1}}`.' in (tmp_path / "r.md").read_text()
     assert json.loads((tmp_path / "r.json").read_text())["bot_options"] == {"search": {"determinizations": 1}}
+
+
+def test_cli_policy_file_seat_takes_the_lineups_num_players(capsys, tmp_path):
+    # --bot-options may repeat the lineup's size for a policy file too (it crashed with "got
+    # multiple values for keyword argument 'num_players'" when the file was checked per size)
+    from hod.benchmarks.tournament import main
+    from hod.agents.onnx_policy import OPPONENTS_DIR
+    onnx = str(OPPONENTS_DIR / "robada_ppo.onnx")
+    rc = main(["--game", "robada", "--lineup", onnx, "random", "--games", "2", "--no-progress",
+               "--bot-options", json.dumps({onnx: {"num_players": 2}}), "--out", str(tmp_path / "r")])
+    assert rc == 0, capsys.readouterr().err
+    assert json.loads((tmp_path / "r.json").read_text())["num_games"] == 2
 
 
 def test_rating_sigma_shrinks_as_one_over_root_games():
