@@ -261,7 +261,7 @@ class LadderResult:
                "the ratings are over those alone.", ""] if self.partial else []),
             f"**{get_game(self.game).title}, {self.players} players**: {len(self.rows)} bots, {scheme}, "
             f"{self.games_per_table} games per table ({self.seating} seatings, duplicate deals), seed {self.seed}; "
-            f"OpenSkill Plackett-Luce, interval mu +- 2 sigma.",
+            f"OpenSkill Plackett-Luce (no skill drift: tau 0), interval mu +- 2 sigma.",
             "",
             "| rank | bot | rating (mu) | interval | sigma | level | games | win rate |",
             "|---:|---|---:|---|---:|---|---:|---:|",

@@ -186,7 +186,7 @@ def markdown(r: "TournamentResult", include_timing: bool = True) -> str:
             "",
             "Win rate: ties shared (1/k each for k tied winners). Margin: points minus the mean points "
             "of the other seats. Points and margin intervals: Student t over deal means. Rating: "
-            "OpenSkill Plackett-Luce averaged over 16 game orders, ordinal = mu - 3 sigma."
+            "OpenSkill Plackett-Luce (no skill drift: tau 0) averaged over 16 game orders, ordinal = mu - 3 sigma."
             + (" Aggregate rows (italics): per game mean over the named bot's seats." if r.aggregates else ""),
             "",
         ]
