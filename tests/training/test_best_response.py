@@ -98,7 +98,7 @@ def test_shipped_tapeo_config_evaluates_against_a_small_search():
 @pytest.mark.parametrize("keys, words", [
     ({"baseline_options": {"search": {"depth": 2}}}, ["baseline_options['search']", "'depth'", "'determinizations'"]),
     ({"baseline_options": {"nobody": {}}}, ["'nobody'", "'ranking'", "'search'"]),
-    ({"baseline_options": {"search": {"determinizations": 0}}}, ["determinizations=0", ">= 1"]),
+    ({"baseline_options": {"search": {"determinizations": 0}}}, ["determinizations=0", "integers in 1..4096"]),
     ({"heuristic_options": {"expert": {"speed": 1}}}, ["heuristic_options['expert']", "'speed'", "'params'"]),
     ({"heuristics": ["search"], "engine": "batched"}, ["search bots", "engine='single'"]),
 ])
