@@ -71,6 +71,10 @@ def check_batch_arrays(observations: Any, action_masks: Any, width: int, num_act
     return np.ascontiguousarray(observations), masks
 
 
+#: The largest float32: an observation entry beyond it would be infinite in the float32 layout.
+_FLOAT32_MAX = float(np.finfo(np.float32).max)
+
+
 def check_observation(observation: Any, game: str = "") -> None:
     """Check that ``observation`` is a seat's observation dict, of ``game`` when it is an installed
     game's name (``""``: any game).
@@ -82,7 +86,8 @@ def check_observation(observation: Any, game: str = "") -> None:
     Raises:
         ConfigError: not a mapping, a key missing, an array of another shape (e.g. a Tapeo
             observation given to a Ronda Robada bot), or observation entries that are not finite
-            numbers (NaN, infinities); the message names the legal keys, shapes or values.
+            float32 numbers (NaN, infinities, or beyond float32's range in a wider array); the
+            message names the legal keys, shapes or values.
     """
     if not isinstance(observation, Mapping) or "observation" not in observation or "action_mask" not in observation:
         got = sorted(observation) if isinstance(observation, Mapping) else type(observation).__name__
@@ -103,6 +108,11 @@ def check_observation(observation: Any, game: str = "") -> None:
         bad = "not numbers" if kind not in "biuf" else \
             f"entry {int(np.flatnonzero(~np.isfinite(flat))[0])} = {flat[~np.isfinite(flat)][0]}"
         raise ConfigError(f"observation {bad}; legal: finite numbers (the game's observation vector)")
+    if obs.dtype.itemsize > 4 and obs.size and np.abs(obs).max() > _FLOAT32_MAX:   # float32 would make it inf
+        flat = obs.ravel()
+        i = int(np.flatnonzero(np.abs(flat) > _FLOAT32_MAX)[0])
+        raise ConfigError(f"observation entry {i} = {flat[i]}; legal: finite float32 numbers (the game's "
+                          f"observation vector, |x| <= {_FLOAT32_MAX:.4g})")
 
 
 class Bot:

@@ -75,6 +75,18 @@ def test_every_bot_refuses_a_non_finite_observation(game, name, bad):
     assert obs["action_mask"][bot.act(obs)] == 1      # the bot still plays after the refusal
 
 
+def test_a_float64_entry_beyond_float32_is_refused_as_given():
+    # 1e300 is finite in float64 but infinite once in the float32 layout: named as given
+    bot = agents.make("robada", "ppo", seed=0)
+    obs = _first_observation("robada")
+    wide = {"observation": obs["observation"].astype(np.float64), "action_mask": obs["action_mask"]}
+    wide["observation"][3] = -1e300
+    with pytest.raises(ConfigError, match=r"observation entry 3 = -1e\+300; legal: finite float32 numbers"):
+        bot.act(wide)
+    wide["observation"][3] = 0.5                     # a float64 observation in range plays
+    assert obs["action_mask"][bot.act(wide)] == 1
+
+
 def test_network_batch_refuses_a_non_finite_row():
     bot = agents.make("robada", "ppo", seed=0)
     obs = _first_observation("robada")
