@@ -16,6 +16,7 @@ from hod.core.atomic import atomic_write_many
 from hod.core.errors import ConfigError
 from hod.core.games import game_names, get_game
 
+from .report import OUTPUT_SUFFIXES as OUT_SUFFIXES   # the files of --out PREFIX (save_outputs)
 from .schedule import MAX_GAMES, SEATINGS
 
 
@@ -124,8 +125,6 @@ def parse_env_kwargs(text: str, example: str = '{"reward_scheme": "points"}') ->
     return parse_json_object(text, "--env-kwargs", example)
 
 
-#: The files of ``--out PREFIX`` (:func:`save_outputs`).
-OUT_SUFFIXES = (".md", ".json", ".png")
 
 
 def prepare_out_prefix(prefix: str, suffixes: Sequence[str] = OUT_SUFFIXES) -> None:

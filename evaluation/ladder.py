@@ -48,7 +48,7 @@ import numpy as np
 
 from hod import agents
 from hod.agents.strength import LABELS, label_for, separate_labels
-from hod.core.atomic import atomic_write_bytes, atomic_write_json, atomic_write_text, json_bytes, json_safe
+from hod.core.atomic import json_bytes, json_safe
 from hod.core.errors import ConfigError
 from hod.core.games import get_game
 
@@ -161,7 +161,7 @@ def table_plan(num_bots: int, players: int, tables: Optional[int], seed: int) ->
 
 
 @dataclass
-class LadderResult:
+class LadderResult(_report.ResultFiles):
     """What a ladder measured.
 
     Attributes:
@@ -289,21 +289,15 @@ class LadderResult:
         lines += ["", f"Playing time {self.elapsed_s:.0f} s."]
         return "\n".join(lines)
 
-    def save_json(self, path) -> None:
-        atomic_write_json(path, json_safe(self.to_dict()))
-
-    def save_markdown(self, path) -> None:
-        atomic_write_text(path, self.to_markdown() + "\n")
-
-    def save_png(self, path) -> None:
-        atomic_write_bytes(path, png_bytes(self))
-
-    def output_files(self) -> dict[str, bytes]:
-        """The bytes of the three files :meth:`save_markdown`, :meth:`save_json` and
-        :meth:`save_png` write, by suffix (``".md"``, ``".json"``, ``".png"``), all rendered before
-        any is written (:func:`hod.evaluation.cli_options.save_outputs`)."""
-        return {".md": (self.to_markdown() + "\n").encode("utf-8"), ".json": json_bytes(json_safe(self.to_dict())),
-                ".png": png_bytes(self)}
+    def file_bytes(self, suffix: str) -> bytes:
+        """The bytes of the ladder's file ``suffix`` (:class:`hod.evaluation.report.ResultFiles`):
+        ``".md"`` :meth:`to_markdown`, ``".json"`` :meth:`to_dict` (NaN as null), ``".png"`` the
+        ratings chart."""
+        if suffix == ".md":
+            return (self.to_markdown() + "\n").encode("utf-8")
+        if suffix == ".json":
+            return json_bytes(json_safe(self.to_dict()))
+        return png_bytes(self)
 
 
 

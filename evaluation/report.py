@@ -6,8 +6,40 @@ import json
 import math
 from typing import TYPE_CHECKING, Optional
 
+from hod.core.atomic import atomic_write_bytes
 from hod.core.errors import ConfigError
 from hod.core.games import get_game
+
+
+#: The files a result writes (``--out PREFIX``: ``PREFIX.md``, ``.json``, ``.png``).
+OUTPUT_SUFFIXES = (".md", ".json", ".png")
+
+
+class ResultFiles:
+    """The files of a tournament or ladder result, each rendered by one method,
+    :meth:`file_bytes`, that a result class implements: ``save_markdown``, ``save_json`` and
+    ``save_png`` write one of them atomically, :meth:`output_files` renders all three before any is
+    written (:func:`hod.evaluation.cli_options.save_outputs` writes them together)."""
+
+    def file_bytes(self, suffix: str) -> bytes:
+        """The bytes of the file ``suffix`` (one of :data:`OUTPUT_SUFFIXES`)."""
+        raise NotImplementedError
+
+    def output_files(self) -> dict[str, bytes]:
+        """``{suffix: bytes}`` of every file of :data:`OUTPUT_SUFFIXES`."""
+        return {suffix: self.file_bytes(suffix) for suffix in OUTPUT_SUFFIXES}
+
+    def save_markdown(self, path) -> None:
+        """Write the Markdown report to ``path`` atomically."""
+        atomic_write_bytes(path, self.file_bytes(".md"))
+
+    def save_json(self, path) -> None:
+        """Write the JSON record to ``path`` atomically."""
+        atomic_write_bytes(path, self.file_bytes(".json"))
+
+    def save_png(self, path) -> None:
+        """Write the chart to ``path`` atomically."""
+        atomic_write_bytes(path, self.file_bytes(".png"))
 
 if TYPE_CHECKING:  # pragma: no cover
     from .tournament import BotStats, TournamentResult

@@ -41,7 +41,7 @@ import numpy as np
 
 from hod import agents
 from hod.agents.base import Bot
-from hod.core.atomic import atomic_write_bytes, atomic_write_json, atomic_write_text, json_bytes, json_safe
+from hod.core.atomic import json_bytes, json_safe
 from hod.core.commands import CommandStopped, running_signal, signal_name
 from hod.core.errors import ConfigError
 from hod.core.games import get_game
@@ -112,7 +112,7 @@ class BotStats:
 
 
 @dataclass
-class TournamentResult:
+class TournamentResult(_report.ResultFiles):
     """Everything a tournament measured. Deterministic given the arguments, except the timing
     fields (``elapsed_s``, ``games_per_s``).
 
@@ -201,24 +201,15 @@ class TournamentResult:
         """The report as Markdown: the bots table, head-to-head, seats and (optionally) timing."""
         return _report.markdown(self, include_timing)
 
-    def save_json(self, path) -> None:
-        """Write :meth:`to_dict` (with per-game records) to ``path`` atomically."""
-        atomic_write_json(path, self.to_dict())
-
-    def save_markdown(self, path) -> None:
-        """Write :meth:`to_markdown` to ``path`` atomically."""
-        atomic_write_text(path, self.to_markdown() + "\n")
-
-    def save_png(self, path) -> None:
-        """Write the win-rate chart (bars with 95% Wilson error bars) to ``path`` atomically."""
-        atomic_write_bytes(path, _report.png_bytes(self))
-
-    def output_files(self) -> dict[str, bytes]:
-        """The bytes of the three files :meth:`save_markdown`, :meth:`save_json` and
-        :meth:`save_png` write, by suffix (``".md"``, ``".json"``, ``".png"``), all rendered before
-        any is written (:func:`hod.evaluation.cli_options.save_outputs`)."""
-        return {".md": (self.to_markdown() + "\n").encode("utf-8"), ".json": json_bytes(self.to_dict()),
-                ".png": _report.png_bytes(self)}
+    def file_bytes(self, suffix: str) -> bytes:
+        """The bytes of the report's file ``suffix`` (:class:`hod.evaluation.report.ResultFiles`):
+        ``".md"`` :meth:`to_markdown`, ``".json"`` :meth:`to_dict` (with per-game records),
+        ``".png"`` the win-rate chart (bars with 95% Wilson error bars)."""
+        if suffix == ".md":
+            return (self.to_markdown() + "\n").encode("utf-8")
+        if suffix == ".json":
+            return json_bytes(self.to_dict())
+        return _report.png_bytes(self)
 
 
 
