@@ -17,7 +17,7 @@ from typing import Any, Callable, Mapping, Optional, Sequence
 
 import numpy as np
 
-from hod.core.errors import ConfigError
+from hod.core.errors import ConfigError, UnknownOptionError
 from hod.core.games import game_names, get_game
 
 Observation = Mapping[str, np.ndarray]
@@ -130,7 +130,8 @@ class Bot:
             non-negative int.
 
     Raises:
-        ConfigError: an unknown option (the legal ones are listed) or a bad seed
+        ConfigError: an unknown option (an :class:`hod.core.errors.UnknownOptionError`, whose
+            ``unknown`` and ``legal`` attributes list them; the message too) or a bad seed
             (:func:`check_bot_seed`).
     """
 
@@ -167,7 +168,9 @@ class Bot:
             legal = [p for p in inspect.signature(type(self).__init__).parameters
                      if p not in ("self", "options", "args", "kwargs")]
             legal += [p for p in getattr(self, "rule_options", ()) if p not in legal]
-            raise ConfigError(f"unknown option(s) {sorted(options)} for {type(self).__name__}; legal options: {legal}")
+            err = UnknownOptionError(f"unknown option(s) {sorted(options)} for {type(self).__name__}; legal options: {legal}")
+            err.unknown, err.legal = sorted(options), legal   # the registry drops the options its entry binds
+            raise err
         seed = check_bot_seed(seed)
         self.seed = seed
         self.rng = np.random.default_rng(seed)

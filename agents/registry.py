@@ -20,7 +20,7 @@ from collections.abc import Mapping
 from importlib.metadata import entry_points
 from typing import Any, Callable, Dict, Optional, Tuple, Union
 
-from hod.core.errors import ConfigError, check_choice
+from hod.core.errors import ConfigError, UnknownOptionError, check_choice
 from hod.core.games import game_names, get_game, load_object
 
 from .base import Bot, check_bot_seed, check_player_count
@@ -180,7 +180,14 @@ def make(game: str, name: str, seed: Optional[int] = None, num_players: Optional
             raise ConfigError(f"unknown option(s) {rest} for bot {name!r} of {game}; legal options: "
                               f"{['seed', 'num_players'] + [o.name for o in info.rule_options]}")
         kwargs = {}
-    bot = f(seed=seed, **kwargs)
+    try:
+        bot = f(seed=seed, **kwargs)
+    except UnknownOptionError as e:   # name the registry's bot, without the options its entry binds
+        legal, bound = getattr(e, "legal", None), _bound_options(f)
+        if legal is None:
+            raise
+        raise UnknownOptionError(f"unknown option(s) {e.unknown} for {game} bot {name!r}; legal options: "
+                                 f"{[p for p in legal if p not in bound]}") from None
     bot.game, bot.name = game, name
     if num_players is not None:   # the card the bot loaded (the side card read above may be missing)
         check_player_count(bot, int(num_players))

@@ -94,3 +94,21 @@ def test_a_run_time_registration_still_replaces_an_installed_bot():
     finally:
         del registry._REGISTERED[("tapeo", "greedy")]
     assert agents.factory("tapeo", "greedy").__module__ == "hod.agents.tapeo_bots"
+
+
+def test_an_unknown_option_of_a_shipped_opponent_lists_only_what_a_caller_may_set():
+    # The registry's "ppo" entry binds the export's path and game (functools.partial), and
+    # make() refuses them; so the unknown-option message must not offer them as legal.
+    with pytest.raises(ConfigError) as e:
+        registry.make("robada", "ppo", seed=0, foo=1)
+    msg = str(e.value)
+    assert msg.startswith("unknown option(s) ['foo'] for robada bot 'ppo'; legal options: [")
+    assert "'deterministic'" in msg and "'closing_ace'" in msg
+    assert "'path'" not in msg and "'game'" not in msg
+    assert isinstance(e.value, TypeError)   # UnknownOptionError, as Python's unexpected keyword
+
+
+def test_an_unknown_option_of_a_plain_bot_names_the_registry_bot():
+    with pytest.raises(ConfigError, match=r"^unknown option\(s\) \['foo'\] for tapeo bot 'expert'; "
+                                          r"legal options: \['seed', 'params', 'rulings'\]$"):
+        registry.make("tapeo", "expert", seed=0, foo=1)
