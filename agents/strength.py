@@ -6,11 +6,14 @@ The file (format version :data:`FORMAT_VERSION`) is::
 
     {"version": 2, "strengths": {game: {bot label: {"<players>": entry}}}}
 
-an entry being ``{"rating", "sigma", "interval", "label", "games", "players", "date", "command"}``:
+an entry being ``{"rating", "sigma", "interval", "label", "games", "players", "date", "command"}``
+and, optionally, ``"rating_model"``:
 the OpenSkill Plackett-Luce ``mu`` (``rating``) and ``sigma`` after the ladder's games at that table
 size, the interval ``[mu - 2 sigma, mu + 2 sigma]``, the difficulty label (``"easy"``,
 ``"medium"``, ``"hard"``, :data:`LABELS`), the number of games the bot played, the table size the
-ladder was played at (equal to the entry's key), when, and the command that measured it. A search
+ladder was played at (equal to the entry's key), when, the command that measured it, and the
+rating model in words (``hod.evaluation.stats.RATING_MODEL``, e.g. ``"openskill PlackettLuce, tau
+0, averaged over 16 game orders"``; entries written before 2026-12-08 have none). A search
 bot measured at several budgets has one entry per budget; the registry name (``"search"``) is the
 entry of its default budget, the others are labelled ``<name>_d<determinizations>``
 (``"search_d8"``). The entries of one table size come from one ladder run (the labels are
@@ -54,8 +57,10 @@ FORMAT_VERSION = 2
 LOCK_TIMEOUT_S = 60.0
 #: The fields of an entry.
 ENTRY_FIELDS = ("rating", "sigma", "interval", "label", "games", "players", "date", "command")
+#: Fields an entry may have besides :data:`ENTRY_FIELDS`.
+OPTIONAL_FIELDS = ("rating_model",)
 
-__all__ = ["ENTRY_FIELDS", "FORMAT_VERSION", "LABELS", "STRENGTH_FILE", "THRESHOLDS", "label_for", "load_strengths",
+__all__ = ["ENTRY_FIELDS", "FORMAT_VERSION", "OPTIONAL_FIELDS", "LABELS", "STRENGTH_FILE", "THRESHOLDS", "label_for", "load_strengths",
            "measured_sizes", "record_strengths", "separate_labels", "strength", "strength_note"]
 
 
@@ -147,8 +152,8 @@ def _check_entry(where: str, entry, players: int) -> dict:
     if entry["players"] != players or isinstance(entry["players"], bool):
         raise ConfigError(f"{where}: 'players' is {entry['players']!r} in the entry of the {players}-player table; "
                           f"legal value: {players}")
-    for f in ("date", "command"):
-        if not isinstance(entry[f], str):
+    for f in ("date", "command", "rating_model"):
+        if f in entry and not isinstance(entry[f], str):
             raise ConfigError(f"{where}: {f!r} is {entry[f]!r}; legal values: a string")
     return dict(entry)
 

@@ -181,6 +181,8 @@ class LadderResult(_report.ResultFiles):
             ``tables_planned``, and ``stopped`` says why ("" for a whole run).
         estimator: the run's ``estimator`` (:func:`run_ladder`); luck_tables: for a corrected
             one, each table's luck-corrected rows (:func:`_luck_table`), else [].
+        rating_model: the rating model in words (:data:`hod.evaluation.stats.RATING_MODEL`);
+            "" in a result saved before 2026-12-08, which did not record it.
     """
 
     game: str
@@ -202,6 +204,7 @@ class LadderResult(_report.ResultFiles):
     tables_planned: int = 0
     estimator: str = "plain"
     luck_tables: list = field(default_factory=list)
+    rating_model: str = ""
 
     def to_dict(self) -> dict:
         """JSON-ready fields; a plain ladder's (``estimator == "plain"``) without ``estimator``
@@ -242,6 +245,7 @@ class LadderResult(_report.ResultFiles):
                 "rating": round(r["mu"], 3), "sigma": round(r["sigma"], 3),
                 "interval": [round(r["low"], 3), round(r["high"], 3)], "label": r["level"],
                 "games": r["games"], "players": self.players, "date": self.date, "command": self.command,
+                **({"rating_model": self.rating_model} if self.rating_model else {}),
             }
             for r in self.rows
         }
@@ -592,7 +596,7 @@ def _league(game: str, players: int, games: int, seed: int, entries: list[Ladder
         entries=[e.to_dict() for e in entries], tables=[[entries[i].label for i in ids] for ids in plan],
         rows=rows, labels=[entries[i].label for i in order], matrix=matrix,
         matrix_games=[[int(met[a, b]) for b in order] for a in order], elapsed_s=elapsed,
-        date=time.strftime("%Y-%m-%d", time.gmtime()),
+        date=time.strftime("%Y-%m-%d", time.gmtime()), rating_model=_stats.RATING_MODEL,
     )
 
 

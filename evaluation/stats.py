@@ -88,6 +88,9 @@ RATING_ORDERS = 16
 #: 3,000, 1.48 after 30,000; with 0: 1.41, 0.59, 0.27, i.e. as 1/sqrt(games)), so the ladder's
 #: labels 6-7 rating points apart could never be told apart, and the last games weighed most.
 RATING_TAU = 0.0
+#: The rating model in words, as the ladder records it in every ``agents/strength.json`` entry
+#: (``rating_model``), so that entries of different models are never compared unknowingly.
+RATING_MODEL = f"openskill PlackettLuce, tau {RATING_TAU:g}, averaged over {RATING_ORDERS} game orders"
 
 
 def openskill_ratings(keys: np.ndarray, orders: int = RATING_ORDERS, seed: int = 0) -> list[tuple[float, float]]:

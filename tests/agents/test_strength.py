@@ -185,6 +185,8 @@ def test_format_1_is_read_as_its_sizes(tmp_path):
     ({"version": 2, "strengths": {"tapeo": {"expert": {"3": {"rating": 1}}}}}, r"missing fields \['sigma', "),
     ({"version": 2, "strengths": {"tapeo": {"expert": {"3": {**_entry(1, "easy", 3), "interval": [3, 1]}}}}},
      r"'interval' is \[3, 1\]; legal values: \[low, high\]"),
+    ({"version": 2, "strengths": {"tapeo": {"expert": {"3": {**_entry(1, "easy", 3), "rating_model": 0}}}}},
+     r"tapeo.expert.3: 'rating_model' is 0; legal values: a string"),
     ({"tapeo": {"expert": [1, 2]}}, r"tapeo.expert: expected an entry object"),
     ([1, 2], r"expected a JSON object, got list"),
 ])
@@ -320,3 +322,13 @@ def test_record_refuses_a_saved_pool_that_leaves_out_labelled_bots(tmp_path, mon
     assert path.read_text() == before
     assert ladder_cli.main(["--game", "tapeo", "--players", "3", "--record", str(saved), "--replace-pool"]) == 0
     assert sorted(load_strengths(path)["tapeo"]) == ["expert", "greedy", "random", "search"]
+
+
+def test_every_shipped_entry_names_the_rating_model_the_ladder_uses_now():
+    # A change of the rating model (e.g. OpenSkill's tau) must come with the ladders run again:
+    # entries of two models are not comparable (tau 25/300 kept sigma near 1.5 at any budget).
+    from hod.evaluation.stats import RATING_MODEL
+    data = load_strengths()
+    entries = [e for bots in data.values() for sizes in bots.values() for e in sizes.values()]
+    assert len(entries) == 85   # Tapeo 5 sizes + Ronda Robada 3 sizes, every bot of each ladder's pool
+    assert {e.get("rating_model") for e in entries} == {RATING_MODEL}

@@ -116,7 +116,10 @@ def test_outputs(tiny, tmp_path):
     assert d["labels"] == tiny.labels and len(d["matrix"]) == 3
     assert (tmp_path / "l.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     e = tiny.strength_entries()
-    assert set(e["expert"]) == {"rating", "sigma", "interval", "label", "games", "players", "date", "command"}
+    assert set(e["expert"]) == {"rating", "sigma", "interval", "label", "games", "players", "date", "command",
+                                "rating_model"}
+    # the model the ratings were computed with, in words: no skill drift (tau 0), 16 game orders
+    assert e["expert"]["rating_model"] == "openskill PlackettLuce, tau 0, averaged over 16 game orders"
 
 
 def test_pool_has_two_search_budgets_and_respects_model_cards():
