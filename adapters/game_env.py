@@ -43,7 +43,7 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv, ParallelEnv
 
-from hod.core.errors import IllegalActionError, ResetNeededError, action_id, check_choice
+from hod.core.errors import IllegalActionError, ResetNeededError, UnknownAgentError, action_id, check_choice
 from hod.core.games import GameInfo
 from hod.core.rewards import final_rewards
 from . import env_support
@@ -163,15 +163,30 @@ class GameEnvCore(env_support.GlobalState):
         self._setup_state(R.encode_state, R.state_high)
 
     # -- spaces ------------------------------------------------------------------------------
+    def seat_of(self, agent: str) -> int:
+        """The seat (0-based) of ``agent``, one of ``possible_agents``.
+
+        Raises:
+            UnknownAgentError (a ``KeyError``): another name; the legal agents are named.
+        """
+        try:
+            return self._seat[agent]
+        except (KeyError, TypeError):   # TypeError: an unhashable name
+            raise UnknownAgentError(f"unknown agent {agent!r}; legal agents: {self.possible_agents}") from None
+
     def observation_space(self, agent: str) -> spaces.Dict:
-        return self.observation_spaces[agent]
+        """The observation space of ``agent``: ``Dict(observation: Box float32 (layout size,),
+        action_mask: Box int8 (num_actions,))``. Raises UnknownAgentError as :meth:`seat_of`."""
+        return self.observation_spaces[self.possible_agents[self.seat_of(agent)]]
 
     def action_space(self, agent: str) -> spaces.Discrete:
-        return self.action_spaces[agent]
+        """``Discrete(num_actions)``. Raises UnknownAgentError as :meth:`seat_of`."""
+        return self.action_spaces[self.possible_agents[self.seat_of(agent)]]
 
     def action_mask(self, agent: str) -> np.ndarray:
-        """int8 (num_actions,) legal-action mask of ``agent`` now (``rules.legal_mask``)."""
-        return self._rules.legal_mask(self.game_state, self._seat[agent])
+        """int8 (num_actions,) legal-action mask of ``agent`` now (``rules.legal_mask``). Raises
+        UnknownAgentError as :meth:`seat_of`."""
+        return self._rules.legal_mask(self.game_state, self.seat_of(agent))
 
     # -- game flow ---------------------------------------------------------------------------
     def _new_game(self, seed: Optional[int]) -> None:
@@ -299,11 +314,12 @@ class AECGameEnv(GameEnvCore, AECEnv):
 
         Raises:
             ResetNeededError: before the first ``reset()``.
-            KeyError: ``agent`` is not one of ``possible_agents``.
+            UnknownAgentError (a ``KeyError``): ``agent`` is not one of ``possible_agents`` (named).
         """
+        seat = self.seat_of(agent)
         if self.game_state is None:
             raise ResetNeededError("observe() called before reset(): call reset()")
-        obs, mask = self._rules.observe(self.game_state, self._seat[agent])
+        obs, mask = self._rules.observe(self.game_state, seat)
         return {"observation": obs, "action_mask": mask}
 
     def last(self, observe: bool = True):

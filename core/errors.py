@@ -123,7 +123,18 @@ class UnknownOptionError(ConfigError, TypeError):
     """
 
 
-class ResetNeededError(ValueError):
+class UnknownAgentError(KeyError, ConfigError):
+    """An environment was asked about an agent it does not have (``observe("nosuch")``).
+
+    A ``KeyError`` (what the spaces' dict lookups raised before) and a :class:`ConfigError`; the
+    message names the legal agents and prints without ``KeyError``'s quotes.
+    """
+
+    def __str__(self) -> str:
+        return str(self.args[0]) if self.args else ""
+
+
+class ResetNeededError(ValueError, RuntimeError):
     """An environment was stepped with no game in progress: before its first ``reset()``, or
     after the game ended (every agent done). The message says to call ``reset()``; nothing
-    changes."""
+    changes. Also a ``RuntimeError``, what Gymnasium's own envs raise for a step before reset."""

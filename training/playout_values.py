@@ -152,6 +152,37 @@ def _play_out(engine_cls, config: Any, record: Any, first: np.ndarray, seats: np
     return _outcomes(eng.scores(), seats)
 
 
+def _records_playouts(game: str) -> bool:
+    """True if ``game`` is turn-based and its batched engine deals finished games again inside a
+    step (``step(actions, auto_reset=True)``, :class:`hod.core.engine.BatchedEngine`), which the
+    recording plays on."""
+    import inspect
+
+    info = get_game(game)
+    if info.dynamics != "sequential" or info.batched_engine is None:
+        return False
+    return "auto_reset" in inspect.signature(load_object(info.batched_engine).step).parameters
+
+
+def check_game(game: str):
+    """The :class:`hod.core.games.GameInfo` of ``game`` if playout values can be recorded for it.
+
+    Raises:
+        ConfigError: a simultaneous game, one without a batched engine, or one whose engine has no
+            auto-reset step (Kuhn poker); the legal games are named.
+    """
+    from hod.core.games import game_names
+
+    info = get_game(game)
+    if not _records_playouts(game):
+        legal = [g for g in game_names() if _records_playouts(g)]
+        why = ("simultaneous" if info.dynamics != "sequential" else "without a batched engine"
+               if info.batched_engine is None else "a batched engine without step(..., auto_reset=True)")
+        raise ConfigError(f"playout values need a turn-based game whose batched engine deals finished games "
+                          f"again inside a step; {game!r} is {why}; legal games: {legal}")
+    return info
+
+
 def record_playout_values(game: str, num_players: int, num_states: int, seed: int = 0,
                           continuation: str = "expert", sample_prob: float = 0.25, games: int = 256,
                           playout_rows: int = 8192, rules: Optional[dict] = None) -> dict[str, np.ndarray]:
@@ -182,13 +213,7 @@ def record_playout_values(game: str, num_players: int, num_states: int, seed: in
             ``num_states`` < 1, ``sample_prob`` outside (0, 1], a bad continuation or rule option
             (the legal values are named).
     """
-    info = get_game(game)
-    if info.dynamics != "sequential" or info.batched_engine is None:
-        from hod.core.games import game_names
-
-        legal = [g for g in game_names() if get_game(g).dynamics == "sequential" and get_game(g).batched_engine]
-        raise ConfigError(f"playout values need a turn-based game with a batched engine; {game!r} is "
-                          f"{info.dynamics}{'' if info.batched_engine else ' without one'}; legal games: {legal}")
+    info = check_game(game)
     if not info.min_players <= num_players <= info.max_players:
         raise ConfigError(f"num_players={num_players!r}; legal values: {info.min_players}..{info.max_players}")
     if isinstance(num_states, bool) or not isinstance(num_states, (int, np.integer)) or num_states < 1:
@@ -555,7 +580,8 @@ def improve(game: str, out: str | Path, players: Sequence[int], states: Sequence
     loaded first).
 
     Raises:
-        ConfigError: a setting refused by :class:`PlayoutValuesConfig` (``players`` and
+        ConfigError: a game :func:`check_game` refuses, a ``name`` that is not a file stem
+            (:func:`hod.training.export.check_name`), a setting refused by :class:`PlayoutValuesConfig` (``players`` and
             ``states`` of different lengths, a size named twice, a count < 1, ``train`` not a
             mapping, ...; one line naming each setting and its legal values), an ``out`` that
             holds a run (without ``force``), or any error of the functions named;
@@ -565,11 +591,14 @@ def improve(game: str, out: str | Path, players: Sequence[int], states: Sequence
 
     from hod.core.atomic import atomic_write_json
 
-    from .export import export_onnx
+    from .export import check_name, export_onnx
     from .policy_io import actor_module
     from .train import Trainer
 
     log = log or (lambda *a, **k: None)
+    check_game(game)
+    if name is not None:
+        check_name(name)
     run = config_mod.validated(PlayoutValuesConfig, {
         "players": players, "states": states, "init": str(init), "continuation": continuation,
         "sample_prob": sample_prob, "seed": seed, "target": target, "kl_weight": kl_weight, "epochs": epochs,

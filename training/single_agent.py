@@ -48,6 +48,7 @@ import gymnasium as gym
 import numpy as np
 
 from hod.adapters.options import check_reset_options, check_seed
+from hod.core.errors import ResetNeededError
 
 from .table import LearnerTable
 
@@ -93,6 +94,7 @@ class SingleAgentEnv(gym.Env):
         self.observation_space = self.table.observation_space
         self.action_space = self.table.action_space
         self._obs: Optional[dict[str, np.ndarray]] = None
+        self._ended = False   # the last step ended the episode: step() needs a reset() first
 
     def reset(self, *, seed: Optional[int] = None, options: Optional[dict] = None):
         """Start an episode (seat, table size, opponents and deal drawn from ``self.np_random``,
@@ -115,6 +117,7 @@ class SingleAgentEnv(gym.Env):
         check_reset_options(options)
         super().reset(seed=seed)
         (self._obs,) = self.table.reset(self.np_random)
+        self._ended = False
         return self._obs["observation"], {"action_mask": self._obs["action_mask"]}
 
     def step(self, action):
@@ -131,10 +134,21 @@ class SingleAgentEnv(gym.Env):
             ``(observation float32 (obs_size,), reward float, terminated, truncated, info)``;
             ``info["action_mask"]`` int8 (num_actions,): the legal actions, or all ones
             (:data:`END_MASK`) on the step that ends the episode.
+
+        Raises:
+            hod.core.errors.ResetNeededError (a ``ValueError`` and a ``RuntimeError``): no
+                episode in progress, before the first ``reset()`` or after the step that ended
+                one (a vector env's autoreset calls ``reset()`` there, never ``step()``);
+                nothing changes.
+            hod.core.errors.IllegalActionError: an illegal action under ``illegal_action="raise"``.
         """
         if self._obs is None:
-            raise RuntimeError("call reset() before step()")
+            raise ResetNeededError("step() called before reset(); call reset() first")
+        if self._ended:
+            raise ResetNeededError("step() called after the episode ended (terminated or truncated); call reset() "
+                                   "to start the next one")
         out = self.table.step([action])
+        self._ended = bool(out.done)
         (self._obs,) = out.observations
         if out.done:   # nothing is played from a last observation: every action allowed
             self._obs = dict(self._obs, action_mask=np.full(self.action_space.n, END_MASK, np.int8))

@@ -291,6 +291,27 @@ def test_view_ends_truncated_and_forfeited_episodes_with_the_same_mask(game):
     assert np.array_equal(info["action_mask"], ones) and env.action_masks().all()
 
 
+@BOTH
+def test_view_step_after_the_end_says_reset_and_changes_nothing(game):
+    # It returned the last observation and final_score again, with reward 0 and terminated True;
+    # the AEC env raises ResetNeededError there.
+    env = SingleAgentEnv(game, num_players=2, opponents="random")
+    with pytest.raises(ResetNeededError, match=r"step\(\) called before reset\(\)"):
+        env.step(0)
+    env.reset(seed=0)
+    _, _, term, _, info = env.step(NUM_ACTIONS[game])   # illegal: a forfeit ("lose") ends it
+    assert term
+    for _ in range(2):
+        with pytest.raises(ResetNeededError, match=r"step\(\) called after the episode ended"):
+            env.step(0)
+        with pytest.raises(RuntimeError):   # also what Gymnasium's envs raise
+            env.step(0)
+    assert env.action_masks().all()         # still the ended episode's mask
+    obs, info = env.reset(seed=1)           # and a reset starts the next one
+    _, _, term, trunc, _ = env.step(lowest_legal(info["action_mask"]))
+    assert not trunc
+
+
 @pytest.mark.parametrize("game", [tapeo_env, robada_env], ids=["tapeo", "robada"])
 @pytest.mark.parametrize("wrapped", [False, True], ids=["raw", "wrapped"])
 def test_last_before_reset_says_reset(game, wrapped):
@@ -311,3 +332,18 @@ def test_parallel_step_refuses_what_is_not_a_dict(game, actions):
     with pytest.raises(ValueError, match=r"step\(\) takes a dict \{agent: action\} over the live agents"):
         env.step(actions)
     assert np.array_equal(env.state(), before)          # nothing changed
+
+
+@pytest.mark.parametrize("game", [tapeo_env, robada_env], ids=["tapeo", "robada"])
+@pytest.mark.parametrize("form", ["raw_env", "parallel_env"])
+def test_an_unknown_agent_is_named_with_the_legal_ones(game, form):
+    # A bare KeyError('nosuch') before; still a KeyError (and a ConfigError), now with the agents.
+    env = getattr(game, form)(num_players=2)
+    env.reset(seed=0)
+    calls = ["observation_space", "action_space"] + (["observe"] if form == "raw_env" else [])
+    for name in calls:
+        with pytest.raises(KeyError) as e:
+            getattr(env, name)("player_2")   # 2 players: player_0 and player_1
+        assert isinstance(e.value, ConfigError)
+        assert str(e.value) == "unknown agent 'player_2'; legal agents: ['player_0', 'player_1']"
+    assert env.observation_space("player_1") is env.observation_spaces["player_1"]

@@ -68,7 +68,9 @@ def test_the_recorder_is_seeded(small):
 
 
 @pytest.mark.parametrize("kwargs, match", [
-    ({"game": "tapeo"}, "turn-based game .* is simultaneous; legal games: .*'robada'"),
+    ({"game": "tapeo"}, "turn-based game .* 'tapeo' is simultaneous; legal games: \\['robada'\\]"),
+    # Kuhn poker is turn-based with a batched engine, but its step has no auto-reset to play on
+    ({"game": "kuhn"}, "'kuhn' is a batched engine without step\\(..., auto_reset=True\\); legal games: \\['robada'\\]"),
     ({"rules": {"closing_aces": True}}, "unknown rule option.*closing_ace"),
     ({"num_players": 5}, "legal values: 2..4"),
     ({"num_states": 0}, "integers >= 1"),
@@ -247,6 +249,7 @@ def test_an_export_continuation_must_play_the_table_size():
     (["--players", "2", "--states", "10", "--continuation", "nobody"], "legal values are a bot of robada"),
     (["--players", "2", "--states", "10", "--continuation", "expert", "expert"], "legal: one or more distinct"),
     (["--players", "2", "--states", "10", "--continuation", "missing.onnx"], "continuation='missing.onnx': no such file"),
+    (["--players", "2", "--states", "10", "--name", "../../y"], "--name '../../y': not a file name"),
 ])
 def test_the_command_refuses_bad_settings_in_one_line_before_recording(args, message, tmp_path, capsys):
     argv = ["--game", "robada", "--out", str(tmp_path / "run"), "--init", "agents/candidates/robada_pv_A.onnx",
@@ -265,3 +268,12 @@ def test_the_command_refuses_a_missing_init_and_a_non_object_train(tmp_path, cap
     with pytest.raises(SystemExit) as e:
         PV.main(base + ["--init", "agents/candidates/robada_pv_A.onnx", "--train", "[1]"])
     assert e.value.code == 2 and "is not a JSON object" in capsys.readouterr().err
+
+
+def test_the_command_refuses_kuhn_before_anything_else(tmp_path, capsys):
+    argv = ["--game", "kuhn", "--out", str(tmp_path / "run"), "--init", "agents/candidates/robada_pv_A.onnx",
+            "--cache-dir", str(tmp_path / "cache"), "--players", "2", "--states", "10"]
+    assert PV.main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: playout values need a turn-based game") and "legal games: ['robada']" in err
+    assert not (tmp_path / "run").exists() and not (tmp_path / "cache").exists()
