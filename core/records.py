@@ -19,6 +19,7 @@ import os
 from typing import Any, Callable, Optional, Sequence
 
 from .atomic import atomic_write_bytes, json_bytes
+from .deal import SEED_RANGE, is_seed
 from .errors import RecordError
 
 #: The largest game record read or written (bytes of JSON): 1 MiB. A record of the longest game
@@ -32,7 +33,7 @@ def record_header(game: str, format_version: int, seed: Optional[int],
     ``seed`` (int or None) and ``players`` (a list of ``num_players`` str labels, or None).
 
     Raises:
-        RecordError: ``seed`` not None or a non-negative int, or ``players`` not None or a list
+        RecordError: ``seed`` not None or an int in ``0..2**64-1``, or ``players`` not None or a list
             of ``num_players`` strings (the message names what is legal).
     """
     header = {"game": game, "format_version": format_version,
@@ -108,15 +109,17 @@ def check_header(record: Any, game: str, format_version: int) -> None:
 
 
 def check_common(record: dict[str, Any], num_players: int) -> None:
-    """Check the common fields after the header: ``seed`` (absent, null or an int >= 0) and
+    """Check the common fields after the header: ``seed`` (absent, null or an int in
+    ``0..2**64-1``, :data:`hod.core.deal.SEED_LIMIT`) and
     ``players`` (absent, null or a list of ``num_players`` strings).
 
     Raises:
         RecordError: either field is anything else (the message names what is legal).
     """
     seed = record.get("seed")
-    if seed is not None and (type(seed) is not int or seed < 0):
-        raise RecordError(f"seed {seed!r}: legal values are null or a non-negative integer")
+    if seed is not None and (type(seed) is not int or not is_seed(seed)):
+        raise RecordError(f"seed {seed!r}: legal values are null or an integer in {SEED_RANGE} (the seeds games "
+                          f"are dealt from)")
     players = record.get("players")
     if players is not None and not (isinstance(players, list) and len(players) == num_players
                                     and all(isinstance(p, str) for p in players)):

@@ -85,6 +85,12 @@ def replay(record: Any) -> State:
     for key in ("config", "deck", "actions", "final_scores", "winners"):
         if key not in record:
             raise RecordError(f"record lacks the field {key!r}")
+    if not isinstance(record["config"], dict):
+        raise RecordError(f"bad config in record: {record['config']!r}; legal: an object with the keys "
+                          f"{Config.option_names()}")
+    unknown = sorted(set(record["config"]) - set(Config.option_names()))
+    if unknown:
+        raise RecordError(f"bad config in record: unknown option(s) {unknown}; legal options: {Config.option_names()}")
     try:
         config = Config(**record["config"])
     except (TypeError, ConfigError) as e:

@@ -98,9 +98,10 @@ def test_records_share_the_common_header_and_keep_players(game, tmp_path):
             mod.replay(dict(rec, players=bad))
         with pytest.raises(RecordError, match="legal values are null or a list of 2 strings"):
             _finished_record(mod, players=bad)
-    for seed in (1.5, -1, True):
-        with pytest.raises(RecordError, match="legal values are null or a non-negative integer"):
+    for seed in (1.5, -1, True, 2**64, 2**70):   # every seed a game is dealt from is in 0..2**64-1
+        with pytest.raises(RecordError, match=r"legal values are null or an integer in 0\.\.2\*\*64-1"):
             mod.replay(dict(rec, seed=seed))
+    mod.replay(dict(rec, seed=2**64 - 1))        # the largest one is a seed
 
 
 @pytest.mark.parametrize("app, text", [(play_tapeo, "1\n" * 60), (play_robada, "1\n" * 200)])

@@ -61,6 +61,10 @@ def test_unfinished_game_cannot_be_recorded():
     (lambda r: r["deck"].__setitem__(0, "2 of oros"), "exactly once"),
     (lambda r: r["deck"].__setitem__(0, "Joker"), "bad deck"),
     (lambda r: r["config"].update(num_players=7), "bad config"),
+    (lambda r: r["config"].update(bogus=1), r"bad config in record: unknown option\(s\) \['bogus'\]; legal options: "
+                                            r"\['num_players', 'closing_ace', 'may_take_own_pile', "
+                                            r"'leftovers_to_last_runner'\]$"),
+    (lambda r: r.update(config=[2]), r"bad config in record: \[2\]; legal: an object with the keys"),
     (lambda r: r.update(game="tapeo"), "expected 'robada'"),
     (lambda r: r.update(format_version=2), "format_version"),
     (lambda r: r.pop("actions"), "lacks the field 'actions'"),
