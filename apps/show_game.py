@@ -9,6 +9,7 @@ from hod.apps.play import non_negative_int
 from hod.core.errors import ConfigError
 
 from tapeo_env.env import raw_env
+from tapeo_env.rules.engine import sample_consistent_state
 
 
 def play(seed: int = 0, players: int = 4, bot: str = "random") -> str:
@@ -24,7 +25,15 @@ def play(seed: int = 0, players: int = 4, bot: str = "random") -> str:
     rounds_done = 0
     for agent in env.agent_iter():
         obs, _, term, trunc, info = env.last()
-        env.step(None if term or trunc else bots[agent].act(obs))
+        if term or trunc:
+            env.step(None)
+            continue
+        b, seat = bots[agent], env.possible_agents.index(agent)
+        if getattr(b, "needs_belief", False):   # a search bot: samples of what this seat cannot see
+            s = env.game_state
+            env.step(b.act(obs, lambda rng: sample_consistent_state(s, seat, rng)))
+        else:
+            env.step(b.act(obs))
         if len(env.game_state.round_bars) > rounds_done:
             rounds_done = len(env.game_state.round_bars)
             out += [env.render(), ""]
@@ -45,7 +54,8 @@ def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(prog="python -m hod.apps.show_game", description=__doc__)
     ap.add_argument("--seed", type=non_negative_int, default=0, help="game seed, a non-negative int (default 0)")
     ap.add_argument("--players", type=int, default=4, choices=range(2, 7), help="2-6 (default 4)")
-    ap.add_argument("--bot", default="random", help="registered Tapeo bot for every seat (default random)")
+    ap.add_argument("--bot", default="random", help="registered Tapeo bot for every seat, search bots included "
+                    "(default random)")
     args = ap.parse_args(argv)
     try:
         text = play(args.seed, args.players, args.bot)

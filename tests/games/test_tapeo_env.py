@@ -229,6 +229,15 @@ def test_demo_prints_rounds_and_winner():
     assert play(seed=0, players=3) == text  # seeded
 
 
+def test_demo_plays_a_search_bot_with_belief_samples():
+    # It refused with "needs belief(rng) -> State"; a search bot now gets samples of what its
+    # seat cannot see, as in the play apps. 3 rounds at 2 players, every seat the search.
+    from hod.apps.show_game import play
+    text = play(seed=1, players=2, bot="search")
+    assert text.count("finished") == 3 and ", search bots" in text.splitlines()[0]
+    assert play(seed=1, players=2, bot="search") == text   # seeded, samples included
+
+
 def test_env_speed_benchmark_smoke():
     from hod.benchmarks.env_speed import format_table, run
     rows = run("tapeo", 2, 300)
