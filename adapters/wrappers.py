@@ -78,6 +78,13 @@ class ResetEnforcingWrapper(wrappers.OrderEnforcingWrapper):
         """
         return self.env.last(observe)
 
+    def observe(self, agent):
+        """The raw env's ``observe(agent)``; before the first ``reset()`` it raises
+        :class:`~hod.core.errors.ResetNeededError`, as the raw env does (PettingZoo's wrapper
+        would raise an ``AssertionError``), and an unknown agent is an
+        :class:`~hod.core.errors.UnknownAgentError` naming the legal ones."""
+        return self.env.observe(agent)
+
     def state(self):
         """The raw env's global state (``state()``); before the first ``reset()`` it raises
         :class:`~hod.core.errors.ResetNeededError`, as the raw env does (PettingZoo's wrapper

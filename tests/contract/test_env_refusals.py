@@ -335,12 +335,15 @@ def test_parallel_step_refuses_what_is_not_a_dict(game, actions):
 
 
 @pytest.mark.parametrize("game", [tapeo_env, robada_env], ids=["tapeo", "robada"])
-@pytest.mark.parametrize("form", ["raw_env", "parallel_env"])
+@pytest.mark.parametrize("form", ["raw_env", "env", "parallel_env"])
 def test_an_unknown_agent_is_named_with_the_legal_ones(game, form):
     # A bare KeyError('nosuch') before; still a KeyError (and a ConfigError), now with the agents.
     env = getattr(game, form)(num_players=2)
+    if form == "env":   # wrapped: observe() before reset() says reset, as the raw env does
+        with pytest.raises(ResetNeededError, match=r"observe\(\) called before reset\(\)"):
+            env.observe("player_0")
     env.reset(seed=0)
-    calls = ["observation_space", "action_space"] + (["observe"] if form == "raw_env" else [])
+    calls = ["observation_space", "action_space"] + (["observe"] if form != "parallel_env" else [])
     for name in calls:
         with pytest.raises(KeyError) as e:
             getattr(env, name)("player_2")   # 2 players: player_0 and player_1
