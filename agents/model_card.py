@@ -44,7 +44,7 @@ from typing import Any, Optional, Sequence
 
 from hod.agents.encoders import get_encoder
 from hod.core.errors import ConfigError
-from hod.core.games import layout_version
+from hod.core.games import game_names, get_game, layout_version
 
 MODEL_CARD_FORMAT = "house-of-decks-policy"
 MODEL_CARD_VERSION = 1
@@ -219,6 +219,71 @@ def current_layout_version(game: str) -> int:
         raise CheckpointError(str(e)) from e
 
 
+
+def _is_int(v: Any) -> bool:
+    """True for a Python int that is not a bool (JSON ``true`` and ``2.0`` are not ints here)."""
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def check_card_fields(card: dict, source: str) -> None:
+    """Check the types and legal values of a model card's fields, before any is used (a card
+    holding ``player_counts: null`` must be refused by name, not fail with a ``TypeError``):
+
+    * ``card_version``: an int (not a bool) among the versions this code reads
+      (:data:`MODEL_CARD_VERSION`);
+    * ``game``: one of :func:`hod.core.games.game_names`;
+    * ``player_counts``: a non-empty list of ints (not bools), each one of the game's legal
+      table sizes (:attr:`hod.core.games.GameInfo.player_counts`); a size may repeat (a run that
+      weighted it, e.g. the shipped ``tapeo_ppo_v2`` card's ``[2, 2, 3, 4, 5, 6]``: the bot
+      plays each size once);
+    * ``obs_layout_version``: an int (not a bool or a float; its value is compared with the
+      installed game's by :func:`validate_model_card`); ``obs_size``, ``num_actions``: positive
+      ints (not bools or floats);
+    * ``rules`` (optional): a dict whose keys are rule options of the game
+      (:attr:`hod.core.games.GameInfo.rule_options`), each value among the option's legal values.
+
+    Raises:
+        CheckpointError: the first field that fails, named with its value and its legal values.
+    """
+    v = card.get("card_version")
+    if not _is_int(v) or v != MODEL_CARD_VERSION:
+        raise CheckpointError(f"{source}: model card version {v!r} is not supported; this version reads "
+                              f"{MODEL_CARD_VERSION} (an integer; legal values: [{MODEL_CARD_VERSION}])")
+    game = card.get("game")
+    try:
+        info = get_game(game)
+    except ConfigError:
+        raise CheckpointError(f"{source}: the card names unknown game {game!r}; legal values: {game_names()}") from None
+    legal_counts = list(info.player_counts)
+    counts = card.get("player_counts")
+    if (not isinstance(counts, list) or not counts
+            or not all(_is_int(n) and n in info.player_counts for n in counts)):
+        raise CheckpointError(f"{source}: the card's player_counts {counts!r} is not legal for {game}; legal: a "
+                              f"non-empty list of integers, each one of {legal_counts}")
+    v = card.get("obs_layout_version")   # the version itself is checked against the installation's later
+    if not _is_int(v):
+        raise CheckpointError(f"{source}: the card's obs_layout_version {v!r} is not legal; legal: an integer "
+                              f"(the game's layout version, {info.obs_version} here)")
+    for key in ("obs_size", "num_actions"):
+        v = card.get(key)
+        if not _is_int(v) or v < 1:
+            raise CheckpointError(f"{source}: the card's {key} {v!r} is not legal; legal: a positive integer")
+    if "rules" in card:
+        rules = card["rules"]
+        options = {o.name: o for o in info.rule_options}
+        if not isinstance(rules, dict):
+            raise CheckpointError(f"{source}: the card's rules {rules!r} is not legal; legal: an object whose keys "
+                                  f"are rule options of {game} ({list(options)})")
+        unknown = [k for k in rules if k not in options]
+        if unknown:
+            raise CheckpointError(f"{source}: the card's rules name {unknown}, not rule option(s) of {game}; legal "
+                                  f"options: {list(options)}")
+        try:
+            info.check_rule_options(rules)
+        except ConfigError as e:
+            raise CheckpointError(f"{source}: the card's rules: {e}") from None
+
+
 def validate_model_card(card: Any, source: str, game: Optional[str] = None, num_players: Optional[int] = None,
                   layout_version: Optional[int] | str = "current", obs_size: Optional[int] = None,
                   num_actions: Optional[int] = None) -> dict:
@@ -235,17 +300,17 @@ def validate_model_card(card: Any, source: str, game: Optional[str] = None, num_
         obs_size, num_actions: expected sizes (None: not checked).
 
     Raises:
-        CheckpointError: not a card, missing keys, or any mismatch (the message says what was
-            expected and what the file holds).
+        CheckpointError: not a card, missing keys, a field of the wrong type or outside its legal
+            values (:func:`check_card_fields`: ``card_version``, ``game``, ``player_counts``,
+            ``obs_layout_version``, ``obs_size``, ``num_actions``, ``rules``), or any mismatch (the
+            message says what was expected and what the file holds).
     """
     if not isinstance(card, dict) or card.get("format") != MODEL_CARD_FORMAT:
         raise CheckpointError(f"{source}: not a House of Decks model card (format must be {MODEL_CARD_FORMAT!r})")
     missing = [k for k in REQUIRED_KEYS if k not in card]
     if missing:
         raise CheckpointError(f"{source}: model card lacks keys {missing}")
-    if card["card_version"] != MODEL_CARD_VERSION:
-        raise CheckpointError(f"{source}: model card version {card['card_version']!r} is not supported; "
-                              f"this version reads {MODEL_CARD_VERSION}")
+    check_card_fields(card, source)
     if game is not None and card["game"] != game:
         raise CheckpointError(f"{source}: policy was trained for game {card['game']!r}, not {game!r}")
     if num_players is not None and num_players not in card["player_counts"]:

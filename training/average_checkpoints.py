@@ -37,6 +37,7 @@ from typing import Optional, Sequence
 import numpy as np
 
 from hod.agents.model_card import CheckpointError
+from hod.core.games import game_names, get_game
 
 from .checkpoint import load_checkpoint, save_checkpoint
 
@@ -52,15 +53,20 @@ def average_checkpoints(paths: Sequence[str | Path], out: str | Path, game: Opti
     Args:
         paths: two or more checkpoint ``.zip`` files written by ``hod.training.train``, distinct.
         out: the checkpoint to write; its folder must exist; not one of ``paths``.
-        game: the game every input must be for (None: any, but all the same).
+        game: the game every input must be for (None: any, but all the same); one of
+            :func:`hod.core.games.game_names`.
 
     Raises:
+        ConfigError (a ValueError): ``game`` not a known game (the legal ones named), checked
+            before any input is read.
         ValueError: fewer than two inputs, an input given twice, ``out`` one of the inputs or not
             ending ``.zip``.
         CheckpointError: an unreadable input (:func:`~hod.training.checkpoint.load_checkpoint`'s
             checks), or inputs that differ in a :data:`SAME_KEYS` entry, the observation bounds, or
             the state dict's names, shapes or dtypes, or in a non-floating tensor.
     """
+    if game is not None:
+        get_game(game)   # an unknown game: ConfigError naming the legal ones, not "trained for game X, not Y"
     paths = [Path(p) for p in paths]
     if len(paths) < 2:
         raise ValueError(f"{len(paths)} checkpoint(s) given; legal: two or more to average")
@@ -119,12 +125,13 @@ def average_checkpoints(paths: Sequence[str | Path], out: str | Path, game: Opti
 
 def main(argv: Optional[list[str]] = None) -> int:
     """Entry point of ``python -m hod.training.average_checkpoints``; returns 0, or 2 with a
-    one-line ``error: ...`` for unusable or mismatched inputs or a bad ``--out``."""
+    one-line ``error: ...`` for unusable or mismatched inputs, an unknown ``--game`` (the legal
+    games named) or a bad ``--out``."""
     p = argparse.ArgumentParser(prog="python -m hod.training.average_checkpoints",
                                 description="Average the policy weights of same-shaped training checkpoints (SWA).")
     p.add_argument("checkpoints", nargs="+", help="two or more checkpoint .zip files of one run")
     p.add_argument("--out", required=True, help="checkpoint .zip to write (not one of the inputs)")
-    p.add_argument("--game", help="the game every input must be for")
+    p.add_argument("--game", help=f"the game every input must be for (one of {', '.join(game_names())})")
     args = p.parse_args(argv)
     try:
         path = average_checkpoints(args.checkpoints, args.out, args.game)

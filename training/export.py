@@ -5,9 +5,11 @@ test vectors, :func:`write_golden`), atomically. ``python -m hod.training.export
 EXPORT.onnx`` writes the golden vectors of an existing export and its card's consumer
 interface (``onnx.interface``) without exporting again. Defaults: ``DIR``
 is the checkpoint's folder, ``NAME`` is ``<game>_ppo`` (the name the shipped-opponent registry
-looks for in ``agents/opponents/``). The command refuses to replace a shipped opponent (an
-``--out`` that is the installed ``hod/agents/opponents`` folder with a ``NAME`` whose files exist
-there, :func:`check_not_shipped`) unless ``--overwrite-shipped`` is given.
+looks for in ``agents/opponents/``). The three files are built in memory first and written
+together (:func:`hod.core.atomic.atomic_write_many`): all of them or, when a write is refused
+(a folder in place of one of them, a full disk), none. The command refuses an ``--out`` that is
+the installed ``hod/agents/opponents`` folder (:func:`check_not_shipped`), whatever ``NAME``,
+unless ``--overwrite-shipped`` is given.
 
 The graph (opset :data:`OPSET`, batch dimension dynamic):
 
@@ -45,7 +47,8 @@ import numpy as np
 
 from hod.agents import model_card
 from hod.agents.model_card import CheckpointError, parse_json, read_limited
-from hod.core.atomic import atomic_write_bytes, atomic_write_json
+from hod.core.atomic import atomic_write_many, json_bytes
+from hod.core.commands import EXIT_WRITE_FAILED, write_error_line
 from hod.core.errors import ConfigError
 from hod.evaluation.cli_options import int_option
 
@@ -74,32 +77,61 @@ def check_name(name: object) -> str:
 
 
 def check_not_shipped(checkpoint: str | Path, out_dir: Optional[str | Path], name: Optional[str]) -> None:
-    """Refuse an export that would replace a shipped opponent: ``out_dir`` (default: the
-    checkpoint's folder) is the installed shipped-opponent folder
-    (:data:`hod.agents.onnx_policy.OPPONENTS_DIR`, wherever the package is installed) and
-    ``NAME.onnx``, ``NAME.json`` or ``NAME.golden.json`` exists there (``name`` None: the default
+    """Refuse an export into the shipped opponents' folder: ``out_dir`` (default: the
+    checkpoint's folder) resolves to the installed shipped-opponent folder
+    (:data:`hod.agents.onnx_policy.OPPONENTS_DIR`, wherever the package is installed; the same
+    folder spelled another way or through a symbolic link included), whatever the ``name``: a
+    new name there would become a shipped opponent (the registry loads every ``<game>_ppo*.onnx``
+    of that folder). The message names the shipped ``NAME.onnx``, ``NAME.json`` or
+    ``NAME.golden.json`` the export would replace, if any (``name`` None: the default
     ``<game>_ppo``, the game read from the checkpoint's card). The command line skips this check
     with ``--overwrite-shipped``.
 
     Raises:
-        ConfigError: the export would replace a shipped opponent (the files and the ways out named).
-        CheckpointError: ``name`` is None and the checkpoint's card cannot be read.
+        ConfigError: ``out_dir`` is the shipped opponents' folder (the files it would replace and
+            the ways out named).
+        CheckpointError: ``name`` is None, ``out_dir`` is the shipped folder and the checkpoint's
+            card cannot be read.
     """
     from hod.agents import onnx_policy
 
     shipped = Path(onnx_policy.OPPONENTS_DIR)
     target = Path(out_dir) if out_dir is not None else Path(checkpoint).parent
-    if not (target.is_dir() and shipped.is_dir() and target.resolve() == shipped.resolve()):
+    if target.resolve() != shipped.resolve():
         return
     if name is None:
         from .checkpoint import read_checkpoint
 
         name = f"{read_checkpoint(checkpoint)[1]['game']}_ppo"
     found = [f"{name}{sfx}" for sfx in (".onnx", ".json", ".golden.json") if (shipped / f"{name}{sfx}").exists()]
-    if found:
-        raise ConfigError(f"--out {out_dir or target} is the shipped opponents' folder ({shipped}) and would replace "
-                          f"the shipped {', '.join(found)}; legal: an --out of your own (e.g. runs/<run>/export), "
-                          f"another --name, or --overwrite-shipped to replace the shipped opponent")
+    what = (f"would replace the shipped {', '.join(found)}" if found
+            else f"would add {name}.onnx to the shipped opponents")
+    raise ConfigError(f"--out {out_dir or target} is the shipped opponents' folder ({shipped}) and {what}; legal: "
+                      f"an --out of your own (e.g. runs/<run>/export), or --overwrite-shipped to write there")
+
+
+def check_export_targets(out_dir: str | Path, name: str) -> list[Path]:
+    """Return the three files an export named ``name`` writes in ``out_dir`` (``NAME.onnx``,
+    ``NAME.json``, ``NAME.golden.json``) once ``out_dir`` is a folder that exists or can be
+    created (:func:`hod.training.config.check_out_dir`) and none of the three is a folder.
+    Checked before the export's work; the writes check the targets again
+    (:func:`hod.core.atomic.atomic_write_many`).
+
+    Raises:
+        ConfigError: ``out_dir`` (or a folder above it) is a file, not a folder, or no folder
+            can be created there; or one of the three files is a folder (named, with the legal
+            values).
+    """
+    from .config import check_out_dir
+
+    out_dir = check_out_dir(out_dir)
+    onnx_path = out_dir / f"{name}.onnx"
+    targets = [onnx_path, onnx_path.with_suffix(".json"), golden_path(onnx_path)]
+    for t in targets:
+        if t.is_dir():
+            raise ConfigError(f"--out {out_dir}: {t} is a folder, not a file; legal: an --out or --name whose "
+                              f"{', '.join(x.name for x in targets)} are files or do not exist yet")
+    return targets
 
 
 def check_golden_not_shipped(onnx_path: str | Path) -> None:
@@ -178,14 +210,20 @@ def export_onnx(checkpoint: str | Path, out_dir: Optional[str | Path] = None, na
                 opset: int = OPSET, check_samples: int = 256) -> tuple[Path, Path]:
     """Export the policy of ``checkpoint`` (see the module docstring); returns ``(onnx path, card path)``.
 
-    After writing, the export is checked: onnx's model checker, then onnxruntime and torch must
-    pick the same actions on ``check_samples`` random observations with random masks.
+    Before anything is written the export is checked: onnx's model checker, then onnxruntime and
+    torch must pick the same actions on ``check_samples`` random observations with random masks.
+    The ONNX file, its card and its golden vectors (:func:`golden_data`) are built in memory and
+    written together (:func:`hod.core.atomic.atomic_write_many`): all three, or none.
 
     Raises:
+        ValueError: ``opset`` outside 14..:data:`MAX_OPSET`.
         CheckpointError: not a zip file (:func:`check_checkpoint_path`: a folder, an ONNX export...),
             an unusable checkpoint (:func:`hod.training.checkpoint.load_checkpoint`), or an
-            export that fails its check.
-        ConfigError: a ``name`` with a path separator or ``..`` (:func:`check_name`).
+            export that fails its check or the checks :class:`hod.agents.onnx_policy.OnnxPolicy`
+            makes when it loads one (graph sizes, model card); nothing is written then.
+        ConfigError: a ``name`` with a path separator or ``..`` (:func:`check_name`); ``out_dir``
+            a file, not a folder, or one of the three files a folder (:func:`check_export_targets`).
+        OSError: a write refused (disk full...; its ``filename`` the file); nothing is written.
     """
     import onnx
 
@@ -198,12 +236,12 @@ def export_onnx(checkpoint: str | Path, out_dir: Optional[str | Path] = None, na
         check_name(name)
     checkpoint = check_checkpoint_path(checkpoint)
     model, card, _ = load_checkpoint(checkpoint)
+    name = name or f"{card['game']}_ppo"
+    out_dir = Path(out_dir) if out_dir is not None else checkpoint.parent
+    onnx_path, card_path, golden_file = check_export_targets(out_dir, name)
     obs_size, num_actions = card["obs_size"], card["num_actions"]
     module = actor_module(model.policy).eval()
     proto = onnx.load_from_string(actor_onnx_bytes(model.policy, obs_size, num_actions, opset))
-    name = name or f"{card['game']}_ppo"
-    out_dir = Path(out_dir) if out_dir is not None else checkpoint.parent
-    onnx_path = out_dir / f"{name}.onnx"
     card = copy.deepcopy(card)
     card["obs_layout_version"] = network_layout_version(card)
     card["onnx"] = {
@@ -221,11 +259,16 @@ def export_onnx(checkpoint: str | Path, out_dir: Optional[str | Path] = None, na
     data = proto.SerializeToString()
     _check_against_torch(data, module, obs_size, num_actions, check_samples)
     card["onnx"]["sha256"] = hashlib.sha256(data).hexdigest()
-    card["onnx"]["interface"] = dict(interface(card), golden=golden_path(onnx_path).name)
-    atomic_write_bytes(onnx_path, data)
-    card_file = atomic_write_json(onnx_path.with_suffix(".json"), card)
-    write_golden(onnx_path)
-    return onnx_path, card_file
+    card["onnx"]["interface"] = dict(interface(card), golden=golden_file.name)
+    # what OnnxPolicy checks when it loads the export, on the bytes and card about to be written
+    from hod.agents.onnx_policy import check_graph_tensors, game_sizes
+
+    check_graph_tensors(data, str(onnx_path))
+    game_obs, game_actions = game_sizes(card["game"])
+    model_card.validate_model_card(card, str(onnx_path), obs_size=game_obs, num_actions=game_actions)
+    golden = golden_data(data, card, onnx_path.name)
+    atomic_write_many([(onnx_path, data), (card_path, json_bytes(card)), (golden_file, json_bytes(golden))])
+    return onnx_path, card_path
 
 
 GOLDEN_FORMAT = "house-of-decks-golden"
@@ -328,37 +371,67 @@ def sample_positions(game: str, player_counts, count: int, seed: int) -> tuple[n
     return np.array(obs, np.float32), np.array(masks, np.int8)
 
 
-def write_golden(onnx_path: str | Path, count: int = GOLDEN_COUNT, seed: int = GOLDEN_SEED) -> Path:
-    """Write ``NAME.golden.json`` beside the export ``onnx_path`` (atomically) and return its path.
+def golden_data(onnx_bytes: bytes, card: dict, model_name: str, count: int = GOLDEN_COUNT,
+                seed: int = GOLDEN_SEED) -> dict:
+    """The golden vectors (what ``NAME.golden.json`` holds) of the export whose ONNX bytes are
+    ``onnx_bytes`` and whose model card is ``card``, computed in memory (nothing is read or written).
 
     The vectors are network inputs met in seeded games of random legal play (table sizes cycling
     through the card's ``player_counts``; ``count`` decisions spread over whole games), encoded
-    as the export reads them (:meth:`hod.agents.onnx_policy.OnnxPolicy.run` applies the card's
-    observation encoder), with onnxruntime's outputs. JSON keys: ``format``
-    (:data:`GOLDEN_FORMAT`), ``version``, ``model`` (file name), ``sha256`` (of the ONNX file),
-    ``interface`` (:func:`interface`), ``count``, ``seed``, ``observation`` float32 [count][obs_size],
-    ``action_mask`` int8 [count][num_actions], ``action`` int64 [count], ``logits`` float32
-    [count][num_actions] (floats written as the shortest decimal of the float32 value).
+    as the export reads them (the card's observation encoder, as
+    :meth:`hod.agents.onnx_policy.OnnxPolicy.run` applies it), with onnxruntime's outputs. JSON
+    keys: ``format`` (:data:`GOLDEN_FORMAT`), ``version``, ``model`` (``model_name``, the file
+    name), ``sha256`` (of ``onnx_bytes``), ``interface`` (:func:`interface`), ``count``, ``seed``,
+    ``observation`` float32 [count][obs_size], ``action_mask`` int8 [count][num_actions],
+    ``action`` int64 [count], ``logits`` float32 [count][num_actions] (floats as the shortest
+    decimal of the float32 value).
 
     Raises:
-        CheckpointError: the export cannot be loaded (see :class:`hod.agents.onnx_policy.OnnxPolicy`).
+        CheckpointError: the card's encoder is unknown or of another game.
     """
-    import hashlib
+    import onnxruntime as ort
 
-    from hod.agents.onnx_policy import OnnxPolicy
+    from hod.agents.encoders import get_encoder
 
-    onnx_path = Path(onnx_path)
-    policy = OnnxPolicy(onnx_path)
-    card = policy.model_card
+    try:
+        encoder = get_encoder(card.get("obs_encoder", "none"), card["game"])
+    except ConfigError as e:
+        raise CheckpointError(str(e)) from None
+    opts = ort.SessionOptions()   # as OnnxPolicy builds its session (one thread)
+    opts.intra_op_num_threads = 1
+    opts.inter_op_num_threads = 1
+    sess = ort.InferenceSession(onnx_bytes, sess_options=opts, providers=["CPUExecutionProvider"])
     o, m = sample_positions(card["game"], card["player_counts"], count, seed)
-    x = policy.encoder.network_input(o, m, policy.obs_size)
-    action, logits = policy.run(x, m)
-    data = {"format": GOLDEN_FORMAT, "version": GOLDEN_VERSION, "model": onnx_path.name,
-            "sha256": hashlib.sha256(onnx_path.read_bytes()).hexdigest(), "interface": interface(card),
+    x = encoder.network_input(o, m, int(card["obs_size"]))
+    action, logits = sess.run(list(OUTPUTS), {"observation": x, "action_mask": m})
+    return {"format": GOLDEN_FORMAT, "version": GOLDEN_VERSION, "model": model_name,
+            "sha256": hashlib.sha256(onnx_bytes).hexdigest(), "interface": interface(card),
             "count": int(count), "seed": int(seed),
             "observation": [_short(row) for row in x], "action_mask": m.astype(int).tolist(),
             "action": [int(a) for a in action], "logits": [_short(row) for row in logits]}
-    return atomic_write_json(golden_path(onnx_path), data)
+
+
+def _load_export(onnx_path: Path) -> tuple[bytes, dict]:
+    """The bytes of the export ``onnx_path`` and its model card, once
+    :class:`hod.agents.onnx_policy.OnnxPolicy` loads it (card beside it, sha256, sizes)."""
+    from hod.agents.onnx_policy import OnnxPolicy
+
+    policy = OnnxPolicy(onnx_path)
+    return read_limited(onnx_path, model_card.MAX_FILE_BYTES, "MAX_FILE_BYTES", "ONNX file"), policy.model_card
+
+
+def write_golden(onnx_path: str | Path, count: int = GOLDEN_COUNT, seed: int = GOLDEN_SEED) -> Path:
+    """Write ``NAME.golden.json`` (:func:`golden_data`) beside the export ``onnx_path``
+    (atomically) and return its path.
+
+    Raises:
+        CheckpointError: the export cannot be loaded (see :class:`hod.agents.onnx_policy.OnnxPolicy`).
+        OSError: the file cannot be read or written (its ``filename`` named).
+    """
+    onnx_path = Path(onnx_path)
+    data, card = _load_export(onnx_path)
+    return atomic_write_many([(golden_path(onnx_path), json_bytes(golden_data(data, card, onnx_path.name, count,
+                                                                               seed)))])[0]
 
 
 def load_golden(path: str | Path) -> dict:
@@ -398,19 +471,28 @@ def document_export(onnx_path: str | Path) -> tuple[Path, Path]:
     Returns ``(golden path, card path)``. The card embedded in the ONNX file is left as it is
     (rewriting it would change the file and its sha256).
 
+    Both files are written together (:func:`hod.core.atomic.atomic_write_many`): both, or neither.
+
     Raises:
         CheckpointError: no readable model card beside the export, or an export that cannot be loaded.
+        OSError: a file cannot be written (a folder in place of the golden file, a full disk; its
+            ``filename`` named); neither file is changed.
     """
     onnx_path = Path(onnx_path)
     card_path = onnx_path.with_suffix(".json")
+    data, embedded = _load_export(onnx_path)
     try:
         card = parse_json(read_limited(card_path, model_card.MAX_JSON_BYTES, "MAX_JSON_BYTES", "model card"),
                           f"{card_path}: no readable model card beside the export")
     except OSError as e:
         raise CheckpointError(f"{card_path}: no readable model card beside the export: {e}") from e
-    golden = write_golden(onnx_path)
-    card.setdefault("onnx", {})["interface"] = dict(interface(card), golden=golden.name)
-    return golden, atomic_write_json(card_path, card)
+    if not isinstance(card, dict) or not isinstance(card.setdefault("onnx", {}), dict):
+        raise CheckpointError(f"{card_path}: the model card is not a JSON object with an onnx object")
+    golden = golden_path(onnx_path)
+    card["onnx"]["interface"] = dict(interface(card), golden=golden.name)
+    atomic_write_many([(golden, json_bytes(golden_data(data, embedded, onnx_path.name))),
+                       (card_path, json_bytes(card))])
+    return golden, card_path
 
 
 def _check_against_torch(data: bytes, module, obs_size: int, num_actions: int, samples: int) -> None:
@@ -432,9 +514,13 @@ def _check_against_torch(data: bytes, module, obs_size: int, num_actions: int, s
 
 
 def main(argv: Optional[list[str]] = None) -> int:
-    """Entry point of ``python -m hod.training.export``; returns the exit status: 0, or 2 with a
-    one-line ``error: ...`` for an unusable checkpoint, a bad ``--name`` or ``--opset``, or an
-    export over a shipped opponent without ``--overwrite-shipped`` (:func:`check_not_shipped`)."""
+    """Entry point of ``python -m hod.training.export``; returns the exit status: 0; 2 with a
+    one-line ``error: ...`` for an unusable checkpoint, a bad ``--name`` or ``--opset``, an
+    ``--out`` that is a file or whose target file is a folder (:func:`check_export_targets`), or
+    an ``--out`` that is the shipped opponents' folder without ``--overwrite-shipped``
+    (:func:`check_not_shipped`); 74 (:data:`hod.core.commands.EXIT_WRITE_FAILED`) with one line
+    ``error: [cannot write ]<path>: <reason>`` when a file cannot be written (nothing is
+    written then)."""
     p = argparse.ArgumentParser(prog="python -m hod.training.export",
                                 description="Export a training checkpoint's policy to ONNX with its model card.")
     p.add_argument("checkpoint", help="checkpoint .zip written by hod.training.train (with --golden: an .onnx export)")
@@ -458,6 +544,9 @@ def main(argv: Optional[list[str]] = None) -> int:
         except (CheckpointError, ValueError) as e:
             print(f"error: {e}", file=sys.stderr)
             return 2
+        except OSError as e:   # a write refused: nothing changed
+            print(write_error_line(e), file=sys.stderr)
+            return EXIT_WRITE_FAILED
         print(f"wrote {golden} and updated {card_path}")
         return 0
     try:
@@ -470,7 +559,10 @@ def main(argv: Optional[list[str]] = None) -> int:
     except (CheckpointError, ValueError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
-    print(f"wrote {onnx_path} and {model_card_path}")
+    except OSError as e:   # a write refused (disk full...): nothing written
+        print(write_error_line(e), file=sys.stderr)
+        return EXIT_WRITE_FAILED
+    print(f"wrote {onnx_path}, {model_card_path} and {golden_path(onnx_path)}")
     return 0
 
 

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 
@@ -208,6 +209,21 @@ def test_onnx_policy_checks_sizes_against_the_graph_and_the_installed_game(expor
         OnnxPolicy(other)
 
 
+@pytest.mark.parametrize("player_counts, shown", [(None, "None"), ("2", "'2'"), ([], "[]"), ([2.0], "[2.0]"),
+                                                  ([True, 2], "[True, 2]"), ([7], "[7]")])
+def test_onnx_policy_refuses_a_card_with_bad_player_counts(exported, tmp_path, player_counts, shown):
+    """Before the card's checks: a TypeError (None, "2") or a bot accepted (the others); Tapeo
+    is played by 2 to 6 players."""
+    _, onnx_path, _ = exported
+    path = _export_with_card(onnx_path, tmp_path, "bad_counts", player_counts=player_counts)
+    message = (f"{path}: the card's player_counts {shown} is not legal for tapeo; legal: a non-empty list of "
+               f"integers, each one of [2, 3, 4, 5, 6]")
+    with pytest.raises(CheckpointError, match=f"^{re.escape(message)}$"):
+        OnnxPolicy(path)
+    with pytest.raises(CheckpointError, match=f"^{re.escape(message)}$"):
+        OnnxPolicy(path, game="tapeo", num_players=2)
+
+
 def test_a_card_repeating_a_table_size_plays_each_size_once(exported, tmp_path):
     from hod.agents.onnx_policy import card_player_counts
 
@@ -292,7 +308,8 @@ def test_export_writes_golden_vectors_and_the_consumer_interface(exported, tmp_p
 
 def test_export_cli_refuses_to_replace_a_shipped_opponent(exported, tmp_path, capsys, monkeypatch):
     """--out at the installed agents/opponents with a shipped name: status 2, one line, nothing
-    written; --overwrite-shipped replaces it; a new name there is allowed."""
+    written; --overwrite-shipped replaces it; a new name there is refused too (it would become a
+    shipped opponent), as --help says."""
     from hod.agents import onnx_policy
 
     ckpt, _, _ = exported
@@ -314,10 +331,93 @@ def test_export_cli_refuses_to_replace_a_shipped_opponent(exported, tmp_path, ca
     monkeypatch.setattr(onnx_policy, "OPPONENTS_DIR", fake)
     assert export_main([ckpt, "--out", str(fake)]) == 2
     assert "the shipped tapeo_ppo.onnx;" in capsys.readouterr().err and (fake / "tapeo_ppo.onnx").read_bytes() == b"old"
-    assert export_main([ckpt, "--out", str(fake), "--name", "tapeo_ppo_mine"]) == 0
+    assert export_main([ckpt, "--out", str(fake), "--name", "tapeo_ppo_mine"]) == 2
+    err = capsys.readouterr().err
+    assert err == (f"error: --out {fake} is the shipped opponents' folder ({fake}) and would add tapeo_ppo_mine.onnx "
+                   f"to the shipped opponents; legal: an --out of your own (e.g. runs/<run>/export), or "
+                   f"--overwrite-shipped to write there\n")
+    assert sorted(p.name for p in fake.iterdir()) == ["tapeo_ppo.onnx"]
     assert export_main([ckpt, "--out", str(fake), "--overwrite-shipped"]) == 0
+    assert export_main([ckpt, "--out", str(fake), "--name", "tapeo_ppo_mine", "--overwrite-shipped"]) == 0
     assert onnx.load(str(fake / "tapeo_ppo.onnx")).graph.input[0].name == "observation"
     assert (fake / "tapeo_ppo.json").is_file() and (fake / "tapeo_ppo_mine.onnx").is_file()
+
+
+def test_a_new_name_in_the_shipped_folder_is_refused_before_any_write(exported, capsys, monkeypatch):
+    """The installed agents/opponents itself (never written: check_export_targets and the writes
+    would raise if reached), with a name no shipped opponent has and the default name."""
+    from hod.agents import onnx_policy
+    from hod.training import export
+
+    ckpt, _, _ = exported
+    real = onnx_policy.OPPONENTS_DIR
+    before = {p.name: p.stat().st_mtime_ns for p in real.iterdir()}
+
+    def no_export(*args, **kwargs):
+        raise AssertionError("the export was reached")
+
+    monkeypatch.setattr(export, "export_onnx", no_export)
+    for args in (["--out", str(real), "--name", "tapeo_ppo_brand_new"], ["--out", str(real / ".." / "opponents"),
+                                                                          "--name", "zz_not_shipped"]):
+        assert export_main([ckpt] + args) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and "is the shipped opponents' folder" in err and "--overwrite-shipped" in err
+        assert f"would add {args[-1]}.onnx to the shipped opponents" in err
+    assert {p.name: p.stat().st_mtime_ns for p in real.iterdir()} == before
+
+
+@pytest.mark.parametrize("suffix", [".onnx", ".json", ".golden.json"])
+def test_export_with_a_folder_in_place_of_one_file_writes_none(exported, tmp_path, capsys, suffix):
+    """A folder named like one of the three files: status 2, one line naming it, none of the
+    three written (before: an IsADirectoryError traceback, the .onnx left without its card, or
+    the .onnx and card without golden vectors)."""
+    ckpt, _, _ = exported
+    (tmp_path / f"mine{suffix}").mkdir()
+    assert export_main([ckpt, "--out", str(tmp_path), "--name", "mine"]) == 2
+    err = capsys.readouterr().err
+    assert err == (f"error: --out {tmp_path}: {tmp_path / f'mine{suffix}'} is a folder, not a file; legal: an --out or "
+                   f"--name whose mine.onnx, mine.json, mine.golden.json are files or do not exist yet\n")
+    assert [p.name for p in tmp_path.iterdir()] == [f"mine{suffix}"]
+
+
+def test_export_writes_its_three_files_together_or_none(exported, tmp_path, capsys, monkeypatch):
+    """Past the early check (a folder appearing meanwhile): the writes refuse the golden file's
+    folder before renaming anything, so neither the .onnx nor the card is written; status 74
+    (a file could not be written, hod.core.commands) with one line."""
+    from hod.training import export
+
+    ckpt, _, _ = exported
+    (tmp_path / "mine.golden.json").mkdir()
+    monkeypatch.setattr(export, "check_export_targets",
+                        lambda out, name: [out / f"{name}.onnx", out / f"{name}.json", out / f"{name}.golden.json"])
+    assert export_main([ckpt, "--out", str(tmp_path), "--name", "mine"]) == 74
+    assert capsys.readouterr().err == f"error: {tmp_path / 'mine.golden.json'}: Is a directory\n"
+    assert [p.name for p in tmp_path.iterdir()] == ["mine.golden.json"]
+
+
+def test_export_to_an_out_that_is_a_file_is_refused(exported, tmp_path, capsys):
+    ckpt, _, _ = exported
+    (tmp_path / "notes").write_text("mine")
+    for out in (tmp_path / "notes", tmp_path / "notes" / "sub"):
+        assert export_main([ckpt, "--out", str(out)]) == 2   # before: a FileExistsError traceback
+        assert capsys.readouterr().err == (f"error: --out {out}: {tmp_path / 'notes'} is a file, not a folder; "
+                                           f"legal: a folder that exists and is writable, or that can be created "
+                                           f"in a writable folder\n")
+    assert [p.name for p in tmp_path.iterdir()] == ["notes"] and (tmp_path / "notes").read_text() == "mine"
+
+
+def test_a_write_refused_for_want_of_room_is_one_line_and_status_74(exported, tmp_path):
+    """A file-size limit of 1,000 bytes (the .onnx of this 64x64 network is tens of kB): one line
+    ``error: cannot write <the .onnx>: File too large`` (EFBIG), status 74, nothing written."""
+    ckpt, _, _ = exported
+    code = ("import resource, sys\n"
+            "resource.setrlimit(resource.RLIMIT_FSIZE, (1000, resource.RLIM_INFINITY))\n"
+            "from hod.training.export import main\n"
+            f"sys.exit(main([{str(ckpt)!r}, '--out', {str(tmp_path / 'out')!r}]))\n")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert r.returncode == 74, r.stderr
+    assert r.stderr == f"error: cannot write {tmp_path / 'out' / 'tapeo_ppo.onnx'}: File too large\n"
+    assert not (tmp_path / "out").exists() or list((tmp_path / "out").iterdir()) == []
 
 
 def test_golden_refuses_to_rewrite_a_shipped_opponent_s_card(exported, tmp_path, capsys, monkeypatch):

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import numpy as np
 import pytest
@@ -99,3 +100,19 @@ def test_another_network_is_refused_and_the_cli_says_so(run, tmp_path, capsys):
     assert main(args) == 2
     assert capsys.readouterr().err.startswith("error: ")
     assert not (tmp_path / "x.zip").exists()
+
+
+def test_an_unknown_game_is_refused_naming_the_legal_games(run, tmp_path, capsys):
+    """--game nosuch: the installed games named (kuhn, robada, tapeo), before any input is read;
+    before the check it said "policy was trained for game 'tapeo', not 'nosuch'"."""
+    from hod.core.errors import ConfigError
+
+    a, b = run / "final.zip", run / "latest.zip"
+    message = "unknown game 'nosuch'; legal values: ['kuhn', 'robada', 'tapeo']"
+    with pytest.raises(ConfigError, match=f"^{re.escape(message)}$"):
+        average_checkpoints([a, b], tmp_path / "avg.zip", game="nosuch")
+    with pytest.raises(ConfigError, match=f"^{re.escape(message)}$"):   # checked before the missing inputs
+        average_checkpoints([tmp_path / "none1.zip", tmp_path / "none2.zip"], tmp_path / "avg.zip", game="nosuch")
+    assert main([str(a), str(b), "--out", str(tmp_path / "avg.zip"), "--game", "nosuch"]) == 2
+    assert capsys.readouterr().err == f"error: {message}\n"
+    assert list(tmp_path.iterdir()) == []
