@@ -81,6 +81,9 @@ class RobadaSession(GameSession):
     sample_belief = staticmethod(sample_consistent_state)
 
     def make_env(self, num_players: int) -> raw_env:
+        """As :meth:`hod.apps.play.GameSession.make_env`: an unwrapped
+        :class:`robada_env.env.raw_env` (AEC, the natural form) of ``num_players`` (2..4) seats,
+        ``illegal_action="raise"``."""
         return raw_env(num_players=num_players, illegal_action="raise")
 
     def loop(self) -> None:

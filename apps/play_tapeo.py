@@ -95,6 +95,9 @@ class TapeoSession(GameSession):
     sample_belief = staticmethod(sample_consistent_state)
 
     def make_env(self, num_players: int) -> TapeoParallelEnv:
+        """As :meth:`hod.apps.play.GameSession.make_env`: an unwrapped
+        :class:`tapeo_env.env.TapeoParallelEnv` (the natural form: the picks are simultaneous) of
+        ``num_players`` (2..6) seats, ``illegal_action="raise"``."""
         return TapeoParallelEnv(num_players=num_players, illegal_action="raise")
 
     # -- the game loop -------------------------------------------------------------------------

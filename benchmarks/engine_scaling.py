@@ -111,6 +111,8 @@ def run(cpus: set[int], batch: int, seconds: float, repeats: int, games: Optiona
 
 
 def format_markdown(result: dict, header: str) -> str:
+    """The Markdown table of :func:`run`'s ``result`` under ``header``: one line per row, with B, the
+    one-core and the multi-core agent-steps/s and their ratio (x); ends with a newline."""
     lines = [header, "", f"| row | B | one core, serial drivers | {result['threads']} threads, parallel drivers | x |",
              "|---|---|---|---|---|"]
     for label, B, one, many in result["rows"]:
@@ -119,6 +121,15 @@ def format_markdown(result: dict, header: str) -> str:
 
 
 def main(argv: Optional[list[str]] = None) -> dict:
+    """Entry point: :func:`run` on ``--cpus`` (the process's CPU affinity restored after), print the
+    Markdown table (:func:`format_markdown`) and, with ``--out``, write it there; returns
+    :func:`run`'s dict.
+
+    Raises:
+        SystemExit: status 2 with argparse's usage error for ``--repeats``/``--batch-size`` < 1,
+            ``--seconds`` <= 0, fewer than two ``--cpus`` or CPUs this process may not use, or a
+            platform without ``os.sched_setaffinity`` (nothing run).
+    """
     ap = argparse.ArgumentParser(prog=PROG, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--cpus", type=_cpus, default={0, 1}, help="CPUs of the parallel run (default 0,1: two cores)")
     ap.add_argument("--batch-size", type=int, default=4096, help="games per batch (default 4096)")

@@ -333,6 +333,15 @@ def _cpus(text: str) -> set[int]:
 
 
 def main(argv: Optional[list[str]] = None) -> dict:
+    """Entry point: :func:`run` pinned to ``--cpus`` (the caller's CPU affinity restored after),
+    print the Markdown table (:func:`format_markdown`, with the engines' source files) and, with
+    ``--out``, write it there (:func:`emit`); returns :func:`run`'s dict.
+
+    Raises:
+        SystemExit: status 2 with argparse's usage error for ``--repeats`` or a batch size < 1,
+            ``--seconds`` <= 0 or ``--cpus`` this process may not use (nothing run).
+        RuntimeError: a compile-time child process failed (:func:`compile_times`).
+    """
     ap = argparse.ArgumentParser(prog=PROG, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--cpus", type=_cpus, default={0}, help="CPUs to run on (default 0: one core, as taskset -c 0)")
     ap.add_argument("--batch-sizes", nargs="+", type=int, default=[1, 4096], help="batch sizes (default 1 4096)")

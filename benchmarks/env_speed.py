@@ -133,6 +133,14 @@ def format_table(rows: list[tuple[str, dict | str]]) -> str:
 
 
 def main(argv: list[str] | None = None) -> None:
+    """Entry point: with ``--pettingzoo-benchmark``, PettingZoo's ``performance_benchmark`` on the
+    AEC env first; then print one header line and the Markdown table of :func:`run`
+    (:func:`format_table`). Returns None.
+
+    Raises:
+        SystemExit: status 2 with argparse's usage error for a bad option or a ``--players`` the
+            game does not allow (its legal counts named; nothing run).
+    """
     ap = argparse.ArgumentParser(prog=PROG, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--game", default="tapeo", choices=game_names(), help="game to measure")
     ap.add_argument("--players", type=int, default=4, help="player count, one the game allows (default 4)")

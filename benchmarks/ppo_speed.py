@@ -152,6 +152,13 @@ def floor(obs_size: int, num_actions: int = 10, envs: int = 128, n_steps: int = 
 
 
 def main(argv: Optional[list[str]] = None) -> dict:
+    """Entry point: for each ``--games`` game, :func:`alternate` the two MaskablePPO classes and
+    :func:`floor`, printing one Markdown row of medians (CPU env-steps/s) and one of every round;
+    returns ``{game: {"runs", "median", "floor"}}``.
+
+    Raises:
+        SystemExit: status 2 with argparse's usage error for a bad option (nothing run).
+    """
     ap = argparse.ArgumentParser(prog=PROG, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--games", nargs="+", default=["tapeo", "robada"], choices=game_names(), help="games to measure")
     ap.add_argument("--rounds", type=int_option(1), default=5, help="alternated rounds per class, >= 1 (default 5)")

@@ -85,10 +85,15 @@ def best_response(field: Sequence[int], games: int, seed: int, start: Optional[S
 
 
 def names(order) -> list[str]:
+    """The kinds' names (:data:`KIND_NAMES`) of ``order``, a sequence of kind indices, in its order."""
     return [KIND_NAMES[int(k)] for k in order]
 
 
 def main(argv: Optional[list[str]] = None) -> int:
+    """Entry point: the iterated best response from ``--start`` (module docstring), printing each
+    round's incumbent and best response, the best fixed ranking and its advantage over each earlier
+    incumbent; returns 0, or 2 with argparse's usage error for a bad option or a ``--start`` that is
+    not every kind exactly once (nothing run)."""
     p = argparse.ArgumentParser(prog="python -m hod.benchmarks.ranking_search", description=__doc__.split("\n\n")[0])
     p.add_argument("--games", type=int_option(1, 1 << 24), default=2000,
                    help="seeded deals per table size and seat, 1..2**24 (one batch)")

@@ -209,6 +209,10 @@ def unseen_counts(s: State, seat: int) -> list:
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
+    """Entry point: play every ``--variants`` belief (:func:`play_variant`) and print the Markdown
+    table (win rate and mean margin with 95% CIs, wall-clock s); with ``--predictability G``, also
+    the table of :func:`predictability`; with ``--out PREFIX``, write all of it to ``PREFIX.json``
+    (atomically). Returns 0, or 2 with argparse's usage error for a bad option (nothing run)."""
     ap = argparse.ArgumentParser(prog=PROG, description=__doc__.split("\n\n")[0])
     ap.add_argument("--players", type=int, default=2, choices=(2, 3, 4))
     ap.add_argument("--deals", type=int_option(1), default=60, help="deals per variant, >= 1 (default 60)")

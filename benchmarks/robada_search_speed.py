@@ -103,6 +103,10 @@ def time_games(bot, n: int, games: int, seed: int) -> dict:
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
+    """Entry point: time every mode on the positions and print the Markdown table (decisions,
+    playouts, CPU s, decisions/s, playouts/s, wall s); with ``--games N``, also the table of whole
+    games of the two search modes against experts. Returns 0, or 2 with argparse's usage error for
+    a bad option (nothing run)."""
     ap = argparse.ArgumentParser(prog=PROG, description=__doc__.split("\n\n")[0])
     ap.add_argument("--players", type=int, default=2, choices=(2, 3, 4))
     ap.add_argument("--positions", type=int_option(1), default=12, help=">= 1 (default 12)")

@@ -118,6 +118,9 @@ def run(players: int = 4, rows: int = 1024, seed: int = 0, repeats: int = 3, com
 
 
 def format_text(r: dict, players: int) -> str:
+    """The report of :func:`run`'s dict ``r`` at ``players`` players: ``act``'s decisions/s, each
+    batch size's decisions/s and ratio to ``act``, the share of maximiser picks and, when measured,
+    the first-call times in s; lines joined, no final newline."""
     lines = [f"Tapeo expert, {players} players, {r['rows']} positions (CPU time, median of the timed passes):",
              f"  act (one observation per call)  {r['act']:>10,.0f} decisions/s"]
     for b, rate in r["batch"].items():
@@ -131,6 +134,13 @@ def format_text(r: dict, players: int) -> str:
 
 
 def main(argv: Optional[list[str]] = None) -> dict:
+    """Entry point: :func:`run` with the options (``--no-compile``: no first-call times), print
+    :func:`format_text` and return :func:`run`'s dict.
+
+    Raises:
+        SystemExit: status 2 with argparse's usage error for an option out of range.
+        RuntimeError: a first-call child process failed (:func:`first_call_times`).
+    """
     from hod.evaluation.cli_options import int_option
 
     ap = argparse.ArgumentParser(prog=PROG, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)

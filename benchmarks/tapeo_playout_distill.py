@@ -250,6 +250,13 @@ def distill(out: Path = DEFAULT_OUT, hidden: tuple = (32, 32), games: int = 2000
 
 
 def main(argv: Optional[list[str]] = None) -> dict:
+    """Entry point: :func:`distill` with the options (it prints the row counts and the held-out
+    figures, and writes ``--out``, its card and its golden vectors); returns the card.
+
+    Raises:
+        SystemExit: status 2 with argparse's usage error for an option out of range.
+        hod.agents.model_card.CheckpointError, ImportError: as :func:`distill`.
+    """
     from hod.evaluation.cli_options import int_option
 
     ap = argparse.ArgumentParser(prog=PROG, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)

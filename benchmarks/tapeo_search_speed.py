@@ -96,6 +96,13 @@ def run(players: int = 4, count: int = 20, seed: int = 0, repeats: int = 3) -> d
 
 
 def main(argv: Optional[list[str]] = None) -> dict:
+    """Entry point: :func:`run` with the options, print one line (decisions/s in CPU time, the
+    networks' share, the actions) and return :func:`run`'s dict.
+
+    Raises:
+        SystemExit: status 2 with argparse's usage error for an option out of range.
+        RuntimeError: a second pass decided differently (:func:`run`).
+    """
     from hod.evaluation.cli_options import int_option
 
     ap = argparse.ArgumentParser(prog=PROG, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)

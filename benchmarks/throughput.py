@@ -391,6 +391,13 @@ def plot_png(result: dict) -> bytes:
 
 
 def main(argv: Optional[list[str]] = None) -> dict:
+    """Entry point: :func:`run` with the options (``--quick``: B = 1 and 64, 0.02 s, 1 repeat), write
+    ``throughput.md`` (:func:`format_markdown`) and ``throughput.png`` (:func:`plot_png`) to
+    ``--out-dir`` (atomically), print the Markdown and return :func:`run`'s dict.
+
+    Raises:
+        SystemExit: status 2 with argparse's usage error for a bad option (nothing run).
+    """
     ap = argparse.ArgumentParser(prog=PROG, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--games", nargs="+", default=game_names(), choices=game_names(), help="games to measure")
     ap.add_argument("--batch-sizes", nargs="+", type=int_option(1, 1 << 24), default=list(BATCH_SIZES),

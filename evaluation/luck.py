@@ -109,11 +109,22 @@ class ChanceHook(Protocol):
 
     value_name: str
 
-    def count(self, state: Any) -> int: ...
+    def count(self, state: Any) -> int:
+        """The chance events that have happened in ``state``'s game so far, an int >= 1 (the
+        first deal included; Tapeo: one deal per round)."""
 
-    def redeal(self, state: Any, seed: int) -> Any: ...
+    def redeal(self, state: Any, seed: int) -> Any:
+        """A copy of ``state`` (a position right after a chance event) in which that event is dealt
+        again from game seed ``seed`` (an int in ``0..2**64-1``) by the engine's own deal code;
+        ``state`` is not changed.
 
-    def value(self, state: Any) -> np.ndarray: ...
+        Raises:
+            ConfigError: ``state`` is not right after a chance event, or a bad seed.
+        """
+
+    def value(self, state: Any) -> np.ndarray:
+        """float64 (2, n): a cheap value of the whole state, row 0 each seat's expected final
+        points, row 1 its expected win share (:data:`QUANTITIES`); named :attr:`value_name`."""
 
 
 def chance_hook(game: str) -> ChanceHook:

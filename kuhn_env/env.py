@@ -54,12 +54,26 @@ class KuhnRules:
         self.config = config
 
     def new_game(self, seed: int) -> State:
+        """As :meth:`hod.core.engine.SingleGame.new_game`: :func:`kuhn_env.rules.engine.new_game`
+        of this table from ``seed`` (an int in ``0..2**64-1``), one card dealt to each seat.
+
+        Raises:
+            ConfigError: ``seed`` not an int in ``0..2**64-1``.
+        """
         return engine.new_game(self.config, seed=seed)
 
     to_act = staticmethod(State.current.fget)          # State.current, the seat to act
 
     @staticmethod
     def check_action(s: State, seat: int, action: object, agent: str) -> int:
+        """As :meth:`hod.core.engine.SingleGame.check_action`: ``action`` as an int in
+        ``0..NUM_ACTIONS-1`` if it is one of :func:`~kuhn_env.rules.engine.legal_actions` of the
+        seat to act (K2; ``seat`` is that seat, not read). Changes nothing.
+
+        Raises:
+            IllegalActionError: not an action id (:func:`hod.core.errors.action_id`) or not legal
+                now; names ``agent`` and the legal actions.
+        """
         legal = legal_actions(s)                       # ``seat`` is the seat to act
         a = action_id(action, NUM_ACTIONS)
         if a is None or a not in legal:
@@ -68,14 +82,22 @@ class KuhnRules:
 
     @staticmethod
     def observe(s: State, seat: int) -> tuple:
+        """As :meth:`hod.core.engine.SingleGame.observe`: ``(float32 (11,), int8 (3,))``,
+        :func:`~kuhn_env.rules.observation.encode` and :func:`~kuhn_env.rules.engine.legal_mask`
+        of ``seat`` (``no-op`` only for the seat not to act), fresh arrays."""
         return encode(s, seat), legal_mask(s, seat)
 
     @staticmethod
     def observe_all(s: State) -> tuple:
+        """As :meth:`hod.core.engine.SingleGame.observe_all`: ``(float32 (2, 11), int8 (2, 3))``,
+        both seats' :meth:`observe`, fresh arrays."""
         return encode_all(s), np.stack([legal_mask(s, i) for i in range(2)])
 
     @staticmethod
     def render(s: State, agents: Optional[list]) -> str:
+        """As :meth:`hod.core.engine.SingleGame.render`: :func:`~kuhn_env.rules.render.render_text`
+        (both cards, the actions so far, who acts or the payoffs), seats named by ``agents``
+        (None: ``player_0``, ``player_1``)."""
         return render_text(s, agents)
 
 

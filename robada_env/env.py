@@ -96,12 +96,27 @@ class RobadaRules:
         self.layout = LAYOUTS[observation_version]
 
     def new_game(self, seed: int) -> State:
+        """As :meth:`hod.core.engine.SingleGame.new_game`: :func:`robada_env.rules.engine.new_game`
+        of this table from ``seed`` (an int in ``0..2**64-1``).
+
+        Raises:
+            ConfigError: ``seed`` not an int in ``0..2**64-1``.
+        """
         return engine.new_game(self.config, seed=seed)
 
     to_act = staticmethod(State.current.fget)          # State.current, the seat to act
 
     @staticmethod
     def check_action(s: State, seat: int, action: object, agent: str) -> int:
+        """As :meth:`hod.core.engine.SingleGame.check_action`: ``action`` as an int in
+        ``0..NUM_ACTIONS-1`` if it is one of :func:`~robada_env.rules.engine.legal_actions` of the
+        seat to act (``seat`` is that seat: the adapter refuses anything but ``no-op`` from the
+        others, so it is not read). Changes nothing.
+
+        Raises:
+            IllegalActionError: not an action id (:func:`hod.core.errors.action_id`) or not legal
+                now; names ``agent`` and the legal actions.
+        """
         legal = legal_actions(s)                       # ``seat`` is the seat to act
         # one type check for both games (hod.core.errors.action_id); a plain int skips the call
         a = action if (type(action) is int and 0 <= action < NUM_ACTIONS) else action_id(action, NUM_ACTIONS)
@@ -115,9 +130,15 @@ class RobadaRules:
 
 
     def observe(self, s: State, seat: int) -> tuple:
+        """As :meth:`hod.core.engine.SingleGame.observe`: ``(float32 (layout.size,), int8
+        (NUM_ACTIONS,))`` of ``seat`` in this env's ``observation_version`` (192 floats in v1, 462
+        in v2; :func:`observation_of`), the mask ``no-op`` only for a seat not to act; fresh arrays."""
         return _observe(s, seat, self.observation_version)
 
     def observe_all(self, s: State) -> tuple:
+        """As :meth:`hod.core.engine.SingleGame.observe_all`: ``(float32 (n, layout.size), int8 (n,
+        NUM_ACTIONS))``, every seat's :meth:`observe` (v2: each row followed by its
+        :func:`~robada_env.rules.action_features.action_features`), fresh arrays."""
         obs, masks = encode_all(s), legal_masks(s)
         if self.observation_version == 2:
             obs = np.concatenate([obs, action_features(obs, masks, s.config)], axis=1)
@@ -125,6 +146,9 @@ class RobadaRules:
 
     @staticmethod
     def render(s: State, agents: Optional[list]) -> str:
+        """As :meth:`hod.core.engine.SingleGame.render`: :func:`~robada_env.rules.render.render_text`
+        (hands, piles, loose cards, the run, the deck, the scores), seats named by ``agents``
+        (None: ``player_0..``)."""
         return render_text(s, agents)
 
 

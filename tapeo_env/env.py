@@ -58,24 +58,44 @@ class TapeoRules:
         self.round_rewards = round_rewards
 
     def new_game(self, seed: int) -> State:
+        """As :meth:`hod.core.engine.SingleGame.new_game`: :func:`tapeo_env.rules.engine.new_game`
+        of this table from ``seed`` (an int in ``0..2**64-1``), round 0, pick 0 dealt.
+
+        Raises:
+            ConfigError: ``seed`` not an int in ``0..2**64-1``.
+        """
         return engine.new_game(self.config, seed=seed)
 
     @staticmethod
     def to_act(state: State) -> int:
+        """As :meth:`hod.core.engine.SingleGame.to_act`: always 0, the picks are simultaneous
+        (tapeo.txt 'Each pick'); the AEC form asks the seats in seat order."""
         return 0
 
     @staticmethod
     def observe(state: State, seat: int) -> tuple:
+        """As :meth:`hod.core.engine.SingleGame.observe`: ``(float32 (157,), int8 (NUM_KINDS,))``,
+        :func:`~tapeo_env.rules.observation.encode` and :func:`~tapeo_env.rules.engine.legal_mask`
+        of ``seat`` (the kinds in its hand; all 0 once over), fresh arrays.
+
+        Raises:
+            ConfigError: ``seat`` not an int in ``0..n-1``.
+        """
         return encode(state, seat), legal_mask(state, seat)
 
     @staticmethod
     def observe_all(state: State) -> tuple:
+        """As :meth:`hod.core.engine.SingleGame.observe_all`: ``(float32 (n, 157), int8 (n,
+        NUM_KINDS))``, every seat's :meth:`observe` (:func:`~tapeo_env.rules.observation.encode_all`,
+        :func:`~tapeo_env.rules.engine.legal_masks`), fresh arrays."""
         return encode_all(state), legal_masks(state)
 
     terminal = staticmethod(State.terminal.fget)      # State.terminal
 
     @staticmethod
     def render(state: State, agents: list) -> str:
+        """As :meth:`hod.core.engine.SingleGame.render`: :func:`~tapeo_env.rules.render.render_text`
+        (every bar and the scores); ``agents`` is not read."""
         return render_text(state)
 
 

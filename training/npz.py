@@ -38,6 +38,7 @@ class ArrayHeader:
 
     @property
     def size(self) -> int:
+        """The element count: the product of :attr:`shape` (1 for a 0-d array)."""
         return math.prod(self.shape)
 
 

@@ -299,35 +299,49 @@ class State:
 
     @property
     def current(self) -> int:
+        """The seat to act, an int in ``0..n-1`` (meaningless once :attr:`terminal`; R4: turn passes
+        to the left)."""
         return int(self._b8[self._t.current])
 
     @property
     def terminal(self) -> bool:
+        """Whether the game is over: every hand and the deck empty after a turn (R7's leftovers given)."""
         return bool(self._bb[self._t.terminal])
 
     @property
     def last_runner(self) -> int:
+        """The seat that confirmed the last run, or :data:`NOBODY` (-1) before any (R7)."""
         return int(self._b8[self._t.last_runner])
 
     @property
     def run_start(self) -> int:
+        """The rank (0..9) the run in progress started with, -1 when no run."""
         return int(self._b8[self._t.run_start])
 
     @property
     def run_rank(self) -> int:
+        """The rank (0..9) of the run's latest step, -1 when no run."""
         return int(self._b8[self._t.run_rank])
 
     @property
     def run_next(self) -> int:
+        """The rank (0..9) the run needs next (R2), or :data:`RUN_CLOSED` (-1) when it can go no
+        further or there is no run."""
         return int(self._b8[self._t.run_next])
 
     @property
     def points(self) -> list:
+        """Per seat, the points in its pile (R1's card points; R8 scores them): a new list of n
+        ints, the record's ``pile_pts``."""
         o = self._t.pile_pts
         return self._b16[o:o + self.n].tolist()
 
     @property
     def hands(self) -> list:
+        """Per seat, the list of card ids (0..39) in hand, deal order, at most 3 (R6): a new list
+        read from the record; ``hands[i] = cards``, a change of ``hands[i]`` in place, or assigning
+        n lists writes the record. Assigning raises ``ConfigError`` for a count other than n, a hand
+        of more than 3 cards or a card id outside 0..39."""
         return _Hands(self)
 
     @hands.setter
@@ -339,6 +353,9 @@ class State:
 
     @property
     def deck(self) -> list:
+        """The card ids (0..39) still to deal, next card first: a new list read from the record;
+        changing it in place or assigning it writes the record (``ConfigError`` for more than the
+        36 cards a deck can hold to deal)."""
         t = self._t
         left = int(self._b8[t.deck_left])
         return _Cards(self._b8[t.deck + DECK_SIZE - left:t.deck + DECK_SIZE].tolist(), self, -1)

@@ -90,6 +90,9 @@ class BatchedState(StateRecord):
 
     @classmethod
     def zeros(cls, batch: int, config: Config) -> "BatchedState":
+        """A record of ``batch`` games of ``config`` with every array 0 (no game dealt yet), shapes
+        and dtypes as the class docstring (B = ``batch``, n = ``config.num_players``, R =
+        ``config.num_rounds``); ``deals`` None."""
         n, r = config.num_players, config.num_rounds
         return cls(
             hands=np.zeros((batch, n, _K), np.uint8), bars=np.zeros((batch, n, _K), np.uint8),

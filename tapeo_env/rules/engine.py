@@ -189,26 +189,37 @@ class State:
     # the arrays: views of the record's row (write into them; they cannot be replaced)
     @property
     def hands(self) -> np.ndarray:
+        """uint8 (n, NUM_KINDS): the tapas of each kind in the hand each seat holds now (row ``i``:
+        seat ``i``'s; a view of the record)."""
         return self._hands
 
     @property
     def bars(self) -> np.ndarray:
+        """uint8 (n, NUM_KINDS): the tapas of each kind on each seat's bar this round, Freeloader
+        cards and stolen tapas included (a view of the record)."""
         return self._bars
 
     @property
     def churros_kept(self) -> np.ndarray:
+        """uint8 (n,): the churros each seat kept from the finished rounds (T8; a view of the record)."""
         return self._kept
 
     @property
     def undealt(self) -> np.ndarray:
+        """uint8 (NUM_KINDS,): the tapas of each kind of this round's deck not dealt (hidden; a view
+        of the record)."""
         return self._undealt
 
     @property
     def round_scores(self) -> np.ndarray:
+        """int16 (num_rounds, n): the points each seat scored in each finished round (0 for the
+        rounds not finished; a view of the record)."""
         return self._round_scores
 
     @property
     def round(self) -> int:
+        """The current round, 0-based (``num_rounds`` once the game is over). Settable: an int in
+        ``0..num_rounds``, else ``ConfigError`` (:func:`hod.core.errors.check_int_range`)."""
         return int(self._round[0])
 
     @round.setter
@@ -217,6 +228,8 @@ class State:
 
     @property
     def pick(self) -> int:
+        """Tapas already revealed from each hand this round (the 0-based pick index). Settable: an
+        int in ``0..hand_size``, else ``ConfigError``."""
         return int(self._pick[0])
 
     @pick.setter
@@ -225,6 +238,9 @@ class State:
 
     @property
     def seed(self) -> int:
+        """The game's seed, an int in ``0..2**64-1``: every round's deal is drawn from it. Settable
+        (:func:`hod.core.deal.game_seed`: None draws a fresh one; ``ConfigError`` for anything but
+        None or an int in range)."""
         return int(self.record.seed[0])
 
     @seed.setter
@@ -243,6 +259,7 @@ class State:
 
     @property
     def num_players(self) -> int:
+        """n, the seats at the table (``config.num_players``, 2..6)."""
         return self.config.num_players
 
     @property
