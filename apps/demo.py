@@ -10,7 +10,8 @@ run ends in a policy that reads its observation), then a final evaluation of
 (random, greedy, expert, and ``ranking``: the best fixed order of kinds, which a policy that
 ignores its observation cannot beat), prints the table and how state-dependent the play is
 (:mod:`hod.training.diagnostics`), and writes ``final_evaluation.md``, the learning curve PNG,
-TensorBoard logs and the checkpoints under ``--out``. The final evaluation shows a progress bar
+TensorBoard logs and the checkpoints under ``--out`` (a folder that holds a demo run is replaced,
+one that holds another run is refused: :func:`is_demo_run`). The final evaluation shows a progress bar
 per tournament on stderr (``--no-progress``: none). With the defaults it takes a few minutes on
 2 cores (measured figures in docs/training.md).
 """
@@ -18,11 +19,13 @@ from __future__ import annotations
 
 import argparse
 import functools
+import json
 import sys
 import time
 from pathlib import Path
 from typing import Optional
 
+from hod.agents.model_card import MAX_JSON_BYTES, CheckpointError, read_limited
 from hod.core.atomic import atomic_write_text
 from hod.core.commands import interrupted_status, long_command
 from hod.core.errors import ConfigError
@@ -33,7 +36,7 @@ from hod.training import config as config_mod
 from hod.training.evaluate import evaluate_policy, format_rows
 from hod.training.numpy_policy import PolicyBot
 from hod.training.pool import registered_bot_names
-from hod.training.train import Trainer
+from hod.training.train import Trainer, check_no_run
 
 BASELINES = ("random", "greedy", "expert", "ranking")   # ranking: the best fixed order of kinds
 
@@ -59,21 +62,52 @@ DEMO_OVERRIDES: dict = {
 def demo_config(steps: int, seed: int = 0, baselines: Optional[list[str]] = None,
                 heuristics: Optional[list[str]] = None) -> dict:
     """The demo's training config: ``tapeo_env/training.toml`` with :data:`DEMO_OVERRIDES`, a
-    budget of ``steps`` learner steps (evaluation and checkpoint every third of it, 10 snapshots),
-    ``seed``, and the ``baselines`` and pool ``heuristics`` bots (None: the config's)."""
-    every = max(1, steps // 3)
+    budget of ``steps`` learner steps (evaluation and checkpoint every third of it, 10 snapshots,
+    each at most once per rollout: ``n_steps * tables * learner_seats`` learner steps, 4,096 with
+    the Tapeo config, between which the policy does not change), ``seed``, and the ``baselines``
+    and pool ``heuristics`` bots (None: the config's)."""
+    cfg = config_mod.load_config("tapeo")
+    flat = config_mod.flatten(cfg)
+    rollout = flat["n_steps"] * flat["tables"] * flat["learner_seats"]
+    every = max(rollout, steps // 3)
     keys = {**DEMO_OVERRIDES, "total_steps": steps, "seed": seed, "eval_every": every, "eval_games": 200,
-            "snapshot_every": max(1, steps // 10), "checkpoint_every": every}
+            "snapshot_every": max(rollout, steps // 10), "checkpoint_every": every}
     if baselines is not None:
         keys["baselines"] = list(baselines)
     if heuristics is not None:
         keys["heuristics"] = list(heuristics)
-    return config_mod.override_keys(config_mod.load_config("tapeo"), keys)
+    return config_mod.override_keys(cfg, keys)
+
+
+def is_demo_run(out: str | Path) -> bool:
+    """Whether the folder ``out`` holds a demo run, which the demo may replace: its ``config.json``
+    (written by every training run, :meth:`hod.training.train.Trainer.run`) names the game
+    ``tapeo`` and carries the demo's own settings, :data:`DEMO_OVERRIDES` (the pool's
+    ``heuristics`` aside: the demo keeps the registered ones). A missing, unreadable or other
+    configuration is not a demo run."""
+    try:
+        saved = json.loads(read_limited(Path(out) / "config.json", MAX_JSON_BYTES, "MAX_JSON_BYTES", "config"))
+    except (OSError, ValueError, RecursionError, CheckpointError):
+        return False
+    if not isinstance(saved, dict) or saved.get("game") != "tapeo":
+        return False
+    flat = config_mod.flatten({k: v for k, v in saved.items() if isinstance(v, dict)})
+    return all(flat.get(k, object()) == v for k, v in DEMO_OVERRIDES.items() if k != "heuristics")
 
 
 def main(argv: Optional[list[str]] = None) -> int:
+    """Entry point of ``python -m hod.apps.demo``; returns the exit status: 0; 130 after Ctrl-C
+    (143 after SIGTERM) once ``latest.zip`` is saved; 74 when a file cannot be written
+    (:mod:`hod.core.commands`).
+
+    Raises:
+        SystemExit: status 2 with the usage and one ``error: ...`` line before any work, for a bad
+            option, an ``--out`` that cannot be written, or one that holds a run other than a demo
+            run (:func:`is_demo_run`; :func:`hod.training.train.check_no_run`).
+    """
     p = argparse.ArgumentParser(prog="python -m hod.apps.demo", description=__doc__.split("\n\n")[0])
-    p.add_argument("--out", default="runs/demo_tapeo", help="run folder (replaced if it holds a demo run)")
+    p.add_argument("--out", default="runs/demo_tapeo",
+                   help="run folder (replaced if it holds a demo run; a folder holding another run is refused)")
     p.add_argument("--steps", type=int_option(1), default=300_000, help="learner steps, >= 1 (default 300000)")
     p.add_argument("--seed", type=int_option(0, config_mod.SEED_MAX), default=0,
                    help=f"training seed, 0..{config_mod.SEED_MAX} (default 0)")
@@ -90,6 +124,15 @@ def main(argv: Optional[list[str]] = None) -> int:
         baselines = [b for b in BASELINES if b in known]
         heuristics = [b for b in DEMO_OVERRIDES["heuristics"] if b in known] or ["random"]
         cfg = demo_config(args.steps, args.seed, baselines, heuristics)
+        try:   # before any work: the configuration, a writable --out, and no other run to overwrite
+            config_mod.validate_config(game, cfg)
+            config_mod.check_out_dir(args.out)
+            if not is_demo_run(args.out):
+                check_no_run(args.out, "it is not a demo run (its config.json is not the demo's Tapeo configuration) "
+                                       "and the demo replaces only its own; legal: another --out (a new or empty "
+                                       "folder, or one that holds a demo run)")
+        except ConfigError as e:
+            p.error(str(e))
         print(f"training a Tapeo agent for {args.steps} steps (tables of {config_mod.flatten(cfg)['players']} players, "
               f"baselines {baselines}) into {args.out}", flush=True)
         try:

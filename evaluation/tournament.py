@@ -57,6 +57,7 @@ from .play import (
     check_game,
     check_is_bot,
     init_worker,
+    make_env,
     play_chunk,
 )
 from .schedule import ScheduledGame, check_seed, make_schedule, resolve_seating
@@ -316,6 +317,32 @@ def _resolve_lineup(game: str, lineup: Sequence[LineupEntry], workers: int):
 # ---------------------------------------------------------------- running
 
 
+def check_env_kwargs(game: str, env_kwargs: Optional[dict], num_players: Optional[int] = None) -> dict:
+    """The environment options of a tournament (``--env-kwargs``) as a new dict, checked.
+
+    The tournament sets ``num_players`` and ``illegal_action`` itself, and plays every game to its
+    end, so ``max_cycles`` is refused too. With ``num_players`` the game's ``raw_env`` is also built
+    with them (and closed), so that unknown options and values outside their legal ones are
+    refused before any game or bot (what :class:`~hod.evaluation.play.TournamentTable` does at
+    the start of a run).
+
+    Raises:
+        ConfigError: a reserved option, or (with ``num_players``) one the game's environment
+            refuses; the message names the legal options or values.
+    """
+    env_kwargs = dict(env_kwargs or {})
+    for reserved in ("num_players", "illegal_action"):
+        if reserved in env_kwargs:
+            raise ConfigError(f"env_kwargs may not set {reserved!r}: the tournament sets it; legal: the other "
+                              f"raw_env options of {game!r}")
+    if "max_cycles" in env_kwargs:   # a truncated game has no winner to count
+        raise ConfigError(f"env_kwargs may not set 'max_cycles': tournament games are played to the end; legal: "
+                          f"the other raw_env options of {game!r} (e.g. reward_scheme, the rule options)")
+    if num_players is not None:
+        make_env(game, num_players, env_kwargs).close()
+    return env_kwargs
+
+
 def run_tournament(
     game: str,
     lineup: Sequence[LineupEntry],
@@ -433,14 +460,7 @@ def run_tournament(
                                    _luck.check_features(luck_features), decisions=luck_decisions,
                                    decision_samples=luck_decision_samples)
         _luck.chance_hook(game)   # the game declares one, before any game is played
-    env_kwargs = dict(env_kwargs or {})
-    for reserved in ("num_players", "illegal_action"):
-        if reserved in env_kwargs:
-            raise ConfigError(f"env_kwargs may not set {reserved!r}: the tournament sets it; legal: the other "
-                              f"raw_env options of {game!r}")
-    if "max_cycles" in env_kwargs:   # a truncated game has no winner to count
-        raise ConfigError(f"env_kwargs may not set 'max_cycles': tournament games are played to the end; legal: "
-                          f"the other raw_env options of {game!r} (e.g. reward_scheme, the rule options)")
+    env_kwargs = check_env_kwargs(game, env_kwargs)
     sizes = list(get_game(game).player_counts)
     if isinstance(lineup, Sequence) and not isinstance(lineup, str) and len(lineup) not in sizes:
         # before the game count is checked against the seat orders of a table the game does not have

@@ -233,8 +233,8 @@ def build_parser() -> argparse.ArgumentParser:
         prog="python -m hod.training.best_response",
         description="Best-response exploitability: train a fresh MaskablePPO learner against a frozen bot in every "
                     "other seat (fixed budget and seed) and report its win rate against that bot over training, "
-                    "with 95%% intervals; the expert is the reference row.",
-        formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+                    "with 95% intervals; the expert is the reference row.",
+        formatter_class=config_mod.HelpFormatter)
     p.add_argument("--game", choices=game_names(), required=True)
     p.add_argument("--target", nargs="+", required=True, metavar="BOT", help="registered bot(s) to exploit, in turn")
     p.add_argument("--target-options", default="{}", metavar="JSON",

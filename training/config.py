@@ -71,38 +71,96 @@ def default_config_path(game: str, name: str = CONFIG_FILE) -> Path:
     return game_folder(game) / name
 
 
-def read_toml(path: str | Path) -> dict[str, Any]:
+def read_toml(path: str | Path, label: Optional[str] = None) -> dict[str, Any]:
     """The TOML file ``path`` as a dict (data only).
 
+    Args:
+        label: how errors name the file (default: its path; the command lines pass
+            ``"--config PATH"``).
+
     Raises:
-        ConfigError: missing file, or not valid TOML (the parser's message).
+        ConfigError: a file that cannot be read (missing, a folder, not UTF-8, no permission:
+            ``<label>: cannot read (<reason>)``), or not valid TOML (the parser's message).
     """
+    label = label or str(path)
+    legal = "legal: a readable UTF-8 TOML file"
     try:
         with open(path, "rb") as f:
             return tomllib.load(f)
-    except FileNotFoundError:
-        raise ConfigError(f"no config file {path}") from None
     except tomllib.TOMLDecodeError as e:
-        raise ConfigError(f"{path}: not valid TOML: {e}") from e
+        raise ConfigError(f"{label}: not valid TOML: {e}") from e
+    except UnicodeDecodeError as e:
+        raise ConfigError(f"{label}: cannot read (not UTF-8 text: byte {e.object[e.start:e.start + 1]!r} at "
+                          f"position {e.start}); {legal}") from None
+    except FileNotFoundError:
+        raise ConfigError(f"{label}: cannot read (no such file); {legal}") from None
+    except IsADirectoryError:
+        raise ConfigError(f"{label}: cannot read (a folder, not a file); {legal}") from None
+    except OSError as e:
+        raise ConfigError(f"{label}: cannot read ({e.strerror or e}); {legal}") from None
+
+
+def required_keys() -> list[str]:
+    """The keys every configuration must set (those of :class:`TrainingConfig` without a default;
+    the keys added after the first configs have defaults), sorted."""
+    return sorted(k for k, f in TrainingConfig.model_fields.items() if f.is_required())
+
+
+def check_complete(cfg: dict[str, dict[str, Any]], label: str, game: Optional[str] = None) -> None:
+    """Refuse a configuration ``cfg`` that lacks a required key (:func:`required_keys`), before
+    anything reads it: ``label`` names where it came from (``"--config PATH"``, a checkpoint);
+    ``game`` names the game whose default file shows every key.
+
+    Raises:
+        ConfigError: one line naming every missing key.
+    """
+    have = set(flatten(cfg))
+    missing = [k for k in required_keys() if k not in have]
+    if missing:
+        where = "the game's training.toml"
+        if game is not None:
+            try:
+                where = str(default_config_path(game))
+            except ConfigError:
+                pass
+        raise ConfigError(f"{label}: config lacks key{'s' if len(missing) > 1 else ''} {missing}; legal: a "
+                          f"configuration that sets every key of {where} (flags then override single keys)")
 
 
 def load_config(game: str, path: Optional[str | Path] = None) -> dict[str, dict[str, Any]]:
-    """Read a config file (default: the game's) as ``{section: {key: value}}``.
+    """Read a config file (default: the game's) as ``{section: {key: value}}``. A file replaces the
+    game's defaults as a whole, so it must set every required key (:func:`check_complete`).
 
     Raises:
-        ConfigError: missing or malformed file, unknown section, or a key in two sections.
+        ConfigError: a file that cannot be read (``--config PATH: cannot read (...)``), not valid
+            TOML, an unknown section, a key in two sections, or a missing key (every one named).
     """
+    label = f"--config {path}" if path else None
     path = Path(path) if path else default_config_path(game)
-    cfg = read_toml(path)
+    label = label or str(path)
+    cfg = read_toml(path, label)
     seen: dict[str, str] = {}
     for section, values in cfg.items():
         if section not in SECTIONS or not isinstance(values, dict):
-            raise ConfigError(f"{path}: unknown section [{section}]; legal sections: {list(SECTIONS)}")
+            raise ConfigError(f"{label}: unknown section [{section}]; legal sections: {list(SECTIONS)}")
         for k in values:
             if k in seen:
-                raise ConfigError(f"{path}: key {k!r} appears in [{seen[k]}] and [{section}]")
+                raise ConfigError(f"{label}: key {k!r} appears in [{seen[k]}] and [{section}]")
             seen[k] = section
+    check_complete(cfg, label, game)
     return cfg
+
+
+def merge_keys(base: dict[str, dict[str, Any]], cfg: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """Every key of ``base`` and of ``cfg``, in ``base``'s sections (``cfg``'s for its own keys),
+    with ``cfg``'s values where it has the key (``base``'s section and order for a key of both): the keys a command line offers flags for (a
+    configuration from before a key still gets the key's flag)."""
+    out = copy.deepcopy(base)
+    where = {k: section for section, values in out.items() for k in values}
+    for section, values in cfg.items():
+        for k, v in values.items():
+            out.setdefault(where.get(k, section), {})[k] = copy.deepcopy(v)
+    return out
 
 
 def flatten(cfg: dict[str, dict[str, Any]]) -> dict[str, Any]:
@@ -127,6 +185,17 @@ def add_config_arguments(parser: argparse.ArgumentParser, defaults: dict[str, di
                 group.add_argument(flag, dest=key, nargs="+", type=elem, default=None, help=shown)
             else:
                 group.add_argument(flag, dest=key, type=type(value), default=None, help=shown)
+
+
+class HelpFormatter(argparse.ArgumentDefaultsHelpFormatter):
+    """``--help`` with each option's default, except ``None`` defaults (such an option's help says
+    its default itself: a config key's flag names the file's value, ``--config`` the game's file)
+    and switches that take no value (``--force``, ``--no-reference``: their help says what they do)."""
+
+    def _get_help_string(self, action):
+        if action.default is None or action.nargs == 0:
+            return action.help
+        return super()._get_help_string(action)
 
 
 def _json_object(text: str) -> dict:

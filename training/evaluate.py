@@ -60,7 +60,8 @@ from hod.core.errors import ConfigError
 from hod.core.games import game_names, get_game
 from hod.evaluation.cli_options import parse_env_kwargs, parse_json_object
 from hod.evaluation.luck import DEFAULT_SAMPLES, add_estimator_options, default_estimator
-from hod.evaluation.tournament import TournamentInterrupted, TournamentResult, WorkerDied, run_tournament
+from hod.evaluation.tournament import (TournamentInterrupted, TournamentResult, WorkerDied, check_env_kwargs,
+                                       run_tournament)
 from hod.evaluation.workers import describe, effective_workers
 from hod.evaluation import report as _report
 
@@ -295,7 +296,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="python -m hod.training.evaluate",
         description="Evaluate a policy (ONNX export, training checkpoint or registered bot) against baseline bots "
-                    "with the tournament (duplicate deals, seats rotated): win rate with its 95%% Wilson interval "
+                    "with the tournament (duplicate deals, seats rotated): win rate with its 95% Wilson interval "
                     "per table size and baseline. Defaults: the [eval] keys of the game's training config.")
     p.add_argument("policy", metavar="POLICY", help=POLICY_FORMS)
     p.add_argument("--game", choices=game_names(), help="the game (required with a bot name; a file's card names it)")
@@ -347,6 +348,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         values = {k: (v if v is not None else defaults.get(k, {})) for k, v in given.items()}
         settings = config_mod.validate_evaluation(game, values, FLAG_NAMES)
         rules = get_game(game).check_rule_options(env_kwargs)
+        for n in dict.fromkeys(settings.eval_players):   # as each tournament will, before any game
+            check_env_kwargs(game, env_kwargs, n)
         game, label, factory, card = policy_factory(args.policy, game, settings.eval_players, rules)
         if args.baselines:   # in the order given: names as they are, files as (path, factory)
             resolved = {b: policy_factory(b, game, settings.eval_players, rules)[2] for b in files}
@@ -380,6 +383,9 @@ def _evaluate(args, game: str, label: str, factory, card: dict, settings, env_kw
     except (WorkerDied, TournamentInterrupted) as e:
         print(f"error: {e}; no evaluation written", file=sys.stderr)
         return EXIT_PARTIAL if isinstance(e, WorkerDied) else interrupted_status()
+    except (ConfigError, CheckpointError) as e:   # main checked the options; what a tournament still refuses
+        print(f"error: {e}; no evaluation written", file=sys.stderr)
+        return 2
     rows = [row for row, _ in pairs]
     table = format_rows(rows)
     print(table)

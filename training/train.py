@@ -480,13 +480,6 @@ def _SelfPlayCallback(trainer: Trainer):
 
 
 # ---- command line -------------------------------------------------------------------------------
-class _HelpFormatter(argparse.ArgumentDefaultsHelpFormatter):
-    """Shows defaults, except ``None`` ones (the config keys' flags say their file default themselves)."""
-
-    def _get_help_string(self, action):
-        return action.help if action.default is None else super()._get_help_string(action)
-
-
 def build_parser(game: str, defaults: dict, prog: str = "python -m hod.training.train",
                  description: str = "PPO self-play training (sb3-contrib MaskablePPO) against an opponent pool.",
                  extra: Optional[Callable[[argparse.ArgumentParser], None]] = None,
@@ -495,7 +488,7 @@ def build_parser(game: str, defaults: dict, prog: str = "python -m hod.training.
     adds a trainer's own options (the RLlib trainer's, :mod:`hod.training.rllib.train`);
     ``resumed``: ``--resume`` was given, so ``--game`` defaults to ``game`` (the checkpoint's)
     instead of being required."""
-    p = argparse.ArgumentParser(prog=prog, description=description, formatter_class=_HelpFormatter)
+    p = argparse.ArgumentParser(prog=prog, description=description, formatter_class=config_mod.HelpFormatter)
     p.add_argument("--game", choices=game_names(), default=game if resumed else None, required=not resumed,
                    help="the game (with --resume: the checkpoint's game by default)")
     p.add_argument("--config", help="TOML file of defaults (default: <game package>/training.toml)")
@@ -513,10 +506,15 @@ def build_parser(game: str, defaults: dict, prog: str = "python -m hod.training.
 
 def parse_args(argv: Optional[list[str]] = None, **parser_options: Any):
     """Parse the command line; returns ``(game, cfg, args)``. ``parser_options``: ``prog``,
-    ``description``, ``extra`` of :func:`build_parser`.
+    ``description``, ``extra`` of :func:`build_parser`. A ``--config`` file replaces the game's
+    defaults as a whole (:func:`hod.training.config.load_config`); the flags are every key of the
+    game's own file and of the file or checkpoint read, so a key that a file or checkpoint predates
+    can still be given.
 
     Raises:
-        SystemExit: argparse errors (usage printed).
+        SystemExit: argparse errors (usage printed, status 2), among them a ``--config`` file that
+            cannot be read (``--config PATH: cannot read (...)``) or lacks a key, and a ``--resume``
+            checkpoint whose configuration lacks a key (every missing key named).
     """
     argv = list(sys.argv[1:] if argv is None else argv)
     pre = argparse.ArgumentParser(prog=parser_options.get("prog", "python -m hod.training.train"), add_help=False)
@@ -528,20 +526,47 @@ def parse_args(argv: Optional[list[str]] = None, **parser_options: Any):
     try:
         if known.resume and not known.config:
             _, card = read_checkpoint(known.resume, game=known.game, layout_version=None)
-            defaults = card["training"]["config"]
+            training = card.get("training")
+            defaults = training.get("config") if isinstance(training, dict) else None
             game = known.game or card["game"]   # --resume alone: the checkpoint's game
+            if not isinstance(defaults, dict) or not all(isinstance(v, dict) for v in defaults.values()):
+                raise ConfigError(f"--resume {known.resume}: the checkpoint's configuration is not a table of "
+                                  f"sections; legal: a checkpoint written by hod.training.train")
+            config_mod.check_complete(defaults, f"--resume {known.resume}: the checkpoint's configuration", game)
         else:
-            defaults = config_mod.load_config(game, known.config)
+            defaults = config_mod.load_config(game, known.config)   # a file lacking a key is refused
+        try:   # every key of the game's own file gets its flag, whatever the file or checkpoint lists
+            layout = config_mod.load_config(game) if known.config or known.resume else defaults
+        except ConfigError:   # a game without a training.toml of its own (a test's fake game)
+            layout = {}
     except (ConfigError, CheckpointError) as e:
         pre.error(str(e))
     # configurations (and checkpoints) from before the engine key: the single-game tables
     defaults.setdefault("env", {}).setdefault("engine", "single")
     defaults["env"].setdefault("obs_encoder", "none")   # and from before the observation encoders
     defaults["env"].setdefault("reward_scale", 1.0)     # and from before the reward scale
-    parser = build_parser(game, defaults, resumed=bool(known.resume and not known.config), **parser_options)
+    flags = config_mod.merge_keys(layout, defaults)
+    parser = build_parser(game, flags, resumed=bool(known.resume and not known.config), **parser_options)
     args = parser.parse_args(argv)
+    have = config_mod.flatten(defaults)
+    for section, values in flags.items():   # a key the file or checkpoint predates, given as a flag
+        for k in values:
+            if k not in have and getattr(args, k, None) is not None:
+                defaults.setdefault(section, {})[k] = getattr(args, k)
     cfg = config_mod.apply_overrides(defaults, args)
     return args.game, cfg, args
+
+
+def check_no_run(out: str | Path, legal: str) -> None:
+    """Refuse a folder ``out`` that already holds a training run (its ``checkpoints/latest.zip``),
+    so that a new run does not overwrite another's checkpoints; ``legal`` says what the command
+    allows instead (e.g. ``"use --resume ..., another --out, or --force"``).
+
+    Raises:
+        ConfigError: ``<out> already holds a run; <legal>``.
+    """
+    if (Path(out) / "checkpoints" / "latest.zip").exists():
+        raise ConfigError(f"{out} already holds a run; {legal}")
 
 
 def run_folder(game: str, cfg: dict, args: argparse.Namespace, kind: str = "") -> Path:
@@ -553,18 +578,16 @@ def run_folder(game: str, cfg: dict, args: argparse.Namespace, kind: str = "") -
         ConfigError: a key outside its legal range, a folder that cannot be written, or a folder
             that already holds a run while neither ``--resume`` nor ``--force`` is given.
     """
-    seed = config_mod.flatten(cfg)["seed"]
+    config_mod.validate_config(game, cfg)   # first: the folder's name reads the seed
     if args.out:
         out = Path(args.out)
     elif args.resume:
         out = Path(args.resume).resolve().parent.parent
     else:
-        out = Path("runs") / f"{game}{kind}_s{seed}"
-    config_mod.validate_config(game, cfg)
+        out = Path("runs") / f"{game}{kind}_s{config_mod.flatten(cfg)['seed']}"
     config_mod.check_out_dir(out)
-    if not args.resume and (out / "checkpoints" / "latest.zip").exists() and not args.force:
-        raise ConfigError(f"{out} already holds a run; use --resume {out / 'checkpoints' / 'latest.zip'}, "
-                          f"another --out, or --force")
+    if not args.resume and not args.force:
+        check_no_run(out, f"use --resume {out / 'checkpoints' / 'latest.zip'}, another --out, or --force")
     return out
 
 

@@ -145,3 +145,17 @@ def test_pool_search_opponent_in_single_tables(tmp_path):
     assert t.run()["steps"] == 64
     bots = [b for table in t.env.tables for b in table._bots.values()]
     assert bots and all(b.name == "search" and b.determinizations == 1 and b.candidates == 2 for b in bots)
+
+
+def test_help_shows_a_percent_sign_and_each_default_once():
+    from hod.training import train
+
+    text = " ".join(br.build_parser().format_help().split())
+    assert "report its win rate against that bot over training, with 95% intervals;" in text and "%%" not in text
+    assert "(default: None)" not in text and "(default: True)" not in text and "(default: False)" not in text
+    assert "--config CONFIG TOML training config (default: <game package>/training.toml) --out OUT output folder" \
+        in text
+    assert "--players PLAYERS table size (default: 2)" in text   # a real default is still shown
+    text = " ".join(train.build_parser("kuhn", C.load_config("kuhn")).format_help().split())
+    assert "--force start a new run in a folder that holds one --no-progress no progress bar --verbose" in text
+    assert "--verbose {0,1,2} verbosity (SB3: 1 prints rollout tables, 2 debug messages) (default: 0)" in text

@@ -124,3 +124,46 @@ def test_demo_final_evaluation_shows_progress(tmp_path, monkeypatch, capsys):
     for n in (2, 4):
         for b in ("random", "greedy", "expert"):
             assert f"{n}p policy vs {b}" in err and "4/4" in err
+
+
+KUHN_ENV_OPTIONS = "['num_players', 'render_mode', 'reward_scheme', 'illegal_action', 'max_cycles']"
+
+
+@pytest.mark.parametrize("policy, env_kwargs, error", [
+    (["random", "--game", "kuhn"], '{"foo": 1}', f"unknown option(s) ['foo']; legal options: {KUHN_ENV_OPTIONS}"),
+    (["random", "--game", "kuhn"], '{"reward_scheme": "bogus"}',
+     "reward_scheme='bogus' is not allowed; legal values: ['points', 'win_loss', 'margin']"),
+    (["random", "--game", "kuhn"], '{"max_cycles": -1}',
+     "env_kwargs may not set 'max_cycles': tournament games are played to the end; legal: the other raw_env "
+     "options of 'kuhn' (e.g. reward_scheme, the rule options)"),
+    (["random", "--game", "kuhn"], '{"num_players": 3}',
+     "env_kwargs may not set 'num_players': the tournament sets it; legal: the other raw_env options of 'kuhn'"),
+    ([str(TAPEO_ONNX)], '{"foo": 1}', "unknown option(s) ['foo']; legal options: ['num_players', 'render_mode', "
+                                      "'reward_scheme', 'illegal_action', 'max_cycles', 'round_rewards']"),
+])
+def test_evaluate_checks_env_kwargs_before_the_header_and_any_game(policy, env_kwargs, error, capsys):
+    assert main([*policy, "--baselines", "random", "--players", "2", "--games", "2", "--env-kwargs", env_kwargs,
+                 "--no-progress"]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err == f"error: {error}\n"
+
+
+def test_check_env_kwargs_builds_the_env_and_nothing_else():
+    from hod.core.errors import ConfigError
+    from hod.evaluation.tournament import check_env_kwargs
+
+    given = {"closing_ace": False}
+    assert check_env_kwargs("robada", given, 4) == given and check_env_kwargs("robada", given) is not given
+    assert check_env_kwargs("kuhn", None, 2) == {}
+    with pytest.raises(ConfigError, match=r"^unknown option\(s\) \['foo'\]"):
+        check_env_kwargs("kuhn", {"foo": 1}, 2)
+    check_env_kwargs("kuhn", {"foo": 1})   # without a table size only the tournament's own refusals
+    with pytest.raises(ConfigError, match="may not set 'max_cycles'"):
+        check_env_kwargs("kuhn", {"max_cycles": 5})
+
+
+def test_evaluate_help_shows_a_percent_sign():
+    from hod.training.evaluate import build_parser
+
+    text = " ".join(build_parser().format_help().split())
+    assert "win rate with its 95% Wilson interval per table size" in text and "%%" not in text
