@@ -494,7 +494,9 @@ def build_parser(game: str, defaults: dict, prog: str = "python -m hod.training.
     p.add_argument("--config", help="TOML file of defaults (default: <game package>/training.toml)")
     p.add_argument("--out", help="run folder (default: runs/<game>_s<seed>; with --resume: the checkpoint's run)")
     p.add_argument("--resume", metavar="CHECKPOINT", help="continue from this checkpoint (.zip)")
-    p.add_argument("--force", action="store_true", help="start a new run in a folder that holds one")
+    p.add_argument("--force", action="store_true",
+                   help="start a new run in a folder that holds one: the old run's checkpoints/ and tb/ are "
+                        "deleted first, so that no checkpoint of it stays beside the new run's")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.add_argument("--verbose", type=int, choices=(0, 1, 2), default=0,
                    help="verbosity (SB3: 1 prints rollout tables, 2 debug messages)")
@@ -569,6 +571,37 @@ def check_no_run(out: str | Path, legal: str) -> None:
         raise ConfigError(f"{out} already holds a run; {legal}")
 
 
+#: What a run folder holds of its run, removed by ``--force`` before a new run starts there.
+RUN_FILES = ("checkpoints", "tb", "eval.json", "learning_curve.png", "policy_diagnostics.json", "config.json")
+
+
+def clear_run(out: str | Path) -> list[str]:
+    """Remove the run a folder ``out`` holds (:data:`RUN_FILES`; only when it holds one, its
+    ``checkpoints/latest.zip``), so that a new run started there with ``--force`` leaves no file
+    of the old one beside its own (an old ``step_*.zip`` would read as the new run's). Other
+    files in ``out`` stay. Returns the names removed (empty: no run there).
+
+    Raises:
+        OSError: a file that cannot be removed.
+    """
+    import shutil
+
+    out = Path(out)
+    if not (out / "checkpoints" / "latest.zip").exists():
+        return []
+    removed = []
+    for name in RUN_FILES:
+        path = out / name
+        if path.is_dir() and not path.is_symlink():
+            shutil.rmtree(path)
+        elif path.exists() or path.is_symlink():
+            path.unlink()
+        else:
+            continue
+        removed.append(name)
+    return removed
+
+
 def run_folder(game: str, cfg: dict, args: argparse.Namespace, kind: str = "") -> Path:
     """The run folder of a command line (``--out``; with ``--resume`` the checkpoint's run; else
     ``runs/<game><kind>_s<seed>``), after checking every configuration key and that the folder
@@ -611,6 +644,10 @@ def main(argv: Optional[list[str]] = None) -> int:
         except ConfigError as e:
             print(f"error: {e}", file=sys.stderr)
             return 2
+        if args.force and not args.resume:
+            gone = clear_run(out)
+            if gone:
+                print(f"--force: removed the run {out} held ({', '.join(gone)})", file=sys.stderr)
         try:
             trainer = Trainer(game, cfg, out, resume=args.resume, progress=not args.no_progress,
                               verbose=args.verbose)

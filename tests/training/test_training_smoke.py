@@ -52,6 +52,29 @@ def test_cli_overrides_every_key_and_trains(tmp_path, capsys):
     # a second run into the same folder is refused unless resumed or forced
     assert main(argv) == 2
     assert "already holds a run" in capsys.readouterr().err
+    # forced: the old run's files go first, so none stays beside the new run's (a step file of a
+    # longer old run used to read as the new run's last checkpoint); other files in the folder stay
+    (out / "checkpoints" / "step_000999999.zip").write_bytes(b"old")
+    (out / "notes.txt").write_text("mine")
+    assert main(argv + ["--force"]) == 0
+    assert "--force: removed the run" in capsys.readouterr().err
+    assert not (out / "checkpoints" / "step_000999999.zip").exists() and (out / "notes.txt").read_text() == "mine"
+    assert (out / "checkpoints" / "final.zip").exists()
+
+
+def test_clear_run_removes_only_a_run(tmp_path):
+    from hod.training.train import clear_run
+
+    assert clear_run(tmp_path) == []                       # no run: nothing removed
+    (tmp_path / "checkpoints").mkdir()
+    (tmp_path / "checkpoints" / "step_000000064.zip").write_bytes(b"x")
+    assert clear_run(tmp_path) == [] and (tmp_path / "checkpoints" / "step_000000064.zip").exists()   # no latest.zip
+    (tmp_path / "checkpoints" / "latest.zip").write_bytes(b"x")
+    (tmp_path / "tb").mkdir()
+    (tmp_path / "eval.json").write_text("[]")
+    (tmp_path / "data.npz").write_bytes(b"keep")
+    assert clear_run(tmp_path) == ["checkpoints", "tb", "eval.json"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["data.npz"]
 
 
 def test_config_files_share_one_schema_and_validate():
