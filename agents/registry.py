@@ -177,7 +177,7 @@ def make(game: str, name: str, seed: Optional[int] = None, num_players: Optional
     if getattr(f, "rule_blind", False):       # a bot that plays under any rules (random): told, not kept
         rest = sorted(k for k in kwargs if k not in rules)
         if rest:
-            raise ConfigError(f"unknown option(s) {rest} for bot {name!r} of {game}; legal options: "
+            raise ConfigError(f"unknown option(s) {rest} for {game} bot {name!r}; legal options: "
                               f"{['seed', 'num_players'] + [o.name for o in info.rule_options]}")
         kwargs = {}
     try:

@@ -118,6 +118,11 @@ def best_response_config(game: str, target: str, players: int = 2, steps: int = 
     counts = agents.player_counts(game, target)
     if counts is not None and players not in counts:
         raise ConfigError(f"players={players!r}: bot {target!r} plays {list(counts)} players; legal values: {list(counts)}")
+    if target_options:   # refused under the name the caller gave them, not the config keys they fill
+        try:
+            agents.make(game, target, seed=0, num_players=players, **target_options)
+        except ConfigError as e:
+            raise ConfigError(f"target_options (--target-options) of {target!r}: {e}") from None
     cfg = config_mod.load_config(game, config)
     cfg.setdefault("pool", {}).setdefault("heuristic_options", {})   # config files without the options keys
     cfg.setdefault("eval", {}).setdefault("baseline_options", {})

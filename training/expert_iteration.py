@@ -432,7 +432,7 @@ class ExpertIteration:
             if cfg.own_playout and prev_export:
                 teacher_opts["playout_model"] = prev_export
             seed_k = int(np.random.SeedSequence([cfg.seed, k]).generate_state(1)[0]) % (config_mod.SEED_MAX + 1)
-            parts = [cached_teacher_decisions(cfg.cache_dir or None, game=game, teacher=cfg.teacher,
+            parts = [cached_teacher_decisions(cfg.cache_dir or None, cache_label="--cache-dir", game=game, teacher=cfg.teacher,
                                               player_counts=list(c["players"]), num_decisions=n,
                                               seed=seed_k, reward_scheme=c["reward_scheme"], gamma=c["gamma"],
                                               env_options=trainer.env_options, teacher_options=teacher_opts,

@@ -154,7 +154,8 @@ def value_teachers(game: str) -> list[str]:
 CACHE_FORMAT = 1
 
 
-def cached_teacher_decisions(cache_dir: Optional[str], **kwargs: Any) -> dict[str, np.ndarray]:
+def cached_teacher_decisions(cache_dir: Optional[str], cache_label: str = "bc_cache_dir",
+                             **kwargs: Any) -> dict[str, np.ndarray]:
     """:func:`collect_teacher_decisions` (``kwargs`` are its arguments), kept in ``cache_dir``.
 
     The file is ``<cache_dir>/bc_<key>.npz``, ``key`` a SHA-256 of what decides the data: the
@@ -168,7 +169,8 @@ def cached_teacher_decisions(cache_dir: Optional[str], **kwargs: Any) -> dict[st
     (``<cache_dir>/chunk_<key'>_<i>_<size>.npz``, ``key'`` the same key without the number of
     decisions; ``chunk_cache`` of :func:`collect_teacher_decisions`): a recording stopped part-way
     resumes from its chunks, and a smaller ``num_decisions`` reuses them. ``cache_dir``
-    empty or None: no cache.
+    empty or None: no cache. ``cache_label``: how the caller's user names ``cache_dir`` (the
+    training key ``bc_cache_dir``, expert iteration's ``--cache-dir``), in the error message.
 
     Returns:
         the dict of :func:`collect_teacher_decisions`.
@@ -179,14 +181,12 @@ def cached_teacher_decisions(cache_dir: Optional[str], **kwargs: Any) -> dict[st
     """
     if not cache_dir:
         return collect_teacher_decisions(**kwargs)
-
-
-
     folder = Path(cache_dir)
     try:
         folder.mkdir(parents=True, exist_ok=True)
     except OSError as e:
-        raise ConfigError(f"bc_cache_dir={str(cache_dir)!r} is not a usable directory: {e}") from None
+        raise ConfigError(f"{cache_label}={str(cache_dir)!r} is not a usable directory: {e}; legal: a folder, or "
+                          f"a path where one can be made") from None
     game = kwargs.get("game")
     layout = env_module(game).LAYOUT
     counts = kwargs.get("player_counts")

@@ -66,6 +66,10 @@ def test_best_response_to_a_search_bot_gives_it_beliefs(tmp_path):
     ({"target": "expert", "evaluations": 0}, ["evaluations=0", ">= 1"]),
     ({"target": "search", "target_options": {"depth": 3}}, ["'depth'", "'determinizations'"]),
     ({"target": "search", "target_options": 4}, ["target_options=4", "a dict"]),
+    # named as the caller gave them (it said "baseline_options['random']", the key they fill)
+    ({"target": "random", "target_options": {"x": 1}}, ["target_options (--target-options) of 'random': unknown "
+                                                        "option(s) ['x'] for tapeo bot 'random'",
+                                                        "legal options: ['seed', 'num_players']"]),
     ({"target": "search", "engine": "batched"}, ["search bots", "engine='single'"]),
     ({"target": "expert", "engine": "gpu"}, ["'gpu'", "'single'", "'batched'"]),
 ])
@@ -157,5 +161,6 @@ def test_help_shows_a_percent_sign_and_each_default_once():
         in text
     assert "--players PLAYERS table size (default: 2)" in text   # a real default is still shown
     text = " ".join(train.build_parser("kuhn", C.load_config("kuhn")).format_help().split())
-    assert "--force start a new run in a folder that holds one --no-progress no progress bar --verbose" in text
+    assert ("--force start a new run in a folder that holds one: the old run's checkpoints/ and tb/ are deleted "
+            "first, so that no checkpoint of it stays beside the new run's --no-progress no progress bar --verbose") in text
     assert "--verbose {0,1,2} verbosity (SB3: 1 prints rollout tables, 2 debug messages) (default: 0)" in text

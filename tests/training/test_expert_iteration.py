@@ -427,3 +427,15 @@ def test_two_opponents_record_apart_and_concatenate(tmp_path, monkeypatch):
     assert np.array_equal(again["observation"], parts[0]["observation"])
     assert parts[0]["observation"].shape == parts[1]["observation"].shape == (12, 157)
     assert not np.array_equal(parts[0]["observation"], parts[1]["observation"])
+
+
+def test_the_cache_folder_is_named_as_the_caller_names_it(tmp_path):
+    # expert iteration's --cache-dir was reported as the training key bc_cache_dir
+    from hod.training import imitation
+
+    f = tmp_path / "afile"
+    f.write_text("")
+    with pytest.raises(ConfigError, match=r"^--cache-dir='.*afile' is not a usable directory: .*; legal: a folder"):
+        imitation.cached_teacher_decisions(str(f), cache_label="--cache-dir", game="tapeo")
+    with pytest.raises(ConfigError, match=r"^bc_cache_dir='.*afile' is not a usable directory"):
+        imitation.cached_teacher_decisions(str(f), game="tapeo")
