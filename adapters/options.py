@@ -44,7 +44,9 @@ def check_unknown_options(unknown: Iterable[str], legal: Iterable[str]) -> None:
     """
     unknown = sorted(unknown)
     if unknown:
-        raise UnknownOptionError(f"unknown option(s) {unknown}; legal options: {list(legal)}")
+        err = UnknownOptionError(f"unknown option(s) {unknown}; legal options: {list(legal)}")
+        err.unknown, err.legal = unknown, list(legal)   # a caller that sets some options itself narrows them
+        raise err
 
 
 def check_env_options(render_mode: Optional[str], reward_scheme: str, illegal_action: str,

@@ -476,13 +476,24 @@ def _make_shipped(path: Path, seed: Optional[int] = None, **kwargs: Any) -> Onnx
 
 def card_player_counts(path: str | Path) -> Optional[tuple]:
     """The ``player_counts`` of the model card beside the export ``path`` (``NAME.json``) as a
-    sorted tuple of distinct sizes, read without loading the model (no onnxruntime); None when the card is missing or
-    unreadable (loading the bot then fails with the reason)."""
+    sorted tuple of distinct sizes, read without loading the model (no onnxruntime); None when the
+    card is missing or unreadable (loading the bot then fails with the reason); ``()``, no table
+    size, when its fields are not those :class:`OnnxPolicy` accepts
+    (:func:`hod.agents.model_card.check_card_fields`: e.g. ``player_counts: null`` or ``[2.0]``), so
+    that no list of bots offers one that cannot be loaded."""
+    from hod.agents.model_card import CheckpointError, check_card_fields
+
     try:
         card = json.loads(Path(path).with_suffix(".json").read_text(encoding="utf-8"))
-        return tuple(sorted({int(k) for k in card["player_counts"]}))   # distinct, as OnnxPolicy.player_counts
-    except (OSError, ValueError, KeyError, TypeError):
+    except (OSError, ValueError, RecursionError):
         return None
+    if not isinstance(card, dict):
+        return None
+    try:
+        check_card_fields(card, str(path))
+    except CheckpointError:
+        return ()
+    return tuple(sorted(set(card["player_counts"])))   # distinct, as OnnxPolicy.player_counts
 
 
 def shipped_factories(game: str, directory: str | Path = OPPONENTS_DIR) -> dict[str, Any]:

@@ -186,8 +186,10 @@ def make(game: str, name: str, seed: Optional[int] = None, num_players: Optional
         legal, bound = getattr(e, "legal", None), _bound_options(f)
         if legal is None:
             raise
-        raise UnknownOptionError(f"unknown option(s) {e.unknown} for {game} bot {name!r}; legal options: "
-                                 f"{[p for p in legal if p not in bound]}") from None
+        keep = [p for p in legal if p not in bound]
+        err = UnknownOptionError(f"unknown option(s) {e.unknown} for {game} bot {name!r}; legal options: {keep}")
+        err.unknown, err.legal = e.unknown, keep
+        raise err from None
     bot.game, bot.name = game, name
     if num_players is not None:   # the card the bot loaded (the side card read above may be missing)
         check_player_count(bot, int(num_players))

@@ -36,7 +36,7 @@ from hod.training import config as config_mod
 from hod.training.evaluate import evaluate_policy, format_rows
 from hod.training.numpy_policy import PolicyBot
 from hod.training.pool import registered_bot_names
-from hod.training.train import Trainer, check_no_run
+from hod.training.train import Trainer, check_no_run, clear_run
 
 BASELINES = ("random", "greedy", "expert", "ranking")   # ranking: the best fixed order of kinds
 
@@ -82,9 +82,10 @@ def demo_config(steps: int, seed: int = 0, baselines: Optional[list[str]] = None
 def is_demo_run(out: str | Path) -> bool:
     """Whether the folder ``out`` holds a demo run, which the demo may replace: its ``config.json``
     (written by every training run, :meth:`hod.training.train.Trainer.run`) names the game
-    ``tapeo`` and carries the demo's own settings, :data:`DEMO_OVERRIDES` (the pool's
-    ``heuristics`` aside: the demo keeps the registered ones). A missing, unreadable or other
-    configuration is not a demo run."""
+    ``tapeo`` and is, key for key, what :func:`demo_config` makes of its own ``total_steps`` and
+    ``seed`` (the pool's ``heuristics`` and the ``baselines`` aside: the demo keeps the registered
+    ones). A missing, unreadable or other configuration is not a demo run, nor is a training run
+    that merely shares :data:`DEMO_OVERRIDES` (another network, budget schedule or table size)."""
     try:
         saved = json.loads(read_limited(Path(out) / "config.json", MAX_JSON_BYTES, "MAX_JSON_BYTES", "config"))
     except (OSError, ValueError, RecursionError, CheckpointError):
@@ -92,7 +93,15 @@ def is_demo_run(out: str | Path) -> bool:
     if not isinstance(saved, dict) or saved.get("game") != "tapeo":
         return False
     flat = config_mod.flatten({k: v for k, v in saved.items() if isinstance(v, dict)})
-    return all(flat.get(k, object()) == v for k, v in DEMO_OVERRIDES.items() if k != "heuristics")
+    steps, seed = flat.get("total_steps"), flat.get("seed")
+    if isinstance(steps, bool) or not isinstance(steps, int) or steps < 1 \
+            or isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= config_mod.SEED_MAX:
+        return False
+    try:
+        demo = json.loads(json.dumps(config_mod.flatten(demo_config(steps, seed))))   # as config.json holds it
+    except (ConfigError, TypeError, ValueError):
+        return False
+    return all(flat.get(k, object()) == v for k, v in demo.items() if k not in ("heuristics", "baselines"))
 
 
 def main(argv: Optional[list[str]] = None) -> int:
@@ -127,7 +136,8 @@ def main(argv: Optional[list[str]] = None) -> int:
         try:   # before any work: the configuration, a writable --out, and no other run to overwrite
             config_mod.validate_config(game, cfg)
             config_mod.check_out_dir(args.out)
-            if not is_demo_run(args.out):
+            replaces = is_demo_run(args.out)
+            if not replaces:
                 check_no_run(args.out, "it is not a demo run (its config.json is not the demo's Tapeo configuration) "
                                        "and the demo replaces only its own; legal: another --out (a new or empty "
                                        "folder, or one that holds a demo run)")
@@ -135,6 +145,8 @@ def main(argv: Optional[list[str]] = None) -> int:
             p.error(str(e))
         print(f"training a Tapeo agent for {args.steps} steps (tables of {config_mod.flatten(cfg)['players']} players, "
               f"baselines {baselines}) into {args.out}", flush=True)
+        if replaces:   # the old demo run goes first: none of its checkpoints or logs stays beside the new run's
+            clear_run(args.out)
         try:
             trainer = Trainer(game, cfg, args.out, progress=not args.no_progress, verbose=0)
         except ConfigError as e:   # e.g. an --out that cannot be written

@@ -43,7 +43,7 @@ from hod import agents
 from hod.agents.base import Bot
 from hod.core.atomic import json_bytes, json_safe
 from hod.core.commands import CommandStopped, running_signal, signal_name
-from hod.core.errors import ConfigError
+from hod.core.errors import ConfigError, UnknownOptionError
 from hod.core.games import get_game
 
 from . import report as _report
@@ -317,6 +317,11 @@ def _resolve_lineup(game: str, lineup: Sequence[LineupEntry], workers: int):
 # ---------------------------------------------------------------- running
 
 
+#: ``raw_env`` options a tournament sets itself (``num_players``, ``illegal_action``) or forbids
+#: (``max_cycles``: every game is played to its end); :func:`check_env_kwargs` refuses them.
+TOURNAMENT_ENV_OPTIONS = ("num_players", "illegal_action", "max_cycles")
+
+
 def check_env_kwargs(game: str, env_kwargs: Optional[dict], num_players: Optional[int] = None) -> dict:
     """The environment options of a tournament (``--env-kwargs``) as a new dict, checked.
 
@@ -339,7 +344,14 @@ def check_env_kwargs(game: str, env_kwargs: Optional[dict], num_players: Optiona
         raise ConfigError(f"env_kwargs may not set 'max_cycles': tournament games are played to the end; legal: "
                           f"the other raw_env options of {game!r} (e.g. reward_scheme, the rule options)")
     if num_players is not None:
-        make_env(game, num_players, env_kwargs).close()
+        try:
+            make_env(game, num_players, env_kwargs).close()
+        except UnknownOptionError as e:   # the env's legal options, without those the tournament sets or forbids
+            legal = getattr(e, "legal", None)
+            if legal is None:
+                raise
+            keep = [o for o in legal if o not in TOURNAMENT_ENV_OPTIONS]
+            raise UnknownOptionError(f"unknown option(s) {e.unknown}; legal options: {keep}") from None
     return env_kwargs
 
 

@@ -124,7 +124,8 @@ def check_complete(cfg: dict[str, dict[str, Any]], label: str, game: Optional[st
             except ConfigError:
                 pass
         raise ConfigError(f"{label}: config lacks key{'s' if len(missing) > 1 else ''} {missing}; legal: a "
-                          f"configuration that sets every key of {where} (flags then override single keys)")
+                          f"configuration that sets every key of {where} that has no default (flags then override "
+                          f"single keys)")
 
 
 def load_config(game: str, path: Optional[str | Path] = None) -> dict[str, dict[str, Any]]:

@@ -369,9 +369,18 @@ def load_expit_config(game: str, path: Optional[str | Path] = None) -> dict:
     """The keys of ``path`` (default ``<game package>/training_expit.toml``), section ``[expit]``.
 
     Raises:
-        ConfigError: missing or malformed file, or another section.
+        ConfigError: missing or malformed file, or another section; a game whose package has no
+            such file, without ``path`` (the games that have one are named).
     """
-    path = Path(path) if path else config_mod.default_config_path(game, CONFIG_NAME)
+    if path is None:
+        path = config_mod.default_config_path(game, CONFIG_NAME)
+        if not path.is_file():   # a game without expert iteration's defaults (Kuhn poker): say which have them
+            from hod.core.games import game_names
+
+            have = [g for g in game_names() if config_mod.default_config_path(g, CONFIG_NAME).is_file()]
+            raise ConfigError(f"{game!r} has no expert-iteration configuration ({path.name} in its package); "
+                              f"legal: --game {' or '.join(have)}, or --config FILE of your own")
+    path = Path(path)
     raw = config_mod.read_toml(path)
     if set(raw) != {"expit"}:
         raise ConfigError(f"{path}: sections {sorted(raw)}; legal: one section [expit]")

@@ -106,6 +106,8 @@ def test_an_unknown_option_of_a_shipped_opponent_lists_only_what_a_caller_may_se
     assert "'deterministic'" in msg and "'closing_ace'" in msg
     assert "'path'" not in msg and "'game'" not in msg
     assert isinstance(e.value, TypeError)   # UnknownOptionError, as Python's unexpected keyword
+    # the attributes Bot's docstring promises, narrowed as the message is
+    assert e.value.unknown == ["foo"] and "deterministic" in e.value.legal and "path" not in e.value.legal
 
 
 def test_an_unknown_option_of_a_plain_bot_names_the_registry_bot():

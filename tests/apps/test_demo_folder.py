@@ -75,6 +75,12 @@ def test_a_folder_holding_another_run_is_refused_before_any_work(tmp_path, quick
 @pytest.mark.parametrize("game, cfg", [
     ("tapeo", C.load_config("tapeo")),   # a Tapeo run of the default config: not the demo's
     ("kuhn", demo.demo_config(64)),      # the demo's keys, another game
+    # a long training run that shares the demo's overrides but not its network, table sizes or budget
+    # schedule: it used to pass for a demo run (only DEMO_OVERRIDES were compared), and be overwritten
+    ("tapeo", C.override_keys(C.load_config("tapeo"), {**{k: v for k, v in demo.DEMO_OVERRIDES.items()},
+                                                       "total_steps": 5_000_000, "players": [2],
+                                                       "net_arch": [512, 512, 512]})),
+    ("tapeo", C.override_keys(demo.demo_config(300_000), {"net_arch": [512, 512, 512]})),
 ])
 def test_runs_that_are_not_the_demos_are_not_demo_runs(tmp_path, game, cfg):
     _run_folder(tmp_path / "r", game, cfg)
@@ -86,9 +92,14 @@ def test_a_demo_run_is_replaced(tmp_path, quick, capsys):
     # an earlier demo, with other steps and seed and the pool's heuristics as registered then
     _run_folder(run, "tapeo", C.override_keys(demo.demo_config(300_000, seed=3), {"heuristics": ["expert"]}))
     assert demo.is_demo_run(run) is True
+    (run / "notes.txt").write_text("mine")
     assert demo.main(["--out", str(run), "--steps", "64", "--final-games", "4", "--no-progress"]) == 0
     assert quick == [str(run)] and (run / "final_evaluation.md").is_file()
     assert f"into {run}" in capsys.readouterr().out
+    # replaced: nothing of the old run stays beside the new one (its step file would read as the
+    # new run's; the stand-in trainer writes nothing), other files stay
+    assert not (run / "checkpoints").exists() and not (run / "config.json").exists()
+    assert (run / "notes.txt").read_text() == "mine"
 
 
 @pytest.mark.parametrize("content", [None, "", "not json", "[1, 2]", '{"game": "tapeo", "env": 3}'])

@@ -23,7 +23,7 @@ RUN_KEYS = ['checkpoint_every', 'device', 'seed', 'torch_threads', 'total_steps'
 
 def _lacks(label: str, keys: list[str]) -> str:
     return (f"{label}: config lacks keys {keys}; legal: a configuration that sets every key of {KUHN} "
-            f"(flags then override single keys)")
+            f"that has no default (flags then override single keys)")
 
 
 def _without_section(tmp_path, section: str) -> str:
@@ -72,7 +72,7 @@ def test_a_partial_file_is_refused_naming_every_missing_key(tmp_path):
     with pytest.raises(ConfigError) as e:
         C.load_config("kuhn", one)
     assert str(e.value) == (f"--config {one}: config lacks key ['seed']; legal: a configuration that sets every "
-                            f"key of {KUHN} (flags then override single keys)")
+                            f"key of {KUHN} that has no default (flags then override single keys)")
     C.load_config("kuhn", KUHN)   # the whole file loads
 
 

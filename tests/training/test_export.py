@@ -222,6 +222,10 @@ def test_onnx_policy_refuses_a_card_with_bad_player_counts(exported, tmp_path, p
         OnnxPolicy(path)
     with pytest.raises(CheckpointError, match=f"^{re.escape(message)}$"):
         OnnxPolicy(path, game="tapeo", num_players=2)
+    # and the side-card reading that lists bots per table size (the web page's) offers it at none:
+    # null read as "every size" and [2.0, 4.0] as (2, 4) before
+    from hod.agents.onnx_policy import card_player_counts
+    assert card_player_counts(path) == ()
 
 
 def test_a_card_repeating_a_table_size_plays_each_size_once(exported, tmp_path):
