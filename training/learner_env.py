@@ -73,7 +73,7 @@ from hod.adapters.options import check_reset_options, check_seed
 from hod.agents import batch_policies
 from hod.agents.batch_policies import bot_policy, random_policy
 from hod.core.deal import draw_seeds
-from hod.core.errors import ConfigError, check_int_range
+from hod.core.errors import ConfigError, IllegalActionError, check_int_range
 from hod.core.games import GameInfo, get_game, load_object
 from hod.core.rewards import win_shares_batch
 
@@ -211,7 +211,7 @@ class LearnerVecEnv(MaskedVecEnv):
         ConfigError: a value outside its legal range (named in the message), a game without a
             batched engine, or an engine option the engine refuses.
         IllegalActionError: in ``step``, a learner action outside its mask (nothing changes in
-            that table size's games).
+            any game).
     """
 
     def __init__(self, game: Any, num_tables: int = 64, num_players: int | Sequence[int] = 2,
@@ -488,14 +488,32 @@ class LearnerVecEnv(MaskedVecEnv):
                 games last the same number of steps, so they finish together).
 
         Raises:
-            ValueError: wrong number of actions, or ``hold`` covering part of a simultaneous
-                table size's slots.
-            IllegalActionError: an illegal learner action (nothing changes in that size's games).
+            ValueError: wrong number of actions, actions that are not integers, a ``hold`` that is
+                not bool (num_envs,), or one covering part of a simultaneous table size's slots.
+            IllegalActionError: an illegal action of a slot that moves (the first one named, with
+                its legal actions); checked for every slot before any game moves, so nothing
+                changes anywhere.
         """
         actions = np.asarray(actions).reshape(-1)
         if actions.shape[0] != self.num_envs:
             raise ValueError(f"expected {self.num_envs} actions (one per env slot), got {actions.shape[0]}")
         N = self.num_envs
+        if actions.dtype.kind not in "iu":   # 2.4 is not action 2, nor '0' action 0
+            raise ValueError(f"actions of dtype {actions.dtype}; legal: integers (one action id per env slot, "
+                             f"0..{self.num_actions - 1})")
+        if hold is not None:
+            hold = np.asarray(hold)
+            if hold.dtype != bool or hold.shape != (N,):
+                raise ValueError(f"hold of dtype {hold.dtype} and shape {hold.shape}; legal: None or bool ({N},), "
+                                 f"one per env slot")
+        # every moving slot's action against its mask, before any game moves: a refused step changes nothing
+        moving_slots = np.ones(N, bool) if hold is None else ~hold
+        in_range = (actions >= 0) & (actions < self.num_actions)
+        legal = in_range & (self._masks[np.arange(N), np.where(in_range, actions, 0)] != 0)
+        bad = np.flatnonzero(moving_slots & ~legal)
+        if bad.size:
+            i = int(bad[0])
+            raise IllegalActionError(f"env slot {i}", actions[i].item(), np.flatnonzero(self._masks[i]).tolist())
         rewards = np.zeros(N, np.float32)
         dones = np.zeros(N, bool)
         infos: list[dict] = [{} for _ in range(N)]

@@ -42,7 +42,7 @@ import numpy as np
 from gymnasium import spaces
 from stable_baselines3.common.vec_env.base_vec_env import VecEnv
 
-from hod.core.errors import ConfigError
+from hod.core.errors import ConfigError, IllegalActionError
 
 from .learner_env import MaskedVecEnv, check_reward_scale, make_learner_vec_env
 from .table import LearnerTable
@@ -118,6 +118,23 @@ class TableVecEnv(MaskedVecEnv):
         self._actions = np.asarray(actions).reshape(self.num_envs)
 
     def step_wait(self):
+        """One step of every table: SB3's ``(obs, rewards, dones, infos)``.
+
+        Raises:
+            IllegalActionError: (the tables' ``illegal_action="raise"``, the default) an action
+                outside its slot's mask, checked for every table before any table moves, so a
+                refused step changes nothing anywhere; the first one is named with its legal
+                actions. Ill-typed actions are each table's to judge, as before.
+        """
+        if all(t.env_options.get("illegal_action") == "raise" for t in self.tables):
+            a = self._actions
+            if a.dtype.kind in "iu":
+                in_range = (a >= 0) & (a < self._masks.shape[1])
+                ok = in_range & self._masks[np.arange(self.num_envs), np.where(in_range, a, 0)]
+                bad = np.flatnonzero(~ok)
+                if bad.size:
+                    i = int(bad[0])
+                    raise IllegalActionError(f"env slot {i}", a[i].item(), np.flatnonzero(self._masks[i]).tolist())
         rewards = np.zeros(self.num_envs, np.float32)
         dones = np.zeros(self.num_envs, bool)
         infos: list[dict[str, Any]] = [{} for _ in range(self.num_envs)]

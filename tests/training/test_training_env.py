@@ -307,3 +307,23 @@ def test_single_agent_view_does_not_import_torch():
             "assert 'torch' not in sys.modules\n")
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r.stderr
+
+
+def test_single_game_tables_refuse_an_illegal_action_before_any_table_moves():
+    # make_vec_env's single-game tables (engine "single"): an illegal action in the last table
+    # used to raise after tables 0 and 1 had stepped.
+    env = make_vec_env("tapeo", 3, 2, 1, ["random"], seed=0)
+    twin = make_vec_env("tapeo", 3, 2, 1, ["random"], seed=0)
+    env.reset()
+    twin.reset()
+    masks = env.action_masks()
+    first = np.array([np.flatnonzero(r)[0] for r in masks])
+    bad = first.copy()
+    bad[2] = int(np.flatnonzero(~masks[2])[0])
+    with pytest.raises(IllegalActionError, match=rf"^illegal action {bad[2]} for env slot 2; legal actions: "):
+        env.step(bad)
+    for _ in range(4):   # then the same games as a twin that never saw the refused step
+        a = np.array([np.flatnonzero(r)[0] for r in env.action_masks()])
+        o1, r1, d1, _ = env.step(a)
+        o2, r2, d2, _ = twin.step(a)
+        assert np.array_equal(o1, o2) and np.array_equal(r1, r2) and np.array_equal(d1, d2)

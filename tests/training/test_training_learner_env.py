@@ -360,3 +360,47 @@ def test_robada_gymnasium_vector_env_same_step_autoreset():
                 assert infos["final_obs"][i]["action_mask"].tolist() == [0] * 26 + [1]
                 assert rew[i] == infos["final_score"][i]
     assert finished > 0
+
+
+def _legal_first(masks: np.ndarray) -> np.ndarray:
+    return np.array([np.flatnonzero(r)[0] for r in masks])
+
+
+@pytest.mark.parametrize("game", ["tapeo", "robada"])
+def test_an_illegal_action_in_one_table_size_moves_no_game_of_any_size(game):
+    # Two table sizes: the illegal action sits in the last (3-player) size. Before, the 2-player
+    # games had already stepped when it raised (their states, the observation buffer, the counter).
+    env = LearnerVecEnv(game, num_tables=4, num_players=[2, 3], seed=0)
+    twin = LearnerVecEnv(game, num_tables=4, num_players=[2, 3], seed=0)
+    env.reset()
+    twin.reset()
+    masks = env.action_masks()
+    bad = _legal_first(masks)
+    last = env.num_envs - 1
+    bad[last] = int(np.flatnonzero(~masks[last])[0])
+    decisions, obs = env.decisions, env.observations()
+    with pytest.raises(IllegalActionError, match=rf"^illegal action {bad[last]} for env slot {last}; legal "
+                                                 rf"actions: \[{', '.join(map(str, np.flatnonzero(masks[last])))}\]$"):
+        env.step(bad)
+    assert env.decisions == decisions and np.array_equal(env.observations(), obs)
+    # and the next legal steps are the twin's, which never saw the refused one
+    for _ in range(5):
+        a = _legal_first(env.action_masks())
+        o1, r1, d1, _ = env.step(a)
+        o2, r2, d2, _ = twin.step(a)
+        assert np.array_equal(o1, o2) and np.array_equal(r1, r2) and np.array_equal(d1, d2)
+
+
+def test_step_hold_refuses_ill_typed_actions_and_holds_without_moving():
+    env = LearnerVecEnv("robada", num_tables=4, num_players=2, seed=0)
+    env.reset()
+    a = _legal_first(env.action_masks())
+    obs = env.observations()
+    with pytest.raises(ValueError, match=r"^actions of dtype float64; legal: integers \(one action id per env slot, "
+                                         r"0\.\.26\)$"):
+        env.step_hold(a + 0.4)   # used to play action int(a + 0.4) = a
+    with pytest.raises(ValueError, match=r"^hold of dtype int64 and shape \(4,\); legal: None or bool \(4,\)"):
+        env.step_hold(a, np.array([1, 0, 0, 0]))   # used to be ignored: ~1 is nonzero, the game moved
+    with pytest.raises(ValueError, match=r"^hold of dtype bool and shape \(1,\)"):
+        env.step_hold(a, np.array([True]))
+    assert np.array_equal(env.observations(), obs)
