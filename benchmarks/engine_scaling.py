@@ -35,7 +35,9 @@ from typing import Optional
 
 import numpy as np
 
-from hod.benchmarks.engine_speed import ENGINE_ROWS, _cpus, _timed, bench_engine, emit, uniform_legal
+from hod.benchmarks.engine_speed import ENGINE_ROWS, MAX_BATCH, _cpus, _timed, bench_engine, emit, uniform_legal
+from hod.core.errors import ConfigError
+from hod.evaluation.cli_options import float_option, int_option, prepare_out_prefix
 
 PROG = "python -m hod.benchmarks.engine_scaling"
 
@@ -126,24 +128,29 @@ def main(argv: Optional[list[str]] = None) -> dict:
     :func:`run`'s dict.
 
     Raises:
-        SystemExit: status 2 with argparse's usage error for ``--repeats``/``--batch-size`` < 1,
-            ``--seconds`` <= 0, fewer than two ``--cpus`` or CPUs this process may not use, or a
+        SystemExit: status 2 with argparse's usage error for ``--repeats`` < 1, ``--batch-size``
+            outside ``1..MAX_BATCH``, ``--seconds`` not a finite number > 0, an ``--out`` that
+            cannot be written, fewer than two ``--cpus`` or CPUs this process may not use, or a
             platform without ``os.sched_setaffinity`` (nothing run).
     """
     ap = argparse.ArgumentParser(prog=PROG, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--cpus", type=_cpus, default={0, 1}, help="CPUs of the parallel run (default 0,1: two cores)")
-    ap.add_argument("--batch-size", type=int, default=4096, help="games per batch (default 4096)")
-    ap.add_argument("--seconds", type=float, default=2.0, help="least seconds per timed run (default 2)")
-    ap.add_argument("--repeats", type=int, default=3, help="timed runs per figure; the median is reported (default 3)")
+    ap.add_argument("--batch-size", type=int_option(1, MAX_BATCH), default=4096,
+                    help=f"games per batch, 1..{MAX_BATCH} (default 4096)")
+    ap.add_argument("--seconds", type=float_option(0, low_open=True), default=2.0,
+                    help="least seconds per timed run, a finite number > 0 (default 2)")
+    ap.add_argument("--repeats", type=int_option(1), default=3, help="timed runs per figure; the median is reported (default 3)")
     ap.add_argument("--games", nargs="+", choices=sorted({g for g, _ in ENGINE_ROWS}),
                     help="the engines measured (default: every row)")
     ap.add_argument("--auto-reset", action="store_true",
                     help="also the auto-reset step of the engines that have one (step(..., auto_reset=True))")
     ap.add_argument("--out", help="also write the table to this file (Markdown)")
     args = ap.parse_args(argv)
-    if args.repeats < 1 or args.seconds <= 0 or args.batch_size < 1:
-        ap.error(f"--repeats {args.repeats}, --batch-size {args.batch_size}, --seconds {args.seconds}: legal: "
-                 "--repeats and --batch-size integers >= 1, --seconds a number > 0")
+    if args.out:   # before any timing: a path that cannot be written fails now, not after the run
+        try:
+            prepare_out_prefix(args.out, ("",))
+        except ConfigError as e:
+            ap.error(str(e))
     if not hasattr(os, "sched_setaffinity"):
         ap.error("this platform cannot pin a process to CPUs (os.sched_setaffinity)")
     available = os.sched_getaffinity(0)

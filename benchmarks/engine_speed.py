@@ -37,6 +37,13 @@ import time
 from pathlib import Path
 from typing import Callable, Optional
 
+from hod.core.errors import ConfigError
+from hod.evaluation.cli_options import float_option, int_option, prepare_out_prefix
+
+#: The largest ``--batch-sizes`` value: Tapeo's batched engine's own limit (``1 << 24`` games,
+#: gigabytes of state), refused by the parser rather than by the engine after the smaller rows ran.
+MAX_BATCH = 1 << 24
+
 import numpy as np
 
 #: The command as typed (argparse's usage line).
@@ -338,25 +345,30 @@ def main(argv: Optional[list[str]] = None) -> dict:
     ``--out``, write it there (:func:`emit`); returns :func:`run`'s dict.
 
     Raises:
-        SystemExit: status 2 with argparse's usage error for ``--repeats`` or a batch size < 1,
-            ``--seconds`` <= 0 or ``--cpus`` this process may not use (nothing run).
+        SystemExit: status 2 with argparse's usage error for ``--repeats`` < 1, a batch size
+            outside ``1..MAX_BATCH``, ``--seconds`` not a finite number > 0 (``nan`` ran forever),
+            an ``--out`` that cannot be written, or ``--cpus`` this process may not use (nothing run).
         RuntimeError: a compile-time child process failed (:func:`compile_times`).
     """
     ap = argparse.ArgumentParser(prog=PROG, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--cpus", type=_cpus, default={0}, help="CPUs to run on (default 0: one core, as taskset -c 0)")
-    ap.add_argument("--batch-sizes", nargs="+", type=int, default=[1, 4096], help="batch sizes (default 1 4096)")
-    ap.add_argument("--seconds", type=float, default=2.0, help="least seconds per timed run (default 2)")
-    ap.add_argument("--repeats", type=int, default=3, help="timed runs per figure; the median is reported (default 3)")
+    ap.add_argument("--batch-sizes", nargs="+", type=int_option(1, MAX_BATCH), default=[1, 4096],
+                    help=f"batch sizes, 1..{MAX_BATCH} (default 1 4096)")
+    ap.add_argument("--seconds", type=float_option(0, low_open=True), default=2.0,
+                    help="least seconds per timed run, a finite number > 0 (default 2)")
+    ap.add_argument("--repeats", type=int_option(1), default=3, help="timed runs per figure; the median is reported (default 3)")
     ap.add_argument("--no-pgx", action="store_true", help="skip the Pgx rows")
     ap.add_argument("--no-compile", action="store_true", help="skip the import + compile measurement")
     ap.add_argument("--quick", action="store_true", help="smoke run: B = 1 and 8, 0.02 s, 1 repeat (not meaningful)")
     ap.add_argument("--out", help="also write the table to this file (Markdown)")
     args = ap.parse_args(argv)
+    if args.out:   # before any timing: a path that cannot be written fails now, not after the run
+        try:
+            prepare_out_prefix(args.out, ("",))
+        except ConfigError as e:
+            ap.error(str(e))
     if args.quick:
         args.batch_sizes, args.seconds, args.repeats = [1, 8], 0.02, 1
-    if args.repeats < 1 or args.seconds <= 0 or min(args.batch_sizes) < 1:
-        ap.error(f"--repeats {args.repeats}, --batch-sizes {args.batch_sizes}, --seconds {args.seconds}: legal: "
-                 "--repeats and every batch size integers >= 1, --seconds a number > 0")
     available = os.sched_getaffinity(0) if hasattr(os, "sched_getaffinity") else None
     if available is not None:
         if not args.cpus <= available:

@@ -45,8 +45,11 @@ from hod.agents.onnx_policy import OPPONENTS_DIR, OnnxPolicy
 from hod.core.atomic import atomic_write_bytes, atomic_write_json
 
 PROG = "python -m hod.benchmarks.tapeo_playout_distill"
-#: Where the search bot loads its playout network from (hod.agents.tapeo_search.PLAYOUT_NETWORK).
-DEFAULT_OUT = OPPONENTS_DIR.parent / "tapeo_playout.onnx"
+#: Where the search bot loads its playout network from (hod.agents.tapeo_search.PLAYOUT_NETWORK):
+#: the command writes there only with ``--overwrite-shipped``.
+SHIPPED_OUT = OPPONENTS_DIR.parent / "tapeo_playout.onnx"
+#: The command's default ``--out``: a run's folder, not the shipped file.
+DEFAULT_OUT = Path("runs") / "tapeo_playout.onnx"
 
 
 def playout_rows(teacher: OnnxPolicy, players: int, games: int, seed: int) -> tuple:
@@ -188,7 +191,7 @@ def distill(out: Path = DEFAULT_OUT, hidden: tuple = (32, 32), games: int = 2000
     returns the card.
 
     Args:
-        out: the ``.onnx`` file to write (the search loads :data:`DEFAULT_OUT`).
+        out: the ``.onnx`` file to write (the search loads :data:`SHIPPED_OUT`).
         hidden: the hidden layers' widths.
         games: games played per table size (2..6) for the rows.
         epochs: passes over the training rows.
@@ -260,12 +263,19 @@ def main(argv: Optional[list[str]] = None) -> dict:
     from hod.evaluation.cli_options import int_option
 
     ap = argparse.ArgumentParser(prog=PROG, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--out", type=Path, default=DEFAULT_OUT, help=f"the export to write (default {DEFAULT_OUT})")
+    ap.add_argument("--out", type=Path, default=DEFAULT_OUT,
+                    help=f"the export to write (default {DEFAULT_OUT}; the search's own, {SHIPPED_OUT}, only with "
+                         f"--overwrite-shipped)")
+    ap.add_argument("--overwrite-shipped", action="store_true",
+                    help="allow --out to be the shipped playout network the search loads (refused without it)")
     ap.add_argument("--hidden", type=int_option(1, 1024), nargs="+", default=[32, 32], help="hidden widths (default 32 32)")
     ap.add_argument("--games", type=int_option(1), default=2000, help="games per table size (default 2000)")
     ap.add_argument("--epochs", type=int_option(1), default=10, help="epochs (default 10)")
     ap.add_argument("--seed", type=int_option(0), default=0, help="seed (default 0)")
     args = ap.parse_args(argv)
+    if args.out.resolve() == SHIPPED_OUT.resolve() and not args.overwrite_shipped:
+        ap.error(f"--out {args.out} is the shipped playout network the search loads; legal: another --out "
+                 f"(default {DEFAULT_OUT}), or --overwrite-shipped to replace it")
     return distill(args.out, tuple(args.hidden), args.games, args.epochs, args.seed)
 
 

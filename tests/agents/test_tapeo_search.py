@@ -481,3 +481,20 @@ def test_search_speed_benchmark_smoke_and_refusals(capsys):
     with pytest.raises(SystemExit) as e:
         bench.main(["--players", "7"])
     assert e.value.code == 2
+
+
+def test_the_distillation_command_writes_the_shipped_playout_network_only_when_told(monkeypatch, capsys):
+    # Its default --out was the shipped agents/tapeo_playout.onnx: a plain run replaced what the
+    # search loads. Now the default is a run folder, and the shipped file needs --overwrite-shipped.
+    from hod.benchmarks import tapeo_playout_distill as D
+
+    calls = []
+    monkeypatch.setattr(D, "distill", lambda out, *a: calls.append(out))
+    with pytest.raises(SystemExit) as e:
+        D.main(["--out", str(D.SHIPPED_OUT)])
+    assert e.value.code == 2 and calls == []
+    assert "is the shipped playout network the search loads; legal: another --out (default " \
+           "runs/tapeo_playout.onnx), or --overwrite-shipped to replace it" in capsys.readouterr().err
+    D.main([])
+    D.main(["--out", str(D.SHIPPED_OUT), "--overwrite-shipped"])
+    assert calls == [D.DEFAULT_OUT, D.SHIPPED_OUT] and D.DEFAULT_OUT == D.Path("runs") / "tapeo_playout.onnx"

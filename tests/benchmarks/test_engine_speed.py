@@ -45,6 +45,11 @@ def test_quick_run_prints_and_writes_the_table(tmp_path, capsys):
 @pytest.mark.parametrize("argv,fragment", [
     (["--cpus", "x"], "--cpus"), (["--cpus", "99999"], "legal values"), (["--repeats", "0"], "legal"),
     (["--seconds", "0"], "legal"), (["--batch-sizes", "0"], "legal"),
+    # nan passed the old check (nan <= 0 is False) and the timing loop never ended; inf too
+    (["--seconds", "nan"], "argument --seconds: invalid value 'nan'; legal values: a finite number in (0, inf)"),
+    (["--seconds", "inf"], "argument --seconds: invalid value 'inf'; legal values: a finite number in (0, inf)"),
+    # the engine's own limit, refused after the smaller batch sizes had run
+    (["--batch-sizes", "1", "99999999999"], "invalid value '99999999999'; legal values: an integer in 1..16777216"),
 ])
 def test_bad_arguments_exit_2_with_one_line(argv, fragment, capsys):
     with pytest.raises(SystemExit) as e:
@@ -52,6 +57,21 @@ def test_bad_arguments_exit_2_with_one_line(argv, fragment, capsys):
     assert e.value.code == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert fragment in err[-1] and err[-1].startswith("python -m hod.benchmarks.engine_speed: error:")
+
+
+@pytest.mark.parametrize("module", ["engine_speed", "engine_scaling"])
+def test_an_out_that_cannot_be_written_is_refused_before_any_timing(module, tmp_path, capsys, monkeypatch):
+    import importlib
+
+    mod = importlib.import_module(f"hod.benchmarks.{module}")
+    monkeypatch.setattr(mod, "run", lambda *a, **k: pytest.fail("ran before checking --out"))
+    (tmp_path / "afile").write_text("")
+    with pytest.raises(SystemExit) as e:   # a file where the folder should be: FileExistsError after the run before
+        mod.main(["--out", str(tmp_path / "afile" / "x.md"), "--cpus", "0"])
+    assert e.value.code == 2
+    err = capsys.readouterr().err.strip().splitlines()[-1]
+    assert err.startswith(f"python -m hod.benchmarks.{module}: error: --out {tmp_path / 'afile' / 'x.md'}: cannot "
+                          f"write in {tmp_path / 'afile'}: Not a directory")
 
 
 def test_the_parallel_sampler_draws_what_the_serial_one_draws():
