@@ -15,7 +15,7 @@ from typing import Optional
 
 import numpy as np
 
-from hod.agents.base import BeliefSampler, Bot, Observation
+from hod.agents.base import BeliefSampler, Bot, Observation, legal_actions
 from hod.core.errors import ConfigError
 from kuhn_env.rules.engine import BET, JACK, KING, NOOP, NUM_ACTIONS, PASS, QUEEN
 from kuhn_env.rules.observation import decode
@@ -28,14 +28,26 @@ _SECOND = {
 }
 
 
+#: The histories (action ids so far) after which a seat decides, K2: the opening, after a check,
+#: facing a bet, and facing a bet after one's own check.
+DECISION_HISTORIES = ((), (PASS,), (BET,), (PASS, BET))
+
+
 def bet_probability(history: tuple, card: int, alpha: Fraction | float = 0) -> Fraction | float:
     """The equilibrium probability (K5) of ``bet`` for the seat to act after ``history`` (a tuple
     of action ids) holding ``card``; ``alpha`` in [0, 1/3] is the first player's parameter. Exact
     (a Fraction) when ``alpha`` is.
 
     Raises:
-        ConfigError: a history after which the game is over (no decision to make).
+        ConfigError: a ``card`` that is not a Jack, Queen or King (0, 1, 2), or a ``history`` after
+            which nobody acts (the game is over, or not a history of Kuhn poker, K2); the legal
+            values are named.
     """
+    if card not in (JACK, QUEEN, KING) or isinstance(card, bool):
+        raise ConfigError(f"card={card!r}; legal values: {JACK} (Jack), {QUEEN} (Queen), {KING} (King)")
+    if history not in DECISION_HISTORIES:
+        raise ConfigError(f"history {list(history)}: nobody acts after it (kuhn_env/RULES.md K2); legal: the "
+                          f"histories of a decision, {[list(h) for h in DECISION_HISTORIES]}")
     if history == ():
         return {JACK: alpha, QUEEN: 0 * alpha, KING: 3 * alpha}[card]
     if history in _SECOND:
@@ -53,22 +65,26 @@ class NashBot(Bot):
         alpha: in [0, 1/3] (default 0); read only when it plays seat 0.
 
     Raises:
-        ConfigError: ``alpha`` outside [0, 1/3] or not a number.
+        ConfigError: ``alpha`` outside [0, 1/3] or not a number; an unknown option
+            (:class:`hod.core.errors.UnknownOptionError`, the legal ones named).
     """
 
     name = "nash"
 
-    def __init__(self, seed: Optional[int] = None, alpha: float = 0.0) -> None:
-        super().__init__(seed)
-        if isinstance(alpha, bool) or not isinstance(alpha, (int, float, Fraction)) or not 0 <= alpha <= Fraction(1, 3):
+    def __init__(self, seed: Optional[int] = None, alpha: float = 0.0, **options) -> None:
+        super().__init__(seed, **options)   # an unknown option: UnknownOptionError naming seed and alpha
+        if (isinstance(alpha, (bool, np.bool_)) or not isinstance(alpha, (int, float, Fraction, np.integer, np.floating))
+                or not 0 <= alpha <= Fraction(1, 3)):   # nan fails the comparison
             raise ConfigError(f"alpha={alpha!r} is not allowed; legal values: numbers in [0, 1/3]")
-        self.alpha = alpha
+        # numpy scalars as Python numbers (a Fraction or an int stays exact)
+        self.alpha = int(alpha) if isinstance(alpha, np.integer) else float(alpha) if isinstance(alpha, np.floating) else alpha
 
     def probabilities(self, observation: Observation) -> np.ndarray:
         """float64 (3,): the probability of each action (pass, bet, no-op) in this position; a
         seat not to act (its mask allows only ``no-op``) plays ``no-op``."""
         p = np.zeros(NUM_ACTIONS)
         mask = np.asarray(observation["action_mask"])
+        legal_actions(observation)   # an empty mask is refused (it used to be answered with no-op)
         if not mask[PASS] and not mask[BET]:
             p[NOOP] = 1.0
             return p

@@ -279,3 +279,29 @@ def test_a_belief_sample_keeps_what_the_seat_knows():
     assert {x.cards[0] for x in seen} == {JACK, KING}
     assert 70 <= sum(x.cards[0] == JACK for x in seen) <= 130        # about half of 200
     assert s.cards == (KING, QUEEN) and s.history == [B]
+
+
+def test_the_nash_bot_refuses_bad_input_naming_the_legal_values():
+    import numpy as np
+    from fractions import Fraction
+
+    from hod.agents import registry
+    from hod.core.errors import UnknownOptionError
+    from kuhn_env.bots import bet_probability
+
+    # an unknown option was a raw TypeError; now the bots' one error, naming seed and alpha
+    with pytest.raises(UnknownOptionError, match=r"^unknown option\(s\) \['bogus'\] for kuhn bot 'nash'; "
+                                                 r"legal options: \['seed', 'alpha'\]$"):
+        registry.make("kuhn", "nash", seed=0, bogus=1)
+    assert registry.make("kuhn", "nash", seed=0, alpha=np.float32(0.25)).alpha == 0.25   # refused before
+    with pytest.raises(ConfigError, match=r"alpha=nan is not allowed; legal values: numbers in \[0, 1/3\]"):
+        registry.make("kuhn", "nash", seed=0, alpha=float("nan"))
+    with pytest.raises(ConfigError, match=r"^card=9; legal values: 0 \(Jack\), 1 \(Queen\), 2 \(King\)$"):
+        bet_probability((), 9)                 # a KeyError before
+    with pytest.raises(ConfigError, match=r"^history \[1, 0\]: nobody acts after it"):
+        bet_probability((1, 0), 0)             # bet then check is no history of Kuhn poker
+    assert bet_probability((0,), 0) == Fraction(1, 3)   # K5: the second player bets a Jack 1/3 after a check
+    bot = registry.make("kuhn", "nash", seed=0)
+    obs = {"observation": np.zeros(11, np.float32), "action_mask": np.zeros(3, np.int8)}
+    with pytest.raises(ValueError, match="the action mask allows no action"):
+        bot.act(obs)                           # it answered no-op, an action the mask did not allow
