@@ -245,8 +245,15 @@ class LearnerVecEnv(MaskedVecEnv):
         for i, (t, n) in enumerate(zip(split, counts)):
             try:
                 eng = Engine(n, t, seed=[self.seed_value, 2, i], reward_scheme=reward_scheme, **engine_options)
-            except TypeError as e:
-                raise ConfigError(f"{info.name} batched engine: {e}") from e
+            except TypeError as e:   # an option the engine does not take: name the ones it does
+                import inspect
+
+                if "legal" in str(e):
+                    raise ConfigError(f"{info.name} batched engine: {e}") from e
+                fixed = {"self", "num_players", "batch_size", "seed"}
+                legal = [p for p, v in inspect.signature(Engine).parameters.items()
+                         if p not in fixed and v.kind not in (v.VAR_POSITIONAL, v.VAR_KEYWORD)]
+                raise ConfigError(f"{info.name} batched engine: {e}; legal options: {legal}") from e
             self.sizes.append(_Size(eng, n, L, t, at, drawn=not self.simultaneous))
             at += t * L
         self.L = L

@@ -305,9 +305,11 @@ class OpponentPool:
                 raise ConfigError(f"{key}={v!r}; legal: a finite number > 0")
         if isinstance(pfsp_window, bool) or not isinstance(pfsp_window, (int, np.integer)) or pfsp_window < 1:
             raise ConfigError(f"pfsp_window={pfsp_window!r}; legal: an integer >= 1")
-        if any(p < 0 for p in probs.values()) or sum(probs.values()) <= 0:
-            raise ConfigError(f"pool probabilities {probs}: legal: each >= 0 (they are normalised), not all 0")
-        if max_size < 0:
+        if (any(isinstance(p, bool) or not isinstance(p, (int, float, np.integer, np.floating)) or not np.isfinite(p)
+                or p < 0 for p in probs.values()) or sum(probs.values()) <= 0):   # nan passed "p < 0" before
+            raise ConfigError(f"pool probabilities {probs}: legal: each a finite number >= 0 (they are normalised), "
+                              f"not all 0")
+        if isinstance(max_size, bool) or not isinstance(max_size, (int, np.integer)) or max_size < 0:
             raise ConfigError(f"pool max_size={max_size!r} must be >= 0; legal values: integers 0, 1, 2, ...")
         self.game = game
         self.heuristics = check_bot_names(game, heuristics, observation_only=not search_bots, exports=True)

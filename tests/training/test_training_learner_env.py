@@ -404,3 +404,30 @@ def test_step_hold_refuses_ill_typed_actions_and_holds_without_moving():
     with pytest.raises(ValueError, match=r"^hold of dtype bool and shape \(1,\)"):
         env.step_hold(a, np.array([True]))
     assert np.array_equal(env.observations(), obs)
+
+
+POOL_ENV = dict(game="tapeo", num_envs=8, players=[2], learner_seats=1, env_options={}, seed=0, reward_scale=1.0,
+                obs_encoder="none", heuristics=["random"], pool_size=2, p_latest=0.5, p_past=0.3, p_heuristic=0.2,
+                opponent_deterministic=False)
+
+
+@pytest.mark.parametrize("change, message", [
+    ({"learner_seats": 0}, r"^learner_seats=0 is out of range; legal values: \[1, 2, 3, 4, 5, 6\]$"),   # ZeroDivisionError
+    ({"learner_seats": 1.7}, r"^learner_seats=1\.7 must be an integer"),                                 # truncated to 1
+    ({"seed": 1.5}, r"^seed=1\.5 must be an int in 0\.\.2\*\*64-1$"),                                     # truncated
+    ({"seed": -1}, r"^seed=-1 must be an int in 0\.\.2\*\*64-1$"),                                        # a bare ValueError
+    ({"reward_scale": float("nan")}, r"^reward_scale=nan must be a positive number"),                    # accepted
+    ({"p_latest": float("nan")}, r"^pool probabilities .*: legal: each a finite number >= 0"),           # accepted
+    ({"env_options": {"bogus": 1}}, r"unexpected keyword argument 'bogus'; legal options: \['config', "
+                                    r"'reward_scheme', 'round_rewards'\]$"),
+    ({"players": None}, r"^env config lacks \['players'\]"),                                               # KeyError
+])
+def test_the_rllib_pool_env_refuses_a_bad_config_naming_the_legal_values(change, message):
+    from hod.training.rllib.envs import PoolVectorEnv
+
+    config = {**POOL_ENV, **change}
+    if change.get("players", 0) is None:
+        del config["players"]
+    with pytest.raises(ConfigError, match=message):
+        PoolVectorEnv(config)
+    assert PoolVectorEnv(POOL_ENV).num_envs == 8

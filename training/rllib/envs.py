@@ -35,8 +35,10 @@ import numpy as np
 from gymnasium import spaces
 
 from hod.agents.encoders import get_encoder
+from hod.core.deal import check_seed
+from hod.core.errors import ConfigError, check_int_range
 from hod.core.games import make_raw_env
-from hod.training.learner_env import make_learner_vector_env
+from hod.training.learner_env import check_reward_scale, make_learner_vector_env
 from hod.training.numpy_policy import NumpyPolicy
 from hod.training.pool import OpponentPool
 
@@ -44,6 +46,9 @@ from hod.training.pool import OpponentPool
 FAST_KEYS = ("game", "players", "learner_seats", "env_options", "seed", "reward_scale", "obs_encoder",
              "heuristics", "pool_size", "p_latest", "p_past", "p_heuristic", "opponent_deterministic")
 #: optional env-config keys (default: none): ``heuristic_options``
+#: The keys of :data:`FAST_KEYS` an env config may leave out (their defaults: seed 0, no
+#: env_options, reward_scale 1, no encoder).
+OPTIONAL_KEYS = ("seed", "env_options", "reward_scale", "obs_encoder")
 
 
 def runner_seed(seed: int, worker_index: int) -> int:
@@ -67,16 +72,23 @@ class PoolVectorEnv(gymnasium.vector.VectorEnv):
     ``win_share`` of the learner seat (arrays with ``_final_score``/``_win_share`` masks).
 
     Raises:
-        ConfigError: a value outside its legal range; ValueError: ``num_envs`` not a multiple of
-            ``learner_seats``.
+        ConfigError: a missing key, a value outside its legal range (``learner_seats``,
+            ``num_envs``, ``reward_scale``, ``seed``, the pool's probabilities: named with the
+            legal values); ValueError: ``num_envs`` not a multiple of ``learner_seats``.
     """
 
     metadata = {"autoreset_mode": gymnasium.vector.AutoresetMode.NEXT_STEP}
 
     def __init__(self, config: Mapping[str, Any]) -> None:
         c = dict(config)
-        L = int(c["learner_seats"])
-        n = int(c["num_envs"])
+        missing = [k for k in ("game", "num_envs", *FAST_KEYS) if k not in c and k not in OPTIONAL_KEYS]
+        if missing:
+            raise ConfigError(f"env config lacks {missing}; legal: a config with 'game', 'num_envs' and the keys "
+                              f"{list(FAST_KEYS)} (those of the training configuration)")
+        L = check_int_range("learner_seats", c["learner_seats"], 1, 6)     # 1.7 and 0 were truncated / divided by
+        n = check_int_range("num_envs", c["num_envs"], 1, 1 << 24)
+        check_reward_scale(c.get("reward_scale", 1.0))
+        check_seed(c.get("seed", 0))   # -1 and 1.5 were a bare ValueError and a truncation
         if n % L:
             raise ValueError(f"num_envs={n} is not a multiple of learner_seats={L}; legal: tables * learner_seats")
         self.game = c["game"]
