@@ -232,6 +232,7 @@ def test_demo_prints_rounds_and_winner():
 def test_demo_plays_a_search_bot_with_belief_samples():
     # It refused with "needs belief(rng) -> State"; a search bot now gets samples of what its
     # seat cannot see, as in the play apps. 3 rounds at 2 players, every seat the search.
+    pytest.importorskip("onnxruntime")   # the search's playout network (the core venv has none)
     from hod.apps.show_game import play
     text = play(seed=1, players=2, bot="search")
     assert text.count("finished") == 3 and ", search bots" in text.splitlines()[0]
