@@ -143,13 +143,16 @@ def main(argv: list[str] | None = None) -> None:
     """
     ap = argparse.ArgumentParser(prog=PROG, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--game", default="tapeo", choices=game_names(), help="game to measure")
-    ap.add_argument("--players", type=int, default=4, help="player count, one the game allows (default 4)")
+    ap.add_argument("--players", type=int, default=None,
+                    help="player count, one the game allows (default 4, or the game's largest below 4: Kuhn's 2)")
     ap.add_argument("--steps", type=int_option(1), default=50_000, help="agent-steps per environment (default 50000)")
     ap.add_argument("--seed", type=SEED_OPTION, default=0, help="seed of the first reset, 0..2**64-1 (default 0)")
     ap.add_argument("--pettingzoo-benchmark", action="store_true",
                     help="also run pettingzoo.test.performance_benchmark on the AEC env (5 s)")
     args = ap.parse_args(argv)
     sizes = list(get_game(args.game).player_counts)
+    if args.players is None:   # 4, as before, where the game allows it (Kuhn poker is 2 players only)
+        args.players = 4 if 4 in sizes else max(n for n in sizes if n <= 4) if min(sizes) <= 4 else min(sizes)
     if args.players not in sizes:
         ap.error(f"--players {args.players}: legal values for {args.game}: {sizes}")
     if args.pettingzoo_benchmark:

@@ -217,7 +217,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     ap.add_argument("--players", type=int, default=2, choices=(2, 3, 4))
     ap.add_argument("--deals", type=int_option(1), default=60, help="deals per variant, >= 1 (default 60)")
     ap.add_argument("--determinizations", type=int_option(1), default=24, help=">= 1 (default 24)")
-    ap.add_argument("--variants", nargs="*", default=list(VARIANTS), choices=VARIANTS)
+    ap.add_argument("--variants", nargs="+", default=list(VARIANTS), choices=VARIANTS,
+                    help="one or more beliefs to measure (default all); given without a value it was an empty run")
     ap.add_argument("--predictability", type=int_option(0), default=0, metavar="GAMES", help=">= 0 (default 0: none)")
     ap.add_argument("--seed", type=SEED_OPTION, default=0, help="0..2**64-1 (default 0)")
     ap.add_argument("--out", default=None, help="write PREFIX.json")

@@ -111,6 +111,8 @@ BAD_ARGUMENTS = [
      "argument --deals: invalid value '-1'; legal values: an integer >= 1"),
     ("hod.benchmarks.robada_search_edge", ["--predictability", "-1"],
      "argument --predictability: invalid value '-1'; legal values: an integer >= 0"),
+    # an empty list ran nothing and exited 0
+    ("hod.benchmarks.robada_search_edge", ["--variants"], "argument --variants: expected at least one argument"),
     ("hod.benchmarks.robada_search_speed", ["--positions", "0"],
      "argument --positions: invalid value '0'; legal values: an integer >= 1"),
     ("hod.benchmarks.throughput", ["--seconds", "nan"],
@@ -182,3 +184,15 @@ def test_tournament_out_that_cannot_be_written_exits_2_before_playing(capsys):
     out, err = capsys.readouterr()
     assert "--out /proc/x: cannot write in /proc" in err and err.count("\n") == 1
     assert out == ""                                   # no game report: nothing was played
+
+
+@pytest.mark.parametrize("game, players", [("kuhn", 2), ("tapeo", 4), ("robada", 4)])
+def test_env_speed_defaults_to_a_table_size_the_game_has(game, players, monkeypatch):
+    # the default was 4 for every game, which Kuhn poker (2 players only) refused
+    from hod.benchmarks import env_speed
+
+    seen = []
+    monkeypatch.setattr(env_speed, "run", lambda g, n, *a, **k: seen.append((g, n)) or [])
+    monkeypatch.setattr(env_speed, "format_table", lambda rows: "")
+    env_speed.main(["--game", game])
+    assert seen == [(game, players)]
