@@ -31,10 +31,16 @@ from typing import Optional
 
 from hod.benchmarks.browser import BrowserOnnx, self_contained
 from hod.agents.onnx_policy import OPPONENTS_DIR, OnnxPolicy
-from hod.core.atomic import atomic_write_json, atomic_write_text
+from hod.core.atomic import atomic_write_many, json_bytes
+from hod.core.commands import long_command
+from hod.core.errors import ConfigError
+from hod.evaluation.cli_options import prepare_out_prefix
 from hod.training.export import golden_path, load_golden, sample_positions
 
 PROG = "python -m hod.benchmarks.decision_latency"
+#: The files of ``--out PREFIX``: ``PREFIX.md`` and ``PREFIX.json`` (the suffixes appended, so a
+#: dotted prefix such as ``run.v2`` keeps its whole name).
+OUT_SUFFIXES = (".md", ".json")
 #: The target of issue 17: one decision in the browser within 1 ms.
 TARGET_US = 1000.0
 
@@ -114,7 +120,16 @@ def format_markdown(rows: list[dict], header: str) -> str:
 
 
 def main(argv: Optional[list[str]] = None) -> list[dict]:
-    """Entry point: measure, print the table, write ``OUT.md`` and ``OUT.json``."""
+    """Entry point: measure, print the table, write ``OUT.md`` and ``OUT.json`` (``--out`` with
+    the suffixes appended), both or neither (:func:`hod.core.atomic.atomic_write_many`).
+
+    Raises:
+        SystemExit: status 2 with one usage error line for ``--passes`` or ``--repeats`` < 1 or an
+            ``--out`` that cannot be written (:func:`hod.evaluation.cli_options.prepare_out_prefix`:
+            a file where a folder should be, ``OUT.md`` or ``OUT.json`` a folder), before anything
+            is measured; 130 (143) with one line on Ctrl-C (SIGTERM) and 74 with one line when a
+            file cannot be written (:func:`hod.core.commands.long_command`).
+    """
     ap = argparse.ArgumentParser(prog=PROG, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--passes", type=int, default=20, help="passes over the golden rows per timed run (default 20)")
     ap.add_argument("--repeats", type=int, default=5, help="timed runs per figure; the median is reported (default 5)")
@@ -123,15 +138,19 @@ def main(argv: Optional[list[str]] = None) -> list[dict]:
     args = ap.parse_args(argv)
     if args.passes < 1 or args.repeats < 1:
         ap.error(f"--passes {args.passes}, --repeats {args.repeats}: legal values: integers >= 1")
+    try:   # before any measurement: a path that cannot be written fails now, not after the run
+        prepare_out_prefix(args.out, OUT_SUFFIXES)
+    except ConfigError as e:
+        ap.error(str(e))
     paths = sorted(OPPONENTS_DIR.glob("*.onnx"))
-    rows = measure(paths, args.passes, args.repeats, not args.no_browser)
-    header = (f"Decision latency at batch 1, median of {args.repeats} runs of {args.passes} passes over each export's "
-              f"golden rows; 1 thread; {platform.processor() or platform.machine()}, "
-              f"{time.strftime('%Y-%m-%d', time.gmtime())}.")
-    text = format_markdown(rows, header)
-    out = Path(args.out)
-    atomic_write_text(out.with_suffix(".md"), text)
-    atomic_write_json(out.with_suffix(".json"), {"header": header, "rows": rows})
+    with long_command():
+        rows = measure(paths, args.passes, args.repeats, not args.no_browser)
+        header = (f"Decision latency at batch 1, median of {args.repeats} runs of {args.passes} passes over each "
+                  f"export's golden rows; 1 thread; {platform.processor() or platform.machine()}, "
+                  f"{time.strftime('%Y-%m-%d', time.gmtime())}.")
+        text = format_markdown(rows, header)
+        files = {".md": text.encode("utf-8"), ".json": json_bytes({"header": header, "rows": rows})}
+        atomic_write_many([(args.out + suffix, files[suffix]) for suffix in OUT_SUFFIXES])
     print(text)
     return rows
 

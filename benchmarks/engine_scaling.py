@@ -36,6 +36,7 @@ from typing import Optional
 import numpy as np
 
 from hod.benchmarks.engine_speed import ENGINE_ROWS, MAX_BATCH, _cpus, _timed, bench_engine, emit, uniform_legal
+from hod.core.commands import long_command
 from hod.core.errors import ConfigError
 from hod.evaluation.cli_options import float_option, int_option, prepare_out_prefix
 
@@ -131,7 +132,9 @@ def main(argv: Optional[list[str]] = None) -> dict:
         SystemExit: status 2 with argparse's usage error for ``--repeats`` < 1, ``--batch-size``
             outside ``1..MAX_BATCH``, ``--seconds`` not a finite number > 0, an ``--out`` that
             cannot be written, fewer than two ``--cpus`` or CPUs this process may not use, or a
-            platform without ``os.sched_setaffinity`` (nothing run).
+            platform without ``os.sched_setaffinity`` (nothing run); 130 (143) with one line
+            ``error: interrupted (SIGINT)`` on Ctrl-C (SIGTERM), 74 with one line when the table
+            cannot be written (:func:`hod.core.commands.long_command`).
     """
     ap = argparse.ArgumentParser(prog=PROG, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--cpus", type=_cpus, default={0, 1}, help="CPUs of the parallel run (default 0,1: two cores)")
@@ -156,13 +159,14 @@ def main(argv: Optional[list[str]] = None) -> dict:
     available = os.sched_getaffinity(0)
     if not args.cpus <= available or len(args.cpus) < 2:
         ap.error(f"--cpus {sorted(args.cpus)}: legal values: two or more CPUs this process may use, {sorted(available)}")
-    try:
-        result = run(args.cpus, args.batch_size, args.seconds, args.repeats, args.games, args.auto_reset)
-    finally:
-        os.sched_setaffinity(0, available)
-    header = (f"Random legal play; one core = CPU {min(args.cpus)}, then CPUs {sorted(args.cpus)} "
-              f"(numba threading layer {result['layer']}); median of {args.repeats} runs of >= {args.seconds:g} s.")
-    emit(format_markdown(result, header), args.out)
+    with long_command():   # Ctrl-C: one line, status 130 (SIGTERM 143); a refused write: one line, status 74
+        try:
+            result = run(args.cpus, args.batch_size, args.seconds, args.repeats, args.games, args.auto_reset)
+        finally:
+            os.sched_setaffinity(0, available)
+        header = (f"Random legal play; one core = CPU {min(args.cpus)}, then CPUs {sorted(args.cpus)} "
+                  f"(numba threading layer {result['layer']}); median of {args.repeats} runs of >= {args.seconds:g} s.")
+        emit(format_markdown(result, header), args.out)
     return result
 
 

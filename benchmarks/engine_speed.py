@@ -37,6 +37,7 @@ import time
 from pathlib import Path
 from typing import Callable, Optional
 
+from hod.core.commands import long_command
 from hod.core.errors import ConfigError
 from hod.evaluation.cli_options import float_option, int_option, prepare_out_prefix
 
@@ -48,6 +49,18 @@ import numpy as np
 
 #: The command as typed (argparse's usage line).
 PROG = "python -m hod.benchmarks.engine_speed"
+#: ``--batch-sizes``, ``--seconds`` and ``--repeats`` when not given, without and with ``--quick``.
+DEFAULTS = {"batch_sizes": [1, 4096], "seconds": 2.0, "repeats": 3}
+QUICK = {"batch_sizes": [1, 8], "seconds": 0.02, "repeats": 1}
+
+
+def _fill_defaults(args: argparse.Namespace, defaults: dict) -> None:
+    """Set each option of ``defaults`` that the command line left None (not given)."""
+    for name, value in defaults.items():
+        if getattr(args, name) is None:
+            setattr(args, name, list(value) if isinstance(value, list) else value)
+
+
 #: (game, players) rows of the batched engines.
 ENGINE_ROWS = (("tapeo", 4), ("robada", 2))
 
@@ -347,39 +360,47 @@ def main(argv: Optional[list[str]] = None) -> dict:
     Raises:
         SystemExit: status 2 with argparse's usage error for ``--repeats`` < 1, a batch size
             outside ``1..MAX_BATCH``, ``--seconds`` not a finite number > 0 (``nan`` ran forever),
-            an ``--out`` that cannot be written, or ``--cpus`` this process may not use (nothing run).
+            an ``--out`` that cannot be written, or ``--cpus`` this process may not use (nothing run);
+            130 (143) with one line ``error: interrupted (SIGINT)`` on Ctrl-C (SIGTERM), and 74 with
+            one line when the table cannot be written (:func:`hod.core.commands.long_command`).
         RuntimeError: a compile-time child process failed (:func:`compile_times`).
+
+    ``--quick`` sets ``--batch-sizes 1 8 --seconds 0.02 --repeats 1``, each only when not given.
     """
     ap = argparse.ArgumentParser(prog=PROG, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--cpus", type=_cpus, default={0}, help="CPUs to run on (default 0: one core, as taskset -c 0)")
-    ap.add_argument("--batch-sizes", nargs="+", type=int_option(1, MAX_BATCH), default=[1, 4096],
-                    help=f"batch sizes, 1..{MAX_BATCH} (default 1 4096)")
-    ap.add_argument("--seconds", type=float_option(0, low_open=True), default=2.0,
-                    help="least seconds per timed run, a finite number > 0 (default 2)")
-    ap.add_argument("--repeats", type=int_option(1), default=3, help="timed runs per figure; the median is reported (default 3)")
+    # default None: --quick fills in only the options not given (an explicit one wins)
+    ap.add_argument("--batch-sizes", nargs="+", type=int_option(1, MAX_BATCH), default=None,
+                    help=f"batch sizes, 1..{MAX_BATCH} (default 1 4096; --quick: 1 8)")
+    ap.add_argument("--seconds", type=float_option(0, low_open=True), default=None,
+                    help="least seconds per timed run, a finite number > 0 (default 2; --quick: 0.02)")
+    ap.add_argument("--repeats", type=int_option(1), default=None,
+                    help="timed runs per figure; the median is reported (default 3; --quick: 1)")
     ap.add_argument("--no-pgx", action="store_true", help="skip the Pgx rows")
     ap.add_argument("--no-compile", action="store_true", help="skip the import + compile measurement")
-    ap.add_argument("--quick", action="store_true", help="smoke run: B = 1 and 8, 0.02 s, 1 repeat (not meaningful)")
+    ap.add_argument("--quick", action="store_true",
+                    help="smoke run: B = 1 and 8, 0.02 s, 1 repeat (not meaningful); --batch-sizes, --seconds "
+                         "and --repeats given with it are kept")
     ap.add_argument("--out", help="also write the table to this file (Markdown)")
     args = ap.parse_args(argv)
+    _fill_defaults(args, QUICK if args.quick else DEFAULTS)
     if args.out:   # before any timing: a path that cannot be written fails now, not after the run
         try:
             prepare_out_prefix(args.out, ("",))
         except ConfigError as e:
             ap.error(str(e))
-    if args.quick:
-        args.batch_sizes, args.seconds, args.repeats = [1, 8], 0.02, 1
     available = os.sched_getaffinity(0) if hasattr(os, "sched_getaffinity") else None
     if available is not None:
         if not args.cpus <= available:
             ap.error(f"--cpus {sorted(args.cpus)}: legal values: CPUs this process may use, {sorted(available)}")
         os.sched_setaffinity(0, args.cpus)
-    try:
-        result = run(tuple(args.batch_sizes), args.seconds, args.repeats, pgx=not args.no_pgx,
-                     compile=not args.no_compile)
-    finally:
-        if available is not None:
-            os.sched_setaffinity(0, available)     # main() called from Python: the caller's CPUs back
+    with long_command():   # Ctrl-C or SIGTERM: one line "error: interrupted (SIGINT)", status 130 (143)
+        try:
+            result = run(tuple(args.batch_sizes), args.seconds, args.repeats, pgx=not args.no_pgx,
+                         compile=not args.no_compile)
+        finally:
+            if available is not None:
+                os.sched_setaffinity(0, available)     # main() called from Python: the caller's CPUs back
     header = (f"Random legal play on CPUs {sorted(args.cpus)}; median of {args.repeats} runs of >= {args.seconds:g} s; "
               "only the first reset of each row seeded; masks and the deciding seats' observations read every step"
               + (" (--quick smoke run: not meaningful)" if args.quick else "") + ".")
@@ -389,7 +410,8 @@ def main(argv: Optional[list[str]] = None) -> dict:
 
     where = "; ".join(f"{g}: {importlib.import_module(get_game(g).batched_engine.partition(':')[0]).__file__}"
                       for g, _ in ENGINE_ROWS)
-    emit(format_markdown(result, header + f"\nEngines: {where}."), args.out)
+    with long_command():   # a write refused (disk full...): one line, status 74
+        emit(format_markdown(result, header + f"\nEngines: {where}."), args.out)
     return result
 
 

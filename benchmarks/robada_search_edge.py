@@ -43,7 +43,10 @@ from hod.agents.robada_inference import (_COMB, ExpertModel, InferenceBelief, _s
                                          hand_posteriors)
 from hod.agents.robada_search import RolloutBot
 from hod.core.atomic import atomic_write_json
-from hod.evaluation.cli_options import SEED_OPTION, int_option
+from hod.core.commands import long_command
+from hod.core.deal import SEED_LIMIT
+from hod.core.errors import ConfigError
+from hod.evaluation.cli_options import SEED_OPTION, int_option, prepare_out_prefix
 from hod.evaluation.stats import deal_means, t_interval, wilson_interval
 from robada_env.rules import engine
 from robada_env.rules.cards import NUM_RANKS
@@ -52,6 +55,15 @@ from robada_env.rules.observation import encode
 
 PROG = "python -m hod.benchmarks.robada_search_edge"
 VARIANTS = ("uniform", "hands", "deck", "both", "inference")
+#: ``--predictability``'s game ``g`` deals from seed ``seed * PREDICTABILITY_STRIDE + g``.
+PREDICTABILITY_STRIDE = 100_000
+
+
+def predictability_seed_limit(games: int) -> int:
+    """The largest ``--seed`` whose ``--predictability games`` deal seeds
+    (``seed * PREDICTABILITY_STRIDE + g``, g < ``games``) all lie in the deals' range
+    ``0..2**64-1`` (:data:`hod.core.deal.SEED_LIMIT`)."""
+    return (SEED_LIMIT - max(games, 1)) // PREDICTABILITY_STRIDE
 
 
 def _hidden_pool(s: State, seat: int) -> list:
@@ -157,7 +169,7 @@ def predictability(games: int, seed: int, n: int = 2) -> dict:
     done: set = set()
     for g in range(games):
         experts = [ExpertBot(seed=seed * 1000 + g * n + k, rules=config) for k in range(n)]
-        s = engine.new_game(config, seed=seed * 100_000 + g)
+        s = engine.new_game(config, seed=seed * PREDICTABILITY_STRIDE + g)
         cache: dict = {}
         while not s.terminal:
             p = s.current
@@ -212,7 +224,11 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     """Entry point: play every ``--variants`` belief (:func:`play_variant`) and print the Markdown
     table (win rate and mean margin with 95% CIs, wall-clock s); with ``--predictability G``, also
     the table of :func:`predictability`; with ``--out PREFIX``, write all of it to ``PREFIX.json``
-    (atomically). Returns 0, or 2 with argparse's usage error for a bad option (nothing run)."""
+    (atomically). Returns 0, or 2 with argparse's usage error for a bad option (nothing run): an
+    ``--out`` that cannot be written (:func:`hod.evaluation.cli_options.prepare_out_prefix`), a
+    ``--seed`` whose ``--predictability`` deal seeds would pass 2**64-1
+    (:func:`predictability_seed_limit`). Ctrl-C (SIGTERM): one line, status 130 (143)
+    (:func:`hod.core.commands.long_command`)."""
     ap = argparse.ArgumentParser(prog=PROG, description=__doc__.split("\n\n")[0])
     ap.add_argument("--players", type=int, default=2, choices=(2, 3, 4))
     ap.add_argument("--deals", type=int_option(1), default=60, help="deals per variant, >= 1 (default 60)")
@@ -223,6 +239,21 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     ap.add_argument("--seed", type=SEED_OPTION, default=0, help="0..2**64-1 (default 0)")
     ap.add_argument("--out", default=None, help="write PREFIX.json")
     args = ap.parse_args(argv)
+    if args.predictability and args.seed > predictability_seed_limit(args.predictability):
+        ap.error(f"--seed {args.seed} with --predictability {args.predictability}: its deal seeds "
+                 f"seed * {PREDICTABILITY_STRIDE} + game pass 2**64-1; legal values: --seed "
+                 f"0..{predictability_seed_limit(args.predictability)} with --predictability {args.predictability}")
+    if args.out:   # before any game: a path that cannot be written fails now, not after the run
+        try:
+            prepare_out_prefix(args.out, (".json",))
+        except ConfigError as e:
+            ap.error(str(e))
+    with long_command():
+        return _run(args)
+
+
+def _run(args: argparse.Namespace) -> int:
+    """:func:`main`'s work once the options are checked."""
     rows = []
     print("| belief | games | win rate | 95% CI (Wilson) | mean margin | 95% CI | wall-clock s |")
     print("|---|---:|---:|---|---:|---|---:|")

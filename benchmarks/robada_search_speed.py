@@ -34,12 +34,15 @@ from typing import Optional, Sequence
 
 from hod.agents.robada_bots import ExpertBot
 from hod.agents.robada_search import RolloutBot, SearchBot
-from hod.evaluation.cli_options import SEED_OPTION, int_option
+from hod.evaluation.cli_options import int_option
 from robada_env.rules import engine
 from robada_env.rules.engine import Config
 from robada_env.rules.observation import encode
 
 PROG = "python -m hod.benchmarks.robada_search_speed"
+#: The largest ``--seed``: the games are seeded ``seed + g`` (one per game played), so 2**63-1 keeps
+#: every game seed below 2**64 (the deals' range); 2**64-1 overflowed at the second game.
+MAX_SEED = 2**63 - 1
 
 
 def positions(n: int, count: int, seed: int) -> list:
@@ -112,7 +115,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     ap.add_argument("--positions", type=int_option(1), default=12, help=">= 1 (default 12)")
     ap.add_argument("--determinizations", type=int_option(1), default=None,
                     help=">= 1 (default: each bot's registered budget, 48 for rollout, 32 for search)")
-    ap.add_argument("--seed", type=SEED_OPTION, default=0, help="0..2**64-1 (default 0)")
+    ap.add_argument("--seed", type=int_option(0, MAX_SEED, "0..2**63-1"), default=0,
+                    help="0..2**63-1 (default 0; the game seeds seed + g and the experts' seed + 10 * g + k stay "
+                         "below 2**64)")
     ap.add_argument("--games", type=int_option(0), default=0,
                     help="also time this many whole games per search mode (>= 0, default 0)")
     args = ap.parse_args(argv)

@@ -28,6 +28,9 @@ from typing import Optional
 import numpy as np
 
 PROG = "python -m hod.benchmarks.tapeo_expert_speed"
+#: The largest ``--seed``: the games are seeded ``seed, seed + 1, ...`` (one per game played), so
+#: 2**63-1 keeps every game seed below 2**64 (the deals' range); 2**64-1 overflowed at the second game.
+MAX_SEED = 2**63 - 1
 #: The batch sizes timed.
 BATCHES = (1, 64, 1024)
 
@@ -146,7 +149,9 @@ def main(argv: Optional[list[str]] = None) -> dict:
     ap = argparse.ArgumentParser(prog=PROG, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--players", type=int_option(2, 6), default=4, help="players (2..6, default 4)")
     ap.add_argument("--rows", type=int_option(1), default=1024, help="positions decided per pass (default 1024)")
-    ap.add_argument("--seed", type=int_option(0), default=0, help="seed of the games and the bot (default 0)")
+    ap.add_argument("--seed", type=int_option(0, MAX_SEED, "0..2**63-1"), default=0,
+                    help="seed of the games and the bot, 0..2**63-1 (default 0; the game seeds seed, seed + 1, ... "
+                         "stay below 2**64)")
     ap.add_argument("--repeats", type=int_option(1), default=3, help="timed passes; the median is reported (default 3)")
     ap.add_argument("--no-compile", action="store_true", help="skip the first-call times (two fresh processes)")
     args = ap.parse_args(argv)

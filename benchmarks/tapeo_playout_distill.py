@@ -1,7 +1,8 @@
 """Distil the Tapeo ``search`` bot's playout network from the shipped ``ppo``: ``python -m hod.benchmarks.tapeo_playout_distill``.
 
-``python -m hod.benchmarks.tapeo_playout_distill [--out agents/tapeo_playout.onnx] [--hidden 32 32]
-[--games 2000] [--epochs 10] [--seed 0]``
+``python -m hod.benchmarks.tapeo_playout_distill [--out runs/tapeo_playout.onnx] [--hidden 32 32]
+[--games 2000] [--epochs 10] [--seed 0]``; replacing the network the search loads takes
+``--out agents/tapeo_playout.onnx --overwrite-shipped``.
 
 The search bot (:mod:`hod.agents.tapeo_search`) spends most of a decision in the playout
 policy's network. Its playouts only need the teacher's *distribution* over the picks, so a much
@@ -24,7 +25,10 @@ fraction of the cost; the root candidates are still ranked by the teacher itself
    training, evaluations or pool), with ``algorithm`` ``"distillation"``, the student's
    ``policy.net_arch``, the libraries, and a ``training`` entry naming the teacher (file and
    sha256), the rows, the epochs, the seed and the held-out figures; then its
-   golden vectors (:func:`hod.training.export.write_golden`). Loaded like every export
+   golden vectors (:func:`hod.training.export.golden_data`). The three files (``NAME.onnx``,
+   ``NAME.json``, ``NAME.golden.json``) are checked as the loader checks them (graph tensors,
+   operators, shapes, model card) and written together, all or none
+   (:func:`hod.core.atomic.atomic_write_many`). Loaded like every export
    (:class:`hod.agents.onnx_policy.OnnxPolicy`: sha256, operators, shapes; no pickle).
 
 Needs torch and onnx (``pip install house-of-decks-rl[train]``). Seeded: the same command writes
@@ -42,7 +46,9 @@ from typing import Optional
 import numpy as np
 
 from hod.agents.onnx_policy import OPPONENTS_DIR, OnnxPolicy
-from hod.core.atomic import atomic_write_bytes, atomic_write_json
+from hod.core.atomic import atomic_write_many, json_bytes
+from hod.core.deal import SEED_LIMIT
+from hod.core.errors import ConfigError
 
 PROG = "python -m hod.benchmarks.tapeo_playout_distill"
 #: Where the search bot loads its playout network from (hod.agents.tapeo_search.PLAYOUT_NETWORK):
@@ -50,6 +56,42 @@ PROG = "python -m hod.benchmarks.tapeo_playout_distill"
 SHIPPED_OUT = OPPONENTS_DIR.parent / "tapeo_playout.onnx"
 #: The command's default ``--out``: a run's folder, not the shipped file.
 DEFAULT_OUT = Path("runs") / "tapeo_playout.onnx"
+#: ``--games``: one batch of the batched engine, at most its limit (``BatchedTapeo``'s batch_size).
+MAX_GAMES = 1 << 24
+#: ``--seed``: at most 2**63-1, so the engine seeds ``seed + 1000 * players + k`` (players <= 6,
+#: k < MAX_GAMES) stay below 2**64 (:data:`hod.core.deal.SEED_LIMIT`); 2**64-1 overflowed.
+MAX_SEED = 2**63 - 1
+assert MAX_SEED + 1000 * 6 + MAX_GAMES < SEED_LIMIT
+
+
+def out_files(out: Path) -> list[Path]:
+    """The files a run writes: ``out``, its card ``out.with_suffix(".json")`` and its golden
+    vectors (:func:`hod.training.export.golden_path`)."""
+    from hod.training.export import golden_path
+
+    return [out, out.with_suffix(".json"), golden_path(out)]
+
+
+def check_out(out: Path) -> list[Path]:
+    """Check before any work that ``--out`` can be written: its folder exists or can be made
+    (:func:`hod.training.config.check_out_dir`: not a file, writable) and none of
+    :func:`out_files` is a folder. Returns :func:`out_files`.
+
+    Raises:
+        ConfigError: naming the path and the legal values.
+    """
+    from hod.training.config import check_out_dir
+
+    try:
+        check_out_dir(out.parent)
+    except ConfigError as e:
+        raise ConfigError(str(e).replace(f"--out {out.parent}", f"--out {out}", 1)) from None
+    files = out_files(out)
+    taken = [str(f) for f in files if f.is_dir()]
+    if taken:
+        raise ConfigError(f"--out {out}: {', '.join(taken)} is a folder; legal: an --out whose "
+                          f"{', '.join(f.name for f in files)} are files or do not exist yet")
+    return files
 
 
 def playout_rows(teacher: OnnxPolicy, players: int, games: int, seed: int) -> tuple:
@@ -187,8 +229,8 @@ def graph_bytes(weights: list, card: dict, opset: int = 17) -> bytes:
 def distill(out: Path = DEFAULT_OUT, hidden: tuple = (32, 32), games: int = 2000, epochs: int = 10,
             seed: int = 0, teacher: str = "ppo") -> dict:
     """Rows, training and export (module docstring, steps 1-3): writes ``out``, its card
-    ``out.with_suffix(".json")`` and its golden vectors (``NAME.golden.json``), atomically, and
-    returns the card.
+    ``out.with_suffix(".json")`` and its golden vectors (``NAME.golden.json``), all three or none
+    (:func:`hod.core.atomic.atomic_write_many`), and returns the card.
 
     Args:
         out: the ``.onnx`` file to write (the search loads :data:`SHIPPED_OUT`).
@@ -199,12 +241,15 @@ def distill(out: Path = DEFAULT_OUT, hidden: tuple = (32, 32), games: int = 2000
         teacher: the registered Tapeo ONNX bot distilled (default the shipped ``ppo``).
 
     Raises:
-        hod.agents.model_card.CheckpointError: the teacher cannot be loaded, or the written export
-            fails the loader's checks (golden vectors are written through it).
+        hod.agents.model_card.CheckpointError: the teacher cannot be loaded, or the export fails
+            the loader's checks (graph tensors, model card); nothing is written then.
+        OSError: a file cannot be written (a folder in its place...); none is written.
         ImportError: torch or onnx missing.
     """
     from hod import agents
-    from hod.training.export import golden_path, interface, write_golden
+    from hod.agents import model_card
+    from hod.agents.onnx_policy import check_graph_tensors, game_sizes
+    from hod.training.export import golden_data, golden_path, interface
 
     t0 = time.time()
     tbot = agents.make("tapeo", teacher, seed=seed)
@@ -246,9 +291,13 @@ def distill(out: Path = DEFAULT_OUT, hidden: tuple = (32, 32), games: int = 2000
     data = graph_bytes(weights, card)
     card["onnx"]["sha256"] = hashlib.sha256(data).hexdigest()
     card["onnx"]["interface"] = dict(interface(card), golden=golden_path(out).name)
-    atomic_write_bytes(out, data)
-    atomic_write_json(out.with_suffix(".json"), card)
-    write_golden(out)
+    # what OnnxPolicy checks when it loads the export, on the bytes and card about to be written
+    check_graph_tensors(data, str(out))
+    obs_size, num_actions = game_sizes(card["game"])
+    model_card.validate_model_card(card, str(out), obs_size=obs_size, num_actions=num_actions)
+    golden = golden_data(data, card, out.name)
+    onnx_path, card_path, golden_file = out_files(out)
+    atomic_write_many([(onnx_path, data), (card_path, json_bytes(card)), (golden_file, json_bytes(golden))])
     return card
 
 
@@ -257,9 +306,13 @@ def main(argv: Optional[list[str]] = None) -> dict:
     figures, and writes ``--out``, its card and its golden vectors); returns the card.
 
     Raises:
-        SystemExit: status 2 with argparse's usage error for an option out of range.
+        SystemExit: status 2 with argparse's usage error for an option out of range, an ``--out``
+            that cannot be written (:func:`check_out`) or the shipped network without
+            ``--overwrite-shipped`` (nothing run); 130 (143) with one line on Ctrl-C (SIGTERM),
+            74 with one line when a file cannot be written (:func:`hod.core.commands.long_command`).
         hod.agents.model_card.CheckpointError, ImportError: as :func:`distill`.
     """
+    from hod.core.commands import long_command
     from hod.evaluation.cli_options import int_option
 
     ap = argparse.ArgumentParser(prog=PROG, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -269,14 +322,21 @@ def main(argv: Optional[list[str]] = None) -> dict:
     ap.add_argument("--overwrite-shipped", action="store_true",
                     help="allow --out to be the shipped playout network the search loads (refused without it)")
     ap.add_argument("--hidden", type=int_option(1, 1024), nargs="+", default=[32, 32], help="hidden widths (default 32 32)")
-    ap.add_argument("--games", type=int_option(1), default=2000, help="games per table size (default 2000)")
+    ap.add_argument("--games", type=int_option(1, MAX_GAMES), default=2000,
+                    help=f"games per table size, 1..{MAX_GAMES} (default 2000)")
     ap.add_argument("--epochs", type=int_option(1), default=10, help="epochs (default 10)")
-    ap.add_argument("--seed", type=int_option(0), default=0, help="seed (default 0)")
+    ap.add_argument("--seed", type=int_option(0, MAX_SEED, "0..2**63-1"), default=0,
+                    help="seed, 0..2**63-1 (default 0; the engine seeds seed + 1000 * players + k stay below 2**64)")
     args = ap.parse_args(argv)
     if args.out.resolve() == SHIPPED_OUT.resolve() and not args.overwrite_shipped:
         ap.error(f"--out {args.out} is the shipped playout network the search loads; legal: another --out "
                  f"(default {DEFAULT_OUT}), or --overwrite-shipped to replace it")
-    return distill(args.out, tuple(args.hidden), args.games, args.epochs, args.seed)
+    try:   # before any game or training: a path that cannot be written fails now, not after the run
+        check_out(args.out)
+    except ConfigError as e:
+        ap.error(str(e))
+    with long_command():
+        return distill(args.out, tuple(args.hidden), args.games, args.epochs, args.seed)
 
 
 if __name__ == "__main__":

@@ -24,6 +24,9 @@ from typing import Optional
 import numpy as np
 
 PROG = "python -m hod.benchmarks.tapeo_search_speed"
+#: The largest ``--seed``: the games are seeded ``seed, seed + 1, ...`` (one per game played), so
+#: 2**63-1 keeps every game seed below 2**64 (the deals' range); 2**64-1 overflowed at the second game.
+MAX_SEED = 2**63 - 1
 
 
 def positions(players: int, count: int, seed: int) -> list:
@@ -108,7 +111,9 @@ def main(argv: Optional[list[str]] = None) -> dict:
     ap = argparse.ArgumentParser(prog=PROG, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--players", type=int_option(2, 6), default=4, help="players (2..6, default 4)")
     ap.add_argument("--positions", type=int_option(1), default=20, help="positions decided per pass (default 20)")
-    ap.add_argument("--seed", type=int_option(0), default=0, help="seed of the games and the bot (default 0)")
+    ap.add_argument("--seed", type=int_option(0, MAX_SEED, "0..2**63-1"), default=0,
+                    help="seed of the games and the bot, 0..2**63-1 (default 0; the game seeds seed, seed + 1, ... "
+                         "stay below 2**64)")
     ap.add_argument("--repeats", type=int_option(1), default=3, help="timed passes; the median is reported (default 3)")
     args = ap.parse_args(argv)
     r = run(args.players, args.positions, args.seed, args.repeats)

@@ -47,7 +47,9 @@ from typing import Callable, Optional
 
 import numpy as np
 
-from hod.core.atomic import atomic_write_bytes, atomic_write_text
+from hod.core.atomic import atomic_write_many
+from hod.core.commands import long_command
+from hod.core.errors import ConfigError
 from hod.core.games import game_names, get_game, load_object
 from hod.evaluation.cli_options import float_option, int_option
 
@@ -66,6 +68,32 @@ def measured_player_counts(game: str) -> tuple[int, ...]:
 
 BATCH_SIZES = (1, 64, 1024, 4096, 8192)
 MEMORY_BATCH = 8192
+#: ``--batch-sizes``, ``--seconds`` and ``--repeats`` when not given, without and with ``--quick``.
+DEFAULTS = {"batch_sizes": list(BATCH_SIZES), "seconds": 1.0, "repeats": 3}
+QUICK = {"batch_sizes": [1, 64], "seconds": 0.02, "repeats": 1}
+#: The files written to ``--out-dir``, together (all or none).
+OUT_FILES = ("throughput.md", "throughput.png")
+
+
+def check_out_dir(out_dir: str) -> Path:
+    """Check before any measurement that ``--out-dir`` can hold :data:`OUT_FILES`: a folder that
+    exists or can be made (:func:`hod.training.config.check_out_dir`: not a file, writable) in
+    which neither file is a folder. Returns it as a Path.
+
+    Raises:
+        ConfigError: naming the path and the legal values.
+    """
+    from hod.training.config import check_out_dir as check_folder
+
+    try:
+        out = check_folder(out_dir)
+    except ConfigError as e:
+        raise ConfigError(str(e).replace("--out ", "--out-dir ", 1)) from None
+    taken = [str(out / f) for f in OUT_FILES if (out / f).is_dir()]
+    if taken:
+        raise ConfigError(f"--out-dir {out_dir}: {', '.join(taken)} is a folder; legal: a folder whose "
+                          f"{', '.join(OUT_FILES)} are files or do not exist yet")
+    return out
 
 
 # ---- batched driver -------------------------------------------------------------------------------
@@ -391,20 +419,27 @@ def plot_png(result: dict) -> bytes:
 
 
 def main(argv: Optional[list[str]] = None) -> dict:
-    """Entry point: :func:`run` with the options (``--quick``: B = 1 and 64, 0.02 s, 1 repeat), write
-    ``throughput.md`` (:func:`format_markdown`) and ``throughput.png`` (:func:`plot_png`) to
-    ``--out-dir`` (atomically), print the Markdown and return :func:`run`'s dict.
+    """Entry point: :func:`run` with the options (``--quick``: B = 1 and 64, 0.02 s, 1 repeat, each
+    only when its option is not given), write ``throughput.md`` (:func:`format_markdown`) and
+    ``throughput.png`` (:func:`plot_png`) to ``--out-dir``, both rendered first and written
+    together (:func:`hod.core.atomic.atomic_write_many`: both or neither), print the Markdown and
+    return :func:`run`'s dict.
 
     Raises:
-        SystemExit: status 2 with argparse's usage error for a bad option (nothing run).
+        SystemExit: status 2 with argparse's usage error for a bad option or an ``--out-dir`` that
+            cannot hold the files (:func:`check_out_dir`), nothing run; 130 (143) with one line on
+            Ctrl-C (SIGTERM), 74 with one line when a file cannot be written
+            (:func:`hod.core.commands.long_command`).
     """
     ap = argparse.ArgumentParser(prog=PROG, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--games", nargs="+", default=game_names(), choices=game_names(), help="games to measure")
-    ap.add_argument("--batch-sizes", nargs="+", type=int_option(1, 1 << 24), default=list(BATCH_SIZES),
-                    help="games per batch, each 1..2**24")
-    ap.add_argument("--seconds", type=float_option(0.0, low_open=True), default=1.0,
-                    help="least seconds per timed run, > 0 (default 1)")
-    ap.add_argument("--repeats", type=int_option(1), default=3, help="timed runs per figure; the median is reported")
+    # default None: --quick fills in only the options not given (an explicit one wins)
+    ap.add_argument("--batch-sizes", nargs="+", type=int_option(1, 1 << 24), default=None,
+                    help="games per batch, each 1..2**24 (default 1 64 1024 4096 8192; --quick: 1 64)")
+    ap.add_argument("--seconds", type=float_option(0.0, low_open=True), default=None,
+                    help="least seconds per timed run, > 0 (default 1; --quick: 0.02)")
+    ap.add_argument("--repeats", type=int_option(1), default=None,
+                    help="timed runs per figure; the median is reported (default 3; --quick: 1)")
     ap.add_argument("--no-peers", action="store_true", help="skip the PettingZoo and OpenSpiel references")
     ap.add_argument("--no-ppo", action="store_true", help="skip the MaskablePPO measurement")
     ap.add_argument("--ppo-steps", type=int_option(1), default=100_000,
@@ -415,24 +450,27 @@ def main(argv: Optional[list[str]] = None) -> dict:
                     help="MaskablePPO methods measured: fast (the trainer's FastMaskablePPO) and/or sb3 "
                          "(sb3-contrib's own: the same run, the trainer before); default fast")
     ap.add_argument("--quick", action="store_true",
-                    help="smoke run: B = 1 and 64, 0.02 s per run, 1 repeat, tiny PPO (figures not meaningful)")
+                    help="smoke run: B = 1 and 64, 0.02 s per run, 1 repeat, tiny PPO (figures not meaningful); "
+                         "--batch-sizes, --seconds and --repeats given with it are kept")
     ap.add_argument("--out-dir", default="benchmarks/results", help="where throughput.md/.png go")
     args = ap.parse_args(argv)
-    if args.quick:
-        args.batch_sizes, args.seconds, args.repeats = [1, 64], 0.02, 1
-    if args.repeats < 1 or args.seconds <= 0 or min(args.batch_sizes) < 1:
-        ap.error(f"--repeats {args.repeats}, --batch-sizes {args.batch_sizes}, --seconds {args.seconds}: legal: "
-                 "--repeats and every batch size integers >= 1, --seconds a number > 0")
-    result = run(args.games, tuple(args.batch_sizes), args.seconds, args.repeats, not args.no_peers,
-                 not args.no_ppo, args.quick, ppo_steps=args.ppo_steps, ppo_engines=tuple(args.ppo_engines),
-                 ppo_algorithms=tuple(args.ppo_algorithms))
-    header = (f"Random legal play, one process; median of {args.repeats} runs of >= {args.seconds:g} s each; "
-              "only the first reset of each run seeded"
-              + (" (--quick smoke run: not meaningful)" if args.quick else "") + ".")
-    text = format_markdown(result, header)
-    out = Path(args.out_dir)
-    atomic_write_text(out / "throughput.md", text)
-    atomic_write_bytes(out / "throughput.png", plot_png(result))
+    for name, value in (QUICK if args.quick else DEFAULTS).items():
+        if getattr(args, name) is None:
+            setattr(args, name, list(value) if isinstance(value, list) else value)
+    try:   # before any measurement: a folder that cannot be written fails now, not after the run
+        out = check_out_dir(args.out_dir)
+    except ConfigError as e:
+        ap.error(str(e))
+    with long_command():   # Ctrl-C: one line, status 130 (SIGTERM 143); a refused write: one line, status 74
+        result = run(args.games, tuple(args.batch_sizes), args.seconds, args.repeats, not args.no_peers,
+                     not args.no_ppo, args.quick, ppo_steps=args.ppo_steps, ppo_engines=tuple(args.ppo_engines),
+                     ppo_algorithms=tuple(args.ppo_algorithms))
+        header = (f"Random legal play, one process; median of {args.repeats} runs of >= {args.seconds:g} s each; "
+                  "only the first reset of each run seeded"
+                  + (" (--quick smoke run: not meaningful)" if args.quick else "") + ".")
+        text = format_markdown(result, header)
+        files = {"throughput.md": text.encode("utf-8"), "throughput.png": plot_png(result)}   # both rendered first
+        atomic_write_many([(out / name, files[name]) for name in OUT_FILES])
     print(text)
     return result
 
