@@ -194,7 +194,7 @@ class LearnerVecEnv(MaskedVecEnv):
             policy seeded ``[seed, 7919]``.
         opponent_weights: drawing probability of each opponent policy (None = uniform).
         reward_scheme: one of :data:`hod.core.rewards.REWARD_SCHEMES`.
-        seed: base seed (above); an int or None (0).
+        seed: base seed (above); None (0) or an int in ``0..2**64-1`` (:func:`hod.adapters.options.check_seed`).
         encoder: an observation encoder (:class:`hod.agents.encoders.Encoder`) or None.
         reward_scale: a positive finite factor on the rewards returned.
         source: a :class:`hod.training.pool.BatchOpponents` to follow, or None.
@@ -231,7 +231,8 @@ class LearnerVecEnv(MaskedVecEnv):
         self.simultaneous = info.dynamics == "simultaneous"
         L = check_int_range("learner_seats", learner_seats, 1, min(counts) if self.simultaneous else 1)
         self.reward_scale = check_reward_scale(reward_scale)
-        self.seed_value = 0 if seed is None else int(seed)
+        seed = check_seed(seed)      # -1 was numpy's bare ValueError, 1.5 and True were truncated
+        self.seed_value = 0 if seed is None else seed
         self.rng = np.random.default_rng([self.seed_value, 1])
         pols = ([random_policy(info, [self.seed_value, 7919])] if opponents is None
                 else batch_policies.as_policies(opponents, lambda b: bot_policy(info, b)))
@@ -262,6 +263,7 @@ class LearnerVecEnv(MaskedVecEnv):
         N = at
         self._obs = np.zeros((N, self.obs_size), np.float32)
         self._masks = np.zeros((N, self.num_actions), np.int8)
+        self._mask_rows = np.arange(N, dtype=np.int64) * self.num_actions   # slot i's mask in _masks.ravel()
         self.encoder = None if encoder is None or getattr(encoder, "identity", False) else encoder
         width = self.obs_size if self.encoder is None else self.encoder.size(self.obs_size)
         if self.encoder is None:   # the bounds of the game's observations (its single-game binding's obs_high)
@@ -501,26 +503,38 @@ class LearnerVecEnv(MaskedVecEnv):
                 its legal actions); checked for every slot before any game moves, so nothing
                 changes anywhere.
         """
-        actions = np.asarray(actions).reshape(-1)
-        if actions.shape[0] != self.num_envs:
-            raise ValueError(f"expected {self.num_envs} actions (one per env slot), got {actions.shape[0]}")
+        given = np.asarray(actions)
+        actions = given.reshape(-1)
         N = self.num_envs
+        if actions.shape[0] != N:
+            raise ValueError(f"expected {N} actions (one per env slot), got {actions.shape[0]} (shape {given.shape}); "
+                             f"legal: integers of shape ({N},)")
         if actions.dtype.kind not in "iu":   # 2.4 is not action 2, nor '0' action 0
-            raise ValueError(f"actions of dtype {actions.dtype}; legal: integers (one action id per env slot, "
-                             f"0..{self.num_actions - 1})")
+            raise ValueError(f"actions of dtype {actions.dtype} and shape {given.shape}; legal: integers of shape "
+                             f"({N},) (one action id per env slot, 0..{self.num_actions - 1})")
         if hold is not None:
             hold = np.asarray(hold)
             if hold.dtype != bool or hold.shape != (N,):
                 raise ValueError(f"hold of dtype {hold.dtype} and shape {hold.shape}; legal: None or bool ({N},), "
                                  f"one per env slot")
-        # every moving slot's action against its mask, before any game moves: a refused step changes nothing
-        moving_slots = np.ones(N, bool) if hold is None else ~hold
-        in_range = (actions >= 0) & (actions < self.num_actions)
-        legal = in_range & (self._masks[np.arange(N), np.where(in_range, actions, 0)] != 0)
-        bad = np.flatnonzero(moving_slots & ~legal)
-        if bad.size:
-            i = int(bad[0])
-            raise IllegalActionError(f"env slot {i}", actions[i].item(), np.flatnonzero(self._masks[i]).tolist())
+            for s in self.sizes:      # before any size steps (it was raised after the earlier sizes moved)
+                if not s.drawn and hold[s.slots].any() and not hold[s.slots].all():
+                    raise ValueError(f"hold covers part of the {s.n}-player tables (slots {s.slots.start}.."
+                                     f"{s.slots.stop - 1}); legal: all of a table size's slots or none (its games "
+                                     f"finish together)")
+        # every moving slot's action against its mask, before any game moves: a refused step changes nothing.
+        # The hot path is one range test and one gather (a uint64 above 2**63 - 1 wraps negative: refused)
+        A = self.num_actions
+        a = actions if actions.dtype == np.int64 else actions.astype(np.int64)
+        flat = self._masks.reshape(-1)
+        if not ((a.view(np.uint64) < A).all() and flat[self._mask_rows + a].all()):
+            in_range = (a >= 0) & (a < A)
+            legal = in_range & (flat[self._mask_rows + np.where(in_range, a, 0)] != 0)
+            bad = np.flatnonzero(~legal if hold is None else ~legal & ~hold)   # a held slot's action is ignored
+            if bad.size:
+                i = int(bad[0])
+                raise IllegalActionError(f"env slot {i}", actions[i].item(), np.flatnonzero(self._masks[i]).tolist())
+        actions = a
         rewards = np.zeros(N, np.float32)
         dones = np.zeros(N, bool)
         infos: list[dict] = [{} for _ in range(N)]
@@ -530,10 +544,7 @@ class LearnerVecEnv(MaskedVecEnv):
                 moving = None if held is None else np.flatnonzero(~held)
                 self._step_sequential(s, actions[s.slots], rewards, dones, infos, moving)
             else:
-                if held is not None:
-                    if not held.all():
-                        raise ValueError(f"hold covers part of the {s.n}-player tables; legal: all of a table "
-                                         f"size's slots or none (its games finish together)")
+                if held is not None:      # the whole size (a partial hold was refused above)
                     continue
                 self._step_simultaneous(s, actions[s.slots], rewards, dones, infos)
             self._refresh(s)

@@ -286,7 +286,8 @@ class OpponentPool:
         pfsp_window: results kept per member, the most recent (an integer >= 1).
 
     Raises:
-        ConfigError: negative probability, all zero, negative ``max_size``, an empty or unknown
+        ConfigError: a probability that is negative or not finite, all zero, a ``deterministic``
+            that is not a bool, negative ``max_size``, an empty or unknown
             name among ``heuristics`` (the registered names are listed), a search bot among them
             without ``search_bots`` (:func:`check_observation_only`), an unknown ``weighting``
             or a PFSP parameter outside its range (the legal values are named).
@@ -301,16 +302,20 @@ class OpponentPool:
         if weighting not in WEIGHTINGS:
             raise ConfigError(f"pool weighting={weighting!r}; legal values: {list(WEIGHTINGS)}")
         for key, v in (("pfsp_exponent", pfsp_exponent), ("pfsp_prior", pfsp_prior)):
-            if isinstance(v, bool) or not isinstance(v, (int, float)) or not np.isfinite(v) or v <= 0:
+            if (isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, float, np.integer, np.floating))
+                    or not np.isfinite(v) or v <= 0):   # numpy floats (np.float32(2)) as Python's
                 raise ConfigError(f"{key}={v!r}; legal: a finite number > 0")
         if isinstance(pfsp_window, bool) or not isinstance(pfsp_window, (int, np.integer)) or pfsp_window < 1:
             raise ConfigError(f"pfsp_window={pfsp_window!r}; legal: an integer >= 1")
         if (any(isinstance(p, bool) or not isinstance(p, (int, float, np.integer, np.floating)) or not np.isfinite(p)
-                or p < 0 for p in probs.values()) or sum(probs.values()) <= 0):   # nan passed "p < 0" before
+                or p < 0 for p in probs.values()) or not 0 < sum(probs.values()) < np.inf):
+            # nan passed "p < 0" before; a sum of inf (3 x 1e308) normalised them all to 0
             raise ConfigError(f"pool probabilities {probs}: legal: each a finite number >= 0 (they are normalised), "
-                              f"not all 0")
+                              f"not all 0, their sum finite")
         if isinstance(max_size, bool) or not isinstance(max_size, (int, np.integer)) or max_size < 0:
             raise ConfigError(f"pool max_size={max_size!r} must be >= 0; legal values: integers 0, 1, 2, ...")
+        if not isinstance(deterministic, (bool, np.bool_)):   # "no" was truthy: argmax play
+            raise ConfigError(f"deterministic={deterministic!r}; legal values: [False, True]")
         self.game = game
         self.heuristics = check_bot_names(game, heuristics, observation_only=not search_bots, exports=True)
         self.options = {k: dict(v) for k, v in (options or {}).items()}

@@ -42,7 +42,8 @@ import numpy as np
 from gymnasium import spaces
 from stable_baselines3.common.vec_env.base_vec_env import VecEnv
 
-from hod.core.errors import ConfigError, IllegalActionError
+from hod.adapters.options import check_seed
+from hod.core.errors import ConfigError, IllegalActionError, action_id, check_int_range
 
 from .learner_env import MaskedVecEnv, check_reward_scale, make_learner_vec_env
 from .table import LearnerTable
@@ -53,14 +54,15 @@ class TableVecEnv(MaskedVecEnv):
 
     Args:
         tables: the tables (all of the same game, same ``num_learners``).
-        seed: base seed; table k draws from ``numpy.random.default_rng([seed, k])``.
+        seed: base seed, None (0) or an int in ``0..2**64-1``; table k draws from
+            ``numpy.random.default_rng([seed, k])``.
         encoder: an observation encoder (:class:`hod.agents.encoders.Encoder`) or None; observation
             space then Box float32 (obs_size + extra,) unbounded.
         reward_scale: a positive finite factor on the rewards returned.
 
     Raises:
         ValueError: no table, or tables with different spaces or learner counts.
-        ConfigError: a bad ``reward_scale`` (the legal values named).
+        ConfigError: a bad ``reward_scale`` or ``seed`` (the legal values named).
     """
 
     def __init__(self, tables: Sequence[LearnerTable], seed: Optional[int] = 0, encoder: Any = None,
@@ -75,6 +77,7 @@ class TableVecEnv(MaskedVecEnv):
                     or t.action_space.n != t0.action_space.n:
                 raise ValueError("all tables must have the same spaces and number of learner seats; legal: tables "
                                  "built with the same game, player counts and learner seats")
+        seed = check_seed(seed)      # -1 was numpy's bare "expected non-negative integer"
         self._base_seed = seed
         self._rngs = [np.random.default_rng([seed if seed is not None else 0, k]) for k in range(len(self.tables))]
         n = len(self.tables) * self.L
@@ -98,6 +101,15 @@ class TableVecEnv(MaskedVecEnv):
             self._masks[i] = o["action_mask"] != 0
 
     def reset(self) -> np.ndarray:
+        """Deal a new game at every table (seeded by ``seed()`` before, as SB3 does; else the
+        generators go on); returns the observations.
+
+        Raises:
+            ConfigError: a seed given to ``seed()`` that is not None or an int in ``0..2**64-1``;
+                nothing changes.
+        """
+        for k in range(len(self.tables)):     # every seed before any table deals
+            check_seed(self._seeds[k * self.L])
         for k, table in enumerate(self.tables):
             s = self._seeds[k * self.L]
             if s is not None:
@@ -115,7 +127,16 @@ class TableVecEnv(MaskedVecEnv):
         return self.encoder.encode_batch(self._obs.copy(), self._masks.copy())
 
     def step_async(self, actions: np.ndarray) -> None:
-        self._actions = np.asarray(actions).reshape(self.num_envs)
+        """Store one action per slot for :meth:`step_wait`.
+
+        Raises:
+            ValueError: not ``num_envs`` actions (the count named).
+        """
+        a = np.asarray(actions)
+        if a.size != self.num_envs:
+            raise ValueError(f"expected {self.num_envs} actions (one per env slot), got {a.size} (shape {a.shape}); "
+                             f"legal: integers of shape ({self.num_envs},)")
+        self._actions = a.reshape(self.num_envs)
 
     def step_wait(self):
         """One step of every table: SB3's ``(obs, rewards, dones, infos)``.
@@ -124,17 +145,23 @@ class TableVecEnv(MaskedVecEnv):
             IllegalActionError: (the tables' ``illegal_action="raise"``, the default) an action
                 outside its slot's mask, checked for every table before any table moves, so a
                 refused step changes nothing anywhere; the first one is named with its legal
-                actions. Ill-typed actions are each table's to judge, as before.
+                actions. An ill-typed action (``1.0``, ``True``, ``"0"``) is an illegal action, as
+                the tables judge it (:func:`hod.core.errors.action_id`), also checked first.
         """
         if all(t.env_options.get("illegal_action") == "raise" for t in self.tables):
             a = self._actions
-            if a.dtype.kind in "iu":
-                in_range = (a >= 0) & (a < self._masks.shape[1])
-                ok = in_range & self._masks[np.arange(self.num_envs), np.where(in_range, a, 0)]
-                bad = np.flatnonzero(~ok)
-                if bad.size:
-                    i = int(bad[0])
-                    raise IllegalActionError(f"env slot {i}", a[i].item(), np.flatnonzero(self._masks[i]).tolist())
+            n = self._masks.shape[1]
+            if a.dtype.kind in "iu":       # the hot path: one gather
+                ids = a
+            else:                           # 2.0 was played by the first tables before a later one raised
+                ids = np.array([-1 if (v := action_id(x, n)) is None else v for x in a], np.int64)
+            rows = np.arange(self.num_envs)
+            if not ((ids >= 0).all() and (ids < n).all() and self._masks[rows, ids].all()):
+                in_range = (ids >= 0) & (ids < n)
+                i = int(np.flatnonzero(~(in_range & self._masks[rows, np.where(in_range, ids, 0)]))[0])
+                x = a[i]
+                raise IllegalActionError(f"env slot {i}", x.item() if isinstance(x, np.generic) else x,
+                                         np.flatnonzero(self._masks[i]).tolist())
         rewards = np.zeros(self.num_envs, np.float32)
         dones = np.zeros(self.num_envs, bool)
         infos: list[dict[str, Any]] = [{} for _ in range(self.num_envs)]
@@ -191,12 +218,17 @@ def make_vec_env(game: str, num_tables: int, num_players, learner_seats: int, op
     ``reward_scale``: the envs' options.
 
     Raises:
-        ConfigError: unknown ``engine`` (legal values listed), or what the chosen builder raises.
+        ConfigError: unknown ``engine`` (legal values listed), a ``num_tables`` that is not an
+            integer in ``1..2**24`` or a bad ``seed`` (the learner vector env's checks), or what
+            the chosen builder raises.
     """
     if engine == "batched":
         return make_learner_vec_env(game, num_tables, num_players, learner_seats, opponents, env_options, seed=seed,
                                     encoder=encoder, reward_scale=reward_scale)
     if engine != "single":
         raise ConfigError(f"engine={engine!r}; legal values: ['single', 'batched']")
+    # the learner vector env's checks, before any table is built (2.5 was a bare TypeError, 0 a ValueError)
+    num_tables = check_int_range("num_tables", num_tables, 1, 1 << 24)
+    check_seed(seed)
     tables = [LearnerTable(game, num_players, learner_seats, opponents, env_options) for _ in range(num_tables)]
     return TableVecEnv(tables, seed=seed, encoder=encoder, reward_scale=reward_scale)

@@ -298,10 +298,66 @@ def test_the_nash_bot_refuses_bad_input_naming_the_legal_values():
         registry.make("kuhn", "nash", seed=0, alpha=float("nan"))
     with pytest.raises(ConfigError, match=r"^card=9; legal values: 0 \(Jack\), 1 \(Queen\), 2 \(King\)$"):
         bet_probability((), 9)                 # a KeyError before
-    with pytest.raises(ConfigError, match=r"^history \[1, 0\]: nobody acts after it"):
-        bet_probability((1, 0), 0)             # bet then check is no history of Kuhn poker
+    with pytest.raises(ConfigError, match=r"^history \[1, 0\]: nobody acts after it \(the game is over, "
+                                          r"kuhn_env/RULES.md K2\); legal: the histories of a decision, "
+                                          r"\[\[\], \[0\], \[1\], \[0, 1\]\]$"):
+        bet_probability((1, 0), 0)             # bet then pass: seat 1 folded
     assert bet_probability((0,), 0) == Fraction(1, 3)   # K5: the second player bets a Jack 1/3 after a check
     bot = registry.make("kuhn", "nash", seed=0)
     obs = {"observation": np.zeros(11, np.float32), "action_mask": np.zeros(3, np.int8)}
     with pytest.raises(ValueError, match="the action mask allows no action"):
         bot.act(obs)                           # it answered no-op, an action the mask did not allow
+
+
+def test_bet_probability_tells_a_finished_game_from_no_history_of_kuhn_poker():
+    from kuhn_env.bots import bet_probability
+
+    legal = r"legal: the histories of a decision, \[\[\], \[0\], \[1\], \[0, 1\]\]$"
+    # (7,) was "the game is over": 7 is no action of the game
+    with pytest.raises(ConfigError, match=r"^history \[7\]: not a history of Kuhn poker \(its actions are 0 \(pass\) "
+                                          r"and 1 \(bet\), and the game ends after \[\[0, 0\], \[1, 0\], \[1, 1\], "
+                                          r"\[0, 1, 0\], \[0, 1, 1\]\], kuhn_env/RULES.md K2\); " + legal):
+        bet_probability((7,), 0)
+    with pytest.raises(ConfigError, match=r"^history \[0, 0, 0\]: not a history of Kuhn poker"):
+        bet_probability((0, 0, 0), 0)          # an action after the showdown
+    with pytest.raises(ConfigError, match=r"^history=None; legal: a tuple of action ids \(0 pass, 1 bet\), one of "):
+        bet_probability(None, 0)
+    with pytest.raises(ConfigError, match=r"^card=1\.0; legal values: 0 \(Jack\), 1 \(Queen\), 2 \(King\)$"):
+        bet_probability((), 1.0)               # read as the Queen before
+    with pytest.raises(ConfigError, match=r"^alpha=0\.5 is not allowed; legal values: numbers in \[0, 1/3\]$"):
+        bet_probability((), KING, 0.5)         # a probability of 1.5 before
+    assert bet_probability([0, 1], QUEEN, Fraction(1, 6)) == Fraction(1, 2)   # a list as the tuple (K5: alpha + 1/3)
+    assert bet_probability((), np.int64(KING), np.float32(0.25)) == 0.75
+
+
+def test_the_nash_bot_refuses_an_observation_or_mask_the_game_never_gives():
+    bot = agents.make("kuhn", "nash", seed=0)
+    s = play((JACK, KING), ())
+    obs, mask = kuhn_env.encode(s, 0), kuhn_env.legal_mask(s, 0)
+    legal = (r"; legal: kuhn_env/RULES.md K4's 11 values in \{0, 1\}: the seat one-hot \(2\), the card one-hot \(3\), "
+             r"then a pass/bet one-hot per decision taken, in order, zeros after$")
+    zero = np.zeros(11, np.float32)            # was played as seat 0's Jack
+    with pytest.raises(ConfigError, match=r"^observation \[0\.0, (0\.0, ){9}0\.0\]: not a Kuhn poker observation, its seat "
+                                          r"piece \(entries 0\.\.1\) \[0\.0, 0\.0\] is not one-hot" + legal):
+        bot.act({"observation": zero, "action_mask": mask})
+    no_card = obs.copy()
+    no_card[2:5] = 0
+    with pytest.raises(ConfigError, match=r"its card piece \(entries 2\.\.4\) \[0\.0, 0\.0, 0\.0\] is not one-hot"):
+        bot.act({"observation": no_card, "action_mask": mask})
+    gap = obs.copy()
+    gap[7] = 1                                  # a second decision without a first
+    with pytest.raises(ConfigError, match=r"its history piece \[0\.0, 0\.0, 1\.0, 0\.0, 0\.0, 0\.0\] is not one action"):
+        bot.act({"observation": gap, "action_mask": mask})
+    half = obs.copy()
+    half[0] = 0.5
+    with pytest.raises(ConfigError, match=r"not a Kuhn poker observation, values other than 0 and 1"):
+        bot.probabilities({"observation": half, "action_mask": mask})
+    with pytest.raises(ConfigError, match=r"^action_mask \[1, 0, 0\]: not a Kuhn poker mask; legal: \[1, 1, 0\] \(the "
+                                          r"seat acts: pass or bet, K2\) or \[0, 0, 1\] \(it does not: no-op\)$"):
+        bot.act({"observation": obs, "action_mask": np.array([1, 0, 0], np.int8)})   # bet 1/3 of the time before
+    other = kuhn_env.encode(s, 1)               # seat 1's view at the opening, with a mask to act
+    with pytest.raises(ConfigError, match=r"^observation of seat 1 with the history \[\] and a mask to act: seat 0 "
+                                          r"acts after it \(kuhn_env/RULES.md K2: seat 0 first, then alternately\)"):
+        bot.act({"observation": other, "action_mask": mask})
+    assert bot.act({"observation": other, "action_mask": kuhn_env.legal_mask(s, 1)}) == NOOP
+    assert bot.act({"observation": obs, "action_mask": mask.astype(bool)}) == PASS   # alpha 0: the Jack checks

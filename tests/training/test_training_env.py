@@ -327,3 +327,60 @@ def test_single_game_tables_refuse_an_illegal_action_before_any_table_moves():
         o1, r1, d1, _ = env.step(a)
         o2, r2, d2, _ = twin.step(a)
         assert np.array_equal(o1, o2) and np.array_equal(r1, r2) and np.array_equal(d1, d2)
+
+
+def test_single_game_tables_refuse_an_ill_typed_action_before_any_table_moves():
+    # A float is no action (hod.core.errors.action_id), but only the table's env judged it: with
+    # a float in the last table, tables 0 and 1 had played their actions when it raised.
+    env = make_vec_env("tapeo", 3, 2, 1, ["random"], seed=0)
+    twin = make_vec_env("tapeo", 3, 2, 1, ["random"], seed=0)
+    env.reset()
+    twin.reset()
+    first = np.array([np.flatnonzero(r)[0] for r in env.action_masks()])
+    mixed = np.array([int(first[0]), int(first[1]), float(first[2])], dtype=object)
+    legal = ", ".join(map(str, np.flatnonzero(env.action_masks()[2])))
+    with pytest.raises(IllegalActionError, match=rf"^illegal action {float(first[2])!r} for env slot 2; legal "
+                                                 rf"actions: \[{legal}\]$"):
+        env.step(mixed)
+    with pytest.raises(IllegalActionError, match=r"^illegal action True for env slot 0; legal actions: \["):
+        env.step(np.ones(3, bool))
+    with pytest.raises(ValueError, match=r"^expected 3 actions \(one per env slot\), got 2 \(shape \(2,\)\); legal: "
+                                         r"integers of shape \(3,\)$"):
+        env.step(first[:2])   # was numpy's "cannot reshape array of size 2 into shape (3,)"
+    o1, r1, d1, _ = env.step(first.astype(object))   # Python ints in an object array are actions
+    o2, r2, d2, _ = twin.step(first)
+    assert np.array_equal(o1, o2) and np.array_equal(r1, r2) and np.array_equal(d1, d2)
+
+
+@pytest.mark.parametrize("change, message", [
+    ({"num_tables": 2.5}, r"^num_tables=2\.5 must be an integer; legal values: integers 1\.\.16777216$"),   # TypeError
+    ({"num_tables": 0}, r"^num_tables=0 is out of range; legal values: integers 1\.\.16777216$"),
+    ({"seed": -1}, r"^seed=-1 is not allowed; legal values: None or an int in 0\.\.2\*\*64-1$"),   # bare ValueError
+    ({"seed": 1.5}, r"^seed=1\.5 is not allowed; legal values: None or an int in 0\.\.2\*\*64-1$"),   # TypeError
+])
+def test_make_vec_env_refuses_a_bad_table_count_or_seed_naming_the_legal_values(change, message):
+    kw = {**dict(game="tapeo", num_tables=3, num_players=2, learner_seats=1, opponents=["random"], seed=0), **change}
+    with pytest.raises(ConfigError, match=message):
+        make_vec_env(**kw)
+
+
+def test_single_game_tables_refuse_a_bad_seed_before_any_table_deals():
+    env = make_vec_env("tapeo", 2, 2, 1, ["random"], seed=0)
+    env.reset()
+    obs = env.reset()
+    env.seed(2**64 - 1)       # SB3 gives slot i the seed + i: 2**64 for slot 1
+    with pytest.raises(ConfigError, match=r"^seed=18446744073709551616 is not allowed; legal values: None or an int"):
+        env.reset()
+    assert env.tables[0].env is not None and np.array_equal(env._obs, obs)
+
+
+@pytest.mark.parametrize("kw, message", [
+    (dict(p_latest=1e308, p_past=1e308, p_heuristic=1e308),
+     r"^pool probabilities .*: legal: each a finite number >= 0 \(they are normalised\), not all 0, their sum finite$"),
+    (dict(p_latest=float("inf")), r"^pool probabilities \{'latest': inf, .*legal: each a finite number >= 0"),
+    (dict(deterministic="no"), r"^deterministic='no'; legal values: \[False, True\]$"),   # truthy: argmax play
+])
+def test_the_opponent_pool_refuses_bad_probabilities_and_flags(kw, message):
+    with pytest.raises(ConfigError, match=message):
+        OpponentPool("tapeo", heuristics=["random"], **kw)
+    assert OpponentPool("tapeo", heuristics=["random"], pfsp_exponent=np.float32(3)).pfsp_exponent == 3.0

@@ -396,14 +396,63 @@ def test_step_hold_refuses_ill_typed_actions_and_holds_without_moving():
     env.reset()
     a = _legal_first(env.action_masks())
     obs = env.observations()
-    with pytest.raises(ValueError, match=r"^actions of dtype float64; legal: integers \(one action id per env slot, "
-                                         r"0\.\.26\)$"):
+    with pytest.raises(ValueError, match=r"^actions of dtype float64 and shape \(4,\); legal: integers of shape "
+                                         r"\(4,\) \(one action id per env slot, 0\.\.26\)$"):
         env.step_hold(a + 0.4)   # used to play action int(a + 0.4) = a
+    with pytest.raises(ValueError, match=r"^actions of dtype <U1 and shape \(4,\); legal: integers of shape \(4,\)"):
+        env.step_hold(np.array(["0", "1", "2", "3"]))   # "0" was action 0
+    with pytest.raises(ValueError, match=r"^expected 4 actions \(one per env slot\), got 3 \(shape \(3,\)\); "
+                                         r"legal: integers of shape \(4,\)$"):
+        env.step_hold(a[:3])
     with pytest.raises(ValueError, match=r"^hold of dtype int64 and shape \(4,\); legal: None or bool \(4,\)"):
         env.step_hold(a, np.array([1, 0, 0, 0]))   # used to be ignored: ~1 is nonzero, the game moved
     with pytest.raises(ValueError, match=r"^hold of dtype bool and shape \(1,\)"):
         env.step_hold(a, np.array([True]))
     assert np.array_equal(env.observations(), obs)
+
+
+def test_a_partial_hold_of_a_simultaneous_size_is_refused_before_any_size_moves():
+    # Tapeo at 2 and 3 players: a hold covering one of the two 3-player slots raised only after
+    # the 2-player games had stepped (their observations and the decision counter changed).
+    env = LearnerVecEnv("tapeo", num_tables=4, num_players=[2, 3], seed=0)
+    twin = LearnerVecEnv("tapeo", num_tables=4, num_players=[2, 3], seed=0)
+    env.reset()
+    twin.reset()
+    a = _legal_first(env.action_masks())
+    decisions, obs = env.decisions, env.observations()
+    with pytest.raises(ValueError, match=r"^hold covers part of the 3-player tables \(slots 2\.\.3\); legal: all of "
+                                         r"a table size's slots or none \(its games finish together\)$"):
+        env.step_hold(a, np.array([False, False, False, True]))
+    assert env.decisions == decisions and np.array_equal(env.observations(), obs)
+    o1, r1, d1, _ = env.step_hold(a, np.array([False, False, True, True]))   # the whole size: legal
+    o2, r2, d2, _ = twin.step_hold(a, np.array([False, False, True, True]))
+    assert np.array_equal(o1, o2) and np.array_equal(r1, r2) and np.array_equal(d1, d2)
+    assert np.array_equal(o1[2:], obs[2:]) and not np.array_equal(o1[:2], obs[:2])
+
+
+def test_a_held_slot_may_send_any_action_the_others_are_checked():
+    env = LearnerVecEnv("robada", num_tables=4, num_players=2, seed=0)
+    env.reset()
+    masks = env.action_masks()
+    a = _legal_first(masks)
+    a[0] = 99                                           # held: ignored (next-step autoreset sends anything)
+    env.step_hold(a, np.array([True, False, False, False]))
+    a = _legal_first(env.action_masks())
+    a[1] = -1
+    with pytest.raises(IllegalActionError, match=r"^illegal action -1 for env slot 1; legal actions: \["):
+        env.step_hold(a, np.array([True, False, False, False]))
+    a[1] = np.iinfo(np.int64).max                       # no wrap-around into another slot's mask
+    with pytest.raises(IllegalActionError, match=rf"^illegal action {a[1]} for env slot 1; legal actions: \["):
+        env.step_hold(a)
+
+
+@pytest.mark.parametrize("seed", [-1, 1.5, True, 2**64])
+def test_the_learner_env_refuses_a_bad_seed_naming_the_legal_values(seed):
+    # -1 was numpy's bare "expected non-negative integer"; 1.5 and True were truncated to 1
+    with pytest.raises(ConfigError, match=rf"^seed={seed!r} is not allowed; legal values: None or an int in "
+                                          r"0\.\.2\*\*64-1$".replace("(", "\\(")):
+        LearnerVecEnv("tapeo", num_tables=2, num_players=2, seed=seed)
+    assert LearnerVecEnv("tapeo", num_tables=2, num_players=2, seed=np.uint64(2**64 - 1)).seed_value == 2**64 - 1
 
 
 POOL_ENV = dict(game="tapeo", num_envs=8, players=[2], learner_seats=1, env_options={}, seed=0, reward_scale=1.0,
@@ -431,3 +480,43 @@ def test_the_rllib_pool_env_refuses_a_bad_config_naming_the_legal_values(change,
     with pytest.raises(ConfigError, match=message):
         PoolVectorEnv(config)
     assert PoolVectorEnv(POOL_ENV).num_envs == 8
+
+
+def test_the_rllib_pool_env_takes_a_table_size_and_refuses_bad_env_options():
+    from hod.training.rllib.envs import PoolVectorEnv
+
+    assert PoolVectorEnv({**POOL_ENV, "players": 2}).num_envs == 8   # a bare count was "'int' object is not iterable"
+    with pytest.raises(ConfigError, match=r"^players='23'; legal: a table size or a list of table sizes$"):
+        PoolVectorEnv({**POOL_ENV, "players": "23"})
+    with pytest.raises(ConfigError, match=r"^env_options=\['points'\]; legal: None or a dict of the env's options"):
+        PoolVectorEnv({**POOL_ENV, "env_options": ["points"]})
+
+
+def test_the_rllib_pool_env_refuses_ill_typed_actions_without_moving():
+    from hod.training.rllib.envs import PoolVectorEnv
+
+    env = PoolVectorEnv({**POOL_ENV, "num_envs": 2})
+    obs, _ = env.reset(seed=0)
+    before = env.venv.env.observations().copy()
+    legal = np.array([np.flatnonzero(m)[0] for m in obs["action_mask"]])
+    with pytest.raises(ValueError, match=r"^actions of dtype float64 and shape \(2,\); legal: integers of shape "
+                                         r"\(2,\) \(one action id per env slot, 0\.\.9\)$"):
+        env.step(legal + 0.4)
+    with pytest.raises(ValueError, match=r"^expected 2 actions \(one per env slot\), got 1 \(shape \(1,\)\)"):
+        env.step(legal[:1])
+    assert np.array_equal(env.venv.env.observations(), before) and not env._pending.any()
+
+
+@pytest.mark.parametrize("config, message", [
+    ({"game": "tapeo"}, r"^env config lacks \['num_players'\]; legal: a config with the keys \['game', 'num_players'\]"),
+    ({"num_players": 2}, r"^env config lacks \['game'\]"),
+    ({"game": "tapeo", "num_players": 2.7}, r"^num_players=2\.7 is not allowed for tapeo; legal values: \[2, 3, 4, 5, 6\]$"),
+    ({"game": "tapeo", "num_players": 2, "env_options": 5}, r"^env_options=5; legal: None or a dict"),
+    (["tapeo"], r"^env config \['tapeo'\]; legal: a dict with the keys \['game', 'num_players'\]"),
+])
+def test_the_rllib_per_agent_env_refuses_a_bad_config_naming_the_legal_keys(config, message):
+    from hod.training.rllib.envs import make_per_agent_env
+
+    # {"game": "tapeo"} was a bare KeyError: 'num_players'; 2.7 was truncated to 2
+    with pytest.raises(ConfigError, match=message):
+        make_per_agent_env(config)

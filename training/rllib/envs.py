@@ -91,12 +91,17 @@ class PoolVectorEnv(gymnasium.vector.VectorEnv):
         check_seed(c.get("seed", 0))   # -1 and 1.5 were a bare ValueError and a truncation
         if n % L:
             raise ValueError(f"num_envs={n} is not a multiple of learner_seats={L}; legal: tables * learner_seats")
+        env_options = _env_options(c.get("env_options"))
+        players = c["players"]          # a count, as the learner env takes it, or a list (an int was a TypeError)
+        players = [players] if isinstance(players, (int, np.integer)) else players
+        if isinstance(players, (str, bytes, Mapping)) or not hasattr(players, "__iter__"):
+            raise ConfigError(f"players={players!r}; legal: a table size or a list of table sizes")
         self.game = c["game"]
         self.pool = OpponentPool(self.game, c["heuristics"], c["pool_size"], c["p_latest"], c["p_past"],
                                  c["p_heuristic"], c["opponent_deterministic"], options=c.get("heuristic_options"))
         seed = runner_seed(c.get("seed", 0), getattr(config, "worker_index", c.get("worker_index", 0)))
-        self.venv, self.opponents = make_learner_vector_env(self.game, n // L, list(c["players"]), L, self.pool,
-                                                            dict(c.get("env_options") or {}), seed=seed)
+        self.venv, self.opponents = make_learner_vector_env(self.game, n // L, list(players), L, self.pool,
+                                                            env_options, seed=seed)
         self.scale = np.float32(c.get("reward_scale", 1.0))
         self.encoder = get_encoder(c.get("obs_encoder", "none"), self.game)
         self.num_envs = n
@@ -177,6 +182,20 @@ class PoolVectorEnv(gymnasium.vector.VectorEnv):
         return obs, (rewards * self.scale).astype(np.float32), dones, truncs, out
 
 
+def _env_options(options: Any) -> dict:
+    """The ``env_options`` of an env config as a dict (None: none).
+
+    Raises:
+        ConfigError: not a mapping (the legal values named).
+    """
+    if options is None:
+        return {}
+    if not isinstance(options, Mapping):
+        raise ConfigError(f"env_options={options!r}; legal: None or a dict of the env's options "
+                          f"(reward_scheme, rule options...)")
+    return dict(options)
+
+
 def make_fast_env(config: Mapping[str, Any]) -> PoolVectorEnv:
     """RLlib's env creator of the fast path (called with the env config plus ``num_envs``)."""
     return PoolVectorEnv(config)
@@ -186,14 +205,24 @@ def make_per_agent_env(config: Mapping[str, Any]):
     """RLlib's ``PettingZooEnv`` around the game's AEC raw env (every seat acts through RLlib).
 
     Args:
-        config: ``game``, ``num_players`` (one table size), ``env_options`` (the env's options;
-            ``illegal_action`` is always ``"raise"``).
+        config: ``game``, ``num_players`` (one table size), ``env_options`` (optional, the env's
+            options; ``illegal_action`` is always ``"raise"``).
 
     Raises:
-        ConfigError: a bad option (named with its legal values).
+        ConfigError: a missing key (``game``, ``num_players``; it was a bare KeyError), a bad
+            value or option (named with its legal values; ``num_players=2.7`` is refused, not
+            truncated).
     """
+    if not isinstance(config, Mapping):
+        raise ConfigError(f"env config {config!r}; legal: a dict with the keys ['game', 'num_players'] "
+                          f"(and optionally 'env_options')")
+    missing = [k for k in ("game", "num_players") if k not in config]
+    if missing:
+        raise ConfigError(f"env config lacks {missing}; legal: a config with the keys ['game', 'num_players'] "
+                          f"(and optionally 'env_options')")
+    opts = dict(_env_options(config.get("env_options")), illegal_action="raise")
+    # num_players as given: the raw env's own check names the game's table sizes (int() truncated 2.7)
+    env = make_raw_env(config["game"], num_players=config["num_players"], **opts)
     from ray.rllib.env.wrappers.pettingzoo_env import PettingZooEnv
 
-    opts = dict(config.get("env_options") or {}, illegal_action="raise")
-    env = make_raw_env(config["game"], num_players=int(config["num_players"]), **opts)
     return PettingZooEnv(env)
