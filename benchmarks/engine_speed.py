@@ -39,7 +39,7 @@ from typing import Callable, Optional
 
 from hod.core.commands import long_command
 from hod.core.errors import ConfigError
-from hod.evaluation.cli_options import float_option, int_option, prepare_out_prefix
+from hod.evaluation.cli_options import fill_defaults, float_option, int_option, prepare_out_prefix
 
 #: The largest ``--batch-sizes`` value: Tapeo's batched engine's own limit (``1 << 24`` games,
 #: gigabytes of state), refused by the parser rather than by the engine after the smaller rows ran.
@@ -52,15 +52,6 @@ PROG = "python -m hod.benchmarks.engine_speed"
 #: ``--batch-sizes``, ``--seconds`` and ``--repeats`` when not given, without and with ``--quick``.
 DEFAULTS = {"batch_sizes": [1, 4096], "seconds": 2.0, "repeats": 3}
 QUICK = {"batch_sizes": [1, 8], "seconds": 0.02, "repeats": 1}
-
-
-def _fill_defaults(args: argparse.Namespace, defaults: dict) -> None:
-    """Set each option of ``defaults`` that the command line left None (not given)."""
-    for name, value in defaults.items():
-        if getattr(args, name) is None:
-            setattr(args, name, list(value) if isinstance(value, list) else value)
-
-
 #: (game, players) rows of the batched engines.
 ENGINE_ROWS = (("tapeo", 4), ("robada", 2))
 
@@ -383,7 +374,7 @@ def main(argv: Optional[list[str]] = None) -> dict:
                          "and --repeats given with it are kept")
     ap.add_argument("--out", help="also write the table to this file (Markdown)")
     args = ap.parse_args(argv)
-    _fill_defaults(args, QUICK if args.quick else DEFAULTS)
+    fill_defaults(args, QUICK if args.quick else DEFAULTS)
     if args.out:   # before any timing: a path that cannot be written fails now, not after the run
         try:
             prepare_out_prefix(args.out, ("",))

@@ -51,7 +51,7 @@ from hod.core.atomic import atomic_write_many
 from hod.core.commands import long_command
 from hod.core.errors import ConfigError
 from hod.core.games import game_names, get_game, load_object
-from hod.evaluation.cli_options import float_option, int_option
+from hod.evaluation.cli_options import fill_defaults, float_option, int_option
 
 from .env_speed import bench_aec, bench_parallel
 
@@ -454,9 +454,7 @@ def main(argv: Optional[list[str]] = None) -> dict:
                          "--batch-sizes, --seconds and --repeats given with it are kept")
     ap.add_argument("--out-dir", default="benchmarks/results", help="where throughput.md/.png go")
     args = ap.parse_args(argv)
-    for name, value in (QUICK if args.quick else DEFAULTS).items():
-        if getattr(args, name) is None:
-            setattr(args, name, list(value) if isinstance(value, list) else value)
+    fill_defaults(args, QUICK if args.quick else DEFAULTS)
     try:   # before any measurement: a folder that cannot be written fails now, not after the run
         out = check_out_dir(args.out_dir)
     except ConfigError as e:

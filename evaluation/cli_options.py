@@ -171,6 +171,15 @@ def prepare_out_prefix(prefix: str, suffixes: Sequence[str] = OUT_SUFFIXES) -> N
                 pass
 
 
+def fill_defaults(args: argparse.Namespace, defaults: dict) -> None:
+    """Set each option named in ``defaults`` that the command line left None (not given) to its
+    value there (a list copied): how a ``--quick`` preset fills in only the options the user did
+    not give, so that an explicit one wins."""
+    for name, value in defaults.items():
+        if getattr(args, name) is None:
+            setattr(args, name, list(value) if isinstance(value, list) else value)
+
+
 def add_seating_option(parser: argparse.ArgumentParser, help_text: str) -> None:
     """Add ``--seating {auto,cyclic,permutations}`` (default ``auto``) to ``parser``: the seat
     orders of a tournament (:func:`hod.evaluation.schedule.resolve_seating`)."""
