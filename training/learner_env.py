@@ -150,6 +150,38 @@ def _info(game: Any) -> GameInfo:
     return game if isinstance(game, GameInfo) else get_game(game)
 
 
+def check_slot_actions(ids: np.ndarray, masks: np.ndarray, ignore: Optional[np.ndarray] = None,
+                       given: Optional[np.ndarray] = None) -> None:
+    """Check one action per env slot against that slot's mask, before any game moves (the vector
+    envs' rule: a refused step changes nothing).
+
+    Args:
+        ids: int64 (N,), the action ids (-1 or any out-of-range id for an action that is none).
+        masks: bool or int8 (N, A), the slots' legal actions.
+        ignore: bool (N,) or None: slots not checked (held slots, whose action is ignored).
+        given: the actions as the caller received them (N,), shown in the message (default ``ids``).
+
+    Raises:
+        IllegalActionError: the first slot whose action is not legal, named with the action and
+            the slot's legal actions.
+
+    The common case costs one range test and one gather (a uint64 view makes negative ids huge).
+    """
+    N, A = masks.shape
+    flat = masks.reshape(-1)
+    rows = np.arange(N, dtype=np.int64) * A
+    if (ids.view(np.uint64) < A).all() and flat[rows + ids].all():
+        return
+    in_range = (ids >= 0) & (ids < A)
+    legal = in_range & (flat[rows + np.where(in_range, ids, 0)] != 0)
+    bad = np.flatnonzero(~legal if ignore is None else ~legal & ~ignore)
+    if bad.size:
+        i = int(bad[0])
+        x = (ids if given is None else given)[i]
+        raise IllegalActionError(f"env slot {i}", x.item() if isinstance(x, np.generic) else x,
+                                 np.flatnonzero(masks[i]).tolist())
+
+
 def check_reward_scale(scale: Any) -> float:
     """``scale`` as a float: the fixed factor on the rewards a training env returns.
 
@@ -263,7 +295,6 @@ class LearnerVecEnv(MaskedVecEnv):
         N = at
         self._obs = np.zeros((N, self.obs_size), np.float32)
         self._masks = np.zeros((N, self.num_actions), np.int8)
-        self._mask_rows = np.arange(N, dtype=np.int64) * self.num_actions   # slot i's mask in _masks.ravel()
         self.encoder = None if encoder is None or getattr(encoder, "identity", False) else encoder
         width = self.obs_size if self.encoder is None else self.encoder.size(self.obs_size)
         if self.encoder is None:   # the bounds of the game's observations (its single-game binding's obs_high)
@@ -522,18 +553,9 @@ class LearnerVecEnv(MaskedVecEnv):
                     raise ValueError(f"hold covers part of the {s.n}-player tables (slots {s.slots.start}.."
                                      f"{s.slots.stop - 1}); legal: all of a table size's slots or none (its games "
                                      f"finish together)")
-        # every moving slot's action against its mask, before any game moves: a refused step changes nothing.
-        # The hot path is one range test and one gather (a uint64 above 2**63 - 1 wraps negative: refused)
-        A = self.num_actions
+        # every moving slot's action against its mask, before any game moves: a refused step changes nothing
         a = actions if actions.dtype == np.int64 else actions.astype(np.int64)
-        flat = self._masks.reshape(-1)
-        if not ((a.view(np.uint64) < A).all() and flat[self._mask_rows + a].all()):
-            in_range = (a >= 0) & (a < A)
-            legal = in_range & (flat[self._mask_rows + np.where(in_range, a, 0)] != 0)
-            bad = np.flatnonzero(~legal if hold is None else ~legal & ~hold)   # a held slot's action is ignored
-            if bad.size:
-                i = int(bad[0])
-                raise IllegalActionError(f"env slot {i}", actions[i].item(), np.flatnonzero(self._masks[i]).tolist())
+        check_slot_actions(a, self._masks, ignore=hold, given=actions)   # a held slot's action is ignored
         actions = a
         rewards = np.zeros(N, np.float32)
         dones = np.zeros(N, bool)

@@ -43,9 +43,9 @@ from gymnasium import spaces
 from stable_baselines3.common.vec_env.base_vec_env import VecEnv
 
 from hod.adapters.options import check_seed
-from hod.core.errors import ConfigError, IllegalActionError, action_id, check_int_range
+from hod.core.errors import ConfigError, action_id, check_int_range
 
-from .learner_env import MaskedVecEnv, check_reward_scale, make_learner_vec_env
+from .learner_env import MaskedVecEnv, check_reward_scale, check_slot_actions, make_learner_vec_env
 from .table import LearnerTable
 
 
@@ -152,16 +152,10 @@ class TableVecEnv(MaskedVecEnv):
             a = self._actions
             n = self._masks.shape[1]
             if a.dtype.kind in "iu":       # the hot path: one gather
-                ids = a
+                ids = a.astype(np.int64, copy=False)
             else:                           # 2.0 was played by the first tables before a later one raised
                 ids = np.array([-1 if (v := action_id(x, n)) is None else v for x in a], np.int64)
-            rows = np.arange(self.num_envs)
-            if not ((ids >= 0).all() and (ids < n).all() and self._masks[rows, ids].all()):
-                in_range = (ids >= 0) & (ids < n)
-                i = int(np.flatnonzero(~(in_range & self._masks[rows, np.where(in_range, ids, 0)]))[0])
-                x = a[i]
-                raise IllegalActionError(f"env slot {i}", x.item() if isinstance(x, np.generic) else x,
-                                         np.flatnonzero(self._masks[i]).tolist())
+            check_slot_actions(ids, self._masks, given=a)
         rewards = np.zeros(self.num_envs, np.float32)
         dones = np.zeros(self.num_envs, bool)
         infos: list[dict[str, Any]] = [{} for _ in range(self.num_envs)]
